@@ -1,0 +1,19 @@
+"""chronozarr: a Zarr v3 layout for raster time series, and the tools around it."""
+
+from .errors import ChronozarrError, InputError, OutputExistsError, StoreError
+from .spec.metadata import SPEC_VERSION, Band, Provenance
+from .write.encode import EncodeSummary, encode
+
+__version__ = "0.2.0"
+
+__all__ = [
+    "SPEC_VERSION",
+    "Band",
+    "ChronozarrError",
+    "EncodeSummary",
+    "InputError",
+    "OutputExistsError",
+    "Provenance",
+    "StoreError",
+    "encode",
+]

@@ -1,0 +1,17 @@
+"""Exceptions a user can act on: each message names the problem and the fix."""
+
+
+class ChronozarrError(Exception):
+    """Base class for every error chronozarr raises on purpose."""
+
+
+class InputError(ChronozarrError, ValueError):
+    """The input to encode, append or convert cannot be stored as given."""
+
+
+class StoreError(ChronozarrError, ValueError):
+    """A store is missing, malformed or not a chronozarr store."""
+
+
+class OutputExistsError(ChronozarrError, FileExistsError):
+    """The output path already holds something; stores are never overwritten."""

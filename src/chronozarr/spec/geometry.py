@@ -1,0 +1,101 @@
+"""Grid geometry of a store: levels, cells, chunk and shard keys."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+Transform = tuple[float, float, float, float, float, float]
+
+
+@dataclass(frozen=True)
+class LevelGeometry:
+    """Shape and georeferencing of one pyramid level."""
+
+    index: int
+    height: int
+    width: int
+    chunk_size: int
+    transform: Transform
+
+    @property
+    def path(self) -> str:
+        return str(self.index)
+
+    @property
+    def rows(self) -> int:
+        return math.ceil(self.height / self.chunk_size)
+
+    @property
+    def cols(self) -> int:
+        return math.ceil(self.width / self.chunk_size)
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        return (self.rows, self.cols)
+
+    @property
+    def resolution(self) -> float:
+        return abs(self.transform[0])
+
+    def cells(self) -> list[tuple[int, int]]:
+        """Every (row, col) of the cell grid in row-major order."""
+        return [(r, c) for r in range(self.rows) for c in range(self.cols)]
+
+    def cell_slice(self, row: int, col: int) -> tuple[slice, slice]:
+        """Array slices (y, x) of a cell, cropped to the array."""
+        cs = self.chunk_size
+        return (
+            slice(row * cs, min((row + 1) * cs, self.height)),
+            slice(col * cs, min((col + 1) * cs, self.width)),
+        )
+
+    def x_centres(self) -> list[float]:
+        a, _, c, *_ = self.transform
+        return [c + (i + 0.5) * a for i in range(self.width)]
+
+    def y_centres(self) -> list[float]:
+        *_, e, f = self.transform
+        return [f + (j + 0.5) * e for j in range(self.height)]
+
+    def bbox(self) -> tuple[float, float, float, float]:
+        """(xmin, ymin, xmax, ymax) of the level's pixel edges."""
+        a, _, c, _, e, f = self.transform
+        xs = (c, c + a * self.width)
+        ys = (f, f + e * self.height)
+        return (min(xs), min(ys), max(xs), max(ys))
+
+
+def level_transform(base: Transform, k: int) -> Transform:
+    """Transform of level k: pixel size times 2^k, origin kept (spec 3.3)."""
+    a, b, c, d, e, f = base
+    s = 2**k
+    return (a * s, b, c, d, e * s, f)
+
+
+def pyramid_levels(
+    height: int, width: int, chunk_size: int, transform: Transform, max_levels: int | None = None
+) -> list[LevelGeometry]:
+    """Levels 0..K, halving (ceil) until the first 1 x 1 cell grid (spec 6)."""
+    if chunk_size <= 0 or chunk_size % 2:
+        raise ValueError(f"chunk size must be a positive even number, got {chunk_size}")
+    levels: list[LevelGeometry] = []
+    h, w, k = height, width, 0
+    while True:
+        level = LevelGeometry(k, h, w, chunk_size, level_transform(transform, k))
+        levels.append(level)
+        if level.grid == (1, 1) or (max_levels is not None and len(levels) >= max_levels):
+            return levels
+        h, w, k = math.ceil(h / 2), math.ceil(w / 2), k + 1
+
+
+def time_shard(t: int, shard_time: int) -> tuple[int, int]:
+    """(time shard index, inner position) of timestep t (spec 7.1)."""
+    return divmod(t, shard_time)
+
+
+def chunk_key(variable: str, t_index: int, row: int, col: int, has_band: bool) -> str:
+    """Key of a chunk (unsharded: t_index is the timestep) or shard (t_index is the shard)."""
+    if has_band:
+        return f"{variable}/c/{t_index}/0/{row}/{col}"
+    return f"{variable}/c/{t_index}/{row}/{col}"

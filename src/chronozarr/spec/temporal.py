@@ -1,0 +1,71 @@
+"""Temporal encoding: anchors, references, modular residuals, volatility (spec 4, 5)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+NONE = "none"
+STAR_DELTA = "star-delta"
+ENCODINGS = (NONE, STAR_DELTA)
+STAR_DELTA_DTYPES = ("uint8", "uint16")
+AUTO_THRESHOLD = 0.85
+NOMINAL_ANCHOR_INTERVAL = 6
+VOLATILITY_DIVISOR = 10000.0
+
+
+def anchor_indices(n_time: int, anchor_interval: int) -> list[int]:
+    """[0, k, 2k, ...] below n_time (spec 4.2.1)."""
+    if anchor_interval < 1:
+        raise ValueError(f"anchor_interval must be >= 1, got {anchor_interval}")
+    return list(range(0, n_time, anchor_interval))
+
+
+def nearest_anchor(t: int, anchors: Iterable[int]) -> int:
+    """The anchor nearest to t by index distance, ties toward the earlier one."""
+    return min(anchors, key=lambda a: (abs(t - a), a))
+
+
+def nearest_references(timesteps: Iterable[int], anchors: list[int]) -> dict[int, int]:
+    """Reference anchor of each non-anchor timestep under the nearest-anchor rule (spec 4.2.2)."""
+    anchor_set = set(anchors)
+    return {t: nearest_anchor(t, anchors) for t in timesteps if t not in anchor_set}
+
+
+def reference_is_valid(t: int, anchor: int, anchors: Iterable[int], anchor_interval: int) -> bool:
+    """A reference names an anchor at distance 0 < d < anchor_interval (spec 4.2.2)."""
+    return anchor in set(anchors) and 0 < abs(t - anchor) < anchor_interval
+
+
+def references_to_json(references: Mapping[int, int]) -> dict[str, int]:
+    return {str(t): int(a) for t, a in sorted(references.items())}
+
+
+def references_from_json(mapping: Mapping[str, int]) -> dict[int, int]:
+    return {int(t): int(a) for t, a in mapping.items()}
+
+
+def residual(source: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+    """(source - anchor) mod 2^bits in the stored unsigned dtype (spec 4.2.4)."""
+    if source.dtype != anchor.dtype or source.dtype.name not in STAR_DELTA_DTYPES:
+        raise TypeError(f"residuals need matching uint8/uint16 arrays, got {source.dtype} and {anchor.dtype}")
+    return np.subtract(source, anchor, dtype=source.dtype)
+
+
+def reconstruct(anchor: np.ndarray, stored: np.ndarray) -> np.ndarray:
+    """(anchor + residual) mod 2^bits, no clamp (spec 4.2 decoding)."""
+    return np.add(anchor, stored, dtype=stored.dtype)
+
+
+def abs_difference_sum(source: np.ndarray, reference: np.ndarray) -> float:
+    """Sum of |source - reference| on exact differences (int64 for integers, float64 for floats)."""
+    wide = np.float64 if source.dtype.kind == "f" else np.int64
+    return float(np.abs(source.astype(wide) - reference.astype(wide)).sum(dtype=wide))
+
+
+def volatility_value(abs_sum: float, count: int) -> float:
+    """clip(mean |difference| / 10000, 0, 1); 0.0 when there is nothing to average (spec 5)."""
+    if count == 0:
+        return 0.0
+    return float(min(max(abs_sum / count / VOLATILITY_DIVISOR, 0.0), 1.0))

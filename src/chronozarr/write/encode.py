@@ -1,0 +1,272 @@
+"""`encode`: a (time, band, y, x) array into a new chronozarr store."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ..errors import InputError, OutputExistsError
+from ..progress import progress_bar
+from ..spec.codecs import CodecSpec
+from ..spec.geometry import pyramid_levels
+from ..spec.metadata import Band, LevelMirror, Provenance, Selection, Temporal
+from ..spec.temporal import NONE, STAR_DELTA, STAR_DELTA_DTYPES, volatility_value
+from . import distributed, selection
+from .layout import chronozarr_block, level_nodes, root_attributes, volatility_node, write_metadata
+from .objects import ObjectCounter, ObjectWriter
+from .plan import Plan, Schedule
+from .source import Series, prepare
+from .timesteps import RangeResult, write_timesteps
+
+ENCODING_CHOICES = ("auto", NONE, STAR_DELTA)
+
+
+@dataclass(frozen=True)
+class EncodeSummary:
+    """What encode wrote."""
+
+    path: Path
+    levels: int
+    encoding: str
+    selection_ratio: float | None
+    objects: int
+    nbytes: int
+    seconds: float
+
+    def __str__(self) -> str:
+        ratio = f", star-delta/plain {self.selection_ratio:.3f}" if self.selection_ratio is not None else ""
+        return (
+            f"{self.path}: {self.levels} levels, encoding {self.encoding}{ratio}, "
+            f"{self.objects} objects, {self.nbytes / 1e6:.1f} MB in {self.seconds:.1f} s"
+        )
+
+
+def encode(
+    da: xr.DataArray,
+    path: str | os.PathLike[str],
+    *,
+    crs: Any = None,
+    encoding: str = "auto",
+    anchor_interval: int = 6,
+    chunk_size: int = 512,
+    shard: bool = False,
+    shard_time: int | None = None,
+    codec: str = "zstd",
+    level: int | None = None,
+    blosc_cname: str = "zstd",
+    blosc_shuffle: str = "noshuffle",
+    nodata: Any = "default",
+    mask: Any = None,
+    coverage: Any = None,
+    bands: Sequence[Band | dict[str, Any] | str] | None = None,
+    provenance: Provenance | dict[str, Any] | None = None,
+    variable: str = "data",
+    max_levels: int | None = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+) -> EncodeSummary:
+    """Write `da` (time, band, y, x) as a chronozarr 0.2 store at `path`, which must be new or empty.
+
+    `nodata` defaults to 0 for uint8/uint16 and None for int16/float32. `encoding` is "auto"
+    (star-delta only where a sample compresses to <= 0.85 of plain), "none" or "star-delta".
+    `shard=True` groups `shard_time` timesteps (default: all) of a cell into one object.
+    `progress` shows a bar (default: only on a terminal). With a dask array and an active
+    dask.distributed client, windows of the time axis run as cluster tasks.
+    """
+    started = time.perf_counter()
+    series = prepare(da, crs=crs, nodata=nodata, mask=mask, coverage=coverage)
+    plan, band_objects, prov = _plan(
+        series, Path(path), encoding=encoding, anchor_interval=anchor_interval, chunk_size=chunk_size,
+        shard=shard, shard_time=shard_time, codec=_codec(codec, level, blosc_cname, blosc_shuffle), bands=bands, provenance=provenance, variable=variable,
+        max_levels=max_levels, workers=workers,
+    )
+    root = _claim_output(plan.root)
+    try:
+        plan = _select(plan, series)
+        result = _write_chunks(plan, series, progress)
+        counter = ObjectCounter(result.objects, result.nbytes)
+        _write_layout(plan, series, band_objects, prov, result, ObjectWriter(root, counter))
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+    return EncodeSummary(
+        path=root,
+        levels=len(plan.levels),
+        encoding=plan.encoding,
+        selection_ratio=plan.selection[1] if plan.selection else None,
+        objects=counter.objects,
+        nbytes=counter.nbytes,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _codec(name: str, level: int | None, cname: str, shuffle: str) -> CodecSpec:
+    blosc = {"cname": cname, "shuffle": shuffle} if name == "blosc" else {}
+    try:
+        return CodecSpec.create(name, level, **blosc)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _plan(
+    series: Series,
+    root: Path,
+    *,
+    encoding: str,
+    anchor_interval: int,
+    chunk_size: int,
+    shard: bool,
+    shard_time: int | None,
+    codec: CodecSpec,
+    bands: Sequence[Band | dict[str, Any] | str] | None,
+    provenance: Provenance | dict[str, Any] | None,
+    variable: str,
+    max_levels: int | None,
+    workers: int | None,
+) -> tuple[Plan, list[Band], Provenance | None]:
+    """Check every option against the input and fix the layout; nothing is written yet."""
+    n_time, n_band, height, width = series.shape
+    dtype = series.dtype.name
+    if encoding not in ENCODING_CHOICES:
+        raise InputError(f"encoding must be one of {', '.join(ENCODING_CHOICES)}, got {encoding!r}")
+    if encoding == STAR_DELTA and dtype not in STAR_DELTA_DTYPES:
+        raise InputError(
+            f"star-delta applies to uint8 and uint16 only (spec 4.1); this array is {dtype}. "
+            "Use encoding='none' (or 'auto', which picks none for it)"
+        )
+    if isinstance(anchor_interval, bool) or not isinstance(anchor_interval, int) or anchor_interval < 1:
+        raise InputError(f"anchor_interval must be an integer >= 1, got {anchor_interval!r}")
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0 or chunk_size % 2:
+        raise InputError(f"chunk_size must be a positive even integer (256 or 512 recommended), got {chunk_size!r}")
+    if shard_time is not None:
+        if not shard:
+            raise InputError("shard_time needs shard=True (the default layout is unsharded)")
+        if isinstance(shard_time, bool) or not isinstance(shard_time, int) or shard_time < 1:
+            raise InputError(f"shard_time must be an integer >= 1, got {shard_time!r}")
+    if not variable or "/" in variable or variable in ("time", "band", "x", "y", "mask", "coverage"):
+        raise InputError(f"variable name {variable!r} is empty, has a '/' or clashes with another array")
+    if max_levels is not None and max_levels < 1:
+        raise InputError(f"max_levels must be >= 1, got {max_levels}")
+    band_objects = _bands(bands, series, dtype)
+    prov = None
+    if provenance is not None:
+        try:
+            prov = Provenance.from_dict(provenance)
+        except (TypeError, ValueError) as exc:
+            raise InputError(str(exc)) from None
+    levels = pyramid_levels(height, width, chunk_size, series.transform, max_levels)
+    plan = Plan(
+        root=root,
+        variable=variable,
+        dtype=dtype,
+        shape=series.shape,
+        levels=tuple(levels),
+        codec=codec,
+        nodata=series.nodata,
+        encoding=selection.choose(encoding, dtype),
+        schedule=Schedule.nearest(n_time, anchor_interval),
+        shard_time=(shard_time or n_time) if shard else None,
+        has_mask=series.has_mask,
+        has_coverage=series.coverage is not None,
+        workers=workers or os.cpu_count() or 2,
+    )
+    return plan, band_objects, prov
+
+
+def _bands(bands: Sequence[Band | dict[str, Any] | str] | None, series: Series, dtype: str) -> list[Band]:
+    n_band = series.shape[1]
+    try:
+        if bands is None:
+            objects = [Band.infer(name, dtype) for name in series.band_labels]
+        else:
+            objects = [b if isinstance(b, Band) else Band.from_dict(b) for b in bands]
+    except (TypeError, ValueError) as exc:
+        raise InputError(str(exc)) from None
+    if len(objects) != n_band:
+        raise InputError(f"bands lists {len(objects)} bands but the array has {n_band}")
+    names = [b.name for b in objects]
+    if len(set(names)) != len(names):
+        raise InputError(f"band names must be unique, got {names}")
+    return objects
+
+
+def _claim_output(root: Path) -> Path:
+    """Refuse a non-empty output; create the directory."""
+    if root.exists():
+        if not root.is_dir():
+            raise OutputExistsError(f"{root} exists and is not a directory; choose a new output path")
+        if any(root.iterdir()):
+            raise OutputExistsError(
+                f"{root} is not empty; stores are never overwritten. Choose a new path or remove it first"
+            )
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def _select(plan: Plan, series: Series) -> Plan:
+    """Resolve `auto` by measuring a sample of level-0 cells (spec 4.3)."""
+    if plan.encoding != "auto":
+        return plan
+    sampled, ratio = selection.measure(series, plan.levels[0], plan.schedule, plan.codec, plan.fill, plan.workers)
+    chosen = STAR_DELTA if selection.keeps_star_delta(ratio) else NONE
+    return replace(plan, encoding=chosen, selection=(sampled, ratio))
+
+
+def _write_chunks(plan: Plan, series: Series, progress: bool | None) -> RangeResult:
+    with progress_bar("encoding", plan.n_time, enabled=progress) as advance:
+        if distributed.active_client(series.data) is not None:
+            return distributed.write_windows(plan, series, advance)
+        return write_timesteps(plan, series, 0, plan.n_time, advance)
+
+
+def _write_layout(
+    plan: Plan,
+    series: Series,
+    bands: list[Band],
+    provenance: Provenance | None,
+    result: RangeResult,
+    writer: ObjectWriter,
+) -> None:
+    """Coordinates, volatility, then zarr.json below the root, then the root."""
+    nodes: dict[str, dict[str, Any]] = {}
+    for level in plan.levels:
+        nodes.update(
+            level_nodes(
+                writer, level, variable=plan.variable, dtype=plan.dtype, n_time=plan.n_time, n_band=plan.n_band,
+                times_ms=series.times_ms, band_names=[b.name for b in bands], codec=plan.codec, crs=series.crs,
+                nodata=plan.nodata, plane_variables=plan.plane_variables, shard_time=plan.shard_time,
+            )
+        )
+    grid = plan.levels[0].grid
+    vol = np.zeros(grid, dtype=np.float32)
+    for r, c in plan.levels[0].cells():
+        vol[r, c] = volatility_value(result.volatility_sum[r, c], int(result.volatility_count[r, c]))
+    nodes["volatility"] = volatility_node(writer, vol)
+    temporal = _temporal(plan)
+    mirrors = [
+        LevelMirror(l.path, l.resolution, l.transform, (plan.n_time, plan.n_band, l.height, l.width), l.grid)
+        for l in plan.levels
+    ]
+    shard_bytes = {l.path: result.shard_bytes.get(l.path, {}) for l in plan.levels} if plan.sharded else None
+    block = chronozarr_block(
+        variable=plan.variable, times_ms=series.times_ms, bands=bands, nodata=plan.nodata, crs=series.crs,
+        temporal=temporal, levels=mirrors, plane_variables=plan.plane_variables, provenance=provenance,
+        shard_bytes=shard_bytes,
+    )
+    write_metadata(writer, nodes, root_attributes([l.path for l in plan.levels], series.crs, block))
+
+
+def _temporal(plan: Plan) -> Temporal:
+    sel = Selection(*plan.selection) if plan.selection else None
+    if plan.encoding == NONE:
+        return Temporal(NONE, selection=sel)
+    s = plan.schedule
+    return Temporal(STAR_DELTA, s.anchor_interval, s.anchors, dict(s.references), sel)

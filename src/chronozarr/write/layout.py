@@ -1,0 +1,174 @@
+"""Coordinate arrays, volatility and every `zarr.json`, written after the chunks (spec 2, 3, 9)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numcodecs
+import numpy as np
+
+from ..spec.codecs import CodecSpec
+from ..spec.geometry import LevelGeometry
+from ..spec.metadata import SPEC_VERSION, Band, LevelMirror, Provenance, Temporal, crs_code, multiscales
+from ..spec.times import TIME_CALENDAR, TIME_UNITS, iso_list
+from ..spec.zarrjson import array_json, group_json, with_consolidated
+from .objects import ObjectWriter
+
+COORD_CODEC = CodecSpec("zstd", 5)
+
+
+def _coordinate(writer: ObjectWriter, key: str, values: np.ndarray, dims: Sequence[str], attrs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write a single-chunk coordinate array's chunk; returns its zarr.json document."""
+    if values.dtype.kind in "OU":
+        raw = numcodecs.VLenUTF8().encode(np.asarray(values, dtype=object))
+        dtype, fill = "string", ""
+    else:
+        raw = values.astype(values.dtype.newbyteorder("<"))
+        dtype, fill = values.dtype.name, 0
+    chunk_key = "/".join(["c"] + ["0"] * values.ndim)
+    writer.put(f"{key}/{chunk_key}", bytes(COORD_CODEC.compressor(values.dtype).encode(raw)))
+    return array_json(
+        shape=values.shape,
+        dtype=dtype,
+        chunk_shape=values.shape,
+        codec=COORD_CODEC,
+        dimension_names=dims,
+        fill_value=fill,
+        attributes=attrs,
+    )
+
+
+def data_array_attrs(level: LevelGeometry, crs: str, nodata: float | int | None) -> dict[str, Any]:
+    """Attributes of a level's data array: nodata and the proj/spatial conventions (spec 2.1, 3.3)."""
+    attrs: dict[str, Any] = {}
+    if nodata is not None:
+        attrs["nodata"] = nodata
+    attrs["proj:code"] = crs
+    attrs["spatial:dimensions"] = ["y", "x"]
+    attrs["spatial:shape"] = [level.height, level.width]
+    attrs["spatial:transform"] = [float(v) for v in level.transform]
+    attrs["spatial:bbox"] = [float(v) for v in level.bbox()]
+    code = crs_code(crs)
+    if code is not None:
+        attrs["_CRS"] = {"url": f"http://www.opengis.net/def/crs/EPSG/0/{code}"}
+    return attrs
+
+
+def level_nodes(
+    writer: ObjectWriter,
+    level: LevelGeometry,
+    *,
+    variable: str,
+    dtype: str,
+    n_time: int,
+    n_band: int,
+    times_ms: np.ndarray,
+    band_names: Sequence[str],
+    codec: CodecSpec,
+    crs: str,
+    nodata: float | int | None,
+    plane_variables: Sequence[str],
+    shard_time: int | None,
+) -> dict[str, dict[str, Any]]:
+    """Write a level's coordinate chunks and return every zarr.json document of the level by key."""
+    cs = level.chunk_size
+    p = level.path
+    nodes: dict[str, dict[str, Any]] = {}
+    nodes[p] = group_json({"crs": crs, "transform": [float(v) for v in level.transform], "resolution": level.resolution})
+    shard = (lambda inner: [shard_time, *inner[1:]]) if shard_time is not None else (lambda inner: None)
+    inner = [1, n_band, cs, cs]
+    nodes[f"{p}/{variable}"] = array_json(
+        shape=[n_time, n_band, level.height, level.width],
+        dtype=dtype,
+        chunk_shape=inner,
+        codec=codec,
+        dimension_names=["time", "band", "y", "x"],
+        fill_value=0 if nodata is None else nodata,
+        attributes=data_array_attrs(level, crs, nodata),
+        shard_shape=shard(inner),
+    )
+    for name in plane_variables:
+        nodes[f"{p}/{name}"] = array_json(
+            shape=[n_time, level.height, level.width],
+            dtype="uint8",
+            chunk_shape=[1, cs, cs],
+            codec=codec,
+            dimension_names=["time", "y", "x"],
+            shard_shape=shard([1, cs, cs]),
+        )
+    nodes[f"{p}/time"] = _coordinate(
+        writer, f"{p}/time", np.asarray(times_ms, dtype=np.int64), ["time"], {"units": TIME_UNITS, "calendar": TIME_CALENDAR}
+    )
+    nodes[f"{p}/band"] = _coordinate(writer, f"{p}/band", np.array(list(band_names), dtype=object), ["band"])
+    nodes[f"{p}/y"] = _coordinate(writer, f"{p}/y", np.array(level.y_centres(), dtype=np.float64), ["y"])
+    nodes[f"{p}/x"] = _coordinate(writer, f"{p}/x", np.array(level.x_centres(), dtype=np.float64), ["x"])
+    return nodes
+
+
+def volatility_node(writer: ObjectWriter, values: np.ndarray) -> dict[str, Any]:
+    """The root volatility array (spec 5): one float32 per level-0 cell, one chunk."""
+    values = np.asarray(values, dtype=np.float32)
+    writer.put("volatility/c/0/0", bytes(COORD_CODEC.compressor(values.dtype).encode(values.astype("<f4"))))
+    return array_json(
+        shape=values.shape,
+        dtype="float32",
+        chunk_shape=values.shape,
+        codec=COORD_CODEC,
+        dimension_names=["row", "col"],
+        fill_value=0.0,
+    )
+
+
+def chronozarr_block(
+    *,
+    variable: str,
+    times_ms: np.ndarray,
+    bands: Sequence[Band],
+    nodata: float | int | None,
+    crs: str,
+    temporal: Temporal,
+    levels: Sequence[LevelMirror],
+    plane_variables: Sequence[str],
+    provenance: Provenance | None,
+    shard_bytes: dict[str, dict[str, int]] | None,
+) -> dict[str, Any]:
+    """The root `chronozarr` attribute (spec 3.2) with its mirrors."""
+    block: dict[str, Any] = {
+        "spec_version": SPEC_VERSION,
+        "variable": variable,
+        "times": iso_list(times_ms),
+        "bands": [b.to_dict() for b in bands],
+        "band_names": [b.name for b in bands],
+        "nodata": nodata,
+        "crs": crs,
+        "temporal": temporal.to_dict(),
+        "volatility_path": "volatility",
+    }
+    if "mask" in plane_variables:
+        block["mask_variable"] = "mask"
+    if "coverage" in plane_variables:
+        block["coverage_variable"] = "coverage"
+    if provenance is not None:
+        block["provenance"] = provenance.to_dict()
+    block["levels"] = [m.to_dict() for m in levels]
+    if shard_bytes is not None:
+        block["shard_bytes"] = {lvl: dict(sorted(shard_bytes.get(lvl, {}).items(), key=_shard_order)) for lvl in sorted(shard_bytes, key=int)}
+    return block
+
+
+def _shard_order(item: tuple[str, int]) -> tuple[int, ...]:
+    return tuple(int(p) for p in item[0].split("/"))
+
+
+def write_metadata(writer: ObjectWriter, nodes: dict[str, dict[str, Any]], root_attrs: dict[str, Any]) -> None:
+    """zarr.json below the root first, the root with consolidated metadata last (spec 9)."""
+    arrays = sorted(k for k, v in nodes.items() if v["node_type"] == "array")
+    groups = sorted((k for k, v in nodes.items() if v["node_type"] == "group"), key=lambda k: -k.count("/"))
+    for key in arrays + groups:
+        writer.put_json(f"{key}/zarr.json", nodes[key])
+    writer.put_json("zarr.json", with_consolidated(group_json(root_attrs), nodes))
+
+
+def root_attributes(level_paths: Sequence[str], crs: str, block: dict[str, Any]) -> dict[str, Any]:
+    return {"multiscales": multiscales(level_paths, crs), "chronozarr": block}

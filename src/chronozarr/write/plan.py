@@ -1,0 +1,102 @@
+"""Everything decided before the first object is written: geometry, encoding, layout."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..spec.codecs import CodecSpec
+from ..spec.geometry import LevelGeometry, chunk_key, time_shard
+from ..spec.temporal import NONE, STAR_DELTA, anchor_indices, nearest_references
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Anchors and references: recorded ones for star-delta, the nominal ones volatility uses for none."""
+
+    anchor_interval: int
+    anchors: tuple[int, ...]
+    references: dict[int, int]
+
+    @classmethod
+    def nearest(cls, n_time: int, anchor_interval: int) -> "Schedule":
+        anchors = anchor_indices(n_time, anchor_interval)
+        return cls(anchor_interval, tuple(anchors), nearest_references(range(n_time), anchors))
+
+    def referrers(self) -> dict[int, list[int]]:
+        """Timesteps that reference each anchor."""
+        out: dict[int, list[int]] = {a: [] for a in self.anchors}
+        for t, a in self.references.items():
+            out[a].append(t)
+        return out
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The layout of one store about to be written."""
+
+    root: Path
+    variable: str
+    dtype: str
+    shape: tuple[int, int, int, int]
+    levels: tuple[LevelGeometry, ...]
+    codec: CodecSpec
+    nodata: float | int | None
+    encoding: str
+    schedule: Schedule
+    shard_time: int | None
+    has_mask: bool
+    has_coverage: bool
+    workers: int = 2
+    selection: tuple[int, float] | None = field(default=None)
+
+    @property
+    def n_time(self) -> int:
+        return self.shape[0]
+
+    @property
+    def n_band(self) -> int:
+        return self.shape[1]
+
+    @property
+    def fill(self) -> float | int:
+        return 0 if self.nodata is None else self.nodata
+
+    @property
+    def chunk_size(self) -> int:
+        return self.levels[0].chunk_size
+
+    @property
+    def sharded(self) -> bool:
+        return self.shard_time is not None
+
+    @property
+    def plane_variables(self) -> list[str]:
+        """The (time, y, x) arrays beside the data array."""
+        return [name for name, present in (("mask", self.has_mask), ("coverage", self.has_coverage)) if present]
+
+    def storage_reference(self, t: int) -> int | None:
+        """The anchor timestep t is stored against, or None when it is stored as true values."""
+        if self.encoding != STAR_DELTA:
+            return None
+        return self.schedule.references.get(t)
+
+    def volatility_reference(self, t: int) -> int | None:
+        """The reference volatility differences t against (nominal schedule under none, spec 5)."""
+        return self.schedule.references.get(t)
+
+    def object_key(self, level: LevelGeometry, variable: str, t: int, row: int, col: int) -> str:
+        """Key of the object holding timestep t of a cell: its chunk, or its time shard."""
+        index = time_shard(t, self.shard_time)[0] if self.sharded else t
+        return f"{level.path}/" + chunk_key(variable, index, row, col, has_band=variable == self.variable)
+
+    def time_shards(self) -> list[tuple[int, int]]:
+        """[start, stop) timesteps of each time shard (one range when unsharded)."""
+        if not self.sharded:
+            return [(0, self.n_time)]
+        n = math.ceil(self.n_time / self.shard_time)
+        return [(i * self.shard_time, min((i + 1) * self.shard_time, self.n_time)) for i in range(n)]
+
+
+__all__ = ["NONE", "STAR_DELTA", "Plan", "Schedule"]

@@ -1,0 +1,50 @@
+"""One timestep at every level: data, mask and coverage planes built from level 0 down."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..spec.pyramid import block_max, block_mean, block_rounded_mean, validity
+
+
+@dataclass(frozen=True)
+class Planes:
+    """A timestep at one level: data (band, y, x), mask and coverage (y, x) or None."""
+
+    data: np.ndarray
+    mask: np.ndarray | None
+    coverage: np.ndarray | None
+
+
+def build_pyramid(
+    data: np.ndarray,
+    mask: np.ndarray | None,
+    coverage: np.ndarray | None,
+    n_levels: int,
+    nodata: float | int | None,
+) -> list[Planes]:
+    """Level 0 is the input; level k is the block reduction of level k-1 (spec 6)."""
+    planes = [Planes(data, mask, coverage)]
+    for _ in range(1, n_levels):
+        below = planes[-1]
+        valid = validity(below.data, below.mask, nodata)
+        planes.append(
+            Planes(
+                block_mean(below.data, valid, nodata),
+                block_max(below.mask) if below.mask is not None else None,
+                block_rounded_mean(below.coverage) if below.coverage is not None else None,
+            )
+        )
+    return planes
+
+
+def padded_cell(plane: np.ndarray, rows: slice, cols: slice, chunk_size: int, fill: float | int) -> np.ndarray:
+    """The cell's chunk at full chunk_size x chunk_size, padded with fill beyond the array (spec 2.1)."""
+    block = plane[..., rows, cols]
+    if block.shape[-2:] == (chunk_size, chunk_size):
+        return np.ascontiguousarray(block)
+    out = np.full(plane.shape[:-2] + (chunk_size, chunk_size), fill, dtype=plane.dtype)
+    out[..., : block.shape[-2], : block.shape[-1]] = block
+    return out

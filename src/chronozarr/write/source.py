@@ -1,0 +1,279 @@
+"""The input series: checked, described and read one timestep at a time.
+
+Every check runs before anything is written, so bad input never leaves a partial store.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ..errors import InputError
+from ..spec.geometry import Transform
+from ..spec.metadata import DTYPES
+from ..spec.times import to_millis
+
+DIMS = ("time", "band", "y", "x")
+CAST_ADVICE = {
+    "float64": "da.astype('float32') keeps about 7 significant digits",
+    "float16": "da.astype('float32') is exact",
+    "int8": "da.astype('int16') is exact",
+    "uint32": "da.astype('uint16') if every value is below 65536, else scale to float32",
+    "int32": "da.astype('int16') if every value fits in -32768..32767, else da.astype('float32')",
+    "int64": "da.astype('int16') if every value fits in -32768..32767, else da.astype('float32')",
+    "uint64": "da.astype('uint16') if every value is below 65536",
+    "bool": "da.astype('uint8') stores 0 and 1",
+}
+
+
+@dataclass(frozen=True)
+class Series:
+    """A validated (time, band, y, x) series and how to read it."""
+
+    data: xr.DataArray
+    times_ms: np.ndarray
+    transform: Transform
+    crs: str
+    nodata: float | int | None
+    mask: Any | None
+    coverage: Any | None
+    nan_mask: bool
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(self.data.dtype)
+
+    @property
+    def shape(self) -> tuple[int, int, int, int]:
+        return tuple(int(s) for s in self.data.shape)  # type: ignore[return-value]
+
+    @property
+    def band_labels(self) -> list[str]:
+        if "band" in self.data.coords:
+            return [str(v) for v in np.asarray(self.data["band"].values)]
+        return [f"band_{i + 1}" for i in range(self.shape[1])]
+
+    @property
+    def has_mask(self) -> bool:
+        return self.mask is not None or self.nan_mask
+
+    @property
+    def fill(self) -> float | int:
+        return 0 if self.nodata is None else self.nodata
+
+    def read(self, t: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """Timestep t as (data (band, y, x), mask (y, x) uint8 or None, coverage (y, x) uint8 or None)."""
+        data = np.ascontiguousarray(np.asarray(self.data[t].values))
+        mask = _plane(self.mask, t, "mask") if self.mask is not None else None
+        coverage = _plane(self.coverage, t, "coverage") if self.coverage is not None else None
+        if mask is not None and np.any(mask > 1):
+            raise InputError(f"mask of timestep {t} holds values other than 0 and 1; pass mask.astype(bool)")
+        if coverage is not None:
+            coverage = np.minimum(coverage, 255).astype(np.uint8)
+        if self.dtype.kind == "f":
+            data, mask = self._without_nan(t, data, mask)
+        return data, mask, coverage
+
+    def _without_nan(self, t: int, data: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """NaN is never stored: it becomes nodata, or invalid through a derived mask (spec 2.3)."""
+        nan = np.isnan(data)
+        if not nan.any():
+            if self.nan_mask and mask is None:
+                mask = np.ones(data.shape[1:], dtype=np.uint8)
+            return data, mask
+        if self.mask is not None:
+            invalid_nan = nan & (mask[None] == 1)
+            if invalid_nan.any():
+                raise InputError(
+                    f"timestep {t} holds NaN where the mask says valid; set the mask to 0 there "
+                    "or fill the NaN values"
+                )
+        data = np.where(nan, np.asarray(self.fill, dtype=data.dtype), data)
+        if self.nan_mask:
+            derived = (~nan.any(axis=0)).astype(np.uint8)
+            mask = derived if mask is None else np.minimum(mask, derived)
+        return data, mask
+
+
+def _plane(values: Any, t: int, name: str) -> np.ndarray:
+    plane = np.asarray(values[t].values if isinstance(values, xr.DataArray) else values[t])
+    if plane.dtype.kind == "f" and np.isnan(plane).any():
+        raise InputError(f"{name} of timestep {t} holds NaN; {name} values are integers")
+    if plane.dtype.kind in "iuf" and np.any(plane < 0):
+        raise InputError(f"{name} of timestep {t} holds negative values")
+    return plane.astype(np.uint8) if name == "mask" else plane.astype(np.uint16)
+
+
+def prepare(
+    da: xr.DataArray,
+    *,
+    crs: Any = None,
+    nodata: Any = "default",
+    mask: Any = None,
+    coverage: Any = None,
+) -> Series:
+    """Check the input and describe it; raises InputError naming the problem and the fix."""
+    if not isinstance(da, xr.DataArray):
+        raise InputError(f"encode takes an xarray.DataArray with dims {DIMS}, got {type(da).__name__}")
+    if tuple(da.dims) != DIMS:
+        if set(da.dims) == set(DIMS):
+            da = da.transpose(*DIMS)
+        else:
+            raise InputError(
+                f"the array has dims {tuple(da.dims)}; chronozarr needs {DIMS}. Rename with "
+                "da.rename(...) (lat/lon become y/x) or add a band axis with da.expand_dims('band', 1)"
+            )
+    dtype = np.dtype(da.dtype)
+    if dtype.name not in DTYPES:
+        advice = CAST_ADVICE.get(dtype.name, "cast it with da.astype(...)")
+        raise InputError(
+            f"dtype {dtype.name} is not supported; chronozarr stores {', '.join(DTYPES)}. "
+            f"Cast first: {advice}"
+        )
+    n_time, _, height, width = (int(s) for s in da.shape)
+    if min(da.shape) == 0:
+        raise InputError(f"the array is empty (shape {tuple(da.shape)})")
+    times = _times(da)
+    transform = _transform(da, height, width)
+    resolved_nodata = _nodata(nodata, dtype)
+    crs_string = resolve_crs(crs, da)
+    _check_plane_shape(mask, "mask", n_time, height, width)
+    _check_plane_shape(coverage, "coverage", n_time, height, width)
+    nan_mask = dtype.kind == "f" and mask is None and resolved_nodata is None and _has_nan(da)
+    return Series(da, times, transform, crs_string, resolved_nodata, mask, coverage, nan_mask)
+
+
+def _times(da: xr.DataArray) -> np.ndarray:
+    if "time" not in da.coords:
+        raise InputError("the array has no time coordinate; assign one with da.assign_coords(time=...)")
+    values = np.asarray(da["time"].values)
+    if values.dtype.kind != "M":
+        try:
+            values = values.astype("datetime64[ns]")
+        except (TypeError, ValueError):
+            raise InputError(f"the time coordinate must hold dates (datetime64), got {values.dtype}") from None
+    try:
+        millis = to_millis(values)
+    except (TypeError, ValueError) as exc:
+        raise InputError(str(exc)) from None
+    steps = np.diff(millis)
+    if np.any(steps <= 0):
+        i = int(np.argmax(steps <= 0))
+        what = "duplicate" if steps[i] == 0 else "out of order"
+        raise InputError(
+            f"time must be strictly increasing: {values[i]} is followed by {values[i + 1]} ({what}). "
+            "Sort with da.sortby('time') and drop duplicates with da.drop_duplicates('time')"
+        )
+    return millis
+
+
+def _axis_step(values: np.ndarray, name: str, decreasing: bool) -> float:
+    if values.ndim != 1 or values.dtype.kind not in "iuf":
+        raise InputError(f"coordinate {name} must be one-dimensional numbers (pixel centres)")
+    if values.size < 2:
+        raise InputError(f"coordinate {name} has one value, so the pixel size is unknown; at least 2 pixels are needed")
+    steps = np.diff(values.astype(np.float64))
+    step = (float(values[-1]) - float(values[0])) / (values.size - 1)
+    if (step < 0) != decreasing or step == 0:
+        order = "decreasing (north up)" if decreasing else "increasing"
+        fix = "da.isel(y=slice(None, None, -1))" if name == "y" else "da.isel(x=slice(None, None, -1))"
+        raise InputError(f"coordinate {name} must be {order}; flip it with {fix}")
+    if np.max(np.abs(steps - step)) > 1e-6 * abs(step):
+        worst = int(np.argmax(np.abs(steps - step)))
+        raise InputError(
+            f"coordinate {name} is not a regular grid: step {steps[worst]} at index {worst} differs from the "
+            f"mean step {step}; resample to a regular grid first"
+        )
+    return step
+
+
+def _transform(da: xr.DataArray, height: int, width: int) -> Transform:
+    for name in ("x", "y"):
+        if name not in da.coords:
+            raise InputError(f"the array has no {name} coordinate (projected pixel centres)")
+    x = np.asarray(da["x"].values)
+    y = np.asarray(da["y"].values)
+    dx = _axis_step(x, "x", decreasing=False)
+    dy = _axis_step(y, "y", decreasing=True)
+    return (dx, 0.0, float(x[0]) - dx / 2, 0.0, dy, float(y[0]) - dy / 2)
+
+
+def _nodata(nodata: Any, dtype: np.dtype) -> float | int | None:
+    if isinstance(nodata, str) and nodata == "default":
+        return 0 if dtype.name in ("uint8", "uint16") else None
+    if nodata is None:
+        return None
+    if isinstance(nodata, bool) or not isinstance(nodata, (int, float, np.integer, np.floating)):
+        raise InputError(f"nodata must be a number or None, got {nodata!r}")
+    if dtype.kind == "f":
+        if not math.isfinite(float(nodata)):
+            raise InputError(f"nodata must be finite (NaN is not a valid nodata, spec 2.3), got {nodata!r}")
+        return float(np.float32(nodata))
+    info = np.iinfo(dtype)
+    if float(nodata) != int(nodata) or not info.min <= int(nodata) <= info.max:
+        raise InputError(f"nodata {nodata!r} is not a {dtype.name} value ({info.min}..{info.max})")
+    return int(nodata)
+
+
+def _check_plane_shape(values: Any, name: str, n_time: int, height: int, width: int) -> None:
+    if values is None:
+        return
+    shape = tuple(int(s) for s in getattr(values, "shape", ()))
+    if shape != (n_time, height, width):
+        raise InputError(f"{name} must have shape (time, y, x) = {(n_time, height, width)}, got {shape}")
+    if isinstance(values, xr.DataArray) and tuple(values.dims) != ("time", "y", "x"):
+        raise InputError(f"{name} must have dims ('time', 'y', 'x'), got {tuple(values.dims)}")
+
+
+def _has_nan(da: xr.DataArray) -> bool:
+    return bool(da.isnull().any().values)
+
+
+def resolve_crs(crs: Any, da: xr.DataArray | None = None) -> str:
+    """'EPSG:<code>' from the argument, else from the array's CRS attributes (rioxarray, CF)."""
+    candidates = [crs] if crs is not None else _crs_candidates(da)
+    for candidate in candidates:
+        code = _epsg(candidate)
+        if code is not None:
+            return f"EPSG:{code}"
+    if crs is not None or candidates:
+        raise InputError(f"cannot read an EPSG code from the CRS {candidates[0]!r}; pass crs='EPSG:<code>'")
+    raise InputError("the array has no CRS; pass crs='EPSG:<code>' (for example crs='EPSG:32631')")
+
+
+def _crs_candidates(da: xr.DataArray | None) -> list[Any]:
+    if da is None:
+        return []
+    found: list[Any] = []
+    for holder in ("spatial_ref", "crs"):
+        if holder in da.coords:
+            attrs = da.coords[holder].attrs
+            found += [attrs[k] for k in ("crs_wkt", "spatial_ref", "epsg_code") if k in attrs]
+    found += [da.attrs[k] for k in ("crs", "proj:code", "proj:epsg") if k in da.attrs]
+    return found
+
+
+def _epsg(value: Any) -> int | None:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    if hasattr(value, "to_epsg"):
+        return value.to_epsg()
+    text = str(value).strip()
+    match = re.fullmatch(r"(?i)(?:epsg:|http://www\.opengis\.net/def/crs/epsg/0/)?(\d+)", text)
+    if match:
+        return int(match.group(1))
+    try:
+        from pyproj import CRS
+    except ImportError:
+        raise InputError(
+            f"the CRS {text[:60]!r} is not an EPSG code; pass crs='EPSG:<code>' or install chronozarr[geo]"
+        ) from None
+    try:
+        return CRS.from_user_input(text).to_epsg()
+    except Exception:
+        return None

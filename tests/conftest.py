@@ -1,0 +1,45 @@
+"""Shared fixtures: small deterministic series built in code, never checked-in blobs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import xarray as xr
+
+
+def make_series(
+    n_time: int = 4,
+    n_band: int = 2,
+    height: int = 37,
+    width: int = 29,
+    dtype: str = "uint16",
+    seed: int = 0,
+    bands: list[str] | None = None,
+    resolution: float = 10.0,
+) -> xr.DataArray:
+    """A (time, band, y, x) array on a regular north-up UTM grid with monthly dates."""
+    rng = np.random.default_rng(seed)
+    kind = np.dtype(dtype)
+    if kind.kind == "f":
+        values = rng.normal(0.2, 0.1, size=(n_time, n_band, height, width)).astype(dtype)
+    else:
+        info = np.iinfo(kind)
+        low = max(info.min, -2000) if kind.kind == "i" else 1
+        high = min(info.max, 5000)
+        values = rng.integers(low, high, size=(n_time, n_band, height, width), endpoint=True).astype(dtype)
+    times = np.array([np.datetime64("2024-01-01", "M") + i for i in range(n_time)], dtype="datetime64[ns]")
+    return xr.DataArray(
+        values,
+        dims=("time", "band", "y", "x"),
+        coords={
+            "time": times,
+            "band": bands or [f"b{i}" for i in range(n_band)],
+            "y": 5_000_000 - (np.arange(height) + 0.5) * resolution,
+            "x": 500_000 + (np.arange(width) + 0.5) * resolution,
+        },
+    )
+
+
+@pytest.fixture
+def series_factory():
+    return make_series
