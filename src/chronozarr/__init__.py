@@ -2,6 +2,7 @@
 
 from .errors import ChronozarrError, InputError, OutputExistsError, StoreError
 from .spec.metadata import SPEC_VERSION, Band, Provenance
+from .read.store import ChronoStore, open_store
 from .write.encode import EncodeSummary, encode
 
 __version__ = "0.2.0"
@@ -9,6 +10,7 @@ __version__ = "0.2.0"
 __all__ = [
     "SPEC_VERSION",
     "Band",
+    "ChronoStore",
     "ChronozarrError",
     "EncodeSummary",
     "InputError",
@@ -16,4 +18,5 @@ __all__ = [
     "Provenance",
     "StoreError",
     "encode",
+    "open_store",
 ]

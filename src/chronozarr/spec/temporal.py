@@ -59,9 +59,16 @@ def reconstruct(anchor: np.ndarray, stored: np.ndarray) -> np.ndarray:
 
 
 def abs_difference_sum(source: np.ndarray, reference: np.ndarray) -> float:
-    """Sum of |source - reference| on exact differences (int64 for integers, float64 for floats)."""
-    wide = np.float64 if source.dtype.kind == "f" else np.int64
-    return float(np.abs(source.astype(wide) - reference.astype(wide)).sum(dtype=wide))
+    """Exact sum of |source - reference| (spec 5).
+
+    Integers: max - min is the exact distance, and it always fits the unsigned type of the same
+    width, so no widening copy is needed before the sum. Floats are differenced in float64.
+    """
+    if source.dtype.kind == "f":
+        return float(np.abs(source.astype(np.float64) - reference.astype(np.float64)).sum())
+    distance = np.subtract(np.maximum(source, reference), np.minimum(source, reference))
+    unsigned = distance.view(distance.dtype.str.replace("i", "u"))
+    return float(unsigned.sum(dtype=np.uint64))
 
 
 def volatility_value(abs_sum: float, count: int) -> float:

@@ -40,11 +40,12 @@ def _cell_sizes(
     values = np.asarray(series.data[:, :, rows, cols].values)
     compressor = codec.compressor(values.dtype)
     chunks = [padded_cell(values[t], slice(None), slice(None), level.chunk_size, fill) for t in range(len(values))]
-    plain = sum(len(compressor.encode(c)) for c in chunks)
-    delta = 0
-    for t, chunk in enumerate(chunks):
-        ref = schedule.references.get(t)
-        delta += len(compressor.encode(chunk if ref is None else residual(chunk, chunks[ref])))
+    sizes = [len(compressor.encode(c)) for c in chunks]
+    plain = sum(sizes)
+    delta = sum(
+        size if t not in schedule.references else len(compressor.encode(residual(chunks[t], chunks[schedule.references[t]])))
+        for t, size in enumerate(sizes)
+    )
     return plain, delta
 
 

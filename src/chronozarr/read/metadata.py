@@ -1,0 +1,204 @@
+"""Opening a store: everything from the root zarr.json when it can, per-node documents when not."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import StoreError
+from ..spec.geometry import Transform
+from ..spec.metadata import DTYPES, Band, LevelMirror, Temporal, check_spec_version
+from ..spec.times import from_iso
+from .arrays import ArrayInfo, decode_chunk, parse_array
+from .sources import ObjectSource
+
+
+@dataclass(frozen=True)
+class Level:
+    """One pyramid level as the reader uses it."""
+
+    index: int
+    path: str
+    resolution: float
+    transform: Transform
+    data: ArrayInfo
+    mask: ArrayInfo | None
+    coverage: ArrayInfo | None
+
+    @property
+    def shape(self) -> tuple[int, int, int, int]:
+        return self.data.shape  # type: ignore[return-value]
+
+    @property
+    def height(self) -> int:
+        return self.data.shape[2]
+
+    @property
+    def width(self) -> int:
+        return self.data.shape[3]
+
+    @property
+    def chunk_size(self) -> int:
+        return self.data.chunk_shape[2]
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        cs = self.chunk_size
+        return (-(-self.height // cs), -(-self.width // cs))
+
+    def cell_slice(self, row: int, col: int) -> tuple[slice, slice]:
+        cs = self.chunk_size
+        return slice(row * cs, min((row + 1) * cs, self.height)), slice(col * cs, min((col + 1) * cs, self.width))
+
+
+@dataclass(frozen=True)
+class StoreMetadata:
+    """The parsed root and levels of a store."""
+
+    root: Mapping[str, Any]
+    spec_version: str
+    variable: str
+    times: np.ndarray
+    times_iso: tuple[str, ...]
+    bands: tuple[Band, ...]
+    nodata: float | int | None
+    crs: str | None
+    temporal: Temporal
+    mask_variable: str | None
+    coverage_variable: str | None
+    levels: tuple[Level, ...]
+    shard_bytes: Mapping[str, Mapping[str, int]]
+    requests_to_open: int
+
+    @property
+    def attrs(self) -> Mapping[str, Any]:
+        return self.root.get("attributes", {})
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.levels[0].data.dtype
+
+
+def read_json(source: ObjectSource, key: str) -> Any | None:
+    raw = source.get(key)
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{source.describe(key)} is not valid JSON ({exc})") from None
+
+
+def load(source: ObjectSource) -> StoreMetadata:
+    """Parse the root and every level; raises StoreError naming anything unsupported."""
+    before = source.stats.requests + source.stats.missing
+    root = read_json(source, "zarr.json")
+    if root is None:
+        raise StoreError(
+            f"no zarr.json at {source.describe('zarr.json')}: not a chronozarr store, or an upload that has not "
+            "finished (the root zarr.json is written last)"
+        )
+    if not isinstance(root, Mapping) or not isinstance(root.get("attributes"), Mapping):
+        raise StoreError(f"{source.describe('zarr.json')} is not a Zarr v3 group document")
+    block = root["attributes"].get("chronozarr")
+    if not isinstance(block, Mapping):
+        raise StoreError(f"{source.describe('zarr.json')} has no 'chronozarr' attribute: not a chronozarr store")
+    try:
+        return _load(source, root, block, before)
+    except StoreError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise StoreError(f"{source.describe('zarr.json')}: malformed chronozarr metadata ({type(exc).__name__}: {exc})") from None
+
+
+def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any], before: int) -> StoreMetadata:
+    version = check_spec_version(block.get("spec_version"))
+    legacy = version.startswith("0.1")
+    temporal = Temporal.from_dict(block.get("temporal", {}), legacy=legacy)
+    variable = block.get("variable", "data")
+    if not isinstance(variable, str) or not variable or "/" in variable:
+        raise StoreError(f"chronozarr.variable must be an array name, got {variable!r}")
+    consolidated = _consolidated(root)
+    mirrors = [LevelMirror.from_dict(m) for m in block["levels"]] if isinstance(block.get("levels"), list) else None
+    paths = [m.path for m in mirrors] if mirrors else [str(d["path"]) for d in root["attributes"]["multiscales"][0]["datasets"]]
+    if not paths:
+        raise StoreError("the store lists no levels")
+    mask_variable = block.get("mask_variable")
+    coverage_variable = block.get("coverage_variable")
+
+    def node(key: str) -> Any:
+        doc = consolidated.get(key) if consolidated is not None else None
+        if doc is None:
+            doc = read_json(source, f"{key}/zarr.json")
+            if doc is None:
+                raise StoreError(f"{source.describe(key + '/zarr.json')} is missing")
+        return doc
+
+    levels = []
+    for i, path in enumerate(paths):
+        if path != str(i):
+            raise StoreError(f"levels must be named 0, 1, ... in order; level {i} is {path!r}")
+        if mirrors:
+            transform, resolution = tuple(mirrors[i].transform), mirrors[i].resolution
+        else:
+            attrs = node(path).get("attributes", {})
+            transform, resolution = tuple(float(v) for v in attrs["transform"]), float(attrs["resolution"])
+        if len(transform) != 6:
+            raise StoreError(f"level {path} transform must have 6 numbers, got {list(transform)}")
+        data = parse_array(f"{path}/{variable}", node(f"{path}/{variable}"))
+        if data.dtype.name not in DTYPES or len(data.shape) != 4:
+            raise StoreError(f"{path}/{variable}: unsupported data array (data_type {data.dtype}, {len(data.shape)} dims)")
+        mask = parse_array(f"{path}/{mask_variable}", node(f"{path}/{mask_variable}")) if mask_variable else None
+        coverage = parse_array(f"{path}/{coverage_variable}", node(f"{path}/{coverage_variable}")) if coverage_variable else None
+        levels.append(Level(i, path, resolution, transform, data, mask, coverage))  # type: ignore[arg-type]
+    if temporal.encoding == "star-delta" and levels[0].data.dtype.name not in ("uint8", "uint16"):
+        raise StoreError(f"star-delta store with data_type {levels[0].data.dtype}: star-delta is uint8/uint16 only")
+    times_iso = block.get("times")
+    times = from_iso(times_iso) if isinstance(times_iso, list) else _time_array(source, node, paths[0])
+    if not isinstance(times_iso, list):
+        from ..spec.times import iso_list
+
+        times_iso = iso_list(times.astype("datetime64[ms]").astype(np.int64))
+    raw_bands = block.get("bands") or block.get("band_names") or []
+    bands = tuple(Band.from_dict(b) for b in raw_bands)
+    n_time, n_band = levels[0].shape[:2]
+    if len(times) != n_time:
+        raise StoreError(f"chronozarr.times lists {len(times)} timesteps but the data array has {n_time}")
+    if len(bands) != n_band:
+        raise StoreError(f"chronozarr.bands lists {len(bands)} bands but the data array has {n_band}")
+    return StoreMetadata(
+        root=root,
+        spec_version=version,
+        variable=variable,
+        times=times,
+        times_iso=tuple(times_iso),
+        bands=bands,
+        nodata=block.get("nodata"),
+        crs=block.get("crs"),
+        temporal=temporal,
+        mask_variable=mask_variable,
+        coverage_variable=coverage_variable,
+        levels=tuple(levels),
+        shard_bytes=block.get("shard_bytes") or {},
+        requests_to_open=source.stats.requests + source.stats.missing - before,
+    )
+
+
+def _consolidated(root: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    meta = root.get("consolidated_metadata")
+    if isinstance(meta, Mapping) and isinstance(meta.get("metadata"), Mapping):
+        return meta["metadata"]
+    return None
+
+
+def _time_array(source: ObjectSource, node: Any, level_path: str) -> np.ndarray:
+    """Timestamps from the time coordinate, for stores without the times mirror."""
+    info = parse_array(f"{level_path}/time", node(f"{level_path}/time"))
+    raw = source.get(f"{level_path}/time/c/0")
+    if raw is None:
+        raise StoreError(f"{source.describe(level_path + '/time/c/0')} is missing")
+    return decode_chunk(info, raw, source.describe(f"{level_path}/time/c/0"))[: info.shape[0]].astype("datetime64[ms]")

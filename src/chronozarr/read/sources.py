@@ -1,0 +1,331 @@
+"""Where a store's objects come from: a directory or an HTTP(S) base URL.
+
+Both answer the same four questions (whole object, byte range, last bytes, size) and return None
+for a key that is not there, which readers decode as fill. The HTTP rules follow static hosting
+as it is: 404 and 410 are missing, 403 is an error unless told otherwise, a range must come back
+206 with the Content-Range asked for, a 200 to a range is cut locally, 5xx and timeouts are
+retried, and a signed URL's query goes with every request.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from collections.abc import Callable
+from typing import BinaryIO, Protocol
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from ..errors import StoreError
+
+DEFAULT_MAX_OBJECT_BYTES = 4 * 2**30
+
+
+class FetchError(StoreError):
+    """An HTTP request failed in a way that is not a missing key; names the URL and status."""
+
+    def __init__(self, url: str, status: int | None, reason: str) -> None:
+        self.url = url
+        self.status = status
+        super().__init__(f"{reason}: {url}" + (f" (HTTP {status})" if status is not None else ""))
+
+
+@dataclass
+class RequestStats:
+    """Requests by kind, for tests and benchmarks that count them."""
+
+    get: int = 0
+    range: int = 0
+    suffix: int = 0
+    head: int = 0
+    missing: int = 0
+    range_answered_whole: int = 0
+    retries: int = 0
+    bytes: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def count(self, kind: str, nbytes: int = 0) -> None:
+        with self._lock:
+            setattr(self, kind, getattr(self, kind) + 1)
+            self.bytes += nbytes
+
+    @property
+    def requests(self) -> int:
+        return self.get + self.range + self.suffix + self.head
+
+    def reset(self) -> None:
+        with self._lock:
+            for name in ("get", "range", "suffix", "head", "missing", "range_answered_whole", "retries", "bytes"):
+                setattr(self, name, 0)
+
+
+class ObjectSource(Protocol):
+    stats: RequestStats
+
+    def describe(self, key: str) -> str: ...
+    def get(self, key: str) -> bytes | None: ...
+    def get_range(self, key: str, start: int, length: int) -> bytes | None: ...
+    def get_suffix(self, key: str, length: int) -> bytes | None: ...
+    def size(self, key: str) -> int | None: ...
+
+
+class LocalSource:
+    """A store directory on disk."""
+
+    def __init__(self, root: str | os.PathLike[str], max_object_bytes: int = DEFAULT_MAX_OBJECT_BYTES) -> None:
+        self.root = Path(root)
+        self.max_object_bytes = max_object_bytes
+        self.stats = RequestStats()
+
+    def describe(self, key: str) -> str:
+        return str(self.root / key)
+
+    def _path(self, key: str) -> Path:
+        if key.startswith("/") or ".." in key.split("/"):
+            raise StoreError(f"refusing key outside the store: {key!r}")
+        return self.root / key
+
+    def _read(self, key: str, kind: str, read: Callable[[BinaryIO, int], bytes]) -> bytes | None:
+        """Open the key's file and read from it; None (counted) when it is not there."""
+        try:
+            handle = open(self._path(key), "rb")
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            self.stats.count("missing")
+            return None
+        with handle:
+            data = read(handle, os.fstat(handle.fileno()).st_size)
+        self.stats.count(kind, len(data))
+        return data
+
+    def get(self, key: str) -> bytes | None:
+        def whole(f: BinaryIO, size: int) -> bytes:
+            _check_size(size, self.max_object_bytes, self.describe(key))
+            return f.read()
+
+        return self._read(key, "get", whole)
+
+    def get_range(self, key: str, start: int, length: int) -> bytes | None:
+        def part(f: BinaryIO, size: int) -> bytes:
+            if start + length > size:
+                raise StoreError(f"{self.describe(key)} has {size} bytes, fewer than the range {start}-{start + length - 1}")
+            f.seek(start)
+            return f.read(length)
+
+        return self._read(key, "range", part)
+
+    def get_suffix(self, key: str, length: int) -> bytes | None:
+        def tail(f: BinaryIO, size: int) -> bytes:
+            if size < length:
+                raise StoreError(f"{self.describe(key)} has {size} bytes, fewer than the {length} asked for")
+            f.seek(size - length)
+            return f.read(length)
+
+        return self._read(key, "suffix", tail)
+
+    def size(self, key: str) -> int | None:
+        try:
+            size = self._path(key).stat().st_size
+        except (FileNotFoundError, NotADirectoryError):
+            self.stats.count("missing")
+            return None
+        self.stats.count("head")
+        return size
+
+
+def _check_size(size: int, limit: int, where: str) -> None:
+    if size > limit:
+        raise StoreError(f"{where} is {size} bytes, more than the {limit}-byte limit on one object")
+
+
+class HttpSource:
+    """A store published over HTTP(S); thread-safe, pooled connections."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float = 30.0,
+        retries: int = 3,
+        backoff: float = 0.25,
+        forbidden_is_not_found: bool = False,
+        max_object_bytes: int = DEFAULT_MAX_OBJECT_BYTES,
+        concurrency: int = 16,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        import urllib3
+
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            raise StoreError(f"not an HTTP(S) URL: {url!r}")
+        self._base = urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
+        self._query = parts.query
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.forbidden_is_not_found = forbidden_is_not_found
+        self.max_object_bytes = max_object_bytes
+        self.headers = dict(headers or {})
+        self.stats = RequestStats()
+        self._pool = urllib3.PoolManager(maxsize=max(concurrency, 1), block=False, retries=False)
+
+    def describe(self, key: str) -> str:
+        url = f"{self._base}/{quote(key)}"
+        return f"{url}?{self._query}" if self._query else url
+
+    def _request(self, method: str, key: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes] | None:
+        """One request with bounded retries on 5xx and network errors; None for a missing key."""
+        import urllib3
+
+        url = self.describe(key)
+        attempt = 0
+        while True:
+            try:
+                response = self._pool.request(
+                    method,
+                    url,
+                    headers={**self.headers, **headers},
+                    timeout=urllib3.Timeout(total=self.timeout),
+                    preload_content=False,
+                    redirect=True,
+                )
+            except urllib3.exceptions.HTTPError as exc:
+                status, reason = None, f"request failed ({type(exc).__name__}: {exc})"
+            else:
+                status = response.status
+                if status in (404, 410) or (status == 403 and self.forbidden_is_not_found):
+                    response.drain_conn()
+                    response.release_conn()
+                    self.stats.count("missing")
+                    return None
+                if status == 403:
+                    response.drain_conn()
+                    response.release_conn()
+                    raise FetchError(
+                        url, status, "access forbidden; the host refuses this key (a private bucket, or one that "
+                        "answers 403 for absent keys: pass forbidden_is_not_found=True for that)"
+                    )
+                if status < 500:
+                    return status, {k.lower(): v for k, v in response.headers.items()}, self._body(response, url)
+                response.drain_conn()
+                response.release_conn()
+                reason = "server error"
+            if attempt >= self.retries:
+                raise FetchError(url, status, f"{reason}, gave up after {attempt + 1} attempts")
+            attempt += 1
+            self.stats.count("retries")
+            time.sleep(self.backoff * 2 ** (attempt - 1))
+
+    def _body(self, response, url: str) -> bytes:  # type: ignore[no-untyped-def]
+        length = response.headers.get("Content-Length")
+        if length is not None and length.isdigit():
+            _check_size(int(length), self.max_object_bytes, url)
+        chunks, total = [], 0
+        try:
+            for piece in response.stream(1 << 20, decode_content=False):
+                total += len(piece)
+                _check_size(total, self.max_object_bytes, url)
+                chunks.append(piece)
+        finally:
+            response.release_conn()
+        return b"".join(chunks)
+
+    def get(self, key: str) -> bytes | None:
+        answer = self._request("GET", key, {})
+        if answer is None:
+            return None
+        status, headers, body = answer
+        self._refuse_transformed(status, headers, key)
+        if status != 200:
+            raise FetchError(self.describe(key), status, "unexpected status for a GET")
+        self.stats.count("get", len(body))
+        return body
+
+    def get_range(self, key: str, start: int, length: int) -> bytes | None:
+        end = start + length - 1
+        answer = self._request("GET", key, {"Range": f"bytes={start}-{end}"})
+        if answer is None:
+            return None
+        status, headers, body = answer
+        self._refuse_transformed(status, headers, key)
+        if status == 200:
+            self.stats.count("range_answered_whole")
+            if len(body) < end + 1:
+                raise FetchError(self.describe(key), status, f"object shorter than the byte range {start}-{end}")
+            self.stats.count("range", len(body))
+            return body[start : end + 1]
+        self._check_partial(status, headers, body, key, f"bytes {start}-{end}/")
+        self.stats.count("range", len(body))
+        return body
+
+    def get_suffix(self, key: str, length: int) -> bytes | None:
+        answer = self._request("GET", key, {"Range": f"bytes=-{length}"})
+        if answer is None:
+            return None
+        status, headers, body = answer
+        self._refuse_transformed(status, headers, key)
+        if status == 200:
+            self.stats.count("range_answered_whole")
+            if len(body) < length:
+                raise FetchError(self.describe(key), status, f"object shorter than the {length} bytes asked for")
+            self.stats.count("suffix", len(body))
+            return body[-length:]
+        total = _content_range_total(headers.get("content-range", ""))
+        expected = f"bytes {total - length}-{total - 1}/" if total is not None else "bytes ?"
+        self._check_partial(status, headers, body, key, expected)
+        self.stats.count("suffix", len(body))
+        return body
+
+    def size(self, key: str) -> int | None:
+        answer = self._request("HEAD", key, {})
+        if answer is None:
+            return None
+        status, headers, _ = answer
+        length = headers.get("content-length")
+        if status != 200 or length is None or not length.isdigit():
+            raise FetchError(self.describe(key), status, "HEAD gave no Content-Length")
+        self.stats.count("head")
+        return int(length)
+
+    def _check_partial(self, status: int, headers: dict[str, str], body: bytes, key: str, expected_prefix: str) -> None:
+        url = self.describe(key)
+        if status == 416:
+            raise FetchError(url, status, "byte range outside the object (the store's metadata does not match it)")
+        if status != 206:
+            raise FetchError(url, status, "unexpected status for a range request")
+        content_range = headers.get("content-range", "")
+        if not content_range.startswith(expected_prefix):
+            raise FetchError(
+                url, status, f"the server answered Content-Range {content_range!r} to a request for {expected_prefix}..."
+            )
+        first, last = (int(v) for v in content_range.split(" ")[1].split("/")[0].split("-"))
+        if len(body) != last - first + 1:
+            raise FetchError(url, status, f"the body has {len(body)} bytes but Content-Range says {last - first + 1}")
+
+    def _refuse_transformed(self, status: int, headers: dict[str, str], key: str) -> None:
+        encoding = headers.get("content-encoding", "identity").lower()
+        if encoding not in ("identity", ""):
+            raise FetchError(
+                self.describe(key), status,
+                f"the server sent Content-Encoding {encoding}; chunks and shards must be served as stored "
+                "(spec 9), so byte offsets would not match",
+            )
+
+
+def _content_range_total(value: str) -> int | None:
+    try:
+        total = value.split("/")[1]
+    except IndexError:
+        return None
+    return int(total) if total.isdigit() else None
+
+
+def open_source(location: str | os.PathLike[str], **options: object) -> ObjectSource:
+    """LocalSource for a path, HttpSource for an http(s) URL."""
+    text = os.fspath(location)
+    if text.startswith(("http://", "https://")):
+        return HttpSource(text, **options)  # type: ignore[arg-type]
+    path = Path(text[len("file://") :] if text.startswith("file://") else text)
+    local_options = {k: v for k, v in options.items() if k == "max_object_bytes"}
+    return LocalSource(path, **local_options)  # type: ignore[arg-type]

@@ -1,0 +1,362 @@
+"""ChronoStore: exact stored values of any timestep, cell, window or pixel history."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ..errors import StoreError
+from ..spec.geometry import Transform
+from ..spec.metadata import Band
+from ..spec.temporal import STAR_DELTA, reconstruct
+from .arrays import ArrayInfo, fill_scalar
+from .cache import ByteLRU
+from .chunks import ChunkFetcher, ChunkRef
+from .metadata import Level, StoreMetadata, load
+from .sources import ObjectSource, RequestStats, open_source
+
+Window = tuple[slice, slice]
+
+
+@dataclass(frozen=True)
+class LevelInfo:
+    """What a user needs to know of a level."""
+
+    index: int
+    path: str
+    resolution: float
+    transform: Transform
+    shape: tuple[int, int, int, int]
+    grid: tuple[int, int]
+    chunk_size: int
+    sharded: bool
+
+
+class ChronoStore:
+    """A chronozarr store opened for reading, from a directory or an HTTP(S) URL.
+
+    Values are the stored values (reconstructed under star-delta), cropped to the array. Use it as
+    a context manager or call close() to stop its request threads.
+    """
+
+    def __init__(
+        self,
+        location: str | os.PathLike[str] | ObjectSource,
+        *,
+        concurrency: int = 16,
+        cache_bytes: int = 512 * 2**20,
+        **source_options: Any,
+    ) -> None:
+        if isinstance(location, (str, os.PathLike)):
+            if not str(location).startswith(("http://", "https://")) and not os.path.isdir(location):
+                raise StoreError(f"no store at {os.fspath(location)!r}: the directory does not exist")
+            source_options.setdefault("concurrency", concurrency) if str(location).startswith("http") else None
+            self.source: ObjectSource = open_source(location, **source_options)
+        else:
+            self.source = location
+        self.meta: StoreMetadata = load(self.source)
+        self.anchors = ByteLRU(cache_bytes)
+        self.fetcher = ChunkFetcher(self.source, self.meta.shard_bytes, self.meta.variable, concurrency, 32 * 2**20)
+        self._anchor_set = frozenset(self.meta.temporal.anchor_indices)
+
+    # -- description -------------------------------------------------------------------------
+
+    @property
+    def times(self) -> np.ndarray:
+        """Timestamps as numpy datetime64[ms]."""
+        return self.meta.times
+
+    @property
+    def times_iso(self) -> list[str]:
+        return list(self.meta.times_iso)
+
+    @property
+    def bands(self) -> list[Band]:
+        return list(self.meta.bands)
+
+    @property
+    def band_names(self) -> list[str]:
+        return [b.name for b in self.meta.bands]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.meta.dtype
+
+    @property
+    def crs(self) -> str | None:
+        return self.meta.crs
+
+    @property
+    def nodata(self) -> float | int | None:
+        return self.meta.nodata
+
+    @property
+    def encoding(self) -> str:
+        return self.meta.temporal.encoding
+
+    @property
+    def temporal(self):  # type: ignore[no-untyped-def]
+        return self.meta.temporal
+
+    @property
+    def attrs(self) -> Mapping[str, Any]:
+        return self.meta.attrs
+
+    @property
+    def has_mask(self) -> bool:
+        return self.meta.mask_variable is not None
+
+    @property
+    def has_coverage(self) -> bool:
+        return self.meta.coverage_variable is not None
+
+    @property
+    def stats(self) -> RequestStats:
+        return self.source.stats
+
+    @property
+    def levels(self) -> list[LevelInfo]:
+        return [
+            LevelInfo(l.index, l.path, l.resolution, l.transform, l.shape, l.grid, l.chunk_size, l.data.sharded)
+            for l in self.meta.levels
+        ]
+
+    def level_for_resolution(self, resolution: float) -> int:
+        """The coarsest level whose resolution does not exceed the one asked for (spec 10.3)."""
+        fitting = [l.index for l in self.meta.levels if l.resolution <= resolution]
+        return max(fitting) if fitting else 0
+
+    def __repr__(self) -> str:
+        t = self.meta.times_iso
+        return (
+            f"<ChronoStore {self.source.describe('')!r} {len(t)} times {t[0]}..{t[-1]}, bands {self.band_names}, "
+            f"{self.dtype}, {self.encoding}, {len(self.meta.levels)} levels>"
+        )
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def read(self, t: int, lod: int = 0, bands: Sequence[int | str] | None = None, window: Any = None) -> np.ndarray:
+        """Stored values (band, y, x) of timestep t at a level, whole or within a window."""
+        level = self._level(lod)
+        rows, cols = self._window(level, window)
+        values = self._gather(level, level.data, [self._t(t)], rows, cols)[0]
+        return values[self._band_indices(bands)] if bands is not None else values
+
+    def read_cell(self, t: int, row: int, col: int, lod: int = 0) -> np.ndarray:
+        """Stored values (band, y, x) of one cell, cropped to the array."""
+        level = self._level(lod)
+        self._check_cell(level, row, col)
+        return self._gather(level, level.data, [self._t(t)], *level.cell_slice(row, col))[0]
+
+    def read_mask(self, t: int, lod: int = 0, window: Any = None) -> np.ndarray | None:
+        """Mask (y, x) of timestep t (1 valid, 0 invalid), or None when the store has none."""
+        level = self._level(lod)
+        if level.mask is None:
+            return None
+        return self._gather(level, level.mask, [self._t(t)], *self._window(level, window))[0]
+
+    def read_coverage(self, t: int, lod: int = 0, window: Any = None) -> np.ndarray | None:
+        """Coverage (y, x) of timestep t (valid observations), or None when the store has none."""
+        level = self._level(lod)
+        if level.coverage is None:
+            return None
+        return self._gather(level, level.coverage, [self._t(t)], *self._window(level, window))[0]
+
+    def read_point(self, row: int, col: int, lod: int = 0, times: Sequence[int] | None = None) -> np.ndarray:
+        """The (time, band) history of one pixel."""
+        level = self._level(lod)
+        if not (0 <= row < level.height and 0 <= col < level.width):
+            raise IndexError(f"pixel ({row}, {col}) is outside level {lod} ({level.height} x {level.width})")
+        steps = self._times(times)
+        return self._gather(level, level.data, steps, slice(row, row + 1), slice(col, col + 1))[:, :, 0, 0]
+
+    def read_point_mask(self, row: int, col: int, lod: int = 0, times: Sequence[int] | None = None) -> np.ndarray | None:
+        """The mask history (time,) of one pixel, or None without a mask."""
+        level = self._level(lod)
+        if level.mask is None:
+            return None
+        steps = self._times(times)
+        return self._gather(level, level.mask, steps, slice(row, row + 1), slice(col, col + 1))[:, 0, 0]
+
+    def validity(self, values: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        """Validity of stored values by spec 2.3, broadcast to their shape (band axis before y, x)."""
+        if mask is not None:
+            return np.broadcast_to(mask.astype(bool)[..., None, :, :] if values.ndim > mask.ndim else mask.astype(bool), values.shape)
+        if self.nodata is None:
+            return np.ones(values.shape, dtype=bool)
+        return values != np.asarray(self.nodata, dtype=values.dtype)
+
+    def physical(self, values: np.ndarray, valid: np.ndarray, band_axis: int) -> np.ndarray:
+        """stored * scale + offset per band as float64, NaN where invalid (spec 3.6)."""
+        shape = [1] * values.ndim
+        shape[band_axis] = -1
+        scale = np.array([b.scale for b in self.meta.bands], dtype=np.float64).reshape(shape)
+        offset = np.array([b.offset for b in self.meta.bands], dtype=np.float64).reshape(shape)
+        out = values.astype(np.float64) * scale + offset
+        out[~valid] = np.nan
+        return out
+
+    def to_xarray(self, lod: int = 0, times: Sequence[int] | None = None, physical: bool = False) -> xr.DataArray:
+        """A level in memory as a (time, band, y, x) DataArray with coordinates."""
+        level = self._level(lod)
+        steps = self._times(times)
+        values = self._gather(level, level.data, steps, slice(0, level.height), slice(0, level.width))
+        if physical:
+            mask = None
+            if level.mask is not None:
+                mask = self._gather(level, level.mask, steps, slice(0, level.height), slice(0, level.width))
+            values = self.physical(values, self.validity(values, mask), band_axis=1)
+        return xr.DataArray(values, dims=("time", "band", "y", "x"), coords=self.coords(lod, steps), attrs=self._xr_attrs(level))
+
+    def coords(self, lod: int, steps: Sequence[int] | None = None) -> dict[str, Any]:
+        """time, band, y and x coordinate values of a level."""
+        level = self._level(lod)
+        a, _, c, _, e, f = level.transform
+        times = self.meta.times if steps is None else self.meta.times[list(steps)]
+        return {
+            "time": times.astype("datetime64[ns]"),
+            "band": self.band_names,
+            "y": f + (np.arange(level.height) + 0.5) * e,
+            "x": c + (np.arange(level.width) + 0.5) * a,
+        }
+
+    def _xr_attrs(self, level: Level) -> dict[str, Any]:
+        attrs: dict[str, Any] = {"transform": list(level.transform), "resolution": level.resolution}
+        if self.crs:
+            attrs["crs"] = self.crs
+        if self.nodata is not None:
+            attrs["nodata"] = self.nodata
+        return attrs
+
+    def close(self) -> None:
+        self.fetcher.close()
+        self.anchors.clear()
+
+    def __enter__(self) -> "ChronoStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _level(self, lod: int) -> Level:
+        if not isinstance(lod, (int, np.integer)) or not 0 <= lod < len(self.meta.levels):
+            raise IndexError(f"level {lod!r} does not exist; the store has levels 0..{len(self.meta.levels) - 1}")
+        return self.meta.levels[int(lod)]
+
+    def _t(self, t: int) -> int:
+        n = len(self.meta.times)
+        if not isinstance(t, (int, np.integer)) or not -n <= t < n:
+            raise IndexError(f"timestep {t!r} does not exist; the store has {n} timesteps")
+        return int(t) % n
+
+    def _times(self, times: Sequence[int] | None) -> list[int]:
+        return list(range(len(self.meta.times))) if times is None else [self._t(t) for t in times]
+
+    def _band_indices(self, bands: Sequence[int | str]) -> list[int]:
+        names = self.band_names
+        out = []
+        for b in bands:
+            if isinstance(b, str):
+                if b not in names:
+                    raise KeyError(f"band {b!r} is not in the store; its bands are {names}")
+                out.append(names.index(b))
+            else:
+                out.append(int(b))
+        return out
+
+    @staticmethod
+    def _check_cell(level: Level, row: int, col: int) -> None:
+        rows, cols = level.grid
+        if not (0 <= row < rows and 0 <= col < cols):
+            raise IndexError(f"cell ({row}, {col}) is outside level {level.index}'s {rows} x {cols} grid")
+
+    @staticmethod
+    def _window(level: Level, window: Any) -> Window:
+        if window is None:
+            return slice(0, level.height), slice(0, level.width)
+        if len(window) == 4:
+            row0, row1, col0, col1 = (int(v) for v in window)
+            rows, cols = slice(row0, row1), slice(col0, col1)
+        else:
+            rows, cols = window
+        rows = slice(*rows.indices(level.height)[:2])
+        cols = slice(*cols.indices(level.width)[:2])
+        if rows.stop <= rows.start or cols.stop <= cols.start:
+            raise IndexError(f"window {window!r} is empty at level {level.index}")
+        return rows, cols
+
+    def _gather(self, level: Level, info: ArrayInfo, steps: list[int], rows: slice, cols: slice) -> np.ndarray:
+        """Assemble (len(steps), [band,] h, w) from the chunks covering the region, reconstructing
+        star-delta timesteps of the data array through their recorded anchor."""
+        banded = len(info.shape) == 4
+        lead = (info.shape[1],) if banded else ()
+        out = np.empty((len(steps), *lead, rows.stop - rows.start, cols.stop - cols.start), dtype=info.dtype)
+        cs = level.chunk_size
+        cells = [
+            (r, c)
+            for r in range(rows.start // cs, (rows.stop - 1) // cs + 1)
+            for c in range(cols.start // cs, (cols.stop - 1) // cs + 1)
+        ]
+        star = info is level.data and self.encoding == STAR_DELTA
+        position = {t: i for i, t in enumerate(steps)}
+        reference = {t: self.meta.temporal.reference(t) for t in steps} if star else {}
+        anchor_pieces: dict[tuple[int, int, int], np.ndarray] = {}
+        delta_pieces: dict[tuple[int, int, int], np.ndarray] = {}
+        lock = threading.Lock()
+
+        def region(r: int, c: int) -> tuple[slice, slice, slice, slice]:
+            """(chunk y, chunk x, out y, out x) slices where the cell meets the region."""
+            y0, y1 = max(rows.start, r * cs), min(rows.stop, (r + 1) * cs)
+            x0, x1 = max(cols.start, c * cs), min(cols.stop, (c + 1) * cs)
+            return (
+                slice(y0 - r * cs, y1 - r * cs), slice(x0 - c * cs, x1 - c * cs),
+                slice(y0 - rows.start, y1 - rows.start), slice(x0 - cols.start, x1 - cols.start),
+            )
+
+        def accept(ref: ChunkRef, chunk: np.ndarray | None) -> None:
+            if chunk is None:
+                chunk = np.full(info.chunk_shape, fill_scalar(info), dtype=info.dtype)
+            chunk = chunk[0]
+            cy, cx, oy, ox = region(ref.row, ref.col)
+            piece = chunk[..., cy, cx]
+            key = (ref.t, ref.row, ref.col)
+            if star and ref.t in self._anchor_set:
+                self.anchors.put((info.key, *key), chunk)
+                with lock:
+                    anchor_pieces[key] = piece
+            if ref.t in position:
+                if reference.get(ref.t) is not None:
+                    with lock:
+                        delta_pieces[key] = piece
+                else:
+                    out[position[ref.t]][..., oy, ox] = piece
+
+        refs = [ChunkRef(info, t, r, c) for t in steps for r, c in cells]
+        if star:
+            for anchor in {a for a in reference.values() if a is not None}:
+                for r, c in cells:
+                    cached = self.anchors.get((info.key, anchor, r, c))
+                    if cached is not None:
+                        cy, cx, _, _ = region(r, c)
+                        anchor_pieces[(anchor, r, c)] = cached[..., cy, cx]
+                    else:
+                        refs.append(ChunkRef(info, anchor, r, c))
+        self.fetcher.fetch(refs, accept)
+        for (t, r, c), piece in delta_pieces.items():
+            _, _, oy, ox = region(r, c)
+            out[position[t]][..., oy, ox] = reconstruct(anchor_pieces[(reference[t], r, c)], piece)
+        return out
+
+
+def open_store(location: str | os.PathLike[str], **options: Any) -> ChronoStore:
+    """Open a store from a directory or an HTTP(S) URL (options: concurrency, cache_bytes,
+    timeout, retries, forbidden_is_not_found, max_object_bytes, headers)."""
+    return ChronoStore(location, **options)
