@@ -102,10 +102,7 @@ class Band:
     def infer(cls, name: str, dtype: str) -> "Band":
         """A band from its name alone: Sentinel-2 names get their common name, and as integers
         the L2A reflectance scale 1e-4."""
-        key = name.upper()
-        if len(key) == 2 and key[0] == "B" and key[1].isdigit():
-            key = f"B0{key[1]}"
-        common = SENTINEL2_COMMON_NAMES.get(key)
+        common = SENTINEL2_COMMON_NAMES.get(name.upper())
         if common and dtype in ("uint16", "int16"):
             return cls(name=name, common_name=common, scale=1e-4, offset=0.0, units="reflectance")
         return cls(name=name, common_name=common)

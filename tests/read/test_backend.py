@@ -1,0 +1,55 @@
+"""The xarray engine: lazy until values are asked for, dask chunks on request, values equal read()."""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+import chronozarr
+
+
+def _store(tmp_path):
+    from conftest import make_series
+
+    da = make_series(n_time=5, height=40, width=24, seed=6, bands=["B04", "B08"])
+    mask = (np.random.default_rng(0).random((5, 40, 24)) > 0.2).astype(np.uint8)
+    chronozarr.encode(da, tmp_path / "s", crs="EPSG:32631", chunk_size=16, encoding="star-delta", anchor_interval=2, mask=mask)
+    return tmp_path / "s", da.values, mask
+
+
+def test_open_dataset_reads_nothing_until_values_are_asked_for(tmp_path, monkeypatch):
+    path, values, mask = _store(tmp_path)
+    calls = []
+    original = chronozarr.ChronoStore._gather
+    monkeypatch.setattr(chronozarr.ChronoStore, "_gather", lambda self, *a: calls.append(a) or original(self, *a))
+    ds = xr.open_dataset(path, engine="chronozarr", physical=False)
+    assert set(ds.data_vars) == {"data", "mask"} and calls == []
+    assert ds.data.dims == ("time", "band", "y", "x") and ds.mask.dims == ("time", "y", "x")
+    np.testing.assert_array_equal(ds.data.isel(time=3, y=slice(5, 30)).values, values[3, :, 5:30])
+    np.testing.assert_array_equal(ds.mask.isel(time=[0, 4]).values, mask[[0, 4]])
+    assert len(calls) == 2
+
+
+def test_physical_values_apply_scale_and_give_nan_where_invalid(tmp_path):
+    path, values, mask = _store(tmp_path)
+    ds = xr.open_dataset(path, engine="chronozarr")
+    expected = values[1] * 1e-4
+    expected[:, mask[1] == 0] = np.nan
+    np.testing.assert_allclose(ds.data.isel(time=1).values, expected, rtol=0, atol=1e-12)
+
+
+def test_dask_chunks_follow_the_store_chunks(tmp_path):
+    path, values, _ = _store(tmp_path)
+    ds = xr.open_dataset(path, engine="chronozarr", physical=False, chunks={})
+    assert ds.data.chunks == ((1,) * 5, (2,), (16, 16, 8), (16, 8))
+    np.testing.assert_array_equal(ds.data.values, values)
+    with chronozarr.open_store(path) as store:
+        np.testing.assert_array_equal(ds.data.isel(time=2).values, store.read(2))
+
+
+def test_coarser_level_and_coordinates(tmp_path):
+    path, _, _ = _store(tmp_path)
+    ds = xr.open_dataset(path, engine="chronozarr", lod=1, physical=False)
+    assert ds.data.shape == (5, 2, 20, 12)
+    np.testing.assert_allclose(ds.x.values, 500_000 + (np.arange(12) + 0.5) * 20)
+    assert ds.attrs["crs"] == "EPSG:32631" and list(ds.band.values) == ["B04", "B08"]
