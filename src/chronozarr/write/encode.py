@@ -82,12 +82,14 @@ def encode(
     dask.distributed client, windows of the time axis run as cluster tasks.
     """
     started = time.perf_counter()
+    _refuse_existing(Path(path))
     series = prepare(da, crs=crs, nodata=nodata, mask=mask, coverage=coverage)
     plan, band_objects, prov = _plan(
         series, Path(path), encoding=encoding, anchor_interval=anchor_interval, chunk_size=chunk_size,
         shard=shard, shard_time=shard_time, codec=_codec(codec, level, blosc_cname, blosc_shuffle), bands=bands, provenance=provenance, variable=variable,
         max_levels=max_levels, workers=workers,
     )
+    existed = plan.root.exists()
     root = _claim_output(plan.root)
     try:
         plan = _select(plan, series)
@@ -95,7 +97,7 @@ def encode(
         counter = ObjectCounter(result.objects, result.nbytes)
         _write_layout(plan, series, band_objects, prov, result, ObjectWriter(root, counter))
     except BaseException:
-        shutil.rmtree(root, ignore_errors=True)
+        _discard(root, keep_directory=existed)
         raise
     return EncodeSummary(
         path=root,
@@ -199,7 +201,23 @@ def _bands(bands: Sequence[Band | dict[str, Any] | str] | None, series: Series, 
 
 
 def _claim_output(root: Path) -> Path:
-    """Refuse a non-empty output; create the directory."""
+    """Create the output directory, refusing one that is not empty."""
+    _refuse_existing(root)
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def _discard(root: Path, keep_directory: bool) -> None:
+    """Remove what a failed encode wrote; an output directory the user made stays, empty."""
+    if not keep_directory:
+        shutil.rmtree(root, ignore_errors=True)
+        return
+    for child in root.iterdir():
+        shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink(missing_ok=True)
+
+
+def _refuse_existing(root: Path) -> None:
+    """Stores are never written over: the output must be new or an empty directory."""
     if root.exists():
         if not root.is_dir():
             raise OutputExistsError(f"{root} exists and is not a directory; choose a new output path")
@@ -207,8 +225,6 @@ def _claim_output(root: Path) -> Path:
             raise OutputExistsError(
                 f"{root} is not empty; stores are never overwritten. Choose a new path or remove it first"
             )
-    root.mkdir(parents=True, exist_ok=True)
-    return root
 
 
 def _select(plan: Plan, series: Series) -> Plan:

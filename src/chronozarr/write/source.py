@@ -6,13 +6,13 @@ Every check runs before anything is written, so bad input never leaves a partial
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import xarray as xr
 
+from ..crs import CRS_FIX, epsg, find_crs
 from ..errors import InputError
 from ..spec.geometry import Transform
 from ..spec.metadata import DTYPES
@@ -234,46 +234,11 @@ def _has_nan(da: xr.DataArray) -> bool:
     return bool(da.isnull().any().values)
 
 
-def resolve_crs(crs: Any, da: xr.DataArray | None = None) -> str:
+def resolve_crs(crs: Any, da: xr.DataArray) -> str:
     """'EPSG:<code>' from the argument, else from the array's CRS attributes (rioxarray, CF)."""
-    candidates = [crs] if crs is not None else _crs_candidates(da)
-    for candidate in candidates:
-        code = _epsg(candidate)
-        if code is not None:
-            return f"EPSG:{code}"
-    if crs is not None or candidates:
-        raise InputError(f"cannot read an EPSG code from the CRS {candidates[0]!r}; pass crs='EPSG:<code>'")
-    raise InputError("the array has no CRS; pass crs='EPSG:<code>' (for example crs='EPSG:32631')")
-
-
-def _crs_candidates(da: xr.DataArray | None) -> list[Any]:
-    if da is None:
-        return []
-    found: list[Any] = []
-    for holder in ("spatial_ref", "crs"):
-        if holder in da.coords:
-            attrs = da.coords[holder].attrs
-            found += [attrs[k] for k in ("crs_wkt", "spatial_ref", "epsg_code") if k in attrs]
-    found += [da.attrs[k] for k in ("crs", "proj:code", "proj:epsg") if k in da.attrs]
+    if crs is not None:
+        return epsg(crs, "crs")
+    found = find_crs(da.to_dataset(name="__data__"), ["__data__"], geographic=False)
+    if found is None:
+        raise InputError(f"the array has no CRS; {CRS_FIX}")
     return found
-
-
-def _epsg(value: Any) -> int | None:
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return int(value)
-    if hasattr(value, "to_epsg"):
-        return value.to_epsg()
-    text = str(value).strip()
-    match = re.fullmatch(r"(?i)(?:epsg:|http://www\.opengis\.net/def/crs/epsg/0/)?(\d+)", text)
-    if match:
-        return int(match.group(1))
-    try:
-        from pyproj import CRS
-    except ImportError:
-        raise InputError(
-            f"the CRS {text[:60]!r} is not an EPSG code; pass crs='EPSG:<code>' or install chronozarr[geo]"
-        ) from None
-    try:
-        return CRS.from_user_input(text).to_epsg()
-    except Exception:
-        return None

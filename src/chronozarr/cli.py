@@ -1,0 +1,75 @@
+"""The `chronozarr` command: a thin shell over the Python API.
+
+Commands live in `chronozarr.commands`, one module each; adding one is a module with a
+`register(app)` function and a line in `COMMANDS`. Errors chronozarr raises on purpose end as
+`error: <message>` on stderr with exit status 2; anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from . import __version__
+from .commands import encode
+from .errors import ChronozarrError
+
+COMMANDS = (encode,)
+USER_ERROR_STATUS = 2  # what click uses for usage errors: the user can fix both
+
+APP_HELP = """Write chronozarr stores: Zarr v3 raster time series that scrub through time.
+
+\b
+Example:
+  chronozarr encode scenes.nc my_store --variables B02,B03,B04,B08 --crs EPSG:32631
+
+Run `chronozarr COMMAND --help` for the options of a command.
+"""
+
+
+class _Commands(TyperGroup):
+    """The app's group: turns a ChronozarrError from any command into `error: ...` and status 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ChronozarrError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(USER_ERROR_STATUS) from None
+
+
+app = typer.Typer(
+    name="chronozarr",
+    cls=_Commands,
+    help=APP_HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,  # plain click help: wraps prose, keeps \b example blocks verbatim
+    pretty_exceptions_show_locals=False,  # locals can be whole arrays
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"chronozarr {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+) -> None:
+    # A callback keeps `encode` a subcommand even while it is the only one.
+    pass
+
+
+for _command in COMMANDS:
+    _command.register(app)
+
+
+def main() -> None:
+    """Console-script entry point (`chronozarr`)."""
+    app(prog_name="chronozarr")

@@ -1,0 +1,156 @@
+"""`chronozarr encode INPUT OUT`: open a NetCDF file or Zarr store and write a new store from it."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from ..errors import InputError
+from ..io import open_source
+from ..spec.metadata import DTYPES
+from ..write.encode import encode
+
+HELP = """Write a new chronozarr store OUT from a NetCDF file or Zarr store (v2 or v3).
+
+The series is one (time, band, y, x) variable, found on its own when the input has exactly one,
+or several (time, y, x) variables stacked as bands with --variables. Spatial dims may be y/x,
+lat/lon or latitude/longitude; south-up grids are flipped. The CRS comes from --crs, else from
+the input's CF grid_mapping; lat/lon grids default to EPSG:4326. OUT must be new or empty.
+"""
+
+EPILOG = """\b
+Examples:
+  chronozarr encode scenes.nc my_store --variables B02,B03,B04,B08 --crs EPSG:32631
+  chronozarr encode cube.zarr my_store --variable reflectance --encoding none --shard
+  chronozarr encode sst.nc sst_store --variable sst --cast float32 --mask-variable valid
+"""
+
+# Suggested --cast targets for dtypes a store cannot hold; the API's own message speaks Python.
+_CAST_TARGETS = {"float64": "float32", "float16": "float32", "int8": "int16", "bool": "uint8"}
+
+
+class Encoding(str, Enum):
+    auto = "auto"
+    none = "none"
+    star_delta = "star-delta"
+
+
+class Codec(str, Enum):
+    zstd = "zstd"
+    blosc = "blosc"
+    gzip = "gzip"
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "encode", help=HELP, epilog=EPILOG, short_help="Write a store from a NetCDF file or Zarr store.", no_args_is_help=True
+    )(encode_command)
+
+
+def encode_command(
+    input: str = typer.Argument(..., metavar="INPUT", help="NetCDF file or Zarr store (directory or URL).", show_default=False),
+    out: Path = typer.Argument(..., metavar="OUT", help="New store directory; must not exist or be empty.", show_default=False),
+    crs: Optional[str] = typer.Option(None, metavar="EPSG:CODE", help="CRS of the grid, e.g. EPSG:32631; default: read from the input."),
+    variable: Optional[str] = typer.Option(None, metavar="NAME", help="The (time, band, y, x) variable; default: the only 4-D one."),
+    variables: Optional[str] = typer.Option(None, metavar="A,B,...", help="Comma-separated (time, y, x) variables stacked as bands."),
+    mask_variable: Optional[str] = typer.Option(None, metavar="NAME", help="(time, y, x) validity variable: 1 valid, 0 invalid."),
+    coverage_variable: Optional[str] = typer.Option(None, metavar="NAME", help="(time, y, x) count of observations per pixel."),
+    group: Optional[str] = typer.Option(None, metavar="PATH", help="Group inside the input that holds the variables."),
+    cast: Optional[str] = typer.Option(
+        None, metavar="DTYPE", help=f"Convert the data first: one of {', '.join(DTYPES)}. Integer casts refuse values they would change."
+    ),
+    encoding: Encoding = typer.Option(Encoding.auto, help="Temporal encoding; auto keeps star-delta where it saves bytes."),
+    anchor_interval: int = typer.Option(6, min=1, help="Timesteps per anchor under star-delta."),
+    chunk_size: int = typer.Option(512, min=2, help="Chunk edge in pixels (even; 256 or 512)."),
+    shard: bool = typer.Option(False, "--shard/--no-shard", help="Group the timesteps of a cell into shards."),
+    shard_time: Optional[int] = typer.Option(None, min=1, help="Timesteps per shard (needs --shard); default: all."),
+    codec: Codec = typer.Option(Codec.zstd, help="Compression codec."),
+    level: Optional[int] = typer.Option(None, help="Compression level; default 5."),
+    blosc_cname: Optional[str] = typer.Option(None, help="Blosc compressor (with --codec blosc); default zstd."),
+    blosc_shuffle: Optional[str] = typer.Option(None, help="noshuffle, shuffle or bitshuffle (with --codec blosc)."),
+    nodata: Optional[str] = typer.Option(
+        None, metavar="NUMBER|none", help="Nodata value, or 'none' for no nodata; default 0 for uint8/uint16, none otherwise."
+    ),
+    bands_json: Optional[Path] = typer.Option(
+        None, help='JSON list of bands: [{"name", "common_name", "scale", "offset", "units"}, ...].'
+    ),
+    provenance_json: Optional[Path] = typer.Option(None, help="JSON object: sources, composite, gap_fill, notes."),
+    max_levels: Optional[int] = typer.Option(None, min=1, help="Stop the pyramid after this many levels."),
+    workers: Optional[int] = typer.Option(None, min=1, help="Compression threads; default: all cores."),
+    progress: Optional[bool] = typer.Option(
+        None, "--progress/--no-progress", help="Progress bar; default: only when stderr is a terminal.", show_default=False
+    ),
+) -> None:
+    codec_options = _blosc_options(codec.value, blosc_cname, blosc_shuffle)
+    if shard_time is not None and not shard:
+        raise InputError("--shard-time requires --shard (the default layout is unsharded)")
+    bands = _json_file(bands_json, "--bands-json", list) if bands_json else None
+    provenance = _json_file(provenance_json, "--provenance-json", dict) if provenance_json else None
+    with open_source(
+        input, variable=variable, variables=_names(variables), mask_variable=mask_variable,
+        coverage_variable=coverage_variable, group=group, crs=crs, cast=cast,
+    ) as source:
+        if cast is None:
+            _require_stored_dtype(str(source.data.dtype))
+        summary = encode(
+            source.data, out, **source.encode_arguments(), encoding=encoding.value, anchor_interval=anchor_interval,
+            chunk_size=chunk_size, shard=shard, shard_time=shard_time, codec=codec.value, level=level, **codec_options,
+            nodata=_nodata(nodata), bands=bands, provenance=provenance, max_levels=max_levels, workers=workers,
+            progress=progress,
+        )
+    typer.echo(str(summary))
+
+
+def _names(text: str | None) -> list[str] | None:
+    return None if text is None else text.split(",")
+
+
+def _nodata(text: str | None) -> Any:
+    """'default' when absent (encode picks by dtype), None for 'none', else the number."""
+    if text is None:
+        return "default"
+    if text.strip().lower() in ("none", "null"):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"--nodata must be a number or 'none', got {text!r}") from None
+
+
+def _blosc_options(codec: str, cname: str | None, shuffle: str | None) -> dict[str, str]:
+    if codec != "blosc" and (cname is not None or shuffle is not None):
+        raise InputError("--blosc-cname and --blosc-shuffle apply only with --codec blosc")
+    return {"blosc_cname": cname or "zstd", "blosc_shuffle": shuffle or "noshuffle"}
+
+
+def _require_stored_dtype(dtype: str) -> None:
+    """Name the --cast fix here: the API's message for the same problem is written for Python."""
+    if dtype in DTYPES:
+        return
+    target = _CAST_TARGETS.get(dtype)
+    fix = f"--cast {target}" if target else f"--cast with one of {', '.join(DTYPES)} that holds every value"
+    raise InputError(
+        f"the input data is {dtype}, which chronozarr does not store ({', '.join(DTYPES)}); nothing is cast "
+        f"silently. Re-run with {fix}"
+    )
+
+
+def _json_file(path: Path, option: str, kind: type) -> Any:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"{option} {path}: cannot read it ({exc.strerror or exc})") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{option} {path} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    if not isinstance(value, kind):
+        expected = "a list of band objects" if kind is list else "an object"
+        raise InputError(f"{option} {path} must hold {expected}, got {type(value).__name__}")
+    return value
