@@ -71,7 +71,7 @@ def encode_command(
     codec: Codec = typer.Option(Codec.zstd, help="Compression codec."),
     level: Optional[int] = typer.Option(None, help="Compression level; default 5."),
     blosc_cname: Optional[str] = typer.Option(None, help="Blosc compressor (with --codec blosc); default zstd."),
-    blosc_shuffle: Optional[str] = typer.Option(None, help="noshuffle, shuffle or bitshuffle (with --codec blosc)."),
+    blosc_shuffle: Optional[str] = typer.Option(None, help="noshuffle or shuffle (with --codec blosc)."),
     nodata: Optional[str] = typer.Option(
         None, metavar="NUMBER|none", help="Nodata value, or 'none' for no nodata; default 0 for uint8/uint16, none otherwise."
     ),
