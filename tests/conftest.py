@@ -27,7 +27,7 @@ def make_series(
         low = max(info.min, -2000) if kind.kind == "i" else 1
         high = min(info.max, 5000)
         values = rng.integers(low, high, size=(n_time, n_band, height, width), endpoint=True).astype(dtype)
-    times = np.array([np.datetime64("2024-01-01", "M") + i for i in range(n_time)], dtype="datetime64[ns]")
+    times = np.array([np.datetime64("2024-01-01", "M") + np.timedelta64(i, "M") for i in range(n_time)], dtype="datetime64[ns]")
     return xr.DataArray(
         values,
         dims=("time", "band", "y", "x"),

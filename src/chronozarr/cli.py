@@ -14,10 +14,10 @@ import typer
 from typer.core import TyperGroup
 
 from . import __version__
-from .commands import encode
+from .commands import encode, info, serve, validate
 from .errors import ChronozarrError
 
-COMMANDS = (encode,)
+COMMANDS = (encode, serve, validate, info)
 USER_ERROR_STATUS = 2  # what click uses for usage errors: the user can fix both
 
 APP_HELP = """Write chronozarr stores: Zarr v3 raster time series that scrub through time.

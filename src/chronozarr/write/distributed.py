@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -39,25 +40,42 @@ def windows(plan: Plan, n_workers: int) -> list[tuple[int, int]]:
     return [(s, min(s + size, plan.n_time)) for s in range(0, plan.n_time, size)]
 
 
-def _window_task(plan: Plan, series: Series, start: int, stop: int) -> RangeResult:
+def _window_task(plan: Plan, series: Series, start: int, stop: int, abort_name: str) -> RangeResult | None:
+    """Write one window; stop between timesteps once the caller raised the abort event."""
     import dask
+    from distributed import Event
 
+    abort = Event(abort_name)
     with dask.config.set(scheduler="sync"):
-        return write_timesteps(plan, series, start, stop)
+        return write_timesteps(plan, series, start, stop, should_stop=abort.is_set)
 
 
 def write_windows(plan: Plan, series: Series, advance: Callable[[int], None]) -> RangeResult:
     """Submit every window to the cluster and merge what they wrote."""
-    from distributed import as_completed
+    from distributed import Event, as_completed
 
     client = active_client(series.data)
-    n_workers = max(1, len(client.scheduler_info().get("workers", {})))
+    n_workers = max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
+    abort = Event(f"chronozarr-abort-{uuid.uuid4().hex}", client=client)
     futures = {
-        client.submit(_window_task, plan, series, start, stop, pure=False): stop - start
+        client.submit(_window_task, plan, series, start, stop, abort.name, pure=False): stop - start
         for start, stop in windows(plan, n_workers)
     }
     total = RangeResult()
-    for future in as_completed(futures):
-        total.merge(future.result())
-        advance(futures[future])
+    try:
+        for future in as_completed(futures):
+            total.merge(future.result())
+            advance(futures[future])
+    except BaseException:
+        _stop(abort, list(futures))
+        raise
     return total
+
+
+def _stop(abort: Any, futures: list[Any]) -> None:
+    """Tell every window to stop and wait until none is writing, so nothing is written after the
+    caller removes a failed store."""
+    from distributed import wait
+
+    abort.set()
+    wait(futures, return_when="ALL_COMPLETED")

@@ -144,6 +144,7 @@ def prepare(
     crs_string = resolve_crs(crs, da)
     _check_plane_shape(mask, "mask", n_time, height, width)
     _check_plane_shape(coverage, "coverage", n_time, height, width)
+    _check_plane_values(mask, coverage)
     nan_mask = dtype.kind == "f" and mask is None and resolved_nodata is None and _has_nan(da)
     return Series(da, times, transform, crs_string, resolved_nodata, mask, coverage, nan_mask)
 
@@ -228,6 +229,22 @@ def _check_plane_shape(values: Any, name: str, n_time: int, height: int, width: 
         raise InputError(f"{name} must have shape (time, y, x) = {(n_time, height, width)}, got {shape}")
     if isinstance(values, xr.DataArray) and tuple(values.dims) != ("time", "y", "x"):
         raise InputError(f"{name} must have dims ('time', 'y', 'x'), got {tuple(values.dims)}")
+
+
+def _check_plane_values(mask: Any, coverage: Any) -> None:
+    """In-memory mask and coverage are checked up front (lazy ones as each timestep is read)."""
+    for name, values in (("mask", mask), ("coverage", coverage)):
+        if values is None or (isinstance(values, xr.DataArray) and values.chunks is not None):
+            continue
+        if not hasattr(values, "__array__") or type(values).__module__.startswith("dask"):
+            continue
+        array = np.asarray(values)
+        if array.dtype.kind == "f" and np.isnan(array).any():
+            raise InputError(f"{name} holds NaN; {name} values are integers")
+        if array.dtype.kind in "iuf" and array.size and array.min() < 0:
+            raise InputError(f"{name} holds negative values")
+        if name == "mask" and array.size and array.max() > 1:
+            raise InputError("mask holds values other than 0 and 1; pass mask.astype(bool)")
 
 
 def _has_nan(da: xr.DataArray) -> bool:

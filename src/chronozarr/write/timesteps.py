@@ -124,7 +124,14 @@ def _cell_jobs(
             yield level, row, col, pool.submit(_cell_job, plan, level, row, col, planes, anchor_planes, vol_ref)
 
 
-def write_timesteps(plan: Plan, series: Series, start: int, stop: int, progress: Progress | None = None) -> RangeResult:
+def write_timesteps(
+    plan: Plan,
+    series: Series,
+    start: int,
+    stop: int,
+    progress: Progress | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> RangeResult:
     """Write every object of timesteps [start, stop) at every level.
 
     Sharded: start and stop must be time-shard boundaries (or the end of the axis), so each shard
@@ -170,6 +177,8 @@ def write_timesteps(plan: Plan, series: Series, start: int, stop: int, progress:
 
     with ThreadPoolExecutor(max_workers=plan.workers) as pool:
         for t in range(start, stop):
+            if should_stop is not None and should_stop():
+                break
             pending.append((t, list(_cell_jobs(plan, pool, t, cache))))
             cache.release_before(t + 1)
             if len(pending) > 1:

@@ -1,0 +1,33 @@
+"""`chronozarr serve DIR`: a local static server with ranges, CORS and per-object cache headers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ..serve import serve_command
+
+HELP = """Serve DIR (stores, and the viewer) over HTTP on 127.0.0.1.
+
+Answers GET and HEAD with byte ranges (206 + Content-Range), CORS for browsers, 404 for absent
+keys, no compression, and the cache headers a host should send for each kind of object.
+"""
+
+EPILOG = """\b
+Examples:
+  chronozarr serve demo-output            # http://127.0.0.1:8000/demo.zarr/
+  chronozarr serve stores --port 0        # any free port, printed at start
+"""
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve", help=HELP, epilog=EPILOG, short_help="Serve stores over HTTP for local viewing.")(serve)
+
+
+def serve(
+    directory: Path = typer.Argument(..., metavar="DIR", help="Directory holding one or more stores.", show_default=False),
+    port: int = typer.Option(8000, help="Port to listen on; 0 picks a free one."),
+    host: str = typer.Option("127.0.0.1", help="Address to bind; the default keeps it on this machine."),
+) -> None:
+    raise typer.Exit(serve_command(directory, host=host, port=port))

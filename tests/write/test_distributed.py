@@ -1,0 +1,140 @@
+"""encode on a dask.distributed cluster: windows run as cluster tasks and the store is the local one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+
+import chronozarr
+
+distributed = pytest.importorskip("distributed")
+pytest.importorskip("dask.array")
+
+N_TIME = 5
+WINDOW_TASK = "_window_task"  # the name dask gives keys of tasks submitted from distributed.write_windows
+
+
+@pytest.fixture(scope="module")
+def client():
+    """Two single-threaded worker processes (so plan and series travel pickled); always shut down."""
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture
+def inputs(series_factory):
+    """A series with nodata pixels, a mask and a coverage plane, big enough for four levels."""
+    da = series_factory(n_time=N_TIME, n_band=2, height=70, width=45, seed=7)
+    values = da.values.copy()
+    rng = np.random.default_rng(11)
+    values[rng.random(values.shape) < 0.05] = 0
+    values[:, :, :16, :16] = 0  # one all-nodata cell at every timestep
+    da = da.copy(data=values)
+    mask = (rng.random((N_TIME, 70, 45)) > 0.1).astype(np.uint8)
+    coverage = rng.integers(0, 300, size=(N_TIME, 70, 45), dtype=np.uint16)
+    return da, mask, coverage
+
+
+def _objects(root: Path) -> dict[str, bytes]:
+    """Every chunk or shard object below the root (metadata documents excluded)."""
+    out = {}
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            if name != "zarr.json":
+                path = Path(dirpath) / name
+                out[str(path.relative_to(root))] = path.read_bytes()
+    return out
+
+
+def _arrays(group: zarr.Group) -> dict[str, zarr.Array]:
+    return {name: node for name, node in group.members(max_depth=None) if isinstance(node, zarr.Array)}
+
+
+def _assert_same_store(local: Path, remote: Path) -> None:
+    a, b = zarr.open_group(local, mode="r"), zarr.open_group(remote, mode="r")
+    assert a.attrs.asdict() == b.attrs.asdict()
+    arrays_a, arrays_b = _arrays(a), _arrays(b)
+    assert sorted(arrays_a) == sorted(arrays_b)
+    kinds = {name.split("/")[-1] for name in arrays_a}
+    assert {"data", "mask", "coverage", "volatility", "time", "band", "x", "y"} <= kinds
+    for name, array in arrays_a.items():
+        other = arrays_b[name]
+        assert array.dtype == other.dtype and array.shape == other.shape, name
+        assert array.attrs.asdict() == other.attrs.asdict(), name
+        np.testing.assert_array_equal(array[...], other[...], err_msg=name)
+    assert _objects(local) == _objects(remote)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"encoding": "auto"},
+        {"encoding": "star-delta", "anchor_interval": 3},
+        {"encoding": "none", "shard": True, "shard_time": 2},
+        {"encoding": "star-delta", "anchor_interval": 3, "shard": True, "shard_time": 2},
+    ],
+    ids=["unsharded-auto", "unsharded-star-delta", "sharded-none", "sharded-star-delta"],
+)
+def test_cluster_windows_write_the_local_store(tmp_path, client, inputs, options):
+    da, mask, coverage = inputs
+    common = dict(crs="EPSG:32631", chunk_size=16, mask=mask, coverage=coverage, progress=False, **options)
+
+    local = chronozarr.encode(da, tmp_path / "local", **common)
+    lazy = da.chunk({"time": 1, "band": -1, "y": -1, "x": -1})
+    with distributed.get_task_stream(client=client) as stream:
+        remote = chronozarr.encode(lazy, tmp_path / "remote", **common)
+
+    windows = [t for t in stream.data if str(t["key"]).startswith(WINDOW_TASK + "-")]
+    assert len(windows) >= 2, f"no window ran on the cluster: {sorted({t['key'] for t in stream.data})}"
+    assert {t["worker"] for t in windows} <= set(client.scheduler_info()["workers"])
+    assert (local.levels, local.encoding, local.objects, local.nbytes) == (
+        remote.levels, remote.encoding, remote.objects, remote.nbytes,
+    )
+    assert local.levels == 4
+    _assert_same_store(tmp_path / "local", tmp_path / "remote")
+
+
+def test_numpy_input_stays_local_with_a_client(tmp_path, client, inputs):
+    """The control for the assertion above: the local path submits no window task."""
+    da, _, _ = inputs
+    with distributed.get_task_stream(client=client) as stream:
+        chronozarr.encode(da, tmp_path / "store", crs="EPSG:32631", chunk_size=16, progress=False)
+    assert not [t for t in stream.data if str(t["key"]).startswith(WINDOW_TASK + "-")]
+
+
+def _slow_mask_plane(plane: np.ndarray, delay: float) -> np.ndarray:
+    import time
+
+    time.sleep(delay)
+    return plane
+
+
+def test_a_failing_window_stops_the_others_before_the_store_is_removed(tmp_path, client, inputs):
+    """A bad mask value at timestep 0 while the other windows are slow to read (and, with anchor
+    interval 1, never read timestep 0): encode raises, and nothing is written after the cleanup."""
+    import time
+
+    import dask
+    import dask.array
+
+    da, mask, coverage = inputs
+    bad = mask.copy()
+    bad[0, 0, 0] = 2
+    planes = [
+        dask.array.from_delayed(dask.delayed(_slow_mask_plane)(bad[t], 0.0 if t == 0 else 0.4), bad.shape[1:], bad.dtype)
+        for t in range(N_TIME)
+    ]
+    out = tmp_path / "store"
+    with pytest.raises(chronozarr.InputError, match="other than 0 and 1"):
+        chronozarr.encode(
+            da.chunk({"time": 1}), out, crs="EPSG:32631", chunk_size=16, encoding="none", anchor_interval=1,
+            mask=dask.array.stack(planes), coverage=coverage,
+        )
+    time.sleep(1.5)
+    assert not out.exists()
