@@ -4,6 +4,7 @@ from .errors import ChronozarrError, InputError, OutputExistsError, StoreError
 from .spec.metadata import SPEC_VERSION, Band, Provenance
 from .read.store import ChronoStore, open_store
 from .write.encode import EncodeSummary, encode
+from .check import info, validate
 
 __version__ = "0.2.0"
 
@@ -18,5 +19,7 @@ __all__ = [
     "Provenance",
     "StoreError",
     "encode",
+    "info",
     "open_store",
+    "validate",
 ]

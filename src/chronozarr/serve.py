@@ -295,6 +295,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "chronozarr-serve"
     timeout = 60  # an idle keep-alive connection holds a thread; let it go eventually
+    disable_nagle_algorithm = True  # headers and body go out in separate writes: no 40 ms stall
     server: _Server
 
     def setup(self) -> None:

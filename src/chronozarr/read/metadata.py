@@ -166,6 +166,7 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
     raw_bands = block.get("bands") or block.get("band_names") or []
     bands = tuple(Band.from_dict(b) for b in raw_bands)
     n_time, n_band = levels[0].shape[:2]
+    _check_references(temporal, n_time)
     if len(times) != n_time:
         raise StoreError(f"chronozarr.times lists {len(times)} timesteps but the data array has {n_time}")
     if len(bands) != n_band:
@@ -186,6 +187,22 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
         shard_bytes=block.get("shard_bytes") or {},
         requests_to_open=source.stats.requests + source.stats.missing - before,
     )
+
+
+def _check_references(temporal: Temporal, n_time: int) -> None:
+    """Every non-anchor timestep must decode through a recorded anchor (spec 4.2)."""
+    if temporal.encoding != "star-delta":
+        return
+    anchors = set(temporal.anchor_indices)
+    for t in range(n_time):
+        if t in anchors:
+            continue
+        anchor = temporal.delta_reference.get(t)
+        if anchor is None or anchor not in anchors:
+            raise StoreError(
+                f"chronozarr.temporal: timestep {t} is not an anchor and delta_reference gives it "
+                f"{'no anchor' if anchor is None else f'{anchor}, which is not an anchor'} (spec 4.2)"
+            )
 
 
 def _consolidated(root: Mapping[str, Any]) -> Mapping[str, Any] | None:

@@ -1,0 +1,162 @@
+"""`info`: what a store holds, as a dict for programs and as text for people."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..read.sources import ObjectSource
+from ..read.store import ChronoStore
+from .context import local_root
+from .objects import list_files
+
+DAY_MS = 86_400_000
+MONTH_STEPS = {1: "monthly", 3: "quarterly", 12: "yearly"}
+DAY_STEPS = {1: "daily", 7: "weekly"}
+
+
+def cadence(times: np.ndarray) -> str:
+    """'monthly', 'daily', 'every 5 days', 'irregular (median 30 days)', ... of datetime64 values."""
+    t = np.asarray(times).astype("datetime64[ms]")
+    if len(t) < 2:
+        return "single timestep"
+    months = t.astype("datetime64[M]")
+    offsets = t - months.astype("datetime64[ms]")
+    steps = np.diff(months.astype(np.int64))
+    if np.all(offsets == offsets[0]) and np.all(steps == steps[0]) and steps[0] > 0:
+        step = int(steps[0])
+        return MONTH_STEPS.get(step, f"every {step} months")
+    diffs = np.diff(t.astype(np.int64))
+    if np.all(diffs == diffs[0]) and diffs[0] > 0:
+        if diffs[0] % DAY_MS == 0:
+            days = int(diffs[0] // DAY_MS)
+            return DAY_STEPS.get(days, f"every {days} days")
+        return f"every {_duration(int(diffs[0]))}"
+    return f"irregular (median {_duration(int(np.median(diffs)))})"
+
+
+def _duration(ms: int) -> str:
+    if ms >= DAY_MS:
+        days = ms / DAY_MS
+        return f"{days:g} days" if days != 1 else "1 day"
+    hours = ms / 3_600_000
+    return f"{hours:g} hours" if hours >= 1 else f"{ms / 1000:g} seconds"
+
+
+def info(store: str | os.PathLike[str] | ObjectSource) -> dict[str, Any]:
+    """Times, bands, dtype, nodata, encoding, levels, layout, planes, CRS and (local) size."""
+    with ChronoStore(store) as cz:
+        meta = cz.meta
+        temporal = meta.temporal
+        selection = temporal.selection
+        level0 = meta.levels[0]
+        out: dict[str, Any] = {
+            "store": cz.source.describe("").rstrip("/"),
+            "spec_version": meta.spec_version,
+            "times": {
+                "first": meta.times_iso[0],
+                "last": meta.times_iso[-1],
+                "count": len(meta.times_iso),
+                "cadence": cadence(meta.times),
+            },
+            "bands": [
+                {"name": b.name, "common_name": b.common_name, "scale": b.scale, "offset": b.offset, "units": b.units}
+                for b in meta.bands
+            ],
+            "dtype": meta.dtype.name,
+            "nodata": meta.nodata,
+            "encoding": {
+                "name": temporal.encoding,
+                "anchor_interval": temporal.anchor_interval,
+                "anchors": len(temporal.anchor_indices),
+                "selection_ratio": selection.ratio if selection else None,
+                "sampled_cells": selection.sampled_cells if selection else None,
+            },
+            "levels": [
+                {
+                    "path": l.path,
+                    "shape": list(l.shape),
+                    "grid": list(l.grid),
+                    "resolution": l.resolution,
+                }
+                for l in meta.levels
+            ],
+            "layout": {
+                "chunk_size": level0.chunk_size,
+                "sharded": level0.data.sharded,
+                "shard_time": level0.data.shard_shape[0] if level0.data.shard_shape else None,
+                "codec": level0.data.codec.name if level0.data.codec else None,
+            },
+            "mask": meta.mask_variable is not None,
+            "coverage": meta.coverage_variable is not None,
+            "crs": meta.crs,
+        }
+    root = local_root(store) if isinstance(store, (str, os.PathLike)) else getattr(store, "root", None)
+    if root is not None and root.is_dir():
+        sizes = [size for _, size in list_files(root)]
+        out["objects"] = {"count": len(sizes), "bytes": sum(sizes)}
+    return out
+
+
+def info_text(summary: dict[str, Any]) -> str:
+    """The dict of `info` as aligned lines for a terminal."""
+    times, enc, lay = summary["times"], summary["encoding"], summary["layout"]
+    lines = [
+        f"store      {summary['store']}  (chronozarr {summary['spec_version']})",
+        f"times      {times['count']} from {times['first']} to {times['last']}, {times['cadence']}",
+        f"dtype      {summary['dtype']}, nodata {_nodata(summary['nodata'])}",
+        f"encoding   {_encoding(enc)}",
+        f"crs        {summary['crs']}",
+        f"layout     {_layout(lay)}",
+        f"planes     mask {'yes' if summary['mask'] else 'no'}, coverage {'yes' if summary['coverage'] else 'no'}",
+        "bands",
+        *(f"  {_band(b)}" for b in summary["bands"]),
+        "levels",
+        *(f"  {_level(l)}" for l in summary["levels"]),
+    ]
+    if "objects" in summary:
+        lines.append(f"objects    {summary['objects']['count']} objects, {_bytes(summary['objects']['bytes'])}")
+    return "\n".join(lines)
+
+
+def _nodata(value: Any) -> str:
+    return "none" if value is None else repr(value)
+
+
+def _encoding(enc: dict[str, Any]) -> str:
+    text = enc["name"]
+    if enc["anchor_interval"] is not None:
+        text += f", anchor interval {enc['anchor_interval']} ({enc['anchors']} anchors)"
+    if enc["selection_ratio"] is not None:
+        text += f", chosen by auto: star-delta/plain {enc['selection_ratio']:.3f} over {enc['sampled_cells']} cells"
+    return text
+
+
+def _layout(lay: dict[str, Any]) -> str:
+    form = f"sharded, shard_time {lay['shard_time']}" if lay["sharded"] else "unsharded"
+    return f"{form}, chunk size {lay['chunk_size']}, codec {lay['codec']}"
+
+
+def _band(b: dict[str, Any]) -> str:
+    extras = [f"scale {b['scale']:g}", f"offset {b['offset']:g}"]
+    if b["common_name"]:
+        extras.insert(0, b["common_name"])
+    if b["units"]:
+        extras.append(b["units"])
+    return f"{b['name']:<10} {', '.join(extras)}"
+
+
+def _level(l: dict[str, Any]) -> str:
+    shape: Sequence[int] = l["shape"]
+    return f"{l['path']:>3}  {shape[2]} x {shape[3]} px, grid {l['grid'][0]} x {l['grid'][1]}, {l['resolution']:g} per pixel"
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n} B"

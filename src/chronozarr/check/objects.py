@@ -1,0 +1,169 @@
+"""Rules on stored objects: no unexpected objects (2, 9), shard indexes (7.2) and shard_bytes
+(7.3). A directory is listed; over HTTP only the keys metadata names are probed."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterator, Mapping
+
+import numpy as np
+
+from ..errors import StoreError
+from ..read.arrays import EMPTY, ArrayInfo, parse_array, parse_shard_index
+from .context import ArrayFacts, Context
+
+IGNORED_PREFIX = ".chronozarr"
+ZARR_V2 = (".zarray", ".zattrs", ".zgroup", ".zmetadata")
+MAX_PROBES = 4096
+
+
+def list_files(root: os.PathLike[str] | str) -> Iterator[tuple[str, int]]:
+    """(key, size) of every file below a store directory, skipping the `.chronozarr*` sidecars."""
+    for dirpath, dirnames, files in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        if rel == ".":
+            dirnames[:] = [d for d in dirnames if not d.startswith(IGNORED_PREFIX)]
+            files = [f for f in files if not f.startswith(IGNORED_PREFIX)]
+        for name in files:
+            key = name if rel == "." else f"{rel.replace(os.sep, '/')}/{name}"
+            yield key, os.path.getsize(os.path.join(dirpath, name))
+
+
+def check_objects(ctx: Context) -> None:
+    """Classify every object of a local store; collect the shard objects for the checks below."""
+    existing: dict[str, int] | None = None
+    if ctx.local_root is not None:
+        existing = {}
+        nodes = set(ctx.arrays) | ctx.groups | {""}
+        for key, size in list_files(ctx.local_root):
+            _classify(ctx, key, size, nodes, existing)
+    if ctx.sharded:
+        _check_shards(ctx, existing)
+    elif "shard_bytes" in ctx.block:
+        ctx.report.fail("7.3", "chronozarr.shard_bytes", "is present but the store is unsharded; it is for sharded stores only")
+
+
+def _classify(ctx: Context, key: str, size: int, nodes: set[str], existing: dict[str, int]) -> None:
+    parts = key.split("/")
+    if parts[-1] in ZARR_V2:
+        ctx.report.fail("9", key, "Zarr v2 metadata files must not exist in a chronozarr store")
+        return
+    if parts[-1] == "zarr.json":
+        node = "/".join(parts[:-1])
+        if node not in nodes:
+            ctx.report.fail("2", key, f"node {node!r} is not part of the chronozarr layout")
+        return
+    if "c" in parts:
+        i = parts.index("c")
+        node = "/".join(parts[:i])
+        facts = ctx.arrays.get(node)
+        if facts is not None:
+            indices = parts[i + 1 :]
+            if _inside(indices, facts.grid):
+                if facts.inner is not None:
+                    existing[key] = size
+                return
+            ctx.report.fail("2", key, f"is not a chunk key inside {node}'s chunk grid {list(facts.grid)}")
+            return
+    ctx.report.fail("2", key, "unexpected object: not a zarr.json of a node nor a chunk of an array")
+
+
+def _inside(indices: list[str], grid: tuple[int, ...]) -> bool:
+    if len(indices) != len(grid) or not all(re.fullmatch(r"0|[1-9]\d*", p) for p in indices):
+        return False
+    return all(int(p) < g for p, g in zip(indices, grid))
+
+
+def _shard_keys(facts: ArrayFacts) -> Iterator[str]:
+    for idx in np.ndindex(*facts.grid):
+        yield f"{facts.node}/c/" + "/".join(map(str, idx))
+
+
+def _check_shards(ctx: Context, existing: dict[str, int] | None) -> None:
+    data_nodes = {f"{l.path}/{ctx.variable}": l.path for l in ctx.levels}
+    listed = _listed(ctx, data_nodes)
+    sharded = [f for f in ctx.arrays.values() if f.inner is not None and f.node.split("/")[-1] in (ctx.variable, "mask", "coverage")]
+    sizes: dict[str, int] = {}
+    if existing is not None:
+        sizes = dict(existing)
+    else:
+        probes = [k for f in sharded if f.node in data_nodes for k in _shard_keys(f)] if listed is not None else []
+        if len(probes) > MAX_PROBES:
+            ctx.report.info("7.3", "chronozarr.shard_bytes", f"{len(probes)} possible shards: only the listed ones were checked")
+            probes = list(listed or {})
+        for key in probes:
+            size = ctx.source.size(key)
+            if size is not None:
+                sizes[key] = size
+    if listed is not None:
+        for key, length in listed.items():
+            true = sizes.get(key) if key in sizes or existing is not None else ctx.source.size(key)
+            if true is None:
+                ctx.report.fail("7.3", key, f"is listed in shard_bytes with {length} bytes but does not exist")
+            elif true != length:
+                ctx.report.fail("7.3", key, f"shard_bytes lists {length} bytes, the object has {true}")
+        for key in sorted(k for k in sizes if k.rsplit("/c/", 1)[0] in data_nodes and k not in listed):
+            ctx.report.fail("7.3", key, "exists but is not listed in shard_bytes (it must list exactly the existing data shards)")
+    for facts in sharded:
+        try:
+            info = parse_array(facts.node, facts.doc)
+        except StoreError:
+            continue
+        keys = [k for k in sizes if k.rsplit("/c/", 1)[0] == facts.node]
+        if existing is None and listed is not None and facts.node in data_nodes:
+            keys = [k for k in listed if k in sizes and k.rsplit("/c/", 1)[0] == facts.node]
+        for key in sorted(keys):
+            _check_index(ctx, info, key, sizes[key])
+
+
+def _listed(ctx: Context, data_nodes: dict[str, str]) -> dict[str, int] | None:
+    """shard_bytes as {object key: length}; None when absent or malformed (already reported)."""
+    sb = ctx.block.get("shard_bytes")
+    if not isinstance(sb, Mapping):
+        return None
+    by_path = {path: node for node, path in data_nodes.items()}
+    out: dict[str, int] = {}
+    for level, entries in sb.items():
+        if level not in by_path:
+            ctx.report.fail("7.3", f"chronozarr.shard_bytes[{level!r}]", "is not a level of the store")
+            continue
+        if not isinstance(entries, Mapping):
+            continue
+        facts = ctx.arrays.get(by_path[level])
+        for name, length in entries.items():
+            parts = str(name).split("/")
+            ok = facts is not None and len(parts) == 3 and _inside([parts[0], "0", parts[1], parts[2]], facts.grid)
+            if not ok:
+                ctx.report.fail("7.3", f"chronozarr.shard_bytes[{level!r}][{name!r}]", "is not '<t_shard>/<row>/<col>' inside the shard grid")
+                continue
+            out[f"{by_path[level]}/c/{parts[0]}/0/{parts[1]}/{parts[2]}"] = length
+    return out
+
+
+def _check_index(ctx: Context, info: ArrayInfo, key: str, length: int) -> None:
+    """The shard index passes crc32c and bounds; entries past n_time are empty (7.2)."""
+    n = info.index_nbytes
+    if length < n:
+        ctx.report.fail("7.2", key, f"is {length} bytes, shorter than its {n}-byte index")
+        return
+    try:
+        raw = ctx.source.get_range(key, length - n if info.index_at_end else 0, n)
+        if raw is None:
+            return
+        index = parse_shard_index(info, raw, length, ctx.source.describe(key))
+    except StoreError as exc:
+        ctx.report.fail("7.2", key, str(exc))
+        return
+    if ctx.n_time is None or info.shard_shape is None:
+        return
+    shard_time = info.shard_shape[0]
+    ts = int(key.rsplit("/c/", 1)[1].split("/")[0])
+    per_t = math.prod(s // c for s, c in zip(info.shard_shape[1:], info.chunk_shape[1:]))
+    for position in range(shard_time):
+        if ts * shard_time + position >= ctx.n_time:
+            rows = index[position * per_t : (position + 1) * per_t]
+            if not np.all(rows == EMPTY):
+                ctx.report.fail("7.2", key, f"index entry for timestep {ts * shard_time + position} >= n_time is not empty")
+                return

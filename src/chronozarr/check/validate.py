@@ -1,0 +1,98 @@
+"""`validate`: check a store against every MUST of the chronozarr spec, from its raw documents.
+
+The rules live in small modules by subject; this one opens the store, runs them in dependency
+order (the root before the levels, the levels before anything that needs a shape) and makes sure
+that a malformed store ends as findings, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from collections.abc import Mapping
+
+from ..errors import StoreError
+from ..read.sources import ObjectSource, open_source
+from .context import Context, local_root
+from .coords import check_consolidated, check_coordinates, check_volatility
+from .findings import Report
+from .levels import check_levels
+from .objects import check_objects
+from .pyramid import check_pyramid
+from .root import check_nodata_dtype, check_root, check_temporal
+
+Step = Callable[[Context], None]
+
+
+def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bool = True) -> Report:
+    """A Report of every rule the store breaks; `report.ok` is True when no MUST is broken.
+
+    `store` is a directory, an http(s) URL or an open source. Local stores are also listed for
+    unexpected objects. `sample_pyramid` reads a few cells per level to check the reductions.
+    """
+    if isinstance(store, (str, os.PathLike)):
+        name = os.fspath(store)
+        report = Report(name)
+        root_dir = local_root(name)
+        if root_dir is not None and not root_dir.is_dir():
+            report.fail("2", name, "no store here: the directory does not exist")
+            return report
+        try:
+            source = open_source(name)
+        except StoreError as exc:
+            report.fail("9", name, f"cannot open the store: {exc}")
+            return report
+    else:
+        source, root_dir = store, getattr(store, "root", None)
+        report = Report(source.describe(""))
+    ctx = Context(source=source, report=report, local_root=root_dir)
+    if not _load_root(ctx):
+        return report
+    if not check_root(ctx):
+        return report
+    steps: list[tuple[str, Step]] = [
+        ("2.1", check_levels),
+        ("2.3", check_nodata_dtype),
+        ("4.1", check_temporal),
+        ("2.2", check_coordinates),
+        ("5", check_volatility),
+        ("3.1", check_consolidated),
+        ("2", check_objects),
+    ]
+    if sample_pyramid:
+        steps.append(("6", check_pyramid))
+    for section, step in steps:
+        _guarded(ctx, section, step)
+    return report
+
+
+def _load_root(ctx: Context) -> bool:
+    """The root zarr.json as an object; a store without one gets a single failure."""
+    try:
+        raw = ctx.source.get("zarr.json")
+    except (StoreError, OSError) as exc:
+        ctx.report.fail("3.1", "zarr.json", f"cannot be read: {exc}")
+        return False
+    if raw is None:
+        ctx.report.fail("3.1", "zarr.json", "missing: not a chronozarr store, or an upload that has not finished")
+        return False
+    try:
+        root = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        ctx.report.fail("3.1", "zarr.json", f"is not valid JSON ({exc})")
+        return False
+    if not isinstance(root, Mapping):
+        ctx.report.fail("3.1", "zarr.json", f"must be a JSON object, got {type(root).__name__}")
+        return False
+    ctx.root = root
+    ctx._docs[""] = root
+    return True
+
+
+def _guarded(ctx: Context, section: str, step: Step) -> None:
+    """Run one group of rules; input so malformed that a rule trips over it becomes a finding."""
+    try:
+        step(ctx)
+    except (StoreError, OSError, KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as exc:
+        ctx.report.fail(section, "zarr.json", f"could not finish {step.__name__.replace('_', ' ')}: {type(exc).__name__}: {exc}")

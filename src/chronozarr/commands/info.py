@@ -1,0 +1,32 @@
+"""`chronozarr info STORE`: what a store holds, for people or (with --json) for programs."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from ..check import info, info_text
+
+HELP = """Describe STORE (a directory or an http(s) URL): times and cadence, bands with scale,
+offset and units, dtype and nodata, temporal encoding, levels, layout, mask and coverage, CRS,
+and for a directory the number of objects and bytes.
+"""
+
+EPILOG = """\b
+Examples:
+  chronozarr info my_store
+  chronozarr info https://example.org/stores/aoi --json
+"""
+
+
+def register(app: typer.Typer) -> None:
+    app.command("info", help=HELP, epilog=EPILOG, short_help="Describe a store.", no_args_is_help=True)(info_command)
+
+
+def info_command(
+    store: str = typer.Argument(..., metavar="STORE", help="Store directory or http(s) URL.", show_default=False),
+    as_json: bool = typer.Option(False, "--json", help="Print the description as JSON."),
+) -> None:
+    summary = info(store)
+    typer.echo(json.dumps(summary, indent=2) if as_json else info_text(summary))

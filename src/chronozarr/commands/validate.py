@@ -1,0 +1,43 @@
+"""`chronozarr validate STORE`: check a store against the spec; exit 1 when a MUST is broken."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from ..check import validate
+
+HELP = """Check STORE (a directory or an http(s) URL) against every MUST of the chronozarr spec.
+
+Prints one line per finding (severity, spec section, object key or attribute, message) and a
+summary line. Exit status 1 when any rule fails, 0 otherwise (warnings do not fail).
+"""
+
+EPILOG = """\b
+Examples:
+  chronozarr validate my_store
+  chronozarr validate https://example.org/stores/aoi --json
+  chronozarr validate my_store --no-sample-pyramid
+"""
+
+
+def register(app: typer.Typer) -> None:
+    app.command("validate", help=HELP, epilog=EPILOG, short_help="Check a store against the spec.", no_args_is_help=True)(
+        validate_command
+    )
+
+
+def validate_command(
+    store: str = typer.Argument(..., metavar="STORE", help="Store directory or http(s) URL.", show_default=False),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    sample_pyramid: bool = typer.Option(
+        True, "--sample-pyramid/--no-sample-pyramid", help="Read a few cells per level to check the pyramid reductions."
+    ),
+) -> None:
+    report = validate(store, sample_pyramid=sample_pyramid)
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        typer.echo(report.to_text())
+    raise typer.Exit(0 if report.ok else 1)
