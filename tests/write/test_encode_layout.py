@@ -288,3 +288,16 @@ def test_mask_and_coverage_use_the_data_codec(tmp_path: Path, shard: bool) -> No
     group = zarr.open_group(store, mode="r")
     np.testing.assert_array_equal(group["0/mask"][:], planes)
     np.testing.assert_array_equal(group["0/coverage"][:], planes)
+
+
+def test_auto_selection_leaves_no_scratch_files(tmp_path, series_factory) -> None:
+    """The sampled chunks are stored from the scratch area, which is gone afterwards."""
+    import os
+
+    import chronozarr
+
+    da = series_factory(n_time=5, height=40, width=40)
+    summary = chronozarr.encode(da, tmp_path / "s", crs="EPSG:32631", chunk_size=16)
+    assert summary.selection_ratio is not None
+    hidden = [name for _, dirs, files in os.walk(tmp_path / "s") for name in dirs + files if name.startswith(".")]
+    assert hidden == []

@@ -68,6 +68,16 @@ def _wide(dtype: np.dtype) -> np.dtype:
     return np.dtype({"f": np.float64, "u": np.uint32}.get(dtype.kind, np.int32))
 
 
+def _floor_mean(total: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """floor(total / count) for integer sums; full blocks divide by 4 with a shift, which floors
+    for negative sums too, and only partly valid blocks pay for a division."""
+    mean = total >> 2
+    partial = np.nonzero(count != 4)
+    if partial[0].size:
+        mean[partial] = total[partial] // np.maximum(count[partial], 1).astype(total.dtype)
+    return mean
+
+
 def block_mean(data: np.ndarray, valid: np.ndarray | None, nodata: float | None) -> np.ndarray:
     """Mean of each 2 x 2 block over valid pixels of a (band, y, x) plane, in the data dtype.
 
@@ -102,7 +112,7 @@ def block_mean(data: np.ndarray, valid: np.ndarray | None, nodata: float | None)
         if dtype.kind == "f":
             mean = (total / np.maximum(count, 1)).astype(dtype)
         else:
-            mean = (total // np.maximum(count, 1).astype(wide)).astype(dtype)
+            mean = _floor_mean(total, count).astype(dtype)
         if zero_is_invalid and dtype.kind != "f":
             return mean  # an empty block summed to 0, which is the fill
         return np.where(empty, fill, mean)

@@ -94,6 +94,8 @@ def encode(
     try:
         plan = _select(plan, series)
         result = _write_chunks(plan, series, progress)
+        if plan.sample is not None:
+            plan.sample.discard()
         counter = ObjectCounter(result.objects, result.nbytes)
         _write_layout(plan, series, band_objects, prov, result, ObjectWriter(root, counter))
     except BaseException:
@@ -103,7 +105,7 @@ def encode(
         path=root,
         levels=len(plan.levels),
         encoding=plan.encoding,
-        selection_ratio=plan.selection[1] if plan.selection else None,
+        selection_ratio=plan.sample.ratio if plan.sample else None,
         objects=counter.objects,
         nbytes=counter.nbytes,
         seconds=time.perf_counter() - started,
@@ -231,9 +233,9 @@ def _select(plan: Plan, series: Series) -> Plan:
     """Resolve `auto` by measuring a sample of level-0 cells (spec 4.3)."""
     if plan.encoding != "auto":
         return plan
-    sampled, ratio = selection.measure(series, plan.levels[0], plan.schedule, plan.codec, plan.fill, plan.workers)
-    chosen = STAR_DELTA if selection.keeps_star_delta(ratio) else NONE
-    return replace(plan, encoding=chosen, selection=(sampled, ratio))
+    sample = selection.measure(series, plan.levels[0], plan.schedule, plan.codec, plan.fill, plan.workers, plan.root)
+    chosen = STAR_DELTA if selection.keeps_star_delta(sample.ratio) else NONE
+    return replace(plan, encoding=chosen, sample=sample)
 
 
 def _write_chunks(plan: Plan, series: Series, progress: bool | None) -> RangeResult:
@@ -281,7 +283,7 @@ def _write_layout(
 
 
 def _temporal(plan: Plan) -> Temporal:
-    sel = Selection(*plan.selection) if plan.selection else None
+    sel = Selection(len(plan.sample.cells), plan.sample.ratio) if plan.sample else None
     if plan.encoding == NONE:
         return Temporal(NONE, selection=sel)
     s = plan.schedule

@@ -5,10 +5,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..spec.codecs import CodecSpec
 from ..spec.geometry import LevelGeometry, chunk_key, time_shard
 from ..spec.temporal import NONE, STAR_DELTA, anchor_indices, nearest_references
+
+if TYPE_CHECKING:
+    from .selection import Sample
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,7 @@ class Plan:
     has_mask: bool
     has_coverage: bool
     workers: int = 2
-    selection: tuple[int, float] | None = field(default=None)
+    sample: Sample | None = field(default=None)
 
     @property
     def n_time(self) -> int:

@@ -1,21 +1,53 @@
-"""`auto` encoding: measure a sample of level-0 cells both ways with the store's codec (spec 4.3)."""
+"""`auto` encoding: measure a sample of level-0 cells both ways with the store's codec (spec 4.3).
+
+The sample is compressed once: its chunks are kept in a scratch directory of the output, and the
+writer stores the ones of the chosen encoding instead of compressing them again.
+"""
 
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
+import shutil
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from ..spec.codecs import CodecSpec
 from ..spec.geometry import LevelGeometry
 from ..spec.temporal import AUTO_THRESHOLD, STAR_DELTA_DTYPES, residual
+from .chunks import encode_chunk
 from .plan import Schedule
 from .pyramid_planes import padded_cell
 from .source import Series
 
 MIN_SAMPLED_CELLS = 3
 MAX_SAMPLED_CELLS = 8
+SCRATCH = ".chronozarr-sample"
+PLAIN, DELTA = "plain", "delta"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """The measured cells, the ratio, and where their encoded chunks wait to be stored."""
+
+    cells: frozenset[tuple[int, int]]
+    ratio: float
+    directory: Path
+
+    def chunk_file(self, variant: str, t: int, row: int, col: int) -> Path:
+        return self.directory / variant / f"{t}.{row}.{col}"
+
+    def take(self, stored_as_delta: bool, t: int, row: int, col: int) -> bytes | None:
+        """The stored bytes of a sampled level-0 chunk (None when all fill); the file is removed."""
+        path = self.chunk_file(DELTA if stored_as_delta else PLAIN, t, row, col)
+        data = path.read_bytes()
+        path.unlink()
+        return data or None
+
+    def discard(self) -> None:
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 def sample_cells(level: LevelGeometry) -> list[tuple[int, int]]:
@@ -32,31 +64,52 @@ def sample_cells(level: LevelGeometry) -> list[tuple[int, int]]:
     return [pool[i] for i in picks]
 
 
-def _cell_sizes(
-    series: Series, level: LevelGeometry, cell: tuple[int, int], schedule: Schedule, codec: CodecSpec, fill: float
-) -> tuple[int, int]:
-    """(plain bytes, star-delta bytes) of one cell over the whole time axis."""
-    rows, cols = level.cell_slice(*cell)
-    values = np.asarray(series.data[:, :, rows, cols].values)
-    compressor = codec.compressor(values.dtype)
-    chunks = [padded_cell(values[t], slice(None), slice(None), level.chunk_size, fill) for t in range(len(values))]
-    sizes = [len(compressor.encode(c)) for c in chunks]
-    plain = sum(sizes)
-    delta = sum(
-        size if t not in schedule.references else len(compressor.encode(residual(chunks[t], chunks[schedule.references[t]])))
-        for t, size in enumerate(sizes)
-    )
-    return plain, delta
+def measure(
+    series: Series, level: LevelGeometry, schedule: Schedule, codec: CodecSpec, fill: float, workers: int, root: Path
+) -> Sample:
+    """Compress the sampled cells plain and as star-delta, timestep by timestep.
 
-
-def measure(series: Series, level: LevelGeometry, schedule: Schedule, codec: CodecSpec, fill: float, workers: int) -> tuple[int, float]:
-    """(sampled cells, star-delta bytes / plain bytes) over the sample."""
+    One pass over the time axis; a delta waits only until its anchor has been read, so memory is
+    bounded by the anchor interval, not by the length of the series.
+    """
     cells = sample_cells(level)
+    sample = Sample(frozenset(cells), 1.0, root / SCRATCH)
+    for variant in (PLAIN, DELTA):
+        sample.chunk_file(variant, 0, 0, 0).parent.mkdir(parents=True, exist_ok=True)
+    anchors: dict[tuple[int, int, int], np.ndarray] = {}
+    waiting: dict[int, list[tuple[int, int, int, np.ndarray]]] = {}
+    last_use = {a: max([a] + [t for t, ref in schedule.references.items() if ref == a]) for a in schedule.anchors}
+    jobs: list[tuple[str, int, Future]] = []
+
+    def store(variant: str, t: int, row: int, col: int, chunk: np.ndarray) -> None:
+        def run() -> int:
+            data = encode_chunk(codec, chunk, fill) or b""
+            sample.chunk_file(variant, t, row, col).write_bytes(data)
+            return len(data)
+
+        jobs.append((variant, t, pool.submit(run)))
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        sizes = list(pool.map(lambda c: _cell_sizes(series, level, c, schedule, codec, fill), cells))
-    plain = sum(p for p, _ in sizes)
-    delta = sum(d for _, d in sizes)
-    return len(cells), (delta / plain if plain else 1.0)
+        for t in range(series.shape[0]):
+            plane = np.asarray(series.data[t].values)
+            chunks = {cell: padded_cell(plane, *level.cell_slice(*cell), level.chunk_size, fill) for cell in cells}
+            for (row, col), chunk in chunks.items():
+                store(PLAIN, t, row, col, chunk)
+            ref = schedule.references.get(t)
+            if ref is None:
+                anchors.update({(t, *cell): chunk for cell, chunk in chunks.items()})
+                for held_t, row, col, held in waiting.pop(t, []):
+                    store(DELTA, held_t, row, col, residual(held, anchors[(t, row, col)]))
+            elif ref < t:
+                for (row, col), chunk in chunks.items():
+                    store(DELTA, t, row, col, residual(chunk, anchors[(ref, row, col)]))
+            else:
+                waiting.setdefault(ref, []).extend((t, row, col, chunk) for (row, col), chunk in chunks.items())
+            for key in [k for k in anchors if last_use[k[0]] <= t]:
+                del anchors[key]
+        plain = sum(f.result() for variant, _, f in jobs if variant == PLAIN)
+        delta = sum(f.result() for variant, t, f in jobs if (variant == DELTA) == (t in schedule.references))
+    return Sample(sample.cells, delta / plain if plain else 1.0, sample.directory)
 
 
 def choose(encoding: str, dtype: str) -> str:

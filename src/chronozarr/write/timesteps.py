@@ -15,6 +15,7 @@ import numpy as np
 
 from ..spec.geometry import LevelGeometry, time_shard
 from ..spec.temporal import abs_difference_sum, residual
+from .chunks import encode_chunk
 from .objects import ObjectCounter, ObjectWriter, ShardBuilder
 from .plan import Plan
 from .pyramid_planes import Planes, build_pyramid, padded_cell
@@ -74,17 +75,9 @@ class _PyramidCache:
             del self.cache[anchor]
 
 
-def _encode(plan: Plan, chunk: np.ndarray) -> bytes | None:
-    """Compressed chunk bytes, or None when the chunk is all fill (then it is not stored)."""
-    fill = plan.fill if chunk.ndim == 3 else 0
-    if np.all(chunk == np.asarray(fill, dtype=chunk.dtype)):
-        return None
-    little = chunk.astype(chunk.dtype.newbyteorder("<"), copy=False)
-    return bytes(plan.codec.compressor(chunk.dtype).encode(little))
-
-
 def _cell_job(
     plan: Plan,
+    t: int,
     level: LevelGeometry,
     row: int,
     col: int,
@@ -96,13 +89,17 @@ def _cell_job(
     level-0 volatility sum of the cell when one is due."""
     rows, cols = level.cell_slice(row, col)
     cs = level.chunk_size
-    chunk = padded_cell(planes.data, rows, cols, cs, plan.fill)
-    if anchor is not None:
-        chunk = residual(chunk, padded_cell(anchor.data, rows, cols, cs, plan.fill))
-    out = [(plan.variable, _encode(plan, chunk))]
+    if level.index == 0 and plan.sample is not None and (row, col) in plan.sample.cells:
+        data = plan.sample.take(anchor is not None, t, row, col)
+    else:
+        chunk = padded_cell(planes.data, rows, cols, cs, plan.fill)
+        if anchor is not None:
+            chunk = residual(chunk, padded_cell(anchor.data, rows, cols, cs, plan.fill))
+        data = encode_chunk(plan.codec, chunk, plan.fill)
+    out = [(plan.variable, data)]
     for name in plan.plane_variables:
         plane = planes.mask if name == "mask" else planes.coverage
-        out.append((name, _encode(plan, padded_cell(plane, rows, cols, cs, 0))))
+        out.append((name, encode_chunk(plan.codec, padded_cell(plane, rows, cols, cs, 0), 0)))
     vol = None
     if vol_reference is not None:
         vol = abs_difference_sum(planes.data[:, rows, cols], vol_reference.data[:, rows, cols])
@@ -121,7 +118,7 @@ def _cell_jobs(
         for row, col in level.cells():
             vol_ref = vol_pyramid[0] if vol_pyramid is not None and level.index == 0 else None
             anchor_planes = anchor[level.index] if anchor is not None else None
-            yield level, row, col, pool.submit(_cell_job, plan, level, row, col, planes, anchor_planes, vol_ref)
+            yield level, row, col, pool.submit(_cell_job, plan, t, level, row, col, planes, anchor_planes, vol_ref)
 
 
 def write_timesteps(
