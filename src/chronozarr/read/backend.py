@@ -89,7 +89,7 @@ class ChronozarrBackend(BackendEntrypoint):
         drop_variables: Iterable[str] | None = None,
         lod: int = 0,
         physical: bool = True,
-        concurrency: int = 16,
+        concurrency: int | None = None,
     ) -> xr.Dataset:
         store = ChronoStore(filename_or_obj, concurrency=concurrency)
         level = store.meta.levels[store._level(lod).index]

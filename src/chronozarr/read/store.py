@@ -49,14 +49,19 @@ class ChronoStore:
         self,
         location: str | os.PathLike[str] | ObjectSource,
         *,
-        concurrency: int = 16,
+        concurrency: int | None = None,
         cache_bytes: int = 512 * 2**20,
         **source_options: Any,
     ) -> None:
+        remote = str(location).startswith(("http://", "https://"))
+        if concurrency is None:
+            # Over a network many requests wait at once; on disk, threads beyond the cores only contend.
+            concurrency = 16 if remote else max(2, os.cpu_count() or 2)
         if isinstance(location, (str, os.PathLike)):
-            if not str(location).startswith(("http://", "https://")) and not os.path.isdir(location):
+            if not remote and not os.path.isdir(location):
                 raise StoreError(f"no store at {os.fspath(location)!r}: the directory does not exist")
-            source_options.setdefault("concurrency", concurrency) if str(location).startswith("http") else None
+            if remote:
+                source_options.setdefault("concurrency", concurrency)
             self.source: ObjectSource = open_source(location, **source_options)
         else:
             self.source = location
