@@ -244,37 +244,43 @@ class HttpSource:
 
     def get_range(self, key: str, start: int, length: int) -> bytes | None:
         end = start + length - 1
-        answer = self._request("GET", key, {"Range": f"bytes={start}-{end}"})
-        if answer is None:
-            return None
-        status, headers, body = answer
-        self._refuse_transformed(status, headers, key)
-        if status == 200:
-            self.stats.count("range_answered_whole")
-            if len(body) < end + 1:
-                raise FetchError(self.describe(key), status, f"object shorter than the byte range {start}-{end}")
-            self.stats.count("range", len(body))
-            return body[start : end + 1]
-        self._check_partial(status, headers, body, key, f"bytes {start}-{end}/")
-        self.stats.count("range", len(body))
-        return body
+        return self._ranged(
+            key, f"bytes={start}-{end}", "range",
+            cut=lambda whole: whole[start : end + 1] if len(whole) > end else None,
+            expected=lambda total: f"bytes {start}-{end}/",
+        )
 
     def get_suffix(self, key: str, length: int) -> bytes | None:
-        answer = self._request("GET", key, {"Range": f"bytes=-{length}"})
+        return self._ranged(
+            key, f"bytes=-{length}", "suffix",
+            cut=lambda whole: whole[-length:] if len(whole) >= length else None,
+            expected=lambda total: f"bytes {total - length}-{total - 1}/" if total is not None else "bytes ?",
+        )
+
+    def _ranged(
+        self,
+        key: str,
+        spec: str,
+        kind: str,
+        cut: Callable[[bytes], bytes | None],
+        expected: Callable[[int | None], str],
+    ) -> bytes | None:
+        """A range request: a 206 must carry the Content-Range asked for; a 200 is cut locally."""
+        answer = self._request("GET", key, {"Range": spec})
         if answer is None:
             return None
         status, headers, body = answer
         self._refuse_transformed(status, headers, key)
         if status == 200:
             self.stats.count("range_answered_whole")
-            if len(body) < length:
-                raise FetchError(self.describe(key), status, f"object shorter than the {length} bytes asked for")
-            self.stats.count("suffix", len(body))
-            return body[-length:]
+            part = cut(body)
+            if part is None:
+                raise FetchError(self.describe(key), status, f"object of {len(body)} bytes is shorter than the range {spec}")
+            self.stats.count(kind, len(body))
+            return part
         total = _content_range_total(headers.get("content-range", ""))
-        expected = f"bytes {total - length}-{total - 1}/" if total is not None else "bytes ?"
-        self._check_partial(status, headers, body, key, expected)
-        self.stats.count("suffix", len(body))
+        self._check_partial(status, headers, body, key, expected(total))
+        self.stats.count(kind, len(body))
         return body
 
     def size(self, key: str) -> int | None:
