@@ -19,6 +19,7 @@ from ..spec.geometry import LevelGeometry
 from ..spec.temporal import AUTO_THRESHOLD, STAR_DELTA_DTYPES, residual
 from .chunks import encode_chunk
 from .plan import Schedule
+from .readahead import ReadAhead
 from .pyramid_planes import padded_cell
 from .source import Series
 
@@ -89,9 +90,9 @@ def measure(
 
         jobs.append((variant, t, pool.submit(run)))
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with ThreadPoolExecutor(max_workers=workers) as pool, ReadAhead(series.plane, range(series.shape[0])) as planes:
         for t in range(series.shape[0]):
-            plane = np.asarray(series.data[t].values)
+            plane = planes.get(t)
             chunks = {cell: padded_cell(plane, *level.cell_slice(*cell), level.chunk_size, fill) for cell in cells}
             for (row, col), chunk in chunks.items():
                 store(PLAIN, t, row, col, chunk)

@@ -66,9 +66,13 @@ class Series:
     def fill(self) -> float | int:
         return 0 if self.nodata is None else self.nodata
 
+    def plane(self, t: int) -> np.ndarray:
+        """The stored values (band, y, x) of timestep t as read from the input."""
+        return np.ascontiguousarray(np.asarray(self.data[t].values))
+
     def read(self, t: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
         """Timestep t as (data (band, y, x), mask (y, x) uint8 or None, coverage (y, x) uint8 or None)."""
-        data = np.ascontiguousarray(np.asarray(self.data[t].values))
+        data = self.plane(t)
         mask = _plane(self.mask, t, "mask") if self.mask is not None else None
         coverage = _plane(self.coverage, t, "coverage") if self.coverage is not None else None
         if mask is not None and np.any(mask > 1):
