@@ -4,12 +4,16 @@ from .errors import ChronozarrError, InputError, OutputExistsError, StoreError
 from .spec.metadata import SPEC_VERSION, Band, Provenance
 from .read.store import ChronoStore, open_store
 from .write.encode import EncodeSummary, encode
+from .write.append import AppendSummary, append
 from .check import info, validate
+from .check.doctor import doctor
+from .view import view
 
 __version__ = "0.2.0"
 
 __all__ = [
     "SPEC_VERSION",
+    "AppendSummary",
     "Band",
     "ChronoStore",
     "ChronozarrError",
@@ -18,8 +22,11 @@ __all__ = [
     "OutputExistsError",
     "Provenance",
     "StoreError",
+    "append",
     "encode",
     "info",
+    "doctor",
     "open_store",
     "validate",
+    "view",
 ]

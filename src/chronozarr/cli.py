@@ -14,10 +14,10 @@ import typer
 from typer.core import TyperGroup
 
 from . import __version__
-from .commands import encode, info, serve, validate
+from .commands import append, doctor, encode, info, publish, serve, validate, view
 from .errors import ChronozarrError
 
-COMMANDS = (encode, serve, validate, info)
+COMMANDS = (encode, append, serve, validate, info, doctor, view, publish)
 USER_ERROR_STATUS = 2  # what click uses for usage errors: the user can fix both
 
 APP_HELP = """Write chronozarr stores: Zarr v3 raster time series that scrub through time.

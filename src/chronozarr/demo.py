@@ -394,6 +394,8 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     parser.add_argument("--small", action="store_true", help="a tiny series (24 dates, 96 x 128) for tests")
     parser.add_argument("--encoding", choices=("auto", "none", "star-delta"), default="auto", help="temporal encoding (default auto)")
     parser.add_argument("--seed", type=int, default=0, help="random seed of the scene (default 0)")
+    parser.add_argument("--serve", action="store_true", help="then serve the store in the browser viewer until Ctrl-C")
+    parser.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000; a free one when taken)")
     args = parser.parse_args(argv)
 
     from .write.encode import encode
@@ -417,9 +419,39 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
         print(f"error: {exc}", file=sys.stderr)
         return 1
     out(f"validated: level 0 identical for {checked} timesteps")
-    out("viewer: not built yet; `chronozarr serve` and the browser viewer come later. Until then read the "
-        "store with zarr-python or xarray.")
+    if not args.serve:
+        out(f"viewer: `chronozarr view {store}` serves it in the browser viewer (or `make demo`)")
+        return 0
+    return _serve(store, args.port, out)
+
+
+def _serve(store: Path, port: int, out: Callable[[str], None]) -> int:
+    """Serve the store next to js/viewer on 127.0.0.1 (`port`, else a free one) until Ctrl-C."""
+    from .view import start_view, viewer_installed
+
+    if not viewer_installed():
+        print("error: the viewer page is not installed (no js/viewer/index.html next to the package)", file=sys.stderr)
+        return 1
+    try:
+        session = start_view(store, port=port)
+    except OSError:
+        session = start_view(store, port=0)  # the port is taken: any free one
+    out(f"viewer: {session.url}")
+    out("serving on 127.0.0.1 until Ctrl-C")
+    try:
+        threading_event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if session.server is not None:
+            session.server.stop()
     return 0
+
+
+def threading_event():  # a seam for tests
+    import threading
+
+    return threading.Event()
 
 
 if __name__ == "__main__":

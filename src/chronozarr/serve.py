@@ -18,14 +18,16 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 from urllib.parse import quote, unquote
 
-IMMUTABLE_CACHE = "public, max-age=31536000, immutable"
+from .spec.caching import IMMUTABLE_CACHE_CONTROL, SHORT_LIVED, chronozarr_block, object_class
+
+IMMUTABLE_CACHE = IMMUTABLE_CACHE_CONTROL
 MUTABLE_CACHE = "public, max-age=60"
 ASSET_CACHE = "no-cache"
 # An error must not outlive an append: the key that is absent today may be written tomorrow.
@@ -150,11 +152,12 @@ def is_suffix_range(value: str) -> bool:
     return bool(match and not match.group(1) and match.group(2))
 
 
-def resolve(root: str, target: str) -> tuple[str, list[str], bool] | None:
+def resolve(root: str, target: str, link_targets: Iterable[str] = ()) -> tuple[str, list[str], bool] | None:
     """(real path, key segments, ends with '/') of a request target, or None when it leaves `root`.
 
     `root` is a real path. The query is ignored. `..`, NUL and backslashes are refused in any
-    encoding, and the real path after symlinks must still be inside `root`.
+    encoding, and the real path after symlinks must still be inside `root`, or inside one of the
+    real directories `link_targets` that the server was told its symlinks may lead to.
     """
     path = target.split("#", 1)[0].split("?", 1)[0]
     if "://" in path:  # absolute-form target (a proxy request): keep its path
@@ -169,7 +172,7 @@ def resolve(root: str, target: str) -> tuple[str, list[str], bool] | None:
     if ".." in parts:
         return None
     real = os.path.realpath(os.path.join(root, *parts))
-    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+    if not any(real == base or real.startswith(base.rstrip(os.sep) + os.sep) for base in (root, *link_targets)):
         return None
     return real, parts, path.endswith("/")
 
@@ -219,10 +222,8 @@ class CacheClasses:
         return None
 
     @staticmethod
-    def _chronozarr(doc: Any) -> dict[str, Any] | None:
-        attrs = doc.get("attributes") if isinstance(doc, dict) else None
-        block = attrs.get("chronozarr") if isinstance(attrs, dict) else None
-        return block if isinstance(block, dict) else None
+    def _chronozarr(doc: Any) -> Mapping[str, Any] | None:
+        return chronozarr_block(doc)
 
     def header(self, parts: list[str]) -> str:
         opts = self._options
@@ -231,38 +232,13 @@ class CacheClasses:
         depth = self.store_depth(parts[:-1])
         if depth is None:
             return opts.asset_cache
-        return opts.mutable_cache if self._rewritten_by_append(parts, depth) else opts.immutable_cache
+        return opts.mutable_cache if self.object_class(parts, depth) in SHORT_LIVED else opts.immutable_cache
 
-    def _rewritten_by_append(self, parts: list[str], depth: int) -> bool:
-        key = parts[depth:]
-        root_doc = self._json.get(os.path.join(self._root, *parts[:depth], "zarr.json"))
-        block = self._chronozarr(root_doc) or {}
-        volatility = str(block.get("volatility_path") or "volatility").strip("/").split("/")
-        if key[-3:] == ["time", "c", "0"] or key in (volatility + ["c", "0", "0"], ["volatility", "c", "0", "0"]):
-            return True
-        # A chunk or shard key: {array}/c/{t}/...; the array's zarr.json says which t is trailing.
-        for i in range(len(parts) - 2, depth - 1, -1):
-            if parts[i] == "c" and all(p.isascii() and p.isdigit() for p in parts[i + 1 :]):
-                break
-        else:
-            return False
-        meta = self._json.get(os.path.join(self._root, *parts[:i], "zarr.json"))
-        if not isinstance(meta, dict) or meta.get("node_type") != "array":
-            return False
-        time_variables = {block.get(k) for k in ("variable", "mask_variable", "coverage_variable")}
-        dims = meta.get("dimension_names") or []
-        if not (dims and dims[0] == "time") and parts[i - 1] not in time_variables:
-            return False
-        try:
-            n_time = int(meta["shape"][0])
-            per_object = int(meta["chunk_grid"]["configuration"]["chunk_shape"][0])
-        except (KeyError, IndexError, TypeError, ValueError):
-            return False
-        sharded = any(isinstance(c, dict) and c.get("name") == "sharding_indexed" for c in meta.get("codecs", []))
-        # An object holding one timestep never gains another: new timesteps are new keys.
-        if per_object < 1 or not (sharded or per_object > 1):
-            return False
-        return int(parts[i + 1]) == max(0, -(-n_time // per_object) - 1)
+    def object_class(self, parts: list[str], depth: int) -> str:
+        """The spec 14 class of the object at `parts`, in the store whose root is `parts[:depth]`."""
+        store = os.path.join(self._root, *parts[:depth])
+        block = self._chronozarr(self._json.get(os.path.join(store, "zarr.json")))
+        return object_class(parts[depth:], block, lambda path: self._json.get(os.path.join(store, *path.split("/"), "zarr.json")))
 
 
 class _Server(ThreadingHTTPServer):
@@ -273,6 +249,7 @@ class _Server(ThreadingHTTPServer):
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self.root = root
+        self.link_targets: tuple[str, ...] = ()  # real directories symlinks in root may lead to
         self.options = options
         self.verbose = verbose
         self.classes = CacheClasses(root, options)
@@ -425,7 +402,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not send_body and not opts.head:
             self._plain(405, "method not allowed\n", {"Allow": "GET, OPTIONS"})
             return
-        resolved = resolve(self.server.root, self.path)
+        resolved = resolve(self.server.root, self.path, self.server.link_targets)
         if resolved is None:
             self._plain(404, "not found\n")
             return
@@ -541,7 +518,16 @@ class StoreServer:
     answered, for tests that count requests.
     """
 
-    def __init__(self, root: str | os.PathLike[str], host: str = "127.0.0.1", port: int = 0, *, verbose: bool = False, **switches: Any) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        verbose: bool = False,
+        link_targets: Iterable[str | os.PathLike[str]] = (),
+        **switches: Any,
+    ) -> None:
         path = Path(root)
         if not path.is_dir():
             raise NotADirectoryError(f"cannot serve {str(root)!r}: it is not a directory")
@@ -550,13 +536,28 @@ class StoreServer:
         self.options = ServeOptions(**switches)
         self._verbose = verbose
         self._requested_port = port
+        self._link_targets: tuple[str, ...] = ()
+        for target in link_targets:
+            self.allow_links_to(target)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
     def _bind(self) -> _Server:
         if self._server is None:
             self._server = _Server((self.host, self._requested_port), self.root, self.options, self._verbose)
+            self._server.link_targets = self._link_targets
         return self._server
+
+    def allow_links_to(self, directory: str | os.PathLike[str]) -> None:
+        """Let symlinks inside the root lead into `directory` (by default nothing outside the
+        root is served). `view` lays out the viewer and a store as links in a temporary root."""
+        real = os.path.realpath(directory)
+        if not os.path.isdir(real):
+            raise NotADirectoryError(f"cannot allow links to {os.fspath(directory)!r}: it is not a directory")
+        if real not in self._link_targets:
+            self._link_targets = (*self._link_targets, real)
+        if self._server is not None:
+            self._server.link_targets = self._link_targets
 
     @property
     def port(self) -> int:

@@ -10,11 +10,13 @@ FAIL = "fail"
 WARN = "warn"
 INFO = "info"
 SEVERITIES = (FAIL, WARN, INFO)
+OK = "ok"  # a check that passed: doctor reports those too, validate never does
+LEVELS = (*SEVERITIES, OK)
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One observation: `fail` breaks a MUST, `warn` a SHOULD, `info` is context only."""
+    """One observation: `fail` breaks a MUST, `warn` a SHOULD, `info` is context only, `ok` passed."""
 
     section: str
     severity: str
@@ -22,8 +24,8 @@ class Finding:
     message: str
 
     def __post_init__(self) -> None:
-        if self.severity not in SEVERITIES:
-            raise ValueError(f"severity must be one of {SEVERITIES}, got {self.severity!r}")
+        if self.severity not in LEVELS:
+            raise ValueError(f"severity must be one of {LEVELS}, got {self.severity!r}")
 
     def line(self) -> str:
         """`FAIL 7.3 0/data/c/0/0/0/0: message`, the CLI's one-line form."""

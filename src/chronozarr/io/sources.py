@@ -66,12 +66,14 @@ def open_source(
     group: str | None = None,
     crs: Any = None,
     cast: str | None = None,
+    default_crs: str | None = None,
 ) -> Source:
     """Open `path` (Zarr v2/v3 store or NetCDF file) for encode; raises InputError naming the fix.
 
     The series is one (time, band, y, x) `variable`, or (time, y, x) `variables` stacked as bands,
     or the input's only 4-D variable. lat/lon grids become y/x, south-up grids are flipped, and
     `cast` converts the dtype explicitly (an integer cast refuses values it would change).
+    `default_crs` is taken when neither `crs` nor the input names one.
     """
     if variable is not None and variables:
         raise InputError("give either --variable (one (time, band, y, x) variable) or --variables, not both")
@@ -85,6 +87,8 @@ def open_source(
         if cast is not None:
             data = cast_exactly(data, cast)
         resolved = epsg(crs, "--crs") if crs is not None else find_crs(ds, names, geographic)
+        if resolved is None:
+            resolved = default_crs  # append: an input without a CRS is on the store's grid
         if resolved is None:
             raise InputError(
                 f"the input grid of {', '.join(repr(n) for n in names)} is projected (dims y/x) and declares "

@@ -18,16 +18,20 @@ from .objects import ObjectWriter
 COORD_CODEC = CodecSpec("zstd", 5)
 
 
-def _coordinate(writer: ObjectWriter, key: str, values: np.ndarray, dims: Sequence[str], attrs: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Write a single-chunk coordinate array's chunk; returns its zarr.json document."""
+def coordinate_chunk(values: np.ndarray, codec: CodecSpec = COORD_CODEC) -> bytes:
+    """The stored bytes of a single-chunk coordinate array (vlen-utf8 strings or little-endian numbers)."""
     if values.dtype.kind in "OU":
         raw = numcodecs.VLenUTF8().encode(np.asarray(values, dtype=object))
-        dtype, fill = "string", ""
     else:
         raw = values.astype(values.dtype.newbyteorder("<"))
-        dtype, fill = values.dtype.name, 0
+    return bytes(codec.compressor(values.dtype).encode(raw))
+
+
+def _coordinate(writer: ObjectWriter, key: str, values: np.ndarray, dims: Sequence[str], attrs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write a single-chunk coordinate array's chunk; returns its zarr.json document."""
+    dtype, fill = ("string", "") if values.dtype.kind in "OU" else (values.dtype.name, 0)
     chunk_key = "/".join(["c"] + ["0"] * values.ndim)
-    writer.put(f"{key}/{chunk_key}", bytes(COORD_CODEC.compressor(values.dtype).encode(raw)))
+    writer.put(f"{key}/{chunk_key}", coordinate_chunk(values))
     return array_json(
         shape=values.shape,
         dtype=dtype,
@@ -109,7 +113,7 @@ def level_nodes(
 def volatility_node(writer: ObjectWriter, values: np.ndarray) -> dict[str, Any]:
     """The root volatility array (spec 5): one float32 per level-0 cell, one chunk."""
     values = np.asarray(values, dtype=np.float32)
-    writer.put("volatility/c/0/0", bytes(COORD_CODEC.compressor(values.dtype).encode(values.astype("<f4"))))
+    writer.put("volatility/c/0/0", volatility_chunk(values))
     return array_json(
         shape=values.shape,
         dtype="float32",
@@ -118,6 +122,12 @@ def volatility_node(writer: ObjectWriter, values: np.ndarray) -> dict[str, Any]:
         dimension_names=["row", "col"],
         fill_value=0.0,
     )
+
+
+def volatility_chunk(values: np.ndarray, codec: CodecSpec = COORD_CODEC) -> bytes:
+    """The stored bytes of the single volatility chunk."""
+    values = np.asarray(values, dtype=np.float32)
+    return bytes(codec.compressor(values.dtype).encode(values.astype("<f4")))
 
 
 def chronozarr_block(
@@ -153,8 +163,13 @@ def chronozarr_block(
         block["provenance"] = provenance.to_dict()
     block["levels"] = [m.to_dict() for m in levels]
     if shard_bytes is not None:
-        block["shard_bytes"] = {lvl: dict(sorted(shard_bytes.get(lvl, {}).items(), key=_shard_order)) for lvl in sorted(shard_bytes, key=int)}
+        block["shard_bytes"] = ordered_shard_bytes(shard_bytes)
     return block
+
+
+def ordered_shard_bytes(shard_bytes: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """shard_bytes with levels and shards in numeric order, so equal content gives equal JSON."""
+    return {lvl: dict(sorted(shard_bytes.get(lvl, {}).items(), key=_shard_order)) for lvl in sorted(shard_bytes, key=int)}
 
 
 def _shard_order(item: tuple[str, int]) -> tuple[int, ...]:

@@ -22,6 +22,8 @@ from .pyramid_planes import Planes, build_pyramid, padded_cell
 from .source import Series
 
 Progress = Callable[[int], None]
+PyramidOf = Callable[[int], "list[Planes]"]
+OpenShard = Callable[[ObjectWriter, str, int], ShardBuilder]
 
 
 @dataclass
@@ -50,9 +52,10 @@ class RangeResult:
 class _PyramidCache:
     """Pyramids of timesteps, keeping anchors while later timesteps still reference them."""
 
-    def __init__(self, plan: Plan, series: Series, stop: int) -> None:
+    def __init__(self, plan: Plan, series: Series, stop: int, pyramid_of: PyramidOf | None = None) -> None:
         self.plan = plan
         self.series = series
+        self.pyramid_of = pyramid_of or self._build
         self.cache: dict[int, list[Planes]] = {}
         self.last_use: dict[int, int] = {}
         for t in range(stop):
@@ -63,11 +66,14 @@ class _PyramidCache:
     def get(self, t: int) -> list[Planes]:
         if t in self.cache:
             return self.cache[t]
-        data, mask, coverage = self.series.read(t)
-        planes = build_pyramid(data, mask, coverage, len(self.plan.levels), self.plan.nodata)
+        planes = self.pyramid_of(t)
         if t in self.last_use:
             self.cache[t] = planes
         return planes
+
+    def _build(self, t: int) -> list[Planes]:
+        data, mask, coverage = self.series.read(t)
+        return build_pyramid(data, mask, coverage, len(self.plan.levels), self.plan.nodata)
 
     def release_before(self, t: int) -> None:
         """Drop anchors no timestep at or after t needs."""
@@ -128,20 +134,27 @@ def write_timesteps(
     stop: int,
     progress: Progress | None = None,
     should_stop: Callable[[], bool] | None = None,
+    *,
+    pyramid_of: PyramidOf | None = None,
+    open_shard: OpenShard | None = None,
+    writer: ObjectWriter | None = None,
 ) -> RangeResult:
     """Write every object of timesteps [start, stop) at every level.
 
     Sharded: start and stop must be time-shard boundaries (or the end of the axis), so each shard
-    object is written whole by one call.
+    object is written whole by one call; append passes `open_shard` to extend the trailing shard
+    instead. `pyramid_of(t)` replaces reading timestep t from the series (append reads anchors
+    written earlier back from the store), and `writer` replaces the writer under plan.root.
     """
-    counter = ObjectCounter()
-    writer = ObjectWriter(plan.root, counter)
+    writer = writer or ObjectWriter(plan.root, ObjectCounter())
+    counter = writer.counter
+    open_shard = open_shard or ShardBuilder
     level0 = plan.levels[0]
     result = RangeResult(
         volatility_sum=np.zeros(level0.grid, dtype=np.float64),
         volatility_count=np.zeros(level0.grid, dtype=np.int64),
     )
-    cache = _PyramidCache(plan, series, stop)
+    cache = _PyramidCache(plan, series, stop, pyramid_of)
     shards: dict[str, ShardBuilder] = {}
     pending: list[tuple[int, list[tuple[LevelGeometry, int, int, Future]]]] = []
 
@@ -153,7 +166,7 @@ def write_timesteps(
                 if plan.sharded:
                     builder = shards.get(key)
                     if builder is None:
-                        builder = shards[key] = ShardBuilder(writer, key, plan.shard_time)
+                        builder = shards[key] = open_shard(writer, key, plan.shard_time)
                     builder.add(time_shard(t, plan.shard_time)[1], data)
                 elif data is not None:
                     writer.put(key, data)

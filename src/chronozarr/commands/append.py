@@ -1,0 +1,71 @@
+"""`chronozarr append STORE INPUT`: add the timesteps of a NetCDF file or Zarr store to a store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..io import open_source
+from ..write.append import AppendSummary, append
+from ..write.existing import open_existing
+from .encode import _names, _require_stored_dtype
+
+HELP = """Append the timesteps of INPUT (NetCDF file or Zarr store) to the end of STORE, in place.
+
+INPUT is read like encode's input and must match the store: grid, bands, dtype, CRS, nodata,
+mask and coverage exactly when the store has them, and times strictly after the store's last.
+Only the objects that gain data and the metadata are written, the root zarr.json last. An append
+killed part way leaves the old store intact, or a journal that running the same append again
+completes. Publish with the root zarr.json last (docs/append.md).
+"""
+
+EPILOG = """\b
+Examples:
+  chronozarr append my_store new_month.nc --variables B02,B03,B04,B08
+  chronozarr append my_store new_month.zarr --dry-run
+"""
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "append", help=HELP, epilog=EPILOG, short_help="Add timesteps to the end of a store.", no_args_is_help=True
+    )(append_command)
+
+
+def append_command(
+    store: Path = typer.Argument(..., metavar="STORE", help="Existing chronozarr store directory.", show_default=False),
+    input: str = typer.Argument(..., metavar="INPUT", help="NetCDF file or Zarr store with the new timesteps.", show_default=False),
+    crs: Optional[str] = typer.Option(None, metavar="EPSG:CODE", help="CRS of the input grid; default: the input's, else the store's."),
+    variable: Optional[str] = typer.Option(None, metavar="NAME", help="The (time, band, y, x) variable; default: the only 4-D one."),
+    variables: Optional[str] = typer.Option(None, metavar="A,B,...", help="Comma-separated (time, y, x) variables stacked as bands."),
+    mask_variable: Optional[str] = typer.Option(None, metavar="NAME", help="(time, y, x) validity variable (when the store has a mask)."),
+    coverage_variable: Optional[str] = typer.Option(None, metavar="NAME", help="(time, y, x) observation counts (when the store has coverage)."),
+    group: Optional[str] = typer.Option(None, metavar="PATH", help="Group inside the input that holds the variables."),
+    cast: Optional[str] = typer.Option(None, metavar="DTYPE", help="Convert the data to the store's dtype first (exact casts only)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="List every object the append would write, with its class; write nothing."),
+    workers: Optional[int] = typer.Option(None, min=1, help="Compression threads; default: all cores."),
+    progress: Optional[bool] = typer.Option(
+        None, "--progress/--no-progress", help="Progress bar; default: only when stderr is a terminal.", show_default=False
+    ),
+) -> None:
+    store_crs = open_existing(store).meta.crs
+    with open_source(
+        input, variable=variable, variables=_names(variables), mask_variable=mask_variable,
+        coverage_variable=coverage_variable, group=group, crs=crs, cast=cast, default_crs=store_crs,
+    ) as source:
+        if cast is None:
+            _require_stored_dtype(str(source.data.dtype))
+        summary = append(store, source.data, **source.encode_arguments(), workers=workers, progress=progress, dry_run=dry_run)
+    _report(summary)
+
+
+def _report(summary: AppendSummary) -> None:
+    """One line per object (dry run), then the totals."""
+    if summary.dry_run:
+        for obj in summary.objects:
+            typer.echo(f"{obj.kind:<10} {obj.key}")
+        if summary.resumed:
+            typer.echo("an interrupted append is pending: the next append completes it first")
+    typer.echo(str(summary))

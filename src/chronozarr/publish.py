@@ -1,0 +1,298 @@
+"""`publish`: upload a store to an object store in the order that keeps readers safe (spec 9, 14).
+
+Three phases: the chunk, shard and coordinate objects in parallel (within it, `time/c/0` and
+volatility after the chunks and shards, as spec 14 orders an append), then every `zarr.json` below
+the root, then the root `zarr.json`. A phase starts only when the one before has finished without an
+error, so a reader that finds the root finds a complete store, and an interrupted upload leaves no
+root. Each object carries the Cache-Control of its class (`spec.caching`), never a
+Content-Encoding. A non-empty destination is refused unless the local store is an append of the
+store already there (or `force`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from .errors import ChronozarrError, OutputExistsError, StoreError
+from .spec.caching import IMMUTABLE, METADATA, REWRITTEN, ROOT, SHORT_TTL_SECONDS, TRAILING, cache_control, chronozarr_block, object_class
+
+SCHEMES = ("s3", "gs", "az")
+# The order objects go up in: (phase shown to the user, classes uploaded together).
+STEPS: tuple[tuple[int, frozenset[str]], ...] = (
+    (1, frozenset({IMMUTABLE, TRAILING})),
+    (1, frozenset({REWRITTEN})),
+    (2, frozenset({METADATA})),
+    (3, frozenset({ROOT})),
+)
+# Root attributes an append may change (spec 14); everything else must be equal.
+APPEND_GROWS = frozenset({"times", "temporal", "levels", "shard_bytes"})
+
+
+class PublishError(ChronozarrError):
+    """An upload failed or was refused; the message says what is on the destination now."""
+
+
+@dataclass(frozen=True)
+class PlannedObject:
+    key: str  # relative to the store root, "/"-separated
+    path: Path
+    object_class: str
+    cache_control: str
+    phase: int
+    step: int
+
+    @property
+    def content_type(self) -> str:
+        return "application/json" if self.key.endswith("zarr.json") else "application/octet-stream"
+
+
+@dataclass(frozen=True)
+class PublishSummary:
+    destination: str
+    uploaded: tuple[str, ...]
+    skipped_older: int
+    seconds: float
+
+
+# -- planning ----------------------------------------------------------------------------------
+
+
+def plan(store: str | os.PathLike[str], *, newer_than: float | None = None, short_ttl: int = SHORT_TTL_SECONDS) -> list[PlannedObject]:
+    """Every object to upload, in upload order, classified by the store's current state."""
+    root = Path(store)
+    root_doc = _read_json(root / "zarr.json")
+    block = chronozarr_block(root_doc)
+    if block is None:
+        raise StoreError(f"{root} is not a chronozarr store: no zarr.json with a chronozarr attribute")
+    docs: dict[str, Any] = {}
+
+    def array_doc(path: str) -> Any:
+        if path not in docs:
+            docs[path] = _read_json(root.joinpath(*path.split("/"), "zarr.json"))
+        return docs[path]
+
+    objects = []
+    for path in sorted(_files(root)):
+        key = path.relative_to(root).as_posix()
+        if newer_than is not None and path.stat().st_mtime <= newer_than:
+            continue
+        cls = object_class(key, block, array_doc)
+        step = next(i for i, (_, classes) in enumerate(STEPS) if cls in classes)
+        objects.append(PlannedObject(key, path, cls, cache_control(cls, short_ttl), STEPS[step][0], step))
+    objects.sort(key=lambda o: (o.step, o.key))
+    return objects
+
+
+def _files(root: Path) -> Iterable[Path]:
+    # Zarr v3 has no dotfiles (spec 9): `.DS_Store` and editor droppings stay home.
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if not name.startswith("."):
+                yield Path(dirpath) / name
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def parse_newer_than(value: str | float | os.PathLike[str] | None) -> float | None:
+    """A POSIX time from a file (its mtime), an ISO 8601 timestamp or seconds since the epoch."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = os.fspath(value)
+    if os.path.exists(text):
+        return os.stat(text).st_mtime
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise PublishError(f"--newer-than {text!r} is neither an existing file, an ISO 8601 time nor epoch seconds") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
+
+
+# -- destinations ------------------------------------------------------------------------------
+
+
+def open_destination(dest: str, *, endpoint: str | None = None, **config: Any) -> Any:
+    """An obstore store rooted at `dest` (s3://bucket/prefix, gs://..., az://container/prefix).
+    Credentials come from the provider's usual environment variables; `endpoint` points an s3://
+    destination at an S3-compatible service (R2, MinIO)."""
+    scheme = urlsplit(dest).scheme
+    if scheme not in SCHEMES:
+        raise PublishError(f"destination {dest!r} must start with s3://, gs:// or az://")
+    try:
+        from obstore.store import from_url
+    except ImportError:
+        raise PublishError("publish needs obstore: pip install 'chronozarr[publish]'") from None
+    if endpoint:
+        if scheme != "s3":
+            raise PublishError("--endpoint is for S3-compatible services: give an s3:// destination")
+        config.setdefault("endpoint", endpoint)
+        config.setdefault("virtual_hosted_style_request", False)
+        if endpoint.startswith("http://"):
+            config.setdefault("client_options", {}).setdefault("allow_http", True)
+    return from_url(dest.rstrip("/"), **config)
+
+
+def _put(store: Any, obj: PlannedObject) -> None:
+    """One upload. Module level, so tests can watch or break it."""
+    import obstore
+
+    attributes = {"Cache-Control": obj.cache_control, "Content-Type": obj.content_type}
+    obstore.put(store, obj.key, obj.path, attributes=attributes)
+
+
+def _remote_keys(store: Any, limit: int = 1) -> list[str]:
+    import obstore
+
+    keys: list[str] = []
+    for batch in obstore.list(store, chunk_size=max(limit, 1)):
+        keys.extend(entry["path"] for entry in batch)
+        if len(keys) >= limit:
+            break
+    return keys
+
+
+def _remote_root(store: Any) -> Any:
+    import obstore
+
+    try:
+        return json.loads(bytes(obstore.get(store, "zarr.json").bytes()))
+    except FileNotFoundError:
+        return None
+    except ValueError:
+        return {}
+
+
+# -- appends -----------------------------------------------------------------------------------
+
+
+def append_mismatch(published: Mapping[str, Any] | None, local: Mapping[str, Any]) -> str | None:
+    """None when `local` is `published` grown at the end of its time axis (spec 14), else why not.
+
+    Equal outside times, temporal, levels and shard_bytes; the published times a strict prefix
+    of the local ones; the same temporal encoding with every published anchor and reference kept;
+    the same levels except for their time length; every published level still listed in
+    shard_bytes.
+    """
+    if published is None:
+        return "the destination has objects but no chronozarr root zarr.json (an unfinished upload, or another store)"
+    for name in sorted(set(published) | set(local)):
+        if name not in APPEND_GROWS and published.get(name) != local.get(name):
+            return f"root attribute chronozarr.{name} differs"
+    old_times, new_times = list(published.get("times") or []), list(local.get("times") or [])
+    if new_times[: len(old_times)] != old_times:
+        return "the published timesteps are not the first timesteps of the local store"
+    if len(new_times) == len(old_times):
+        return "the local store has no timesteps beyond the published ones: it is already published"
+    old_t, new_t = published.get("temporal") or {}, local.get("temporal") or {}
+    if old_t.get("encoding") != new_t.get("encoding") or old_t.get("anchor_interval") != new_t.get("anchor_interval"):
+        return "the temporal encoding differs"
+    old_anchors, new_anchors = list(old_t.get("anchor_indices") or []), list(new_t.get("anchor_indices") or [])
+    if new_anchors[: len(old_anchors)] != old_anchors:
+        return "published anchors are missing from the local store"
+    new_refs = new_t.get("delta_reference") or {}
+    if any(new_refs.get(t) != ref for t, ref in (old_t.get("delta_reference") or {}).items()):
+        return "a published delta reference changed"
+    old_levels, new_levels = list(published.get("levels") or []), list(local.get("levels") or [])
+    if len(old_levels) != len(new_levels):
+        return "the number of levels differs"
+    for old, new in zip(old_levels, new_levels):
+        if {k: v for k, v in old.items() if k != "shape"} != {k: v for k, v in new.items() if k != "shape"}:
+            return f"level {old.get('path')} differs"
+        if list(old.get("shape") or [])[1:] != list(new.get("shape") or [])[1:]:
+            return f"level {old.get('path')} changed its band or spatial shape"
+    if set((published.get("shard_bytes") or {})) - set((local.get("shard_bytes") or {})):
+        return "shard_bytes lost a level"
+    return None
+
+
+# -- the upload --------------------------------------------------------------------------------
+
+
+def publish(
+    store: str | os.PathLike[str],
+    dest: str,
+    *,
+    endpoint: str | None = None,
+    newer_than: str | float | os.PathLike[str] | None = None,
+    dry_run: bool = False,
+    force: bool = False,
+    concurrency: int = 8,
+    short_ttl: int = SHORT_TTL_SECONDS,
+    object_store: Any = None,
+    echo: Callable[[str], None] | None = None,
+) -> PublishSummary:
+    """Upload `store` to `dest` in three phases; see the module docstring. `object_store` is an
+    already configured obstore store (tests, custom credentials) used instead of opening `dest`."""
+    echo = echo or (lambda line: print(line, file=sys.stderr))
+    started = time.perf_counter()
+    root = Path(store)
+    if not (root / "zarr.json").is_file():
+        raise StoreError(f"no store at {root}: there is no zarr.json in it")
+    threshold = parse_newer_than(newer_than)
+    every = plan(root, short_ttl=short_ttl)
+    objects = [o for o in every if threshold is None or o.path.stat().st_mtime > threshold]
+    skipped = len(every) - len(objects)
+    if dry_run:
+        for obj in objects:
+            echo(f"phase {obj.phase}  {obj.object_class:<9}  {obj.cache_control:<36}  {obj.key}")
+        echo(f"dry run: {len(objects)} objects would go to {dest}" + (f" ({skipped} older ones skipped)" if skipped else "") + "; nothing uploaded, the destination was not read")
+        return PublishSummary(dest, (), skipped, time.perf_counter() - started)
+
+    target = object_store if object_store is not None else open_destination(dest, endpoint=endpoint)
+    if not force and _remote_keys(target):
+        reason = append_mismatch(chronozarr_block(_remote_root(target)), chronozarr_block(_read_json(root / "zarr.json")) or {})
+        if reason is not None:
+            raise OutputExistsError(
+                f"{dest} is not empty and the local store is not an append of it: {reason}. Publish each encode "
+                "under a new prefix (objects are cached as immutable); --force overwrites anyway"
+            )
+    uploaded: list[str] = []
+    for step, (phase, _) in enumerate(STEPS):
+        batch = [o for o in objects if o.step == step]
+        if not batch:
+            continue
+        _upload_batch(target, batch, concurrency, dest, phase)
+        uploaded.extend(o.key for o in batch)
+        echo(f"phase {phase}: {len(batch)} objects uploaded")
+    return PublishSummary(dest, tuple(uploaded), skipped, time.perf_counter() - started)
+
+
+def _upload_batch(target: Any, batch: list[PlannedObject], concurrency: int, dest: str, phase: int) -> None:
+    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="chronozarr-publish") as pool:
+        futures = {pool.submit(_put, target, obj): obj for obj in batch}
+        done, pending = wait(futures, return_when=FIRST_EXCEPTION)
+        for future in pending:
+            future.cancel()
+        wait(pending)
+    failed = [(futures[f], f.exception()) for f in futures if not f.cancelled() and f.exception() is not None]
+    if failed:
+        obj, exc = failed[0]
+        raise PublishError(
+            f"upload of {obj.key} to {dest} failed in phase {phase} ({type(exc).__name__}: {exc}); "
+            f"{len(failed)} object(s) failed and later phases were not started, so the root zarr.json "
+            "was not uploaded. Fix the cause and run publish again (a first upload needs --force then, since "
+            "the prefix now holds objects but no root; an append does not)"
+        ) from exc

@@ -1,0 +1,198 @@
+"""`view`: look at a store in the browser viewer, from a terminal or inline in a notebook.
+
+A local store is served by `StoreServer` from a temporary root laid out as links: `store/` is the
+store, and every entry of the repository's `js/` directory (`viewer/`, `src/`, ...) sits next to
+it, so the viewer page reads the store from its own origin at `/store/`. A URL is not served: only
+the viewer page is, and it reads the store from where it lives. One server per process backs every
+`chronozarr.view(...)` call of a notebook session.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+import threading
+import webbrowser
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from .errors import ChronozarrError, StoreError
+from .serve import StoreServer
+
+STORE_MOUNT = "store"
+# src/chronozarr/view.py -> the repository's js/ directory (an editable or source checkout).
+DEFAULT_JS_DIR = Path(__file__).resolve().parents[2] / "js"
+NOT_INSTALLED = "the viewer page is not installed (no js/viewer/index.html)"
+
+
+class MissingDependency(ChronozarrError, ImportError):
+    """An optional dependency a feature needs is not installed; the message names the extra."""
+
+
+@dataclass(frozen=True)
+class ViewSession:
+    """What `view` started: the URL to open, the store URL, and the server (None for a URL store
+    without a viewer page, where nothing needs serving)."""
+
+    url: str
+    store_url: str
+    server: StoreServer | None
+    viewer_installed: bool
+
+
+def viewer_installed(js_dir: str | os.PathLike[str] | None = None) -> bool:
+    return (Path(js_dir or DEFAULT_JS_DIR) / "viewer" / "index.html").is_file()
+
+
+def is_url(store: str | os.PathLike[str]) -> bool:
+    return os.fspath(store).startswith(("http://", "https://"))
+
+
+class _ViewRoot:
+    """A temporary server root of links, and the one server on it, shared by the process."""
+
+    def __init__(self, js_dir: Path | None, port: int, host: str = "127.0.0.1") -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="chronozarr-view-"))
+        self.server = StoreServer(self.dir, host=host, port=port)
+        self.mounts: dict[str, str] = {}  # real store path -> mount name
+        self.lock = threading.Lock()
+        if js_dir is not None:
+            for entry in sorted(js_dir.iterdir()):
+                if entry.name != STORE_MOUNT and not entry.name.startswith(".") and entry.is_dir():
+                    self._link(entry.name, entry)
+
+    def _link(self, name: str, target: Path) -> None:
+        self.server.allow_links_to(target)
+        (self.dir / name).symlink_to(target.resolve(), target_is_directory=True)
+
+    def mount(self, store: Path) -> str:
+        """The URL path (`store/`, then `store-2/`, ...) the store is served at."""
+        real = os.path.realpath(store)
+        with self.lock:
+            if real not in self.mounts:
+                n = len(self.mounts) + 1
+                name = STORE_MOUNT if n == 1 else f"{STORE_MOUNT}-{n}"
+                self._link(name, Path(real))
+                self.mounts[real] = name
+            return self.mounts[real]
+
+    def close(self) -> None:
+        self.server.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)  # removes the links, never what they point to
+
+
+def viewer_url(server_url: str, store_url: str) -> str:
+    return f"{server_url}/viewer/?store={quote(store_url, safe=':/')}"
+
+
+def start_view(
+    store: str | os.PathLike[str],
+    *,
+    port: int = 0,
+    js_dir: str | os.PathLike[str] | None = None,
+    root: _ViewRoot | None = None,
+) -> ViewSession:
+    """Start serving what `view` needs for `store` and return the URL to open. The server runs on
+    a background thread; stop it with `session.server.stop()` (a shared root stops at exit)."""
+    js = Path(js_dir) if js_dir is not None else DEFAULT_JS_DIR
+    installed = viewer_installed(js)
+    text = os.fspath(store)
+    if is_url(text):
+        if not installed:
+            return ViewSession(text, text, None, False)
+        view_root = root or _ViewRoot(js, port)
+        view_root.server.start()
+        return ViewSession(viewer_url(view_root.server.url, text), text, view_root.server, True)
+    if not (Path(text) / "zarr.json").is_file():
+        raise StoreError(f"no store at {text!r}: there is no zarr.json in it")
+    view_root = root or _ViewRoot(js if installed else None, port)
+    name = view_root.mount(Path(text))
+    view_root.server.start()
+    store_url = f"{view_root.server.url}/{name}/"
+    url = viewer_url(view_root.server.url, store_url) if installed else store_url
+    return ViewSession(url, store_url, view_root.server, installed)
+
+
+def view_command(store: str, *, port: int = 0, open_browser: bool = False, echo: Any = print) -> int:
+    """Entry point of `chronozarr view`: serve until Ctrl-C; returns the exit status."""
+    session = start_view(store, port=port)
+    if session.server is None:
+        echo(f"Store: {session.store_url}")
+        echo(f"Note: {NOT_INSTALLED}; open the store URL with a viewer of your own")
+        return 0
+    if session.viewer_installed:
+        echo(f"Viewer: {session.url}")
+    else:
+        echo(f"Store: {session.store_url}")
+        echo(f"Note: {NOT_INSTALLED}; the store is served with ranges and CORS for any viewer")
+    if open_browser:
+        webbrowser.open(session.url)
+    echo("Serving until Ctrl-C")
+    try:
+        _wait_until_interrupted()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        session.server.stop()
+    return 0
+
+
+def _wait_until_interrupted() -> None:
+    threading.Event().wait()
+
+
+# -- notebooks -----------------------------------------------------------------------------------
+
+_SHARED: _ViewRoot | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared_root() -> _ViewRoot:
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = _ViewRoot(DEFAULT_JS_DIR if viewer_installed() else None, port=0)
+            atexit.register(_SHARED.close)
+        return _SHARED
+
+
+_ESM = """
+function render({ model, el }) {
+  const frame = document.createElement("iframe");
+  frame.style.cssText = "width: 100%; border: 0;";
+  const update = () => {
+    frame.src = model.get("url");
+    frame.style.height = model.get("height") + "px";
+  };
+  update();
+  model.on("change:url", update);
+  model.on("change:height", update);
+  el.appendChild(frame);
+}
+export default { render };
+"""
+
+
+def view(store: str | os.PathLike[str], *, height: int = 480) -> Any:
+    """The viewer for `store` as a notebook widget (anywidget): an iframe on a server this
+    process keeps running, shared by every call."""
+    try:
+        import anywidget
+        import traitlets
+    except ImportError:
+        raise MissingDependency(
+            "chronozarr.view in a notebook needs anywidget: pip install 'chronozarr[notebook]' (or use the "
+            "`chronozarr view STORE` command, which needs nothing extra)"
+        ) from None
+
+    class ViewerWidget(anywidget.AnyWidget):  # type: ignore[misc, valid-type]
+        _esm = _ESM
+        url = traitlets.Unicode("").tag(sync=True)
+        height = traitlets.Int(480).tag(sync=True)
+
+    session = start_view(store, root=_shared_root()) if not is_url(store) or viewer_installed() else start_view(store)
+    return ViewerWidget(url=session.url, height=int(height))

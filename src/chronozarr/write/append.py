@@ -1,0 +1,320 @@
+"""`append`: new timesteps at the end of an existing store's time axis, crash-safe (spec 14).
+
+The new timesteps go through the encoder's own streaming core (`write_timesteps`): the same
+pyramid, residuals, chunk encoding and shard building, so a new timestep is stored exactly as a
+fresh encode would store it against the same reference. What differs is where objects go and
+what is read back:
+
+* anchors written earlier are read back from the store at every level (stored anchors are true
+  values, the block means a fresh encode computed);
+* the trailing time shard is extended: its old chunk bytes are copied verbatim, the new chunks
+  follow, then a new index, so every old index entry still points at the same bytes;
+* every object is staged first and moved into place by the journal (write/journal.py), the root
+  zarr.json last.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ..progress import progress_bar
+from ..read.store import ChronoStore
+from ..spec.codecs import CodecSpec
+from ..spec.temporal import STAR_DELTA, anchor_indices, nearest_references, references_to_json, volatility_value
+from ..spec.times import iso_list
+from . import journal as jr
+from .existing import ExistingStore, open_existing, prepare_batch
+from .layout import coordinate_chunk, ordered_shard_bytes, volatility_chunk
+from .objects import ObjectCounter, ShardBase, ShardBuilder
+from .plan import Plan, Schedule
+from .pyramid_planes import Planes, build_pyramid
+from .source import Series
+from .timesteps import RangeResult, write_timesteps
+
+KINDS = (jr.NEW, jr.REWRITTEN, jr.METADATA)
+
+
+@dataclass(frozen=True)
+class WrittenObject:
+    """One object an append wrote (or, in a dry run, would write)."""
+
+    key: str
+    kind: str
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class AppendSummary:
+    """What an append wrote: objects by class and bytes. A dry run lists them and writes nothing."""
+
+    path: Path
+    added: int
+    n_time: int
+    objects: tuple[WrittenObject, ...]
+    seconds: float
+    dry_run: bool = False
+    resumed: bool = False
+
+    def count(self, kind: str) -> int:
+        return sum(1 for o in self.objects if o.kind == kind)
+
+    @property
+    def objects_new(self) -> int:
+        return self.count(jr.NEW)
+
+    @property
+    def objects_rewritten(self) -> int:
+        return self.count(jr.REWRITTEN)
+
+    @property
+    def objects_metadata(self) -> int:
+        return self.count(jr.METADATA)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(o.nbytes for o in self.objects)
+
+    def __str__(self) -> str:
+        verb = "would write" if self.dry_run else "wrote"
+        head = "completed an interrupted append: " if self.resumed and not self.dry_run else ""
+        size = "" if self.dry_run else f", {self.nbytes / 1e6:.1f} MB"
+        return (
+            f"{head}{self.path}: +{self.added} timesteps ({self.n_time} now); {verb} {len(self.objects)} objects "
+            f"({self.objects_new} new, {self.objects_rewritten} rewritten, {self.objects_metadata} metadata){size} "
+            f"in {self.seconds:.1f} s"
+        )
+
+
+def append(
+    store_path: str | os.PathLike[str],
+    da: xr.DataArray,
+    *,
+    crs: Any = None,
+    nodata: Any = "store",
+    mask: Any = None,
+    coverage: Any = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+    dry_run: bool = False,
+    fsync: bool = True,
+) -> AppendSummary:
+    """Append the timesteps of `da` (time, band, y, x) to the end of the store at `store_path`.
+
+    The input must match the store's grid, bands, dtype, CRS (default: the input's, else the
+    store's) and nodata (default: the store's), carry mask and coverage exactly when the store
+    does, and start strictly after the store's last time. Everything is checked before anything
+    is written. An append killed at any point leaves the old store readable, or a journal that
+    the next append on the store completes first (running the same append again finishes it).
+    `dry_run` lists the objects it would write, by class, and writes nothing. `fsync=False`
+    skips the flushes that guard against power loss (a killed process does not need them).
+    """
+    started = time.perf_counter()
+    root = Path(store_path)
+    if not root.is_dir():
+        open_existing(root)  # raises the store error naming the path
+    with jr.store_lock(root):
+        pending = jr.load_journal(root)
+        if pending is not None and dry_run:
+            return _summary_of(root, pending, started, dry_run=True)
+        if pending is not None:
+            jr.apply(root, pending, fsync)  # roll the interrupted append forward before anything else
+        elif not dry_run:
+            jr.discard_staging(root)  # an append that died before committing left only this
+        store = open_existing(root)
+        if pending is not None and _same_times(da, pending):
+            return _summary_of(root, pending, started)
+        series = prepare_batch(store, da, crs=crs, nodata=nodata, mask=mask, coverage=coverage)
+        plan = _plan(store, series, workers)
+        if dry_run:
+            return _dry_run(store, plan, series, started)
+        moves = _stage(store, plan, series, progress, fsync)
+        entry = jr.Journal(tuple(iso_list(series.times_ms)), store.n_time, moves)
+        jr.commit(root, entry, fsync)
+        jr.apply(root, entry, fsync)
+    return _summary_of(root, entry, started)
+
+
+def _same_times(da: xr.DataArray, pending: jr.Journal) -> bool:
+    """Whether `da` is the append the journal recorded (its times are the ones committed)."""
+    try:
+        times = iso_list(np.asarray(da["time"].values).astype("datetime64[ms]").astype(np.int64))
+    except (KeyError, TypeError, ValueError):
+        return False
+    return tuple(times) == pending.times
+
+
+def _summary_of(root: Path, entry: jr.Journal, started: float, dry_run: bool = False) -> AppendSummary:
+    objects = tuple(WrittenObject(m.key, m.kind, m.nbytes) for m in entry.moves)
+    n_time = entry.old_n_time + len(entry.times)
+    return AppendSummary(root, len(entry.times), n_time, objects, time.perf_counter() - started, dry_run, resumed=dry_run)
+
+
+def _plan(store: ExistingStore, series: Series, workers: int | None) -> Plan:
+    """The encoder's plan for the grown store: old references kept, new ones to the nearest anchor
+    that exists after the append (ties to the earlier), anchors [0, k, 2k, ...] of the new length."""
+    old_n = store.n_time
+    n_time = old_n + series.shape[0]
+    interval, old_references = store.old_references()
+    anchors = anchor_indices(n_time, interval)
+    references = {**old_references, **nearest_references(range(old_n, n_time), anchors)}
+    return Plan(
+        root=store.root / jr.STAGING,
+        variable=store.meta.variable,
+        dtype=store.meta.dtype.name,
+        shape=(n_time, *series.shape[1:]),  # type: ignore[arg-type]
+        levels=store.levels,
+        codec=store.codec,
+        nodata=store.meta.nodata,
+        encoding=store.meta.temporal.encoding,
+        schedule=Schedule(interval, tuple(anchors), references),
+        shard_time=store.shard_time,
+        has_mask=store.meta.mask_variable is not None,
+        has_coverage=store.meta.coverage_variable is not None,
+        workers=workers or os.cpu_count() or 2,
+    )
+
+
+def _stage(store: ExistingStore, plan: Plan, series: Series, progress: bool | None, fsync: bool) -> tuple[jr.Move, ...]:
+    """Write every object of the append below the staging area; returns them in landing order."""
+    writer = jr.StagingWriter(store.root, ObjectCounter())
+    old_n = store.n_time
+    with ChronoStore(store.root) as reader:
+
+        def pyramid_of(t: int) -> list[Planes]:
+            if t >= old_n:
+                return build_pyramid(*series.read(t - old_n), len(plan.levels), plan.nodata)
+            return [Planes(reader.read(t, lod=level.index), None, None) for level in plan.levels]
+
+        def open_shard(w: Any, key: str, n_inner: int) -> ShardBuilder:
+            existing = store.root / key
+            base = ShardBase.read(existing, n_inner) if existing.exists() else None
+            return ShardBuilder(w, key, n_inner, base)
+
+        with progress_bar("appending", series.shape[0], enabled=progress) as advance:
+            result = write_timesteps(
+                plan, series, old_n, plan.n_time, advance, pyramid_of=pyramid_of, open_shard=open_shard, writer=writer
+            )
+    _stage_metadata(store, plan, series, result, writer)
+    if fsync:
+        writer.flush()
+    return _moves(store, writer)
+
+
+def _stage_metadata(store: ExistingStore, plan: Plan, series: Series, result: RangeResult, writer: jr.StagingWriter) -> None:
+    """Array shapes, time/c/0, volatility when it changed, then the root document."""
+    times_ms = np.concatenate([store.times_ms, series.times_ms])
+    nodes: dict[str, dict[str, Any]] = {}
+    for level in plan.levels:
+        for name in [plan.variable, *plan.plane_variables]:
+            doc = store.node(f"{level.path}/{name}")
+            doc["shape"][0] = plan.n_time
+            nodes[f"{level.path}/{name}"] = doc
+        key = f"{level.path}/time"
+        doc = store.node(key)
+        doc["shape"] = [plan.n_time]
+        doc["chunk_grid"]["configuration"]["chunk_shape"] = [plan.n_time]
+        writer.put(f"{key}/c/0", coordinate_chunk(times_ms, CodecSpec.from_json(doc["codecs"][-1])))
+        nodes[key] = doc
+    for key in sorted(nodes):
+        writer.put_json(f"{key}/zarr.json", nodes[key])
+    old, codec = store.volatility()
+    new = _volatility(store, plan, old, result)
+    if new.tobytes() != old.tobytes():
+        writer.put(f"{store.block.get('volatility_path', 'volatility')}/c/0/0", volatility_chunk(new, codec))
+    writer.put_json("zarr.json", _root_document(store, plan, times_ms, result, nodes))
+
+
+def _volatility(store: ExistingStore, plan: Plan, old: np.ndarray, result: RangeResult) -> np.ndarray:
+    """Each cell's mean |delta| with the new deltas joined in (spec 5).
+
+    The stored value is mean / 10000 over the old deltas, so mean times the old count restores
+    their sum; a cell already clipped at 1.0 cannot be restored and stays a lower bound.
+    """
+    old_deltas = sum(1 for t in plan.schedule.references if t < store.n_time)
+    level0 = plan.levels[0]
+    new = old.copy()
+    assert result.volatility_sum is not None and result.volatility_count is not None
+    for r, c in level0.cells():
+        rows, cols = level0.cell_slice(r, c)
+        old_count = old_deltas * plan.n_band * (rows.stop - rows.start) * (cols.stop - cols.start)
+        total = float(old[r, c]) * 10000.0 * old_count + float(result.volatility_sum[r, c])
+        new[r, c] = volatility_value(total, old_count + int(result.volatility_count[r, c]))
+    return new
+
+
+def _root_document(
+    store: ExistingStore, plan: Plan, times_ms: np.ndarray, result: RangeResult, nodes: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """The old root with only what an append changes: times, temporal, levels, shard_bytes and the
+    consolidated copies of the changed nodes. multiscales and everything else stay as found."""
+    doc = copy.deepcopy(dict(store.document))
+    block = doc["attributes"]["chronozarr"]
+    if "times" in block:
+        block["times"] = iso_list(times_ms)
+    if plan.encoding == STAR_DELTA:
+        block["temporal"]["anchor_indices"] = list(plan.schedule.anchors)
+        block["temporal"]["delta_reference"] = references_to_json(plan.schedule.references)
+    for mirror in block.get("levels") or []:
+        mirror["shape"][0] = plan.n_time
+    if plan.sharded and "shard_bytes" in block:
+        merged = {level: dict(sizes) for level, sizes in block["shard_bytes"].items()}
+        for level, sizes in result.shard_bytes.items():
+            merged.setdefault(level, {}).update(sizes)
+        block["shard_bytes"] = ordered_shard_bytes(merged)
+    consolidated = doc.get("consolidated_metadata", {}).get("metadata")
+    if isinstance(consolidated, dict):
+        for key, node in nodes.items():
+            if key in consolidated:
+                consolidated[key] = node
+    return doc
+
+
+def _rank(key: str) -> int:
+    """Landing order (spec 9, 14): chunks and shards, then time and volatility chunks, then the
+    zarr.json below the root, then the root."""
+    if key == "zarr.json":
+        return 3
+    if key.endswith("/zarr.json"):
+        return 2
+    if key.endswith("/time/c/0") or key.startswith("volatility/"):
+        return 1
+    return 0
+
+
+def _kind(store: ExistingStore, key: str) -> str:
+    if _rank(key) > 0:
+        return jr.METADATA
+    return jr.REWRITTEN if (store.root / key).exists() else jr.NEW
+
+
+def _moves(store: ExistingStore, writer: jr.StagingWriter) -> tuple[jr.Move, ...]:
+    keys = sorted(writer.staged(), key=lambda k: (_rank(k), k))
+    return tuple(jr.Move(k, _kind(store, k), writer.path(k).stat().st_size) for k in keys)
+
+
+def _dry_run(store: ExistingStore, plan: Plan, series: Series, started: float) -> AppendSummary:
+    """The objects an append would write, from the geometry alone (no data is encoded).
+
+    It lists every chunk or shard that gains a timestep; one that would hold only fill is listed
+    too although the append would not store it. Sizes are unknown, so bytes are 0.
+    """
+    old_n = store.n_time
+    keys: set[str] = set()
+    for level in plan.levels:
+        for name in [plan.variable, *plan.plane_variables]:
+            for row, col in level.cells():
+                keys.update(plan.object_key(level, name, t, row, col) for t in range(old_n, plan.n_time))
+            keys.add(f"{level.path}/{name}/zarr.json")
+        keys.update({f"{level.path}/time/zarr.json", f"{level.path}/time/c/0"})
+    keys.update({f"{store.block.get('volatility_path', 'volatility')}/c/0/0", "zarr.json"})
+    ordered = sorted(keys, key=lambda k: (_rank(k), k))
+    objects = tuple(WrittenObject(k, _kind(store, k), 0) for k in ordered)
+    return AppendSummary(store.root, series.shape[0], plan.n_time, objects, time.perf_counter() - started, dry_run=True)

@@ -1,0 +1,181 @@
+"""An existing store as append sees it, and the checks a new batch must pass against it (spec 14).
+
+Everything here only reads: the store is opened, its documents parsed, and the input compared
+field by field, before append stages a single object.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ..crs import find_crs
+from ..errors import InputError, StoreError
+from ..read.arrays import decode_chunk, parse_array
+from ..read.metadata import StoreMetadata, load
+from ..read.sources import open_source
+from ..spec.codecs import CodecSpec
+from ..spec.geometry import LevelGeometry
+from ..spec.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
+from ..spec.times import iso_list
+from .source import Series, prepare
+
+
+@dataclass(frozen=True)
+class ExistingStore:
+    """The parsed state of a store before an append: its root document, levels and layout."""
+
+    root: Path
+    document: Mapping[str, Any]
+    meta: StoreMetadata
+    levels: tuple[LevelGeometry, ...]
+    codec: CodecSpec
+    shard_time: int | None
+
+    @property
+    def n_time(self) -> int:
+        return self.meta.levels[0].shape[0]
+
+    @property
+    def block(self) -> Mapping[str, Any]:
+        return self.document["attributes"]["chronozarr"]
+
+    @property
+    def times_ms(self) -> np.ndarray:
+        return self.meta.times.astype("datetime64[ms]").astype(np.int64)
+
+    @property
+    def plane_variables(self) -> list[str]:
+        return [n for n, v in (("mask", self.meta.mask_variable), ("coverage", self.meta.coverage_variable)) if v]
+
+    def node(self, key: str) -> dict[str, Any]:
+        """A copy of a node's zarr.json: its own document when it has one, else the consolidated copy."""
+        path = self.root / key / "zarr.json"
+        if path.exists():
+            return json.loads(path.read_text(encoding="utf-8"))
+        consolidated = self.document.get("consolidated_metadata", {}).get("metadata", {})
+        if key not in consolidated:
+            raise StoreError(f"{path} is missing")
+        return copy.deepcopy(consolidated[key])
+
+    def volatility(self) -> tuple[np.ndarray, CodecSpec]:
+        """The stored volatility values and the codec their chunk uses."""
+        path = self.block.get("volatility_path", "volatility")
+        info = parse_array(path, self.node(path))
+        chunk = self.root / path / "c" / "0" / "0"
+        if not chunk.exists():
+            raise StoreError(f"{chunk} is missing: append updates the volatility array (spec 5), so it must exist")
+        values = decode_chunk(info, chunk.read_bytes(), str(chunk))[: info.shape[0], : info.shape[1]]
+        assert info.codec is not None
+        return np.asarray(values, dtype=np.float32), info.codec
+
+    def old_references(self) -> tuple[int, dict[int, int]]:
+        """(anchor interval, references) already recorded, or under none the nominal schedule
+        volatility used for them (spec 5: interval 6; the encoder's default)."""
+        temporal = self.meta.temporal
+        if temporal.encoding == STAR_DELTA:
+            assert temporal.anchor_interval is not None
+            expected = anchor_indices(self.n_time, temporal.anchor_interval)
+            if list(temporal.anchor_indices) != expected:
+                raise StoreError(
+                    f"chronozarr.temporal.anchor_indices is {list(temporal.anchor_indices)}, not the schedule "
+                    f"{expected} of anchor_interval {temporal.anchor_interval}; append extends only that schedule"
+                )
+            return temporal.anchor_interval, dict(temporal.delta_reference)
+        interval = NOMINAL_ANCHOR_INTERVAL
+        return interval, nearest_references(range(self.n_time), anchor_indices(self.n_time, interval))
+
+
+def open_existing(path: Path) -> ExistingStore:
+    """Open the store at path for an append; raises StoreError when it is not one."""
+    if not path.is_dir():
+        raise StoreError(f"no store at {str(path)!r}: the directory does not exist")
+    source = open_source(str(path))
+    meta = load(source)
+    document = json.loads((path / "zarr.json").read_text(encoding="utf-8"))
+    data = meta.levels[0].data
+    if data.codec is None:
+        raise StoreError(f"{path}: the data array has no compression codec chronozarr writes")
+    shard_time = data.shard_shape[0] if data.shard_shape is not None else None
+    levels = tuple(LevelGeometry(l.index, l.height, l.width, l.chunk_size, tuple(l.transform)) for l in meta.levels)
+    return ExistingStore(path, document, meta, levels, data.codec, shard_time)  # type: ignore[arg-type]
+
+
+def prepare_batch(
+    store: ExistingStore,
+    da: xr.DataArray,
+    *,
+    crs: Any,
+    nodata: Any,
+    mask: Any,
+    coverage: Any,
+) -> Series:
+    """Check the new batch against the store; every mismatch names the field and both values."""
+    if not isinstance(da, xr.DataArray):
+        raise InputError(f"append takes an xarray.DataArray with dims (time, band, y, x), got {type(da).__name__}")
+    store_crs = store.meta.crs
+    if crs is None and find_crs(da.to_dataset(name="__data__"), ["__data__"], geographic=False) is None:
+        crs = store_crs  # an input without a CRS is taken to be on the store's grid
+    declared = da.attrs.get("nodata", "store") if isinstance(nodata, str) and nodata == "store" else nodata
+    store_nodata = store.meta.nodata
+    if not (isinstance(declared, str) and declared == "store") and not _same_number(declared, store_nodata):
+        _mismatch("nodata", store_nodata, declared)
+    series = prepare(da, crs=crs, nodata=store_nodata, mask=mask, coverage=coverage)
+    check_batch(store, series)
+    return series
+
+
+def check_batch(store: ExistingStore, series: Series) -> None:
+    """Grid, transform, bands, dtype, CRS, mask and coverage presence, and times after the last."""
+    level0 = store.levels[0]
+    _, n_band, height, width = series.shape
+    if series.dtype != store.meta.dtype:
+        _mismatch("dtype", store.meta.dtype.name, series.dtype.name)
+    if (height, width) != (level0.height, level0.width):
+        _mismatch("grid (height, width)", (level0.height, level0.width), (height, width))
+    tolerance = 1e-6 * level0.resolution
+    if any(abs(a - b) > tolerance for a, b in zip(series.transform, level0.transform)):
+        _mismatch("transform", list(level0.transform), list(series.transform))
+    store_bands = [b.name for b in store.meta.bands]
+    if n_band != len(store_bands):
+        _mismatch("band count", len(store_bands), n_band)
+    if "band" in series.data.coords and series.band_labels != store_bands:
+        _mismatch("bands", store_bands, series.band_labels)
+    if store.meta.crs is not None and series.crs != store.meta.crs:
+        _mismatch("crs", store.meta.crs, series.crs)
+    for name, present, given in (
+        ("mask", store.meta.mask_variable is not None, series.has_mask),
+        ("coverage", store.meta.coverage_variable is not None, series.coverage is not None),
+    ):
+        if present != given:
+            _mismatch(name, "present" if present else "absent", "present" if given else "absent")
+    last = int(store.times_ms[-1])
+    first = int(series.times_ms[0])
+    if first <= last:
+        raise InputError(
+            f"time: new timesteps must be strictly after the store's last one; the store ends at "
+            f"{iso_list([last])[0]}, the input starts at {iso_list([first])[0]}"
+        )
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _mismatch(field: str, store_value: Any, input_value: Any) -> None:
+    raise InputError(
+        f"{field} differs from the store's: the store has {store_value}, the input has {input_value}. "
+        "An append adds timesteps to the same grid, bands, dtype, CRS and nodata (spec 14)"
+    )

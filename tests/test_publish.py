@@ -1,0 +1,253 @@
+"""publish against a local S3-compatible server (moto): objects, headers, order, refusals."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+pytest.importorskip("obstore")
+pytest.importorskip("moto.server")
+boto3 = pytest.importorskip("boto3")
+
+import obstore.store  # noqa: E402
+
+import chronozarr  # noqa: E402
+from chronozarr import publish as publish_module  # noqa: E402
+from chronozarr.cli import app  # noqa: E402
+from chronozarr.errors import OutputExistsError  # noqa: E402
+from chronozarr.publish import PublishError, append_mismatch, parse_newer_than, plan, publish  # noqa: E402
+from chronozarr.spec.caching import IMMUTABLE_CACHE_CONTROL, chronozarr_block  # noqa: E402
+from conftest import make_series  # noqa: E402
+
+BUCKET = "chronozarr-test"
+CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing", "region_name": "us-east-1"}
+SHORT = "public, max-age=300"
+
+
+@pytest.fixture(scope="module")
+def s3():
+    """A moto S3 server on 127.0.0.1 with one bucket; yields (endpoint, boto3 client)."""
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    client = boto3.client("s3", endpoint_url=endpoint, **CREDENTIALS)
+    client.create_bucket(Bucket=BUCKET)
+    yield endpoint, client
+    server.stop()
+
+
+@pytest.fixture(autouse=True)
+def aws_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """publish reads credentials from the environment, as it does for users."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+
+
+def _target(endpoint: str, prefix: str):
+    return obstore.store.S3Store(
+        BUCKET, prefix=prefix, endpoint=endpoint, access_key_id="testing", secret_access_key="testing",
+        region="us-east-1", client_options={"allow_http": True}, virtual_hosted_style_request=False,
+    )
+
+
+def _remote(client, prefix: str) -> dict[str, dict]:
+    """key below prefix -> head_object answer."""
+    keys = [o["Key"] for o in client.list_objects_v2(Bucket=BUCKET, Prefix=prefix + "/").get("Contents", [])]
+    return {k[len(prefix) + 1 :]: client.head_object(Bucket=BUCKET, Key=k) for k in keys}
+
+
+def _local(store: Path) -> set[str]:
+    return {p.relative_to(store).as_posix() for p in store.rglob("*") if p.is_file()}
+
+
+def _encode(path: Path, n_time: int, **options) -> Path:
+    da = make_series(n_time=n_time, height=40, width=30)
+    chronozarr.encode(da, path, crs="EPSG:32631", chunk_size=16, encoding="none", progress=False, **options)
+    return path
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("publish")
+    return {
+        "sharded": _encode(base / "sharded", 5, shard=True, shard_time=2),
+        "unsharded": _encode(base / "unsharded", 5),
+        "first3": _encode(base / "first3", 3),
+    }
+
+
+@pytest.fixture
+def recorded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The keys put, in the order their upload finished."""
+    done: list[str] = []
+    lock = threading.Lock()
+    real_put = publish_module._put
+
+    def put(store, obj):
+        real_put(store, obj)
+        with lock:
+            done.append(obj.key)
+
+    monkeypatch.setattr(publish_module, "_put", put)
+    return done
+
+
+def _prefix() -> str:
+    return f"aoi-{uuid.uuid4().hex[:8]}/chronozarr-1"
+
+
+@pytest.mark.parametrize("layout", ["sharded", "unsharded"])
+def test_upload_objects_headers_and_order(s3, stores, recorded, layout: str) -> None:
+    endpoint, client = s3
+    store, prefix = stores[layout], _prefix()
+    summary = publish(store, f"s3://{BUCKET}/{prefix}", endpoint=endpoint, echo=lambda line: None)
+    remote = _remote(client, prefix)
+    assert set(remote) == _local(store) == set(summary.uploaded)
+    for key, head in remote.items():
+        assert "ContentEncoding" not in head, key
+        assert head["ContentLength"] == (store / key).stat().st_size
+        assert (client.get_object(Bucket=BUCKET, Key=f"{prefix}/{key}")["Body"].read()) == (store / key).read_bytes()
+        if key.endswith("zarr.json") or key.endswith("time/c/0") or key == "volatility/c/0/0":
+            assert head["CacheControl"] == SHORT, key
+        elif layout == "sharded" and "/data/c/2/" in key:  # the trailing time shard of shard_time 2
+            assert head["CacheControl"] == SHORT, key
+        else:
+            assert head["CacheControl"] == IMMUTABLE_CACHE_CONTROL, key
+    # Order: data objects, then time/volatility, then metadata below the root, then the root, last.
+    assert recorded[-1] == "zarr.json"
+    position = {key: i for i, key in enumerate(recorded)}
+    metadata = [k for k in recorded if k.endswith("zarr.json") and k != "zarr.json"]
+    rewritten = [k for k in recorded if k.endswith("time/c/0") or k == "volatility/c/0/0"]
+    data = [k for k in recorded if k not in metadata and k not in rewritten and k != "zarr.json"]
+    assert max(position[k] for k in data) < min(position[k] for k in rewritten)
+    assert max(position[k] for k in rewritten) < min(position[k] for k in metadata)
+
+
+def test_interrupted_upload_leaves_no_root(s3, stores, monkeypatch: pytest.MonkeyPatch) -> None:
+    endpoint, client = s3
+    prefix, calls = _prefix(), []
+    real_put = publish_module._put
+
+    def flaky(store, obj):
+        calls.append(obj.key)
+        if len(calls) == 5:
+            raise ConnectionError("injected failure")
+        real_put(store, obj)
+
+    monkeypatch.setattr(publish_module, "_put", flaky)
+    with pytest.raises(PublishError, match="phase 1.*root zarr.json was not uploaded"):
+        publish(stores["unsharded"], f"s3://{BUCKET}/{prefix}", endpoint=endpoint, concurrency=2, echo=lambda line: None)
+    remote = _remote(client, prefix)
+    assert remote and "zarr.json" not in remote
+    assert not any(k.endswith("zarr.json") for k in remote)  # phase 2 never started either
+    # The prefix now holds objects but no root: a plain rerun is refused, --force finishes it.
+    monkeypatch.setattr(publish_module, "_put", real_put)
+    with pytest.raises(OutputExistsError, match="no chronozarr root"):
+        publish(stores["unsharded"], f"s3://{BUCKET}/{prefix}", endpoint=endpoint, echo=lambda line: None)
+    publish(stores["unsharded"], f"s3://{BUCKET}/{prefix}", endpoint=endpoint, force=True, echo=lambda line: None)
+    assert set(_remote(client, prefix)) == _local(stores["unsharded"])
+
+
+def test_dry_run_prints_classes_and_uploads_nothing(s3, stores, recorded) -> None:
+    endpoint, client = s3
+    prefix, lines = _prefix(), []
+    publish(stores["sharded"], f"s3://{BUCKET}/{prefix}", endpoint=endpoint, dry_run=True, echo=lines.append)
+    assert recorded == [] and _remote(client, prefix) == {}
+    objects = lines[:-1]
+    assert len(objects) == len(_local(stores["sharded"]))
+    assert objects[-1].split() == ["phase", "3", "root", "public,", "max-age=300", "zarr.json"]
+    assert any(line.split()[2] == "trailing" and line.endswith("0/data/c/2/0/0/0") for line in objects)
+    assert any("immutable" in line and line.endswith("0/data/c/0/0/0/0") for line in objects)
+    result = CliRunner().invoke(app, ["publish", str(stores["sharded"]), "s3://nowhere/x", "--dry-run"])
+    assert result.exit_code == 0 and "dry run" in result.output
+
+
+def test_non_empty_prefix_is_refused_unless_forced(s3, stores, recorded) -> None:
+    endpoint, client = s3
+    prefix = _prefix()
+    client.put_object(Bucket=BUCKET, Key=f"{prefix}/something-else", Body=b"x")
+    with pytest.raises(OutputExistsError, match="not empty"):
+        publish(stores["unsharded"], f"s3://{BUCKET}/{prefix}", endpoint=endpoint, echo=lambda line: None)
+    assert recorded == []
+    publish(stores["unsharded"], f"s3://{BUCKET}/{prefix}", endpoint=endpoint, echo=lambda line: None, force=True)
+    # A second publish of the same store is not an append either.
+    with pytest.raises(OutputExistsError, match="already published"):
+        publish(stores["unsharded"], f"s3://{BUCKET}/{prefix}", endpoint=endpoint, echo=lambda line: None)
+
+
+def test_append_is_published_with_newer_than(s3, stores, tmp_path: Path, recorded) -> None:
+    endpoint, client = s3
+    prefix = _prefix()
+    dest = f"s3://{BUCKET}/{prefix}"
+    publish(stores["first3"], dest, object_store=_target(endpoint, prefix), echo=lambda line: None)
+    # The 5-timestep store is the 3-timestep one grown at the end; mark what an append touches.
+    grown = tmp_path / "grown"
+    import shutil
+
+    shutil.copytree(stores["unsharded"], grown)
+    stamp = tmp_path / "stamp"
+    stamp.touch()
+    past = time.time() - 3600
+    os.utime(stamp, (past, past))
+    touched = {k for k in _local(grown) if k.endswith("zarr.json") or "/c/3/" in k or "/c/4/" in k or k.endswith("time/c/0") or k == "volatility/c/0/0"}
+    for key in _local(grown):
+        when = time.time() if key in touched else past - 60
+        os.utime(grown / key, (when, when))
+    recorded.clear()
+    summary = publish(grown, dest, endpoint=endpoint, newer_than=str(stamp), echo=lambda line: None)
+    assert set(summary.uploaded) == touched == set(recorded)
+    assert recorded[-1] == "zarr.json" and summary.skipped_older == len(_local(grown)) - len(touched)
+    remote_root = json.loads(client.get_object(Bucket=BUCKET, Key=f"{prefix}/zarr.json")["Body"].read())
+    assert len(chronozarr_block(remote_root)["times"]) == 5
+
+
+def test_append_rules() -> None:
+    base = {"spec_version": "0.2.0", "variable": "data", "times": ["t0", "t1"], "crs": "EPSG:32631",
+            "temporal": {"encoding": "star-delta", "anchor_interval": 2, "anchor_indices": [0], "delta_reference": {"1": 0}},
+            "levels": [{"path": "0", "shape": [2, 1, 8, 8], "grid": [1, 1]}], "shard_bytes": {"0": {"0/0/0": 10}}}
+    grown = json.loads(json.dumps(base))
+    grown["times"] += ["t2"]
+    grown["temporal"].update(anchor_indices=[0, 2])
+    grown["levels"][0]["shape"][0] = 3
+    grown["shard_bytes"]["0"]["0/0/0"] = 15
+    assert append_mismatch(base, grown) is None
+    assert "already published" in append_mismatch(base, base)
+    assert "crs" in append_mismatch(base, {**grown, "crs": "EPSG:4326"})
+    assert "first timesteps" in append_mismatch(base, {**grown, "times": ["t0", "tX", "t2"]})
+    changed = json.loads(json.dumps(grown))
+    changed["temporal"]["delta_reference"]["1"] = 2
+    assert "reference changed" in append_mismatch(base, changed)
+    wider = json.loads(json.dumps(grown))
+    wider["levels"][0]["shape"][3] = 9
+    assert "spatial shape" in append_mismatch(base, wider)
+    assert "no chronozarr root" in append_mismatch(None, grown)
+
+
+def test_plan_and_newer_than_parsing(stores, tmp_path: Path) -> None:
+    objects = plan(stores["sharded"])
+    assert [o.phase for o in objects] == sorted(o.phase for o in objects)
+    assert objects[-1].key == "zarr.json" and objects[-1].phase == 3
+    stamp = tmp_path / "stamp"
+    stamp.touch()
+    assert parse_newer_than(str(stamp)) == stamp.stat().st_mtime
+    assert parse_newer_than("1700000000") == 1700000000.0
+    assert parse_newer_than("2023-11-14T22:13:20Z") == 1700000000.0
+    with pytest.raises(PublishError):
+        parse_newer_than("not a time")
+    with pytest.raises(PublishError, match="s3://"):
+        publish(stores["sharded"], "/tmp/elsewhere", echo=lambda line: None)

@@ -1,0 +1,123 @@
+"""view: the server layout (store next to the viewer page), URL stores, and the notebook widget."""
+
+from __future__ import annotations
+
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import chronozarr
+import importlib
+from chronozarr.cli import app
+from chronozarr.view import MissingDependency, start_view
+from conftest import make_series
+
+view_module = importlib.import_module("chronozarr.view")  # chronozarr.view is the function
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("view") / "chronozarr-1"
+    chronozarr.encode(make_series(n_time=3, height=20, width=20), path, crs="EPSG:32631", chunk_size=16, shard=True, progress=False)
+    return path
+
+
+@pytest.fixture
+def js_dir(tmp_path: Path) -> Path:
+    """A stand-in for the repository's js/: viewer/index.html and a src/ module next to it."""
+    js = tmp_path / "js"
+    (js / "viewer").mkdir(parents=True)
+    (js / "viewer" / "index.html").write_text("<!doctype html><title>viewer</title>")
+    (js / "src").mkdir()
+    (js / "src" / "reader.js").write_text("export const x = 1;\n")
+    return js
+
+
+def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {})) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), b""
+
+
+def test_local_store_is_served_next_to_the_viewer(store: Path, js_dir: Path) -> None:
+    session = start_view(store, js_dir=js_dir)
+    try:
+        base = session.server.url
+        assert session.viewer_installed
+        assert session.url == f"{base}/viewer/?store={base}/store/"
+        assert _get(f"{base}/viewer/")[0] == 200
+        assert _get(f"{base}/src/reader.js")[2] == b"export const x = 1;\n"
+        status, _, body = _get(f"{base}/store/zarr.json")
+        assert status == 200 and b"chronozarr" in body
+        status, headers, body = _get(f"{base}/store/0/data/c/0/0/0/0", {"Range": "bytes=0-9"})
+        assert status == 206 and headers["Content-Range"].startswith("bytes 0-9/") and len(body) == 10
+        assert headers["Access-Control-Allow-Origin"] == "*"
+        assert _get(f"{base}/store/no-such-key")[0] == 404
+        assert _get(f"{base}/store/../../etc/passwd")[0] == 404
+    finally:
+        session.server.stop()
+
+
+def test_without_the_viewer_page_the_store_url_is_given(store: Path, tmp_path: Path) -> None:
+    session = start_view(store, js_dir=tmp_path / "no-js")
+    try:
+        assert not session.viewer_installed and session.url == session.store_url == f"{session.server.url}/store/"
+        assert _get(f"{session.url}zarr.json")[0] == 200
+    finally:
+        session.server.stop()
+
+
+def test_a_url_store_starts_no_store_server(js_dir: Path, tmp_path: Path) -> None:
+    url = "https://data.example.org/aoi/chronozarr-1/"
+    bare = start_view(url, js_dir=tmp_path / "no-js")
+    assert bare.server is None and bare.url == url
+    session = start_view(url, js_dir=js_dir)
+    try:
+        assert session.url == f"{session.server.url}/viewer/?store={url}"
+        assert _get(f"{session.server.url}/viewer/")[0] == 200
+        assert _get(f"{session.server.url}/store/zarr.json")[0] == 404
+    finally:
+        session.server.stop()
+
+
+def test_cli_view_prints_the_url(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(view_module, "_wait_until_interrupted", interrupted)
+    opened: list[str] = []
+    monkeypatch.setattr(view_module.webbrowser, "open", opened.append)
+    result = CliRunner().invoke(app, ["view", str(store), "--port", "0"])
+    assert result.exit_code == 0, result.output
+    assert "http://127.0.0.1:" in result.output and opened == []
+    result = CliRunner().invoke(app, ["view", str(store), "--open"])
+    assert len(opened) == 1
+    assert CliRunner().invoke(app, ["view", str(store.parent / "missing")]).exit_code == 2
+
+
+def test_notebook_widget_needs_anywidget(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "anywidget", None)
+    with pytest.raises(MissingDependency, match=r"chronozarr\[notebook\]"):
+        chronozarr.view(store)
+
+
+def test_notebook_widget_shows_the_shared_server(store: Path) -> None:
+    pytest.importorskip("anywidget")
+    first = chronozarr.view(store)
+    second = chronozarr.view(store, height=300)
+    assert first.url == second.url and second.height == 300
+    assert "/store/" in first.url and first.url.startswith("http://127.0.0.1:")
+    store_url = first.url.split("store=")[-1]
+    assert _get(f"{store_url}zarr.json")[0] == 200
+
+
+@pytest.mark.parametrize("command", ["doctor", "view", "publish"])
+def test_help_has_an_example(command: str) -> None:
+    result = CliRunner().invoke(app, [command, "--help"])
+    assert result.exit_code == 0 and "Example" in result.output and f"chronozarr {command} " in result.output

@@ -1,0 +1,212 @@
+"""append (spec 14): 1, then 1, then 5 timesteps onto unsharded and sharded stores, none and
+star-delta; after each append the store validates, decodes equal to its source and to a fresh
+encode at every level, and exactly the objects section 14 lists changed on disk."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+from typer.testing import CliRunner
+
+import chronozarr
+from chronozarr.cli import app
+from chronozarr.errors import InputError
+from chronozarr.spec.temporal import anchor_indices, nearest_references
+from conftest import make_series
+from append_helpers import assert_matches_fresh, file_hashes, section14_objects
+
+CRS = "EPSG:32631"
+BATCHES = ((5, 6), (6, 7), (7, 12))  # the store starts with 5 timesteps
+LAYOUTS = {
+    "unsharded": {},
+    "shard_time_4": {"shard": True, "shard_time": 4},
+    "whole_axis": {"shard": True, "shard_time": 5},  # shard_time = n_time at creation
+}
+
+
+def _options(encoding: str, layout: str) -> dict:
+    interval = {"anchor_interval": 3} if encoding == "star-delta" else {}  # none: the nominal 6 of spec 5
+    return {"crs": CRS, "encoding": encoding, "chunk_size": 16, **interval, **LAYOUTS[layout]}
+
+
+def _planes(full: xr.DataArray) -> tuple[xr.DataArray, xr.DataArray]:
+    rng = np.random.default_rng(7)
+    mask = xr.DataArray(rng.integers(0, 2, full.shape[:1] + full.shape[2:], dtype=np.uint8), dims=("time", "y", "x"))
+    coverage = xr.DataArray(rng.integers(0, 9, mask.shape, dtype=np.uint8), dims=("time", "y", "x"))
+    return mask, coverage
+
+
+def _expected_references(encoding: str, interval: int) -> dict[int, int]:
+    """References the appends must record: frozen once written, nearest existing anchor when new."""
+    refs = nearest_references(range(5), anchor_indices(5, interval))
+    for start, stop in BATCHES:
+        refs.update(nearest_references(range(start, stop), anchor_indices(stop, interval)))
+    return refs
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("encoding", ["none", "star-delta"])
+def test_append_one_one_five(tmp_path: Path, encoding: str, layout: str) -> None:
+    full = make_series(n_time=12, n_band=2, height=37, width=29, seed=3)
+    store = tmp_path / "store"
+    options = _options(encoding, layout)
+    chronozarr.encode(full[:5], store, **options)
+    for start, stop in BATCHES:
+        before = file_hashes(store)
+        summary = chronozarr.append(store, full[start:stop])
+        after = file_hashes(store)
+        changed = {k for k in after if before.get(k) != after[k]}
+        required, optional = section14_objects(store, start, stop)
+        assert required <= changed, sorted(required - changed)
+        assert changed <= required | optional, sorted(changed - required - optional)
+        assert set(before) <= set(after), "an append never removes an object"
+        assert {o.key for o in summary.objects} == changed
+        for o in summary.objects:
+            kind = "metadata" if o.key.endswith("zarr.json") or "/time/" in o.key or o.key.startswith("volatility") else (
+                "rewritten" if o.key in before else "new"
+            )
+            assert o.kind == kind, o
+            assert o.nbytes == (store / o.key).stat().st_size
+        assert summary.added == stop - start and summary.n_time == stop
+        report = chronozarr.validate(store)
+        assert report.ok, str(report)
+        assert_matches_fresh(store, full, stop, tmp_path / f"fresh{stop}", **options)
+    with chronozarr.open_store(store) as s:
+        if encoding == "star-delta":
+            assert s.temporal.anchor_indices == (0, 3, 6, 9)
+            assert dict(s.temporal.delta_reference) == _expected_references(encoding, 3)
+        _check_volatility(store, full, encoding)
+
+
+def _check_volatility(store: Path, full: xr.DataArray, encoding: str) -> None:
+    """Spec 5 over every recorded reference (the nominal interval-6 schedule under none)."""
+    with chronozarr.open_store(store) as s:
+        refs = dict(s.temporal.delta_reference) if encoding == "star-delta" else _expected_references(encoding, 6)
+        level = s.meta.levels[0]
+        import zarr
+
+        stored = zarr.open_array(store / "volatility", mode="r")[:]
+        values = full.values.astype(np.int64)
+        for r in range(level.grid[0]):
+            for c in range(level.grid[1]):
+                rows, cols = level.cell_slice(r, c)
+                diffs = [np.abs(values[t, :, rows, cols] - values[a, :, rows, cols]).mean() for t, a in refs.items()]
+                expected = min(float(np.mean(diffs)) / 10000.0, 1.0)
+                assert stored[r, c] == pytest.approx(expected, rel=1e-5)
+
+
+def test_mask_and_coverage_grow_with_the_data(tmp_path: Path) -> None:
+    full = make_series(n_time=9, n_band=2, height=37, width=29, seed=5)
+    mask, coverage = _planes(full)
+    store = tmp_path / "store"
+    options = _options("star-delta", "shard_time_4")
+    chronozarr.encode(full[:5], store, mask=mask[:5], coverage=coverage[:5], **options)
+    before = file_hashes(store)
+    chronozarr.append(store, full[5:9], mask=mask[5:9], coverage=coverage[5:9])
+    after = file_hashes(store)
+    required, optional = section14_objects(store, 5, 9)
+    changed = {k for k in after if before.get(k) != after[k]}
+    assert required <= changed <= required | optional
+    assert chronozarr.validate(store).ok
+    assert_matches_fresh(store, full, 9, tmp_path / "fresh", mask=mask, coverage=coverage, **options)
+
+
+def test_shard_boundary_crossed_mid_batch(tmp_path: Path) -> None:
+    """Timesteps 5..10 fill shard 1 (rewritten, old chunks kept at their offsets) and open shard 2."""
+    full = make_series(n_time=11, n_band=1, height=20, width=20, seed=9)
+    store = tmp_path / "store"
+    chronozarr.encode(full[:5], store, **_options("none", "shard_time_4"))
+    key0, key1, key2 = (f"0/data/c/{i}/0/0/0" for i in range(3))
+    shard0, shard1 = (store / key0).read_bytes(), (store / key1).read_bytes()
+    summary = chronozarr.append(store, full[5:11])
+    kinds = {o.key: o.kind for o in summary.objects}
+    assert key0 not in kinds and (store / key0).read_bytes() == shard0
+    assert kinds[key1] == "rewritten" and kinds[key2] == "new"
+    grown = (store / key1).read_bytes()
+    chunk_bytes = len(shard1) - (16 * 4 + 4)
+    assert grown[:chunk_bytes] == shard1[:chunk_bytes], "old chunks keep their bytes and offsets"
+    assert chronozarr.validate(store).ok
+    assert_matches_fresh(store, full, 11, tmp_path / "fresh", **_options("none", "shard_time_4"))
+
+
+@pytest.fixture
+def small_store(tmp_path: Path) -> tuple[Path, xr.DataArray]:
+    full = make_series(n_time=4, n_band=2, height=20, width=20, seed=1)
+    store = tmp_path / "store"
+    chronozarr.encode(full[:3], store, crs=CRS, chunk_size=16)
+    return store, full
+
+
+def _expect_refusal(store: Path, da: xr.DataArray, match: str, **kwargs) -> None:
+    before = file_hashes(store)
+    with pytest.raises(InputError, match=match):
+        chronozarr.append(store, da, **kwargs)
+    assert file_hashes(store) == before, "a refused append leaves the store untouched"
+
+
+def test_mask_presence_must_match(tmp_path: Path, small_store) -> None:
+    store, full = small_store
+    mask, coverage = _planes(full)
+    _expect_refusal(store, full[3:], r"mask .*the store has absent, the input has present", mask=mask[3:])
+    _expect_refusal(store, full[3:], r"coverage .*the store has absent, the input has present", coverage=coverage[3:])
+    masked = tmp_path / "masked"
+    chronozarr.encode(full[:3], masked, crs=CRS, chunk_size=16, mask=mask[:3], coverage=coverage[:3])
+    _expect_refusal(masked, full[3:], r"mask .*the store has present, the input has absent", coverage=coverage[3:])
+    _expect_refusal(masked, full[3:], r"coverage .*the store has present, the input has absent", mask=mask[3:])
+
+
+def _shifted(da: xr.DataArray, dx: float) -> xr.DataArray:
+    return da.assign_coords(x=da["x"] + dx)
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda da: da.astype("int16"), r"dtype differs.*uint16.*int16"),
+        (lambda da: da.isel(y=slice(0, 18)), r"grid \(height, width\) differs.*\(20, 20\).*\(18, 20\)"),
+        (lambda da: _shifted(da, 5.0), r"transform differs"),
+        (lambda da: da.assign_coords(band=["x0", "x1"]), r"bands differs.*\['b0', 'b1'\].*\['x0', 'x1'\]"),
+        (lambda da: da.isel(band=[0]), r"band count differs.*2.*1"),
+        (lambda da: da.assign_attrs(crs="EPSG:32632"), r"crs differs.*EPSG:32631.*EPSG:32632"),
+        (lambda da: da.assign_attrs(nodata=7), r"nodata differs.*0.*7"),
+        (lambda da: da.assign_coords(time=[np.datetime64("2024-02-01", "ns")]), r"time: .*strictly after.*2024-03-01"),
+    ],
+    ids=["dtype", "grid", "transform", "bands", "band_count", "crs", "nodata", "time"],
+)
+def test_mismatch_names_field_and_values(small_store, change, match) -> None:
+    store, full = small_store
+    _expect_refusal(store, change(full[3:]), match)
+
+
+def test_dry_run_writes_nothing_and_lists_the_objects(small_store) -> None:
+    store, full = small_store
+    before = file_hashes(store)
+    planned = chronozarr.append(store, full[3:], dry_run=True)
+    assert file_hashes(store) == before
+    done = chronozarr.append(store, full[3:])
+    assert {o.key for o in done.objects} <= {o.key for o in planned.objects}
+    assert {(o.key, o.kind) for o in done.objects} <= {(o.key, o.kind) for o in planned.objects}
+
+
+def test_cli_append_and_dry_run(tmp_path: Path, small_store) -> None:
+    store, full = small_store
+    source = tmp_path / "new.zarr"
+    full[3:].to_dataset(name="data").to_zarr(source, zarr_format=3, consolidated=False)
+    runner = CliRunner()
+    before = file_hashes(store)
+    dry = runner.invoke(app, ["append", str(store), str(source), "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "new        0/data/c/3/0/0/0" in dry.output and "metadata   zarr.json" in dry.output
+    assert file_hashes(store) == before
+    done = runner.invoke(app, ["append", str(store), str(source)])
+    assert done.exit_code == 0, done.output
+    assert "+1 timesteps (4 now)" in done.output and "new," in done.output
+    again = runner.invoke(app, ["append", str(store), str(source)])
+    assert again.exit_code == 2 and "strictly after" in again.output
+    assert chronozarr.validate(store).ok
+    help_text = runner.invoke(app, ["append", "--help"]).output
+    assert "chronozarr append my_store" in help_text and "--dry-run" in help_text
