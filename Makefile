@@ -3,13 +3,14 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 DEMO_DIR ?= demo-output
+DEMO_PORT ?= 8000
 
 # CPython 3.12 from pyenv when the machine has it, else the python3 on PATH.
 BASE_PYTHON := $(shell PYENV_VERSION=3.12.1 python3 -c 'import sys; print(sys.executable)' 2>/dev/null \
 	|| ls -d $$HOME/.pyenv/versions/3.12*/bin/python3 2>/dev/null | head -n1 \
 	|| command -v python3)
 
-.PHONY: venv test demo bench clean
+.PHONY: venv js test test-js demo bench bench-js clean
 
 $(VENV)/.installed: pyproject.toml
 	@echo "building $(VENV) with $(BASE_PYTHON)"
@@ -20,14 +21,31 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed
 
-test: venv
-	$(PY) -m pytest -q
+# The JS reader (js/): npm packages from the lockfile, and Debian's Chromium for its browser test
+# (playwright-core never downloads a browser). Without root the browser test is skipped.
+js: js/node_modules/.installed
 
-demo: venv
-	$(PY) -m chronozarr.demo $(DEMO_DIR)
+js/node_modules/.installed: js/package.json js/package-lock.json
+	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
+		|| echo "warning: could not install chromium; the browser test will be skipped"
+	cd js && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
+	touch $@
+
+test: venv js
+	$(PY) -m pytest -q
+	cd js && npm test
+
+test-js: venv js
+	cd js && npm test
+
+demo: venv js
+	$(PY) -m chronozarr.demo $(DEMO_DIR) --serve --port $(DEMO_PORT)
 
 bench: venv
 	$(PY) bench/encode.py
 
+bench-js: venv js
+	cd js && node bench/run.mjs
+
 clean:
-	rm -rf $(VENV) $(DEMO_DIR)
+	rm -rf $(VENV) $(DEMO_DIR) js/node_modules

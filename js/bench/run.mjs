@@ -1,0 +1,108 @@
+// Benchmark: chronozarr against zarrita 0.7.5 on the same `none` store (24 x 4 x 2765 x 2759
+// uint16, zstd 5, chunk 512): one cell, a whole level-0 frame, one pixel's full history, in Node
+// from disk and in Chromium over `chronozarr serve`; plus requests and sequential round trips to
+// the first complete 3 x 3 view, unsharded and sharded. Writes results/<date>.json.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as zarr from 'zarrita';
+import { FileSystemStore } from '@zarrita/storage';
+import { openStore } from '../src/index.js';
+import { python, serve } from '../test/helpers.js';
+import { runOps } from './ops.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const jsRoot = join(here, '..');
+const work = join(here, 'work');
+const reps = Number(process.env.BENCH_REPS ?? 7);
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const LATENCY_MS = 1000;
+
+if (!existsSync(join(work, 'none-sharded.zarr', 'zarr.json'))) {
+  console.error('writing the benchmark stores (once)...');
+  const made = spawnSync(python, [join(here, 'make_store.py'), work], { stdio: 'inherit' });
+  if (made.status !== 0) process.exit(made.status ?? 1);
+}
+const storePath = join(work, 'none.zarr');
+
+const results = {
+  date: new Date().toISOString(),
+  machine: { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
+  store: { shape: [24, 4, 2765, 2759], dtype: 'uint16', codec: 'zstd 5', chunk: 512, encoding: 'none', level0Cells: 36 },
+  zarrita: JSON.parse(readFileSync(join(jsRoot, 'node_modules/zarrita/package.json'), 'utf8')).version,
+};
+
+const zarritaDisk = () => zarr.open.v3(zarr.root(new FileSystemStore(storePath)).resolve('0/data'), { kind: 'array' });
+console.error('node, disk, workers 0');
+results.nodeDisk = await runOps({ openChrono: () => openStore(storePath, { workers: 0 }), openZarrita: zarritaDisk, zarr, reps });
+console.error('node, disk, workers 2');
+results.nodeDiskWorkers2 = await runOps({ openChrono: () => openStore(storePath, { workers: 2 }), openZarrita: zarritaDisk, zarr, reps });
+
+const server = await serve(jsRoot);
+try {
+  // Requests and sequential round trips to the first complete 3 x 3 view: every request waits
+  // LATENCY_MS before it is sent, so floor(elapsed / LATENCY_MS) counts the round trips on the
+  // critical path (decoding nine chunks takes a small fraction of one).
+  const delayed = (log) => (url, init) => {
+    log.push(String(url));
+    return new Promise((r) => setTimeout(r, LATENCY_MS)).then(() => fetch(url, init));
+  };
+  results.firstView = {};
+  for (const name of ['none.zarr', 'none-sharded.zarr']) {
+    const url = `${server.url}/bench/work/${name}`;
+    const log = [];
+    const start = performance.now();
+    const store = await openStore(url, { fetch: delayed(log), workers: 0 });
+    const cells = [];
+    for (let r = 2; r < 5; r++) for (let c = 2; c < 5; c++) cells.push(store.getCell(0, r, c, 5));
+    await Promise.all(cells);
+    const elapsed = performance.now() - start;
+    store.close();
+    const zlog = [];
+    const zstart = performance.now();
+    const arr = await zarr.open.v3(zarr.root(new zarr.FetchStore(url, { fetch: (req) => delayed(zlog)(req.url, req) })).resolve('0/data'), { kind: 'array' });
+    const zcells = [];
+    for (let r = 2; r < 5; r++) for (let c = 2; c < 5; c++) zcells.push(arr.getChunk([5, 0, r, c]));
+    await Promise.all(zcells);
+    const zelapsed = performance.now() - zstart;
+    results.firstView[name] = {
+      chronozarr: { requests: log.length, roundTrips: Math.floor(elapsed / LATENCY_MS), elapsedMs: Math.round(elapsed) },
+      zarrita: { requests: zlog.length, roundTrips: Math.floor(zelapsed / LATENCY_MS), elapsedMs: Math.round(zelapsed) },
+      latencyMs: LATENCY_MS,
+    };
+  }
+  if (existsSync(CHROMIUM)) {
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    try {
+      const page = await browser.newPage();
+      page.on('pageerror', (e) => console.error('page error:', e));
+      await page.goto(`${server.url}/bench/page.html`);
+      await page.waitForFunction(() => window.ready === true);
+      results.chromium = { version: browser.version() };
+      for (const workers of [2, 0]) {
+        console.error(`chromium, http, workers ${workers}`);
+        results.chromium[`workers${workers}`] = await page.evaluate(([u, w, n]) => window.bench(u, w, n), [`${server.url}/bench/work/none.zarr`, workers, reps]);
+      }
+    } finally {
+      await browser.close();
+    }
+  }
+} finally {
+  await server.stop();
+}
+
+mkdirSync(join(here, 'results'), { recursive: true });
+const file = join(here, 'results', `${results.date.slice(0, 10)}-node${process.versions.node.split('.')[0]}.json`);
+writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+const row = (label, r) => console.log(`${label.padEnd(28)} cell ${r.cell.chronozarr.medianMs} vs ${r.cell.zarrita.medianMs} ms (${r.cell.ratio}x) | frame ${r.frame.chronozarr.medianMs} vs ${r.frame.zarrita.medianMs} ms (${r.frame.ratio}x; zarr.get ${r.frame.zarritaGet.medianMs}) | history ${r.history.chronozarr.medianMs} vs ${r.history.zarrita.medianMs} ms (${r.history.ratio}x)`);
+row('node disk workers 0', results.nodeDisk);
+row('node disk workers 2', results.nodeDiskWorkers2);
+if (results.chromium) for (const w of [2, 0]) row(`chromium http workers ${w}`, results.chromium[`workers${w}`]);
+console.log(JSON.stringify(results.firstView));
+console.log(`wrote ${file}`);

@@ -1,0 +1,9 @@
+/**
+ * chronozarr: read chronozarr stores (Zarr v3 raster time series) in browsers and Node.
+ * @module
+ */
+export { openStore } from './reader/store.js';
+export { applyDelta } from './reader/reconstruct.js';
+export { chunkKey } from './reader/keys.js';
+export { windowOrder } from './reader/order.js';
+export { FetchError, StoreError } from './reader/errors.js';

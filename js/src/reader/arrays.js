@@ -1,0 +1,160 @@
+/**
+ * Zarr v3 array documents as the reader needs them, checked before they are trusted: unsupported
+ * data types, codecs, grids and shard layouts are refused by name.
+ * @module
+ */
+import { StoreError } from './errors.js';
+
+/** Typed array constructors of the data types a chronozarr store may hold. */
+export const DTYPES = /** @type {const} */ ({
+  uint8: Uint8Array,
+  uint16: Uint16Array,
+  int16: Int16Array,
+  float32: Float32Array,
+});
+
+const COORD_DTYPES = { ...DTYPES, int32: Int32Array, int64: BigInt64Array, float64: Float64Array };
+
+/**
+ * @typedef {object} ArrayInfo
+ * @property {string} path key prefix of the array, e.g. "0/data"
+ * @property {number[]} shape
+ * @property {string} dtype
+ * @property {number} fillValue
+ * @property {number[]} chunkShape inner chunk shape
+ * @property {number[] | null} shardShape shard shape when sharded
+ * @property {import('./codecs.js').CodecSpec | null} codec
+ * @property {boolean} indexAtEnd
+ * @property {number} chunkBytes bytes one decoded chunk holds
+ * @property {number} chunksPerShard
+ * @property {number} indexBytes
+ * @property {boolean} banded true for (time, band, y, x), false for (time, y, x)
+ */
+
+/**
+ * @param {string} path
+ * @param {any} doc
+ * @returns {ArrayInfo}
+ */
+export function parseArray(path, doc) {
+  try {
+    return parse(path, doc);
+  } catch (err) {
+    if (err instanceof StoreError) throw err;
+    throw new StoreError(`${path}/zarr.json is not a valid Zarr v3 array document (${err instanceof Error ? err.message : err})`);
+  }
+}
+
+function parse(path, doc) {
+  if (!doc || doc.zarr_format !== 3 || doc.node_type !== 'array') throw new StoreError(`${path}/zarr.json is not a Zarr v3 array`);
+  const dtype = doc.data_type;
+  if (!(dtype in COORD_DTYPES)) {
+    throw new StoreError(`${path}: unsupported data_type ${JSON.stringify(dtype)} (chronozarr data is uint8, uint16, int16 or float32)`);
+  }
+  const shape = doc.shape.map((v) => nonNegative(v, `${path} shape`));
+  if (doc.chunk_grid?.name !== 'regular') throw new StoreError(`${path}: unsupported chunk grid ${JSON.stringify(doc.chunk_grid?.name)}`);
+  const outer = doc.chunk_grid.configuration.chunk_shape.map((v) => positive(v, `${path} chunk_shape`));
+  const keys = doc.chunk_key_encoding ?? { name: 'default' };
+  if (keys.name !== 'default' || (keys.configuration?.separator ?? '/') !== '/') {
+    throw new StoreError(`${path}: unsupported chunk_key_encoding ${JSON.stringify(keys)}; chronozarr uses default with "/"`);
+  }
+  if (outer.length !== shape.length) throw new StoreError(`${path}: chunk_shape ${JSON.stringify(outer)} does not match shape ${JSON.stringify(shape)}`);
+  let codecs = doc.codecs;
+  let chunkShape = outer;
+  let shardShape = null;
+  let indexAtEnd = true;
+  if (codecs[0]?.name === 'sharding_indexed') {
+    if (codecs.length !== 1) throw new StoreError(`${path}: codecs after sharding_indexed are not supported`);
+    const config = codecs[0].configuration;
+    chunkShape = config.chunk_shape.map((v) => positive(v, `${path} inner chunk_shape`));
+    if (chunkShape.length !== outer.length || outer.some((o, i) => o % chunkShape[i])) {
+      throw new StoreError(`${path}: inner chunk_shape ${JSON.stringify(chunkShape)} does not divide the shard shape ${JSON.stringify(outer)}`);
+    }
+    const indexCodecs = (config.index_codecs ?? []).map((c) => c.name);
+    if (indexCodecs.join() !== 'bytes,crc32c') {
+      throw new StoreError(`${path}: unsupported shard index codecs ${JSON.stringify(indexCodecs)}; expected bytes then crc32c`);
+    }
+    const location = config.index_location ?? 'end';
+    if (location !== 'start' && location !== 'end') throw new StoreError(`${path}: unsupported index_location ${JSON.stringify(location)}`);
+    indexAtEnd = location === 'end';
+    shardShape = outer;
+    codecs = config.codecs;
+  }
+  const codec = parseCodecs(path, codecs, dtype);
+  const itemSize = COORD_DTYPES[dtype].BYTES_PER_ELEMENT;
+  const chunkBytes = chunkShape.reduce((a, b) => a * b, 1) * itemSize;
+  if (chunkBytes > 2 ** 31) throw new StoreError(`${path}: a chunk of shape ${JSON.stringify(chunkShape)} would exceed 2 GiB`);
+  const chunksPerShard = shardShape ? shardShape.reduce((a, s, i) => a * (s / chunkShape[i]), 1) : 1;
+  return {
+    path,
+    shape,
+    dtype,
+    fillValue: fillNumber(doc.fill_value ?? 0),
+    chunkShape,
+    shardShape,
+    codec,
+    indexAtEnd,
+    chunkBytes,
+    chunksPerShard,
+    indexBytes: 16 * chunksPerShard + 4,
+    banded: shape.length === 4,
+  };
+}
+
+function parseCodecs(path, codecs, dtype) {
+  const names = codecs.map((c) => c.name);
+  if (names[0] !== 'bytes') throw new StoreError(`${path}: unsupported codecs ${JSON.stringify(names)}; chronozarr arrays start with bytes`);
+  const endian = codecs[0].configuration?.endian ?? 'little';
+  if (endian !== 'little' && COORD_DTYPES[dtype].BYTES_PER_ELEMENT > 1) throw new StoreError(`${path}: big-endian bytes codec is not supported`);
+  const rest = codecs.slice(1);
+  if (rest.length > 1) throw new StoreError(`${path}: unsupported codecs ${JSON.stringify(names)}; chronozarr uses exactly one compressor`);
+  if (!rest.length) return null;
+  const { name, configuration = {} } = rest[0];
+  if (name === 'zstd' || name === 'gzip') return { name };
+  if (name === 'blosc') {
+    const cname = configuration.cname ?? 'zstd';
+    const shuffle = configuration.shuffle ?? 'noshuffle';
+    if (cname !== 'zstd' && cname !== 'lz4') throw new StoreError(`${path}: unsupported blosc cname ${JSON.stringify(cname)} (zstd or lz4)`);
+    if (shuffle !== 'noshuffle' && shuffle !== 'shuffle') throw new StoreError(`${path}: unsupported blosc shuffle ${JSON.stringify(shuffle)} (noshuffle or shuffle)`);
+    return { name, cname, shuffle };
+  }
+  throw new StoreError(`${path}: unsupported codec ${JSON.stringify(name)}; chronozarr stores use zstd, blosc or gzip (spec 8)`);
+}
+
+function fillNumber(value) {
+  if (value === 'NaN') return NaN;
+  if (value === 'Infinity') return Infinity;
+  if (value === '-Infinity') return -Infinity;
+  if (typeof value === 'number') return value;
+  if (typeof value === 'boolean') return Number(value);
+  throw new StoreError(`unsupported fill_value ${JSON.stringify(value)}`);
+}
+
+function positive(value, where) {
+  if (!Number.isInteger(value) || value <= 0) throw new StoreError(`${where}: expected a positive integer, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function nonNegative(value, where) {
+  if (!Number.isInteger(value) || value < 0) throw new StoreError(`${where}: expected a non-negative integer, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/**
+ * A typed array view of decoded little-endian chunk bytes.
+ * @param {string} dtype
+ * @param {Uint8Array} bytes
+ */
+export function typedView(dtype, bytes) {
+  const Type = COORD_DTYPES[dtype];
+  if (bytes.byteOffset % Type.BYTES_PER_ELEMENT) bytes = bytes.slice();
+  return new Type(bytes.buffer, bytes.byteOffset, bytes.byteLength / Type.BYTES_PER_ELEMENT);
+}
+
+/** A chunk of fill_value. @param {ArrayInfo} info */
+export function fillChunk(info) {
+  const Type = COORD_DTYPES[info.dtype];
+  const out = new Type(info.chunkBytes / Type.BYTES_PER_ELEMENT);
+  if (info.fillValue) out.fill(info.dtype === 'int64' ? BigInt(info.fillValue) : info.fillValue);
+  return out;
+}

@@ -1,0 +1,82 @@
+/**
+ * One least-recently-used cache holding two tiers under one byte budget: decoded chunks (what
+ * getCell returns) and compressed chunk bytes (so an evicted decode costs no request).
+ * @module
+ */
+
+/**
+ * @param {number} budget bytes for both tiers together
+ */
+export function createCache(budget) {
+  /** @type {Map<string, { value: any, bytes: number, tier: 'decoded' | 'compressed' }>} */
+  const items = new Map();
+  const size = { decoded: 0, compressed: 0 };
+  let evictions = 0;
+  let hits = 0;
+  let misses = 0;
+  let peak = 0;
+
+  /** @param {string} key */
+  function get(key) {
+    const item = items.get(key);
+    if (!item) {
+      misses++;
+      return undefined;
+    }
+    hits++;
+    items.delete(key);
+    items.set(key, item);
+    return item.value;
+  }
+
+  /** @param {string} key */
+  const has = (key) => items.has(key);
+
+  /**
+   * @param {string} key
+   * @param {any} value
+   * @param {number} bytes
+   * @param {'decoded' | 'compressed'} tier
+   */
+  function set(key, value, bytes, tier) {
+    remove(key);
+    if (bytes > budget) return false;
+    while (size.decoded + size.compressed + bytes > budget) {
+      const oldest = items.keys().next().value;
+      remove(oldest);
+      evictions++;
+    }
+    items.set(key, { value, bytes, tier });
+    size[tier] += bytes;
+    peak = Math.max(peak, size.decoded + size.compressed);
+    return true;
+  }
+
+  /** @param {string} key */
+  function remove(key) {
+    const item = items.get(key);
+    if (!item) return;
+    items.delete(key);
+    size[item.tier] -= item.bytes;
+  }
+
+  function clear() {
+    items.clear();
+    size.decoded = 0;
+    size.compressed = 0;
+  }
+
+  const stats = () => ({
+    budget,
+    bytes: size.decoded + size.compressed,
+    decodedBytes: size.decoded,
+    compressedBytes: size.compressed,
+    peakBytes: peak,
+    entries: items.size,
+    hits,
+    misses,
+    evictions,
+  });
+
+  return { get, has, set, remove, clear, stats };
+}

@@ -1,0 +1,61 @@
+/**
+ * A fetch for file: URLs in Node, answering as a good static host does (200, 206 with
+ * Content-Range, 404, 416), so local stores go through the same request rules as remote ones.
+ * @module
+ */
+import { open } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * @param {string | URL} input
+ * @param {{ headers?: Record<string, string>, signal?: AbortSignal }} [init]
+ * @returns {Promise<Response>}
+ */
+export async function fileFetch(input, init = {}) {
+  init.signal?.throwIfAborted();
+  const path = fileURLToPath(String(input));
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (err) {
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR' || err.code === 'EISDIR') return new Response(null, { status: 404 });
+    if (err.code === 'EACCES') return new Response(null, { status: 403 });
+    throw err;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return new Response(null, { status: 404 });
+    const size = info.size;
+    const header = init.headers?.Range ?? init.headers?.range;
+    let start = 0;
+    let end = size - 1;
+    let status = 200;
+    if (header) {
+      const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+      if (match && match[1] === '' && match[2] !== '') {
+        start = Math.max(0, size - Number(match[2]));
+      } else if (match && match[1] !== '') {
+        start = Number(match[1]);
+        end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+      }
+      if (start >= size || start > end) {
+        return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${size}` } });
+      }
+      status = 206;
+    }
+    const length = end - start + 1;
+    const body = new Uint8Array(length);
+    let at = 0;
+    while (at < length) {
+      const { bytesRead } = await handle.read(body, at, length - at, start + at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    init.signal?.throwIfAborted();
+    const headers = { 'Content-Length': String(length) };
+    if (status === 206) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+    return new Response(body, { status, headers });
+  } finally {
+    await handle.close();
+  }
+}

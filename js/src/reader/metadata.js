@@ -1,0 +1,207 @@
+/**
+ * Opening a store (spec 10.1, 10.2): everything from the root zarr.json when its mirrors and
+ * consolidated metadata are there (one request), per-node zarr.json documents when they are not
+ * (v0.1 stores).
+ * @module
+ */
+import { DTYPES, parseArray, typedView } from './arrays.js';
+import { decodeBytes } from './codecs.js';
+import { StoreError } from './errors.js';
+
+/**
+ * @typedef {object} Band
+ * @property {string} name
+ * @property {string} [common_name]
+ * @property {number} scale
+ * @property {number} offset
+ * @property {string} [units]
+ */
+
+/**
+ * @typedef {object} Level
+ * @property {number} index
+ * @property {string} path
+ * @property {number} resolution
+ * @property {number[]} transform
+ * @property {number} width
+ * @property {number} height
+ * @property {number} gridRows
+ * @property {number} gridCols
+ * @property {number} chunkSize
+ * @property {import('./arrays.js').ArrayInfo} data
+ * @property {import('./arrays.js').ArrayInfo | null} mask
+ * @property {import('./arrays.js').ArrayInfo | null} coverage
+ */
+
+/**
+ * @typedef {object} StoreMetadata
+ * @property {string} specVersion
+ * @property {string} variable
+ * @property {string[]} times ISO-8601
+ * @property {Band[]} bands
+ * @property {number | null} nodata
+ * @property {string | null} crs
+ * @property {'none' | 'star-delta'} encoding
+ * @property {number[]} anchorIndices
+ * @property {Int32Array} references anchor of each timestep, -1 for true values
+ * @property {string | null} maskVariable
+ * @property {string | null} coverageVariable
+ * @property {Record<string, Record<string, number>>} shardBytes
+ * @property {Level[]} levels
+ * @property {Record<string, any>} block the chronozarr attribute block as stored
+ */
+
+/**
+ * @param {{ get: (key: string, o?: object) => Promise<Uint8Array | null>, url: (key: string) => string }} transport
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<StoreMetadata>}
+ */
+export async function loadMetadata(transport, signal) {
+  const root = await readJson(transport, 'zarr.json', signal);
+  if (root == null) {
+    throw new StoreError(`no zarr.json at ${transport.url('zarr.json')}: not a chronozarr store, or an upload that has not finished (the root zarr.json is written last)`);
+  }
+  const block = root?.attributes?.chronozarr;
+  if (!block || typeof block !== 'object') throw new StoreError(`${transport.url('zarr.json')} has no "chronozarr" attribute: not a chronozarr store`);
+  try {
+    return await parseRoot(transport, root, block, signal);
+  } catch (err) {
+    if (err instanceof StoreError || (err instanceof Error && (err.name === 'FetchError' || err.name === 'AbortError'))) throw err;
+    throw new StoreError(`${transport.url('zarr.json')}: malformed chronozarr metadata (${err instanceof Error ? err.message : err})`, { cause: err });
+  }
+}
+
+async function readJson(transport, key, signal) {
+  const raw = await transport.get(key, { signal });
+  if (raw == null) return null;
+  try {
+    return JSON.parse(new TextDecoder().decode(raw));
+  } catch (err) {
+    throw new StoreError(`${transport.url(key)} is not valid JSON (${err instanceof Error ? err.message : err})`);
+  }
+}
+
+async function parseRoot(transport, root, block, signal) {
+  const specVersion = block.spec_version;
+  if (typeof specVersion !== 'string' || !/^0\.[12]\.\d+$/.test(specVersion)) {
+    throw new StoreError(`unsupported chronozarr spec_version ${JSON.stringify(specVersion)}: this reader reads 0.1.x and 0.2.x`);
+  }
+  const legacy = specVersion.startsWith('0.1');
+  const temporal = block.temporal ?? {};
+  const encoding = temporal.encoding ?? (legacy ? 'star-delta' : undefined);
+  if (encoding !== 'none' && encoding !== 'star-delta') {
+    throw new StoreError(`unsupported temporal encoding ${JSON.stringify(encoding)}: expected "none" or "star-delta" (spec 4.1)`);
+  }
+  const variable = block.variable ?? 'data';
+  if (typeof variable !== 'string' || !variable || variable.includes('/')) throw new StoreError(`chronozarr.variable must be an array name, got ${JSON.stringify(variable)}`);
+  const consolidated = root.consolidated_metadata?.metadata ?? null;
+  const mirrors = Array.isArray(block.levels) ? block.levels : null;
+  const paths = mirrors ? mirrors.map((m) => String(m.path)) : root.attributes.multiscales[0].datasets.map((d) => String(d.path));
+  if (!paths.length) throw new StoreError('the store lists no levels');
+  const maskVariable = typeof block.mask_variable === 'string' ? block.mask_variable : null;
+  const coverageVariable = typeof block.coverage_variable === 'string' ? block.coverage_variable : null;
+
+  const node = async (key) => {
+    const doc = consolidated?.[key] ?? (await readJson(transport, `${key}/zarr.json`, signal));
+    if (doc == null) throw new StoreError(`${transport.url(`${key}/zarr.json`)} is missing`);
+    return doc;
+  };
+
+  const levels = await Promise.all(
+    paths.map(async (path, index) => {
+      if (path !== String(index)) throw new StoreError(`levels must be named 0, 1, ... in order; level ${index} is ${JSON.stringify(path)}`);
+      const [group, dataDoc, maskDoc, coverageDoc] = await Promise.all([
+        mirrors ? null : node(path),
+        node(`${path}/${variable}`),
+        maskVariable ? node(`${path}/${maskVariable}`) : null,
+        coverageVariable ? node(`${path}/${coverageVariable}`) : null,
+      ]);
+      const source = mirrors ? mirrors[index] : group.attributes;
+      const transform = source.transform.map(Number);
+      const resolution = Number(source.resolution);
+      if (transform.length !== 6 || transform.some((v) => !Number.isFinite(v))) throw new StoreError(`level ${path} transform must have 6 numbers`);
+      const data = parseArray(`${path}/${variable}`, dataDoc);
+      if (!(data.dtype in DTYPES) || data.shape.length !== 4) {
+        throw new StoreError(`${path}/${variable}: unsupported data array (data_type ${data.dtype}, ${data.shape.length} dims)`);
+      }
+      const chunkSize = data.chunkShape[2];
+      const [, , height, width] = data.shape;
+      return {
+        index,
+        path,
+        resolution,
+        transform,
+        width,
+        height,
+        gridRows: Math.ceil(height / chunkSize),
+        gridCols: Math.ceil(width / chunkSize),
+        chunkSize,
+        data,
+        mask: maskDoc ? parseArray(`${path}/${maskVariable}`, maskDoc) : null,
+        coverage: coverageDoc ? parseArray(`${path}/${coverageVariable}`, coverageDoc) : null,
+      };
+    }),
+  );
+  const [nTime, nBand] = levels[0].data.shape;
+  const dtype = levels[0].data.dtype;
+  if (encoding === 'star-delta' && dtype !== 'uint8' && dtype !== 'uint16') {
+    throw new StoreError(`star-delta store with data_type ${dtype}: star-delta is uint8/uint16 only`);
+  }
+  const times = Array.isArray(block.times) ? block.times.map(String) : await timeMirror(transport, node, paths[0], signal);
+  const rawBands = block.bands ?? block.band_names ?? [];
+  const bands = rawBands.map((b) => parseBand(b, legacy));
+  if (times.length !== nTime) throw new StoreError(`chronozarr.times lists ${times.length} timesteps but the data array has ${nTime}`);
+  if (bands.length !== nBand) throw new StoreError(`chronozarr.bands lists ${bands.length} bands but the data array has ${nBand}`);
+  const references = new Int32Array(nTime).fill(-1);
+  const anchorIndices = encoding === 'star-delta' ? temporal.anchor_indices.map(Number) : [];
+  if (encoding === 'star-delta') {
+    const anchors = new Set(anchorIndices);
+    for (let t = 0; t < nTime; t++) {
+      if (anchors.has(t)) continue;
+      const anchor = temporal.delta_reference?.[String(t)];
+      if (!Number.isInteger(anchor) || !anchors.has(anchor)) {
+        throw new StoreError(`chronozarr.temporal: timestep ${t} is not an anchor and delta_reference gives it ${anchor == null ? 'no anchor' : `${anchor}, which is not an anchor`} (spec 4.2)`);
+      }
+      references[t] = anchor;
+    }
+  }
+  return {
+    specVersion,
+    variable,
+    times,
+    bands,
+    nodata: typeof block.nodata === 'number' ? block.nodata : null,
+    crs: typeof block.crs === 'string' ? block.crs : null,
+    encoding,
+    anchorIndices,
+    references,
+    maskVariable,
+    coverageVariable,
+    shardBytes: block.shard_bytes && typeof block.shard_bytes === 'object' ? block.shard_bytes : {},
+    levels,
+    block,
+  };
+}
+
+/**
+ * A band object; a v0.1 string is a band with that name, read with the Sentinel-2 L2A
+ * reflectance scale 0.0001 (spec 3.6), which is what v0.1 stores held.
+ */
+function parseBand(value, legacy) {
+  if (typeof value === 'string') return { name: value, scale: legacy ? 0.0001 : 1, offset: 0 };
+  if (!value || typeof value.name !== 'string' || !value.name) throw new StoreError(`band entry must be an object with a name or a string, got ${JSON.stringify(value)}`);
+  const scale = value.scale ?? 1;
+  const offset = value.offset ?? 0;
+  if (!Number.isFinite(scale) || !Number.isFinite(offset)) throw new StoreError(`band ${JSON.stringify(value.name)}: scale and offset must be finite numbers`);
+  return { ...value, scale, offset };
+}
+
+/** Timestamps from the int64 time coordinate, for stores without the times mirror. */
+async function timeMirror(transport, node, levelPath, signal) {
+  const info = parseArray(`${levelPath}/time`, await node(`${levelPath}/time`));
+  const key = `${levelPath}/time/c/0`;
+  const raw = await transport.get(key, { signal });
+  if (raw == null) throw new StoreError(`${transport.url(key)} is missing`);
+  const values = typedView(info.dtype, await decodeBytes(info.codec, raw, info.chunkBytes, transport.url(key)));
+  return Array.from(values.subarray(0, info.shape[0]), (ms) => new Date(Number(ms)).toISOString().replace('.000Z', 'Z'));
+}

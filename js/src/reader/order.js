@@ -1,0 +1,48 @@
+/**
+ * The order in which prefetch visits timesteps.
+ * @module
+ */
+
+/**
+ * Timesteps to prefetch around `t`. Idle: `t` (after its anchor, for a delta), then the anchors
+ * within `horizonSteps` either side, nearest first, then the other timesteps there, nearest first
+ * (forward before backward at equal distance): once the anchors are resident every timestep costs
+ * one read. Playing: the whole loop in play order from `t`, each delta's anchor just before it.
+ * @param {number} t
+ * @param {number} nTime
+ * @param {{ horizonSteps?: number, playing?: boolean, reference?: (t: number) => number | null }} [options]
+ *   reference: the anchor a timestep decodes through, or null for true values (none, anchors).
+ * @returns {number[]}
+ */
+export function windowOrder(t, nTime, { horizonSteps = 12, playing = false, reference = () => null } = {}) {
+  if (!(nTime > 0)) return [];
+  t = Math.min(Math.max(0, Math.trunc(t)), nTime - 1);
+  const out = [];
+  const seen = new Set();
+  const push = (step) => {
+    if (!seen.has(step)) {
+      seen.add(step);
+      out.push(step);
+    }
+  };
+  const withAnchor = (step) => {
+    const anchor = reference(step);
+    if (anchor != null) push(anchor);
+    push(step);
+  };
+  if (playing) {
+    for (let d = 0; d < nTime; d++) withAnchor((t + d) % nTime);
+    return out;
+  }
+  const around = [t];
+  for (let d = 1; d <= horizonSteps; d++) {
+    if (t + d < nTime) around.push(t + d);
+    if (t - d >= 0) around.push(t - d);
+  }
+  withAnchor(t);
+  const anchors = new Set(around.map((s) => reference(s)).filter((a) => a != null));
+  for (const step of around) if (reference(step) == null && anchors.has(step)) push(step);
+  for (const step of around) if (anchors.has(reference(step) ?? -1)) push(reference(step));
+  for (const step of around) push(step);
+  return out;
+}

@@ -1,0 +1,138 @@
+/**
+ * Small helpers for cancellation: sleeping, racing a promise against a signal, and sharing one
+ * piece of work between several callers that may each give up.
+ * @module
+ */
+import { abortError } from './errors.js';
+
+/**
+ * Resolve after `ms`, or reject as soon as `signal` aborts (the timer is cleared then).
+ * @param {number} ms
+ * @param {AbortSignal} [signal]
+ */
+export function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError(signal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(undefined);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The promise's result, or an AbortError as soon as `signal` aborts.
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<T>}
+ */
+export function raceSignal(promise, signal) {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/**
+ * A signal that aborts when either parent does; `dispose` detaches it from the parents.
+ * @param {AbortSignal | undefined} a
+ * @param {AbortSignal | undefined} b
+ */
+export function linkSignals(a, b) {
+  const controller = new AbortController();
+  const parents = [a, b].filter(Boolean);
+  const abort = (/** @type {Event} */ event) => controller.abort(/** @type {AbortSignal} */ (event.target).reason);
+  for (const parent of parents) {
+    if (parent.aborted) controller.abort(parent.reason);
+    else parent.addEventListener('abort', abort, { once: true });
+  }
+  const dispose = () => parents.forEach((p) => p.removeEventListener('abort', abort));
+  return { signal: controller.signal, controller, dispose };
+}
+
+/**
+ * Work shared by key between callers: the first caller starts `run` with a signal of its own,
+ * later callers join it, and the work is aborted only when every caller has given up (or
+ * `abortAll` is called). Settled work leaves the map.
+ * @template T
+ * @param {Map<string, any>} inflight
+ * @param {string} key
+ * @param {AbortSignal | undefined} signal the caller's signal
+ * @param {(signal: AbortSignal) => Promise<T>} run
+ * @returns {Promise<T>}
+ */
+export function shared(inflight, key, signal, run) {
+  if (signal?.aborted) return Promise.reject(abortError(signal));
+  let entry = inflight.get(key);
+  if (!entry) {
+    const controller = new AbortController();
+    entry = { controller, waiters: 0, promise: /** @type {Promise<T>} */ (/** @type {unknown} */ (null)) };
+    const current = entry;
+    entry.promise = Promise.resolve()
+      .then(() => run(controller.signal))
+      .finally(() => {
+        if (inflight.get(key) === current) inflight.delete(key);
+      });
+    entry.promise.catch(() => {});
+    inflight.set(key, entry);
+  }
+  const current = entry;
+  current.waiters++;
+  if (!signal) {
+    return current.promise.finally(() => current.waiters--);
+  }
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const onAbort = () => {
+      if (done) return;
+      done = true;
+      current.waiters--;
+      if (current.waiters <= 0) {
+        current.controller.abort(signal.reason);
+        if (inflight.get(key) === current) inflight.delete(key);
+      }
+      reject(abortError(signal));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    current.promise.then(
+      (value) => {
+        if (done) return;
+        done = true;
+        current.waiters--;
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err) => {
+        if (done) return;
+        done = true;
+        current.waiters--;
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** Abort every piece of shared work in the map and forget it. @param {Map<string, any>} inflight */
+export function abortAll(inflight) {
+  for (const entry of inflight.values()) entry.controller.abort();
+  inflight.clear();
+}

@@ -1,0 +1,240 @@
+/**
+ * Reading a store's objects over fetch with the rules static hosting needs: 404 and 410 are a
+ * missing key (fill), 403 is an error, 5xx and network errors are retried after `retryDelaysMs`,
+ * a range must come back 206 with the Content-Range asked for (a 200 is cut locally), no body may
+ * exceed its bound, and a signed URL's query goes with every request.
+ * @module
+ */
+import { FetchError, abortError, isAbort } from './errors.js';
+import { sleep } from './signals.js';
+
+/**
+ * @typedef {object} TransportStats
+ * @property {number} requests
+ * @property {number} gets
+ * @property {number} ranges
+ * @property {number} suffixes
+ * @property {number} bytes
+ * @property {number} missing
+ * @property {number} retries
+ * @property {number} aborted
+ * @property {number} rangeAnsweredWhole
+ */
+
+/** @returns {TransportStats} */
+export const emptyTransportStats = () => ({
+  requests: 0, gets: 0, ranges: 0, suffixes: 0, bytes: 0, missing: 0, retries: 0, aborted: 0, rangeAnsweredWhole: 0,
+});
+
+/**
+ * @param {object} options
+ * @param {string} options.base store URL (http, https, file), without a trailing slash
+ * @param {typeof fetch} options.fetch
+ * @param {number[]} options.retryDelaysMs
+ * @param {{ acquire: (p: 0 | 1, s?: AbortSignal) => Promise<() => void> }} options.limiter
+ * @param {number} options.maxObjectBytes
+ * @param {TransportStats} options.stats
+ */
+export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObjectBytes, stats }) {
+  const parsed = new URL(base);
+  const query = parsed.search;
+  parsed.search = '';
+  parsed.hash = '';
+  const root = parsed.href.replace(/\/+$/, '');
+
+  /** @param {string} key */
+  const url = (key) => `${root}/${key.split('/').map(encodeURIComponent).join('/')}${query}`;
+
+  /**
+   * One request with retries. Resolves null for a missing key, else { status, headers, body }.
+   * @param {string} key
+   * @param {Record<string, string>} headers
+   * @param {'gets' | 'ranges' | 'suffixes'} kind
+   * @param {number} limit largest acceptable body
+   * @param {{ signal?: AbortSignal, priority?: 0 | 1 }} options
+   */
+  async function request(key, headers, kind, limit, { signal, priority = 0 }) {
+    const where = url(key);
+    for (let attempt = 0; ; attempt++) {
+      if (signal?.aborted) throw abortError(signal);
+      let status = null;
+      let reason;
+      let cause;
+      const release = await limiter.acquire(priority, signal);
+      try {
+        stats.requests++;
+        stats[kind]++;
+        const response = await fetch(where, { headers, signal });
+        status = response.status;
+        if (status === 404 || status === 410) {
+          await discard(response);
+          stats.missing++;
+          return null;
+        }
+        if (status === 403) {
+          await discard(response);
+          throw new FetchError(where, status, 'access forbidden; the host refuses this key (a private bucket, or one that answers 403 for absent keys)');
+        }
+        if (status < 500) {
+          refuseTransformed(response, where);
+          const body = await readBody(response, limit, where);
+          stats.bytes += body.length;
+          return { status, headers: response.headers, body };
+        }
+        await discard(response);
+        reason = 'server error';
+      } catch (err) {
+        if (err instanceof FetchError) throw err;
+        if (isAbort(err) || signal?.aborted) {
+          stats.aborted++;
+          throw signal?.aborted ? abortError(signal) : err;
+        }
+        reason = `request failed (${err instanceof Error ? err.message : String(err)})`;
+        cause = err;
+      } finally {
+        release();
+      }
+      if (attempt >= retryDelaysMs.length) {
+        throw new FetchError(where, status, `${reason}, gave up after ${attempt + 1} attempts`, { cause });
+      }
+      stats.retries++;
+      await sleep(retryDelaysMs[attempt], signal);
+    }
+  }
+
+  /**
+   * The whole object, or null when it is not there.
+   * @param {string} key
+   * @param {{ signal?: AbortSignal, priority?: 0 | 1, limit?: number }} [options]
+   * @returns {Promise<Uint8Array | null>}
+   */
+  async function get(key, options = {}) {
+    const answer = await request(key, {}, 'gets', options.limit ?? maxObjectBytes, options);
+    if (!answer) return null;
+    if (answer.status !== 200) throw new FetchError(url(key), answer.status, 'unexpected status for a GET');
+    return answer.body;
+  }
+
+  /**
+   * `length` bytes from `start` (a bounded range, which browsers send without a preflight).
+   * @param {string} key
+   * @param {number} start
+   * @param {number} length
+   * @param {{ signal?: AbortSignal, priority?: 0 | 1 }} [options]
+   * @returns {Promise<Uint8Array | null>}
+   */
+  async function range(key, start, length, options = {}) {
+    const end = start + length - 1;
+    const answer = await request(key, { Range: `bytes=${start}-${end}` }, 'ranges', Math.max(length, maxObjectBytes), options);
+    if (!answer) return null;
+    const where = url(key);
+    if (answer.status === 200) {
+      stats.rangeAnsweredWhole++;
+      if (answer.body.length < end + 1) throw new FetchError(where, 200, `object shorter than the byte range ${start}-${end}`);
+      return answer.body.subarray(start, end + 1);
+    }
+    checkPartial(answer, where, start, end, length);
+    return answer.body;
+  }
+
+  /**
+   * The last `length` bytes (a suffix range; browsers preflight it cross-origin).
+   * @param {string} key
+   * @param {number} length
+   * @param {{ signal?: AbortSignal, priority?: 0 | 1 }} [options]
+   * @returns {Promise<Uint8Array | null>}
+   */
+  async function suffix(key, length, options = {}) {
+    const answer = await request(key, { Range: `bytes=-${length}` }, 'suffixes', maxObjectBytes, options);
+    if (!answer) return null;
+    const where = url(key);
+    if (answer.status === 200) {
+      stats.rangeAnsweredWhole++;
+      if (answer.body.length < length) throw new FetchError(where, 200, `object shorter than the ${length} bytes asked for`);
+      return answer.body.subarray(answer.body.length - length);
+    }
+    const total = contentRangeTotal(answer.headers.get('content-range'));
+    if (total != null) checkPartial(answer, where, total - length, total - 1, length);
+    else checkPartial(answer, where, null, null, length);
+    return answer.body;
+  }
+
+  return { url, get, range, suffix };
+}
+
+/** @param {Response} response */
+async function discard(response) {
+  try {
+    await response.body?.cancel();
+  } catch {
+    // a body that cannot be cancelled is garbage collected instead
+  }
+}
+
+/**
+ * The body, refusing more than `limit` bytes whether or not Content-Length says so.
+ * @param {Response} response
+ * @param {number} limit
+ * @param {string} where
+ */
+async function readBody(response, limit, where) {
+  const declared = response.headers.get('content-length');
+  if (declared != null && /^\d+$/.test(declared) && Number(declared) > limit) {
+    await discard(response);
+    throw new FetchError(where, response.status, `the object is ${declared} bytes, more than the ${limit}-byte bound on it`);
+  }
+  if (declared != null || !response.body) return new Uint8Array(await response.arrayBuffer());
+  const reader = response.body.getReader();
+  const parts = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > limit) {
+      await reader.cancel();
+      throw new FetchError(where, response.status, `the object is more than the ${limit}-byte bound on it`);
+    }
+    parts.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** @param {Response} response @param {string} where */
+function refuseTransformed(response, where) {
+  const encoding = (response.headers.get('content-encoding') ?? 'identity').toLowerCase();
+  if (encoding !== 'identity' && encoding !== '') {
+    throw new FetchError(where, response.status, `the server sent Content-Encoding ${encoding}; chunks and shards must be served as stored (spec 9)`);
+  }
+}
+
+/**
+ * A 206 must carry the range asked for and that many bytes. A Content-Range the server does not
+ * expose to scripts (CORS) cannot be checked; the body length still is.
+ */
+function checkPartial(answer, where, start, end, length) {
+  if (answer.status === 416) throw new FetchError(where, 416, 'byte range outside the object (the store metadata does not match it)');
+  if (answer.status !== 206) throw new FetchError(where, answer.status, 'unexpected status for a range request');
+  const header = answer.headers.get('content-range');
+  if (header != null && start != null) {
+    const match = /^bytes (\d+)-(\d+)\//.exec(header.trim());
+    if (!match || Number(match[1]) !== start || Number(match[2]) !== end) {
+      throw new FetchError(where, 206, `the server answered Content-Range ${JSON.stringify(header)} to a request for bytes ${start}-${end}`);
+    }
+  }
+  if (answer.body.length !== length) {
+    throw new FetchError(where, 206, `the body has ${answer.body.length} bytes, expected ${length}`);
+  }
+}
+
+/** @param {string | null} value */
+function contentRangeTotal(value) {
+  const match = value && /\/(\d+)\s*$/.exec(value);
+  return match ? Number(match[1]) : null;
+}
