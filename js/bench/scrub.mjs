@@ -1,0 +1,194 @@
+// Scrubbing benchmark of the browser viewer (issue 7): Chromium, a local server, CDP throttling.
+//
+//   node bench/scrub.mjs [STORE_DIR] [--json OUT]
+//
+// STORE_DIR defaults to ../demo-output/demo.zarr (make it with `make demo` or
+// `python -m chronozarr.demo DIR`). The store is served next to js/viewer by `chronozarr view`.
+// Per network profile, in a fresh browser context (empty HTTP cache):
+//   first frame / first complete frame: ms from navigation start to the first painted frame and to
+//     the first frame with every visible cell of the asked level (a 3 x 3 cell view);
+//   paced scrub: after the prefetch around t has finished, 20 steps forward one every 500 ms;
+//     step latency = time from the step to the frame switching to it (median, p95), and the time to
+//     its paint; bytes and aborted requests during the scrub;
+//   burst scrub: 20 steps one per 100 ms; steps shown, steps skipped, latency to the last step,
+//     bytes and aborted requests.
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import os from 'node:os';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '..', '..');
+const args = process.argv.slice(2);
+const jsonAt = args.indexOf('--json');
+const jsonOut = jsonAt >= 0 ? args.splice(jsonAt, 2)[1] : null;
+const storeDir = resolve(args[0] ?? join(repo, 'demo-output', 'demo.zarr'));
+if (!existsSync(join(storeDir, 'zarr.json'))) {
+  console.error(`no store at ${storeDir}; run \`make demo\` or \`python -m chronozarr.demo DIR\` first`);
+  process.exit(2);
+}
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const PROFILES = [
+  { name: 'unthrottled', mbit: 0, rtt: 0 },
+  { name: '50 Mbit/s + 40 ms', mbit: 50, rtt: 40 },
+  { name: '10 Mbit/s + 100 ms', mbit: 10, rtt: 100 },
+];
+const STEPS = 20;
+
+const server = spawn(join(repo, '.venv', 'bin', 'chronozarr'), ['view', storeDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+const viewerUrl = await new Promise((ok, fail) => {
+  let text = '';
+  const take = (d) => {
+    text += d;
+    const m = /Viewer: (\S+)/.exec(text);
+    if (m) ok(m[1]);
+  };
+  server.stdout.on('data', take);
+  server.stderr.on('data', take);
+  server.on('exit', (code) => fail(new Error(`chronozarr view exited ${code}: ${text}`)));
+});
+
+const { chromium } = await import('playwright-core');
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+const results = [];
+try {
+  for (const profile of PROFILES) results.push(await runProfile(profile));
+} finally {
+  await browser.close();
+  server.kill();
+}
+const report = { date: new Date().toISOString(), machine: `${os.cpus()[0]?.model} x${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()}`, chromium: browser.version(), store: storeDir, results };
+console.log(JSON.stringify(report, null, 2));
+if (jsonOut) writeFileSync(jsonOut, JSON.stringify(report, null, 2));
+
+async function runProfile(profile) {
+  const context = await browser.newContext({ viewport: { width: 700, height: 790 } });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: false });
+  if (profile.mbit) {
+    const bps = (profile.mbit * 1e6) / 8;
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: profile.rtt, downloadThroughput: bps, uploadThroughput: bps });
+  }
+  const net = { bytes: 0, requests: 0, aborted: 0 };
+  const isStore = new Map();
+  cdp.on('Network.requestWillBeSent', (e) => isStore.set(e.requestId, /\/store\//.test(e.request.url)));
+  cdp.on('Network.loadingFinished', (e) => {
+    if (!isStore.get(e.requestId)) return;
+    net.bytes += e.encodedDataLength;
+    net.requests++;
+  });
+  cdp.on('Network.loadingFailed', (e) => {
+    if (isStore.get(e.requestId) && e.canceled) net.aborted++;
+  });
+  // A 3 x 3 cell view at level 0: 256 px cells at 1 CSS px per pixel, centred on cell (1, 1).
+  const url = `${viewerUrl}&t=0&z=1&c=${await centre(page)}`;
+  const t0 = Date.now();
+  await page.goto(url);
+  await page.waitForFunction(() => window.__chronozarrViewer?.firstCompleteAt != null, null, { timeout: 120_000 });
+  const first = await page.evaluate(() => {
+    const h = window.__chronozarrViewer;
+    const f = h.frames.find((x) => x.complete);
+    return {
+      firstFrameMs: h.firstFrameAt,
+      firstCompleteMs: h.firstCompleteAt,
+      // From the start of openStore (page, modules and worker start excluded) to the complete frame.
+      completeAfterOpenStartMs: h.firstCompleteAt - h.openStartAt,
+      completeAfterOpenedMs: h.firstCompleteAt - h.openedAt,
+      cells: f.cells.length,
+      lod: f.lod,
+    };
+  });
+  const openBytes = net.bytes;
+  const openRequests = net.requests;
+  // Let the prefetch around t finish (bounded).
+  await page.waitForFunction(() => {
+    const s = window.__chronozarrViewer.api.store.stats();
+    return !s.prefetching && s.pending === 0;
+  }, null, { timeout: 180_000, polling: 250 }).catch(() => {});
+  const prefetchMs = Date.now() - t0;
+  const prefetchBytes = net.bytes - openBytes;
+
+  const paced = await scrub(page, net, 500);
+  await page.evaluate(() => window.__chronozarrViewer.api.setT(40));
+  await page.waitForFunction(() => window.__chronozarrViewer.api.state().settled, null, { timeout: 120_000 });
+  await page.waitForTimeout(300);
+  const burst = await scrub(page, net, 100);
+  await context.close();
+  return {
+    profile: profile.name,
+    open: { ...first, bytes: openBytes, requests: openRequests },
+    prefetch: { untilIdleMs: prefetchMs, bytes: prefetchBytes },
+    paced,
+    burst,
+  };
+}
+
+async function centre(page) {
+  // Store coordinates of level-0 pixel (384, 384) of the demo store's transform.
+  const { readFileSync } = await import('node:fs');
+  const block = JSON.parse(readFileSync(join(storeDir, 'zarr.json'), 'utf8')).attributes.chronozarr;
+  const [a, , c, , e, f] = block.levels[0].transform;
+  void page;
+  return `${c + a * 384},${f + e * 384}`;
+}
+
+async function scrub(page, net, everyMs) {
+  const before = { ...net };
+  const from = await page.evaluate(() => window.__chronozarrViewer.api.state().t);
+  const log = await page.evaluate(async ([n, every]) => {
+    const h = window.__chronozarrViewer;
+    const nT = h.api.store.times.length;
+    const startFrame = h.frames.length;
+    const steps = [];
+    let t = h.api.state().t;
+    for (let i = 0; i < n; i++) {
+      t = (t + 1) % nT;
+      const at = performance.now();
+      h.api.setT(t);
+      steps.push({ t, at });
+      await new Promise((r) => setTimeout(r, every));
+    }
+    const last = steps[steps.length - 1];
+    const deadline = performance.now() + 60_000;
+    while (!(h.api.state().settled && h.frames.at(-1)?.t === last.t) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const all = h.frames.slice(startFrame);
+    const frames = all.map((f) => ({ t: f.t, at: f.at, swapAt: f.swapAt, complete: f.complete }));
+    const mixed = all.filter((f) => f.cells.some((c) => c.t !== f.t)).length;
+    return { steps, frames, mixed };
+  }, [STEPS, everyMs]);
+  const shown = [];
+  const swap = [];
+  const paint = [];
+  for (const s of log.steps) {
+    const f = log.frames.find((x) => x.t === s.t && x.at >= s.at);
+    if (!f) continue;
+    shown.push(s.t);
+    swap.push(Math.max(0, f.swapAt - s.at));
+    paint.push(f.at - s.at);
+  }
+  const lastStep = log.steps[log.steps.length - 1];
+  const lastFrame = log.frames.find((x) => x.t === lastStep.t && x.at >= lastStep.at);
+  return {
+    everyMs,
+    from,
+    stepsShown: shown.length,
+    stepsSkipped: STEPS - shown.length,
+    latencyMs: { median: q(swap, 0.5), p95: q(swap, 0.95), max: Math.max(...swap) },
+    paintMs: { median: q(paint, 0.5), p95: q(paint, 0.95) },
+    lastStepMs: lastFrame ? lastFrame.at - lastStep.at : null,
+    mixedFrames: log.mixed,
+    bytes: net.bytes - before.bytes,
+    requests: net.requests - before.requests,
+    aborted: net.aborted - before.aborted,
+  };
+}
+
+function q(values, p) {
+  if (!values.length) return null;
+  const s = [...values].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))] * 10) / 10;
+}

@@ -1,0 +1,413 @@
+// Browser viewer (issue 7) end to end: Debian Chromium through playwright-core against
+// `chronozarr serve`, on stores this test writes with the Python writer.
+// Run: cd js && node --test e2e/viewer.test.mjs   (also part of `npm test`).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { join, dirname, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const here = dirname(fileURLToPath(import.meta.url));
+const jsDir = join(here, '..');
+const repo = join(jsDir, '..');
+const PY = join(repo, '.venv', 'bin', 'python');
+const CLI = join(repo, '.venv', 'bin', 'chronozarr');
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const BACKGROUND = [9, 12, 18];
+const skip = !existsSync(CHROMIUM) ? 'no /usr/bin/chromium' : !existsSync(PY) ? 'no .venv' : false;
+
+describe('viewer', { skip, timeout: 300_000 }, () => {
+  let tmp;
+  let server;
+  let base; // http://127.0.0.1:PORT
+  let other; // the same server as http://localhost:PORT: another origin
+  let browser;
+  let s2; // store URL
+  let rgb;
+  const consoleErrors = [];
+
+  before(async () => {
+    tmp = mkdtempSync(join(here, '.tmp-viewer-'));
+    await run(PY, [join(here, 'make_stores.py'), tmp], { cwd: repo });
+    server = spawn(CLI, ['serve', jsDir, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    base = await new Promise((resolve, reject) => {
+      let text = '';
+      server.stderr.on('data', (d) => {
+        text += d;
+        const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
+        if (m) resolve(m[1]);
+      });
+      server.on('exit', (code) => reject(new Error(`server exited ${code}: ${text}`)));
+    });
+    other = base.replace('127.0.0.1', 'localhost');
+    const rel = relative(jsDir, tmp);
+    s2 = `${base}/${rel}/s2.zarr`;
+    rgb = `${base}/${rel}/rgb.zarr`;
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  });
+
+  after(async () => {
+    await browser?.close();
+    server?.kill();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  /** A page on the viewer; console errors are collected unless `allowErrors`. */
+  async function openViewer(query, { width = 800, height = 600, allowErrors = false } = {}) {
+    const page = await browser.newPage({ viewport: { width, height } });
+    watch(page, allowErrors);
+    await page.goto(`${base}/viewer/?${query}`);
+    await page.waitForFunction(() => window.__chronozarrViewer?.ready || window.__chronozarrViewer?.error, null, { timeout: 20_000 });
+    return page;
+  }
+  function watch(page, allowErrors) {
+    if (allowErrors) return;
+    page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${page.url()}: ${m.text()}`));
+    page.on('pageerror', (e) => consoleErrors.push(`${page.url()}: ${e.message}`));
+  }
+  const settled = (page) => page.waitForFunction(() => {
+    const s = window.__chronozarrViewer.api.state();
+    return s.settled && s.pending === 0;
+  }, null, { timeout: 20_000 });
+  const expected = async (store, lod, t, pixels) => JSON.parse((await run(PY, [join(here, 'read_expected.py'), store, String(lod), String(t), ...pixels.map((p) => p.join(','))], { cwd: repo })).stdout);
+  /** RGBA on the canvas at the centre of level-0 pixel (x, y). */
+  const colourAt = (page, x, y) => page.evaluate(([x, y]) => {
+    const api = window.__chronozarrViewer.api;
+    const p = api.screenOf(x + 0.5, y + 0.5);
+    return api.pixel(p.px, p.py);
+  }, [x, y]);
+
+  test('a fixed-range band product draws the colours computed from stored values; masked pixels draw the background', async () => {
+    const lo = 0.03;
+    const hi = 0.25;
+    // Level-0 pixel 100,75 at the centre, 4 CSS px per pixel: level 0 is drawn.
+    const page = await openViewer(`store=${s2}&t=6&p=band&b=B08&z=4&c=501005,8999245&range=${lo},${hi}`);
+    await settled(page);
+    const state = await page.evaluate(() => window.__chronozarrViewer.api.state());
+    assert.equal(state.lod, 0);
+    assert.equal(state.shownT, 6);
+    const pts = [];
+    for (let y = 30; y < 120; y += 7) for (let x = 25; x < 175; x += 9) pts.push([x, y]);
+    pts.push([50, 20], [62, 25]); // inside the masked block
+    const exp = await expected(join(tmp, 's2.zarr'), 0, 6, pts);
+    let checked = 0;
+    for (const p of exp.pixels) {
+      const c = await colourAt(page, p.x, p.y);
+      if (p.mask === 0) {
+        assert.deepEqual(c.slice(0, 3), BACKGROUND, `masked pixel ${p.x},${p.y}`);
+        continue;
+      }
+      const v = p.stored[3] * exp.scale[3] + exp.offset[3];
+      const g = Math.round(Math.min(1, Math.max(0, (v - lo) / (hi - lo))) * 255);
+      for (const ch of c.slice(0, 3)) assert.ok(Math.abs(ch - g) <= 1, `pixel ${p.x},${p.y}: drew ${c}, expected grey ${g}`);
+      checked++;
+    }
+    assert.ok(checked > 100);
+    await page.close();
+  });
+
+  test('an 8-bit RGB store with scale 1 is drawn as stored', async () => {
+    const page = await openViewer(`store=${rgb}&t=3&z=5`);
+    await settled(page);
+    const look = await page.evaluate(() => window.__chronozarrViewer.api.look());
+    assert.equal(look.mode, 'stored8');
+    const pts = [];
+    for (let y = 2; y < 60; y += 5) for (let x = 3; x < 80; x += 6) pts.push([x, y]);
+    const exp = await expected(join(tmp, 'rgb.zarr'), 0, 3, pts);
+    for (const p of exp.pixels) {
+      const c = await colourAt(page, p.x, p.y);
+      assert.deepEqual(c.slice(0, 3), p.stored, `pixel ${p.x},${p.y}`);
+    }
+    const buttons = await page.$$eval('#product-buttons button', (bs) => bs.map((b) => [b.dataset.product, b.disabled]));
+    assert.deepEqual(Object.fromEntries(buttons), { true_color: false, false_color: true, ndvi: true, ndwi: true, water: true, band: false });
+    await page.close();
+  });
+
+  test('a click reports the values read_point gives, with validity, coverage and level', async () => {
+    const page = await openViewer(`store=${s2}&t=6&z=4&c=501005,8999245`);
+    await settled(page);
+    const exp = await expected(join(tmp, 's2.zarr'), 0, 6, [[123, 77], [50, 20]]);
+    for (const p of exp.pixels) {
+      const click = await page.evaluate(([x, y]) => {
+        const api = window.__chronozarrViewer.api;
+        const s = api.screenOf(x + 0.5, y + 0.5);
+        return api.click(s.px, s.py);
+      }, [p.x, p.y]);
+      assert.deepEqual(click.pixel, { x: p.x, y: p.y });
+      assert.equal(click.level, 0);
+      assert.equal(click.t, 6);
+      assert.deepEqual(click.stored, p.stored);
+      assert.equal(click.valid, p.mask === 1);
+      exp.bands.forEach((b, i) => {
+        if (p.mask === 1) assert.ok(Math.abs(click.values[b] - (p.stored[i] * exp.scale[i] + exp.offset[i])) < 1e-9);
+        else assert.equal(click.values[b], null);
+      });
+      assert.ok(click.lat < 0 && click.lat > -10 && click.lon > -76 && click.lon < -74, `lon/lat ${click.lon},${click.lat}`);
+      await page.waitForFunction((n) => document.querySelector('.insp-coverage')?.dataset.coverage === String(n), p.coverage);
+      const text = await page.textContent('.insp-coverage');
+      assert.equal(text, p.coverage === 0 ? 'No valid observation (gap-filled)' : `Observed by ${p.coverage} scene${p.coverage === 1 ? '' : 's'}`);
+      assert.equal(await page.textContent('.insp-level'), 'Level 0 (full resolution)');
+    }
+    // The chart: one point per valid date, the masked pixel's history drawn with breaks.
+    await page.waitForFunction(() => document.querySelector('.chart-caption'));
+    const circles = await page.$$eval('.chart circle', (c) => c.length);
+    assert.equal(circles, exp.pixels[1].history_mask.filter((m) => m === 1).length * 3);
+    await page.close();
+  });
+
+  test('URL state round trip', async () => {
+    const page = await openViewer(`store=${s2}`);
+    await settled(page);
+    await page.evaluate(() => window.__chronozarrViewer.api.setT(4));
+    await page.click('#product-buttons button[data-product="ndvi"]');
+    await page.focus('#map');
+    await page.keyboard.press('+');
+    await page.keyboard.press('Shift+ArrowLeft');
+    await page.waitForFunction(() => /[?&]p=ndvi/.test(location.search) && /[?&]t=4/.test(location.search));
+    await page.waitForTimeout(300);
+    const url = page.url();
+    const before = await page.evaluate(() => window.__chronozarrViewer.api.state());
+    const again = await openViewer(new URL(url).search.slice(1));
+    const after = await again.evaluate(() => window.__chronozarrViewer.api.state());
+    assert.equal(after.t, 4);
+    assert.equal(after.product, 'ndvi');
+    assert.ok(Math.abs(after.cam.zoom / before.cam.zoom - 1) < 1e-3);
+    assert.ok(Math.abs(after.cam.cx - before.cam.cx) < 0.05 && Math.abs(after.cam.cy - before.cam.cy) < 0.05);
+    assert.equal(again.url(), url);
+    await page.close();
+    await again.close();
+  });
+
+  test('playback shows every step in order and never a frame with mixed timesteps', async () => {
+    const page = await openViewer(`store=${s2}&t=7&z=3`);
+    await settled(page);
+    const start = await page.evaluate(() => {
+      const h = window.__chronozarrViewer;
+      h.api.setSpeed(30);
+      h.api.play();
+      return h.frames.length;
+    });
+    await page.waitForFunction(() => window.__chronozarrViewer.playback === 'playing', null, { timeout: 20_000 });
+    // Two full loops.
+    await page.waitForFunction((from) => {
+      const ts = window.__chronozarrViewer.frames.slice(from).map((f) => f.t);
+      return ts.filter((t, i) => i === 0 || t !== ts[i - 1]).length >= 21;
+    }, start, { timeout: 30_000 });
+    await page.evaluate(() => window.__chronozarrViewer.api.stop());
+    const frames = await page.evaluate((from) => window.__chronozarrViewer.frames.slice(from), start);
+    const steps = frames.map((f) => f.t).filter((t, i, a) => i === 0 || t !== a[i - 1]);
+    assert.equal(steps[0], 8); // 7 was on screen before play
+    for (let i = 1; i < steps.length; i++) assert.equal(steps[i], (steps[i - 1] + 1) % 10, `step ${i}: ${steps.join(',')}`);
+    const all = await page.evaluate(() => window.__chronozarrViewer.frames);
+    for (const f of all) {
+      for (const c of f.cells) assert.equal(c.t, f.t, `frame ${f.n} mixes timesteps`);
+      if (f.t !== 7 || f.n > frames[0].n) assert.ok(f.complete || f.n <= frames[0].n, `frame ${f.n} during playback is incomplete`);
+    }
+    assert.ok(frames.every((f) => f.cells.length >= 4));
+    await page.close();
+  });
+
+  test('playback pauses with a message when the loop cannot be buffered', async () => {
+    const page = await openViewer(`store=${s2}&z=3`);
+    await settled(page);
+    await page.evaluate(() => {
+      window.__chronozarrViewer.api.setPlaybackBudget(1000);
+      window.__chronozarrViewer.api.play();
+    });
+    await page.waitForFunction(() => !document.getElementById('toast').hidden);
+    assert.match(await page.textContent('#toast'), /Paused: the loop needs/);
+    assert.equal((await page.evaluate(() => window.__chronozarrViewer.api.state())).playing, false);
+    await page.close();
+  });
+
+  test('the layout reflows to 320 px; below 700 px the products are a select', async () => {
+    const page = await openViewer(`store=${s2}`, { width: 320, height: 480 });
+    assert.equal(await page.isVisible('#product-select'), true);
+    assert.equal(await page.isVisible('#product-buttons'), false);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 320));
+    await page.selectOption('#product-select', 'ndwi');
+    await page.waitForFunction(() => window.__chronozarrViewer.api.state().product === 'ndwi');
+    await page.setViewportSize({ width: 900, height: 600 });
+    assert.equal(await page.isVisible('#product-buttons'), true);
+    assert.equal(await page.getAttribute('#timeline', 'role'), 'slider');
+    await page.close();
+  });
+
+  // ---- embedding --------------------------------------------------------------------------
+
+  /** A host page on `other` with the viewer in an iframe; returns { page, frame, messages() }. */
+  async function host(viewerQuery, { early = [], delayOpen = 0, allowErrors = false } = {}) {
+    const context = await browser.newContext({ viewport: { width: 700, height: 560 } });
+    if (delayOpen) await context.route('**/zarr.json', async (route) => {
+      await new Promise((r) => setTimeout(r, delayOpen));
+      await route.continue();
+    });
+    const page = await context.newPage();
+    watch(page, allowErrors);
+    const src = `${base}/viewer/?${viewerQuery}`;
+    await page.goto(`${other}/e2e/host.html?src=${encodeURIComponent(src)}&early=${encodeURIComponent(JSON.stringify(early))}`);
+    const frame = () => page.frames().find((f) => f.url().startsWith(`${base}/viewer/`));
+    await page.waitForFunction(() => document.getElementById('frame').src);
+    const messages = () => page.evaluate(() => window.messages.map((m) => ({ origin: m.origin, ...m.data })));
+    const waitFor = (type, n = 1) => page.waitForFunction(([type, n]) => window.messages.filter((m) => m.data.type === type).length >= n, [type, n], { timeout: 20_000 });
+    const send = (msg) => page.evaluate((m) => window.send(m), msg);
+    return { page, context, frame, messages, waitFor, send };
+  }
+  const embedQuery = (extra = '') => `store=${encodeURIComponent(s2)}&embed=1&origin=${encodeURIComponent(other)}${extra}`;
+
+  test('embed: ready, merged early sets, time, view, click, get, bad_set, bad_message, v: 1', async () => {
+    const h = await host(embedQuery('&t=1'), {
+      early: [{ type: 'chronozarr:set', t: 3, product: 'ndwi' }, { v: 1, type: 'chronozarr:set', t: '2020-08-10' }],
+      delayOpen: 600,
+    });
+    await h.waitFor('chronozarr:ready');
+    await h.waitFor('chronozarr:time');
+    let msgs = await h.messages();
+    assert.ok(msgs.every((m) => m.v === 1 && m.origin === base));
+    const ready = msgs.find((m) => m.type === 'chronozarr:ready');
+    assert.equal(ready.times.length, 10);
+    assert.equal(ready.state.t, 1);
+    assert.equal(ready.store.crs, 'EPSG:32718');
+    assert.deepEqual(ready.bands.map((b) => b.name), ['B02', 'B03', 'B04', 'B08']);
+    assert.deepEqual(ready.products.map((p) => p.available), [true, true, true, true, true, true]);
+    assert.equal(ready.levels.length, 4);
+    assert.equal(typeof ready.state.center.lon, 'number');
+    // The early sets were received before the store opened, merged (later t wins) and applied after ready.
+    const log = await h.frame().evaluate(() => window.__chronozarrViewer.api.embedLog);
+    assert.deepEqual(log.slice(0, 2).map((e) => e.opened), [false, false]);
+    const time = msgs.find((m) => m.type === 'chronozarr:time');
+    assert.deepEqual([time.t, time.time], [5, '2020-08-01T00:00:00Z']);
+    assert.ok(msgs.indexOf(ready) < msgs.indexOf(time));
+    let state = await h.frame().evaluate(() => window.__chronozarrViewer.api.state());
+    assert.equal(state.product, 'ndwi');
+
+    // set with camera: view follows.
+    await h.send({ type: 'chronozarr:set', zoom: 2, center: { x: 501000, y: 8999250 } });
+    await h.waitFor('chronozarr:view');
+    msgs = await h.messages();
+    const view = msgs.find((m) => m.type === 'chronozarr:view');
+    assert.equal(view.zoom, 2);
+    assert.ok(Math.abs(view.center.x - 501000) < 1e-6 && Math.abs(view.center.y - 8999250) < 1e-6);
+
+    // A bad field: nothing applied, bad_set names it.
+    await h.send({ type: 'chronozarr:set', t: 0, zoom: 'big' });
+    await h.waitFor('chronozarr:error');
+    msgs = await h.messages();
+    let err = msgs.filter((m) => m.type === 'chronozarr:error').at(-1);
+    assert.equal(err.code, 'bad_set');
+    assert.match(err.message, /^zoom/);
+    state = await h.frame().evaluate(() => window.__chronozarrViewer.api.state());
+    assert.equal(state.t, 5);
+    for (const [bad, field] of [[{ t: 10 }, 't'], [{ band: 'B99' }, 'band'], [{ product: 'nope' }, 'product'], [{ speed: -1 }, 'speed'], [{ playing: 'yes' }, 'playing'], [{ center: { x: 1 } }, 'center']]) {
+      const count = (await h.messages()).filter((m) => m.type === 'chronozarr:error').length;
+      await h.send({ type: 'chronozarr:set', ...bad });
+      await h.waitFor('chronozarr:error', count + 1);
+      err = (await h.messages()).filter((m) => m.type === 'chronozarr:error').at(-1);
+      assert.equal(err.code, 'bad_set');
+      assert.ok(err.message.startsWith(field), err.message);
+    }
+    // Versions and types.
+    let count = (await h.messages()).filter((m) => m.type === 'chronozarr:error').length;
+    await h.send({ v: 2, type: 'chronozarr:get' });
+    await h.waitFor('chronozarr:error', count + 1);
+    assert.equal((await h.messages()).filter((m) => m.type === 'chronozarr:error').at(-1).code, 'bad_message');
+    await h.send({ type: 'chronozarr:frobnicate' });
+    await h.waitFor('chronozarr:error', count + 2);
+    assert.equal((await h.messages()).filter((m) => m.type === 'chronozarr:error').at(-1).code, 'bad_message');
+    // Its own types and foreign protocols are ignored.
+    await h.send({ type: 'chronozarr:ready' });
+    await h.send({ type: 'other:thing' });
+    await h.send({ type: 'chronozarr:get' });
+    await h.waitFor('chronozarr:ready', 2);
+    msgs = await h.messages();
+    assert.equal(msgs.filter((m) => m.type === 'chronozarr:error').length, count + 2);
+    assert.equal(msgs.filter((m) => m.type === 'chronozarr:ready').at(-1).state.t, 5);
+    assert.equal(msgs.filter((m) => m.type === 'chronozarr:ready').at(-1).state.zoom, 2);
+    // A click is reported.
+    await h.frame().waitForFunction(() => window.__chronozarrViewer.api.state().settled);
+    await h.frame().evaluate(() => {
+      const api = window.__chronozarrViewer.api;
+      const s = api.screenOf(123.5, 77.5);
+      api.click(s.px, s.py);
+    });
+    await h.waitFor('chronozarr:click');
+    const click = (await h.messages()).find((m) => m.type === 'chronozarr:click');
+    assert.deepEqual(click.pixel, { x: 123, y: 77 });
+    assert.equal(click.t, 5);
+    assert.equal(click.valid, true);
+    assert.deepEqual(Object.keys(click.values), ['B02', 'B03', 'B04', 'B08']);
+    // set playing / speed.
+    await h.send({ type: 'chronozarr:set', speed: 23, playing: true });
+    await h.frame().waitForFunction(() => window.__chronozarrViewer.api.state().playing);
+    assert.equal((await h.frame().evaluate(() => window.__chronozarrViewer.api.state())).speed, 24);
+    await h.send({ type: 'chronozarr:set', playing: false });
+    await h.frame().waitForFunction(() => !window.__chronozarrViewer.api.state().playing);
+    await h.context.close();
+  });
+
+  test('embed: the referrer gives the origin; controls=0 and theme=light', async () => {
+    const h = await host(`store=${encodeURIComponent(s2)}&embed=1&controls=0&theme=light`);
+    await h.waitFor('chronozarr:ready');
+    const f = h.frame();
+    assert.equal(await f.evaluate(() => document.documentElement.dataset.theme), 'light');
+    assert.equal(await f.isVisible('.bar'), false);
+    await f.waitForFunction(() => document.getElementById('readout').textContent === '2020-01-01');
+    await h.context.close();
+  });
+
+  test('embed: a wrong origin gets no reply', async () => {
+    // The viewer is told its host is 127.0.0.1 while it is framed by localhost.
+    const h = await host(`store=${encodeURIComponent(s2)}&embed=1&origin=${encodeURIComponent(base)}`, { allowErrors: true });
+    await h.frame().waitForFunction(() => window.__chronozarrViewer?.ready);
+    await h.send({ type: 'chronozarr:get' });
+    await h.send({ type: 'chronozarr:set', t: 2 });
+    await h.page.waitForTimeout(800);
+    assert.deepEqual(await h.messages(), []);
+    assert.equal((await h.frame().evaluate(() => window.__chronozarrViewer.api.state())).t, 0);
+    await h.context.close();
+  });
+
+  test('embed: error codes no_store, store_open_failed, chunk_load_failed, playback_failed', async () => {
+    let h = await host(`embed=1&origin=${encodeURIComponent(other)}`);
+    await h.waitFor('chronozarr:error');
+    assert.equal((await h.messages())[0].code, 'no_store');
+    await h.context.close();
+
+    h = await host(`store=${encodeURIComponent(`${base}/nowhere.zarr`)}&embed=1&origin=${encodeURIComponent(other)}`, { allowErrors: true });
+    await h.waitFor('chronozarr:error');
+    assert.equal((await h.messages())[0].code, 'store_open_failed');
+    await h.context.close();
+
+    // A corrupt chunk: decoding fails, the viewer reports it and keeps going.
+    const chunkDir = join(tmp, 's2.zarr', '3', 'data', 'c', '9', '0', '0');
+    const victim = join(chunkDir, readdirSync(chunkDir)[0]);
+    const good = readFileSync(victim);
+    writeFileSync(victim, Buffer.from('not a zstd frame at all'));
+    try {
+      h = await host(embedQuery('&t=9&z=0.5'), { allowErrors: true });
+      await h.waitFor('chronozarr:error');
+      const e = (await h.messages()).find((m) => m.type === 'chronozarr:error');
+      assert.equal(e.code, 'chunk_load_failed');
+      await h.context.close();
+    } finally {
+      writeFileSync(victim, good);
+    }
+
+    h = await host(embedQuery());
+    await h.waitFor('chronozarr:ready');
+    await h.frame().evaluate(() => window.__chronozarrViewer.api.setPlaybackBudget(10));
+    await h.send({ type: 'chronozarr:set', playing: true });
+    await h.waitFor('chronozarr:error');
+    assert.equal((await h.messages()).find((m) => m.type === 'chronozarr:error').code, 'playback_failed');
+    await h.context.close();
+  });
+
+  test('no console errors', () => {
+    assert.deepEqual(consoleErrors, []);
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * The embedding contract (v: 1): the origin rule, the host's `chronozarr:set` and `chronozarr:get`,
+ * and the viewer's `ready`, `time`, `click`, `view` and `error` messages. Validation of a `set`
+ * against the store is the app's (`validate`), so that a set is applied whole or not at all.
+ * @module
+ */
+
+export const VERSION = 1;
+const SENT = new Set(['chronozarr:ready', 'chronozarr:time', 'chronozarr:click', 'chronozarr:view', 'chronozarr:error']);
+const SET_FIELDS = ['t', 'product', 'band', 'zoom', 'center', 'playing', 'speed'];
+
+/**
+ * The only origin the API talks to: `origin=` when present (exactly an http(s) origin, no fallback
+ * when invalid), else the referrer's origin.
+ * @param {{ origin: string | null, hasOrigin: boolean }} params
+ * @param {string} referrer
+ * @returns {{ origin: string | null, reason: string }}
+ */
+export function resolveOrigin(params, referrer) {
+  if (params.hasOrigin) {
+    const raw = params.origin ?? '';
+    return isOrigin(raw)
+      ? { origin: raw, reason: '' }
+      : { origin: null, reason: `origin=${JSON.stringify(raw)} is not an http(s) origin such as https://example.com (no path, no *), so the embed API is off` };
+  }
+  if (referrer) {
+    try {
+      const o = new URL(referrer).origin;
+      if (isOrigin(o)) return { origin: o, reason: '' };
+    } catch {
+      // fall through
+    }
+  }
+  return { origin: null, reason: 'no origin= parameter and no referrer to take the host origin from, so the embed API is off; add origin=<your page origin> to the iframe URL' };
+}
+
+/** @param {string} s */
+export function isOrigin(s) {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === s;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * @param {object} o
+ * @param {{ embed: boolean, origin: string | null, hasOrigin: boolean }} o.params
+ * @param {(fields: Record<string, any>) => { ok: true } | { ok: false, field: string, message: string }} o.validate
+ * @param {(fields: Record<string, any>) => void} o.apply
+ * @param {() => Record<string, any>} o.readyPayload
+ * @param {Window} [o.win]
+ */
+export function createEmbed({ params, validate, apply, readyPayload, win = window }) {
+  const framed = win.parent != null && win.parent !== win;
+  const { origin, reason } = resolveOrigin(params, win.document.referrer);
+  const enabled = params.embed && framed && origin != null;
+  if (params.embed && framed && origin == null) console.warn(`chronozarr viewer: ${reason}`);
+  let opened = false;
+  /** @type {Record<string, any> | null} */
+  let early = null;
+
+  function send(type, fields = {}) {
+    if (!enabled) return;
+    win.parent.postMessage({ v: VERSION, type, ...fields }, /** @type {string} */ (origin));
+  }
+
+  function error(code, message) {
+    send('chronozarr:error', { code, message });
+  }
+
+  /** Messages accepted from the host, with whether the store was open then (for tests). */
+  const log = [];
+
+  function onMessage(event) {
+    if (!enabled || event.origin !== origin || event.source !== win.parent) return;
+    const msg = event.data;
+    if (msg && typeof msg === 'object' && typeof msg.type === 'string') log.push({ type: msg.type, opened });
+    if (!msg || typeof msg !== 'object' || typeof msg.type !== 'string' || !msg.type.startsWith('chronozarr:')) return;
+    if (SENT.has(msg.type)) return;
+    if (msg.v !== undefined && msg.v !== VERSION) {
+      error('bad_message', `unsupported contract version v: ${JSON.stringify(msg.v)}; this viewer speaks v: ${VERSION}`);
+      return;
+    }
+    try {
+      if (msg.type === 'chronozarr:set') {
+        const fields = pick(msg);
+        if (!opened) early = { ...(early ?? {}), ...fields };
+        else runSet(fields);
+      } else if (msg.type === 'chronozarr:get') {
+        if (opened) send('chronozarr:ready', readyPayload());
+      } else {
+        error('bad_message', `unknown message type ${JSON.stringify(msg.type)}; the viewer accepts chronozarr:set and chronozarr:get`);
+      }
+    } catch (err) {
+      console.error(err);
+      error('internal', `${msg.type} failed: ${err instanceof Error ? err.message : err}`);
+    }
+  }
+
+  function runSet(fields) {
+    const verdict = validate(fields);
+    if (!verdict.ok) {
+      error('bad_set', verdict.message);
+      return;
+    }
+    apply(fields);
+  }
+
+  win.addEventListener('message', onMessage);
+
+  return {
+    enabled,
+    origin,
+    log,
+    send,
+    error,
+    /** The store is open and the view set up: send ready, then apply the early sets, merged. */
+    ready() {
+      opened = true;
+      send('chronozarr:ready', readyPayload());
+      if (early) {
+        const fields = early;
+        early = null;
+        try {
+          runSet(fields);
+        } catch (err) {
+          console.error(err);
+          error('internal', `chronozarr:set failed: ${err instanceof Error ? err.message : err}`);
+        }
+      }
+    },
+  };
+}
+
+/** The known fields of a set (unknown ones are ignored, so later versions can add some). */
+function pick(msg) {
+  /** @type {Record<string, any>} */
+  const out = {};
+  for (const f of SET_FIELDS) if (Object.prototype.hasOwnProperty.call(msg, f)) out[f] = msg[f];
+  return out;
+}

@@ -1,0 +1,563 @@
+/**
+ * The viewer app: opens `?store=`, wires the scene, controls, inspector, URL state and embed API.
+ * @module
+ */
+import { openStore } from '../src/index.js';
+import { clampCamera, fitCamera, levelFor, pixelToScreen, pixelToStore, screenToPixel, storeToPixel, zoomLimits } from './camera.js';
+import { createEmbed } from './embed.js';
+import { fromLonLat, parseCrs, toLonLat } from './geo.js';
+import { createInspector, pixelValues } from './inspect.js';
+import { attachInput } from './input.js';
+import { fullViewerUrl, readParams, stateUrl } from './params.js';
+import { SPEEDS, createPlayback, snapSpeed } from './playback.js';
+import { DISPLAY_CODES, PRODUCT_CODES } from './products.glsl.js';
+import { defaultProduct, displayMode, productBands, productList } from './products.js';
+import { createRenderer } from './renderer.js';
+import { createScene } from './scene.js';
+import { percentileRange } from './stretch.js';
+import { createTimeline } from './timeline.js';
+import { validateSet } from './setfields.js';
+
+const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+const params = readParams(location.search);
+const root = document.documentElement;
+root.classList.toggle('embed', params.embed);
+root.classList.toggle('no-controls', !params.controls);
+root.dataset.theme = params.theme;
+
+/** Instrumentation for tests and benchmarks (read-only use, please). */
+const hook = {
+  ready: false,
+  error: /** @type {string | null} */ (null),
+  frames: /** @type {any[]} */ ([]),
+  /** @type {Record<string, any>} */
+  api: {},
+};
+// @ts-ignore
+window.__chronozarrViewer = hook;
+
+/** @type {any} */
+let app = null;
+const embed = createEmbed({
+  params,
+  validate: (f) => app.validate(f),
+  apply: (f) => app.applySet(f),
+  readyPayload: () => app.readyPayload(),
+});
+
+function fatal(code, message) {
+  hook.error = message;
+  $('status').textContent = message;
+  $('status').className = 'status error';
+  embed.error(code, message);
+}
+
+main().catch((err) => {
+  console.error(err);
+  fatal('internal', `The viewer failed: ${err instanceof Error ? err.message : err}`);
+});
+
+async function main() {
+  if (!params.store) {
+    fatal('no_store', 'No store to show: open the viewer with ?store=URL of a chronozarr store (the directory holding zarr.json).');
+    return;
+  }
+  $('status').textContent = 'Opening store…';
+  let store;
+  hook.openStartAt = performance.now();
+  try {
+    store = await openStore(new URL(params.store, location.href).href);
+    hook.openedAt = performance.now();
+  } catch (err) {
+    fatal('store_open_failed', `Could not open the store ${params.store}: ${err instanceof Error ? err.message : err}`);
+    return;
+  }
+  app = start(store);
+  hook.ready = true;
+  embed.ready();
+}
+
+/** @param {any} store */
+function start(store) {
+  const n = store.times.length;
+  const bands = store.bands;
+  const level0 = store.levels[0];
+  const geo = store.crs != null;
+  const transform = geo ? store.levels[0].transform : null;
+  const products = productList(bands);
+  const canvas = /** @type {HTMLCanvasElement} */ ($('map'));
+  const renderer = createRenderer(canvas, { dtype: store.dtype, nBands: bands.length });
+  const storeName = decodeURIComponent(new URL(store.url).pathname.replace(/\/+$/, '').split('/').pop() || store.url);
+
+  const state = {
+    t: params.t != null && params.t < n ? params.t : 0,
+    product: params.p && products.find((p) => p.id === params.p && p.available) ? params.p : defaultProduct(bands),
+    band: Math.max(0, params.b ? bands.findIndex((b) => b.name === params.b) : 0),
+    cam: { cx: level0.width / 2, cy: level0.height / 2, zoom: 1 },
+    range: /** @type {[number, number] | null} */ (params.range),
+    auto: /** @type {[number, number] | null} */ (null),
+  };
+
+  const scene = createScene({
+    store,
+    renderer,
+    onFrame,
+    onError: (err, where) => chunkFailed(err, where),
+  });
+  hook.frames = scene.frames;
+
+  // ---- camera -------------------------------------------------------------------------------
+  let size = renderer.resize();
+  const limits = () => zoomLimits(level0, size.w, size.h, size.dpr);
+  {
+    const fit = fitCamera(level0, size.w, size.h);
+    let cam = { ...fit };
+    if (params.z) cam.zoom = params.z;
+    if (params.c) {
+      const p = storeToPixel(transform, params.c[0], params.c[1]);
+      cam = { ...cam, cx: p.x, cy: p.y };
+    }
+    state.cam = clampCamera(cam, limits(), level0);
+  }
+
+  function centerOut() {
+    const c = pixelToStore(transform, state.cam.cx, state.cam.cy);
+    const ll = geo ? toLonLat(store.crs, c.x, c.y) : null;
+    return { x: c.x, y: c.y, lon: ll ? ll.lon : null, lat: ll ? ll.lat : null };
+  }
+
+  function updateView({ quiet = false } = {}) {
+    state.cam = clampCamera(state.cam, limits(), level0);
+    scene.setView(state.cam, size, levelFor(state.cam.zoom, store.levels.length));
+    schedulePrefetch(true);
+    scheduleUrl();
+    if (!quiet) scheduleViewMessage();
+  }
+
+  let lastView = '';
+  let viewTimer = 0;
+  function viewPayload() {
+    return { zoom: state.cam.zoom, center: centerOut() };
+  }
+  function sendViewIfChanged() {
+    const v = viewPayload();
+    const k = JSON.stringify(v);
+    if (k === lastView) return;
+    lastView = k;
+    embed.send('chronozarr:view', v);
+  }
+  function scheduleViewMessage() {
+    clearTimeout(viewTimer);
+    viewTimer = setTimeout(sendViewIfChanged, 120);
+  }
+
+  // ---- look ---------------------------------------------------------------------------------
+  function look() {
+    const used = productBands(state.product, bands, state.band);
+    const natural = displayMode(state.product, bands, used, store.dtype);
+    // A range the user set wins over tone mapping and the 8-bit identity.
+    const mode = state.range && natural !== 'index' ? 'linear' : natural;
+    const range = state.range ?? state.auto ?? [0, 1];
+    return {
+      product: PRODUCT_CODES[state.product],
+      display: mode === 'index' ? 0 : DISPLAY_CODES[mode],
+      mode,
+      bands: used,
+      scale: used.map((i) => (i >= 0 ? bands[i].scale : 1)),
+      offset: used.map((i) => (i >= 0 ? bands[i].offset : 0)),
+      range,
+      nodata: store.nodata,
+      hasMask: store.hasMask,
+    };
+  }
+  let stretchKey = '';
+  function applyLook() {
+    const l = look();
+    scene.setLook(l);
+    $('range-field').hidden = !(l.mode === 'linear' || state.product === 'band');
+    const r = l.mode === 'linear' ? state.range ?? state.auto : null;
+    const hint = l.mode === 'reflectance' ? 'tone map' : l.mode === 'stored8' ? '0' : 'auto';
+    /** @type {HTMLInputElement} */ ($('range-lo')).placeholder = r ? fmt(r[0]) : hint;
+    /** @type {HTMLInputElement} */ ($('range-hi')).placeholder = r ? fmt(r[1]) : l.mode === 'stored8' ? '255' : hint;
+    if (state.range) {
+      /** @type {HTMLInputElement} */ ($('range-lo')).value = fmt(state.range[0]);
+      /** @type {HTMLInputElement} */ ($('range-hi')).value = fmt(state.range[1]);
+    }
+  }
+
+  function onFrame(frame) {
+    $('readout').textContent = store.times[frame.t].slice(0, 10);
+    $('readout').dataset.t = String(frame.t);
+    const l = look();
+    if (l.mode === 'linear' && !state.range && frame.cells.length) {
+      const key = `${playback?.playing ? 'play' : frame.t}|${frame.lod}|${frame.complete}|${frame.cells.length}|${state.cam.cx.toFixed(1)},${state.cam.cy.toFixed(1)},${state.cam.zoom.toFixed(4)}|${state.product}|${state.band}`;
+      if (key !== stretchKey && !(playback?.playing && state.auto)) {
+        stretchKey = key;
+        const r = percentileRange(scene.sampleVisible(l.bands));
+        if (r && (!state.auto || r[0] !== state.auto[0] || r[1] !== state.auto[1])) {
+          state.auto = r;
+          applyLook();
+        }
+      }
+    }
+    if (!firstFrame) {
+      firstFrame = true;
+      hook.firstFrameAt = performance.now();
+    }
+    if (frame.complete && hook.firstCompleteAt == null) hook.firstCompleteAt = performance.now();
+  }
+  let firstFrame = false;
+
+  // ---- time ---------------------------------------------------------------------------------
+  const label = (t) => store.times[t].slice(0, 10);
+  const timeline = createTimeline($('timeline'), { times: store.times, onPick: (t) => setT(t), label });
+  function setT(t, { fromPlayback = false } = {}) {
+    t = Math.max(0, Math.min(n - 1, Math.trunc(t)));
+    if (!fromPlayback && playback.playing && t !== state.t) playback.stop();
+    const changed = t !== state.t;
+    state.t = t;
+    scene.setTime(t);
+    timeline.set(t);
+    $('date').textContent = `${label(t)}  (${t + 1}/${n})`;
+    if (changed) {
+      embed.send('chronozarr:time', { t, time: store.times[t] });
+      if (!playback.playing) schedulePrefetch(false);
+      scheduleUrl();
+    }
+  }
+
+  let prefetchTimer = 0;
+  function schedulePrefetch(viewChanged) {
+    if (playback?.playing && !viewChanged) return;
+    clearTimeout(prefetchTimer);
+    prefetchTimer = setTimeout(() => {
+      const lod = scene.lod;
+      const cells = scene.visibleAt(lod);
+      if (!cells.length) return;
+      store.prefetch({ lod, cells, t: state.t, playing: playback.playing, masks: store.hasMask }).catch(() => {});
+    }, 150);
+  }
+
+  // ---- playback -----------------------------------------------------------------------------
+  let lastPainted = /** @type {number | null} */ (null);
+  const playback = createPlayback({
+    store,
+    view: () => ({ lod: scene.lod, cells: scene.visibleAt(scene.lod) }),
+    position: () => ({ wanted: state.t, painted: scene.settled ? lastPaintedT() : null }),
+    step: (t) => setT(t, { fromPlayback: true }),
+    onState: (s, detail) => {
+      const btn = $('play');
+      btn.textContent = s === 'stopped' ? '▶' : '❚❚';
+      btn.setAttribute('aria-label', s === 'stopped' ? 'Play' : 'Pause');
+      btn.setAttribute('aria-pressed', String(s !== 'stopped'));
+      $('status').className = 'status';
+      $('status').textContent = s === 'buffering' ? `Buffering the loop… ${detail ?? ''}` : '';
+      if (s === 'playing') schedulePrefetch(true);
+      hook.playback = s;
+    },
+    onFail: (message) => {
+      toast(message);
+      embed.error('playback_failed', message);
+    },
+  });
+  function lastPaintedT() {
+    const f = scene.frames[scene.frames.length - 1];
+    return f ? f.t : null;
+  }
+  playback.speed = 4;
+
+  // ---- controls -----------------------------------------------------------------------------
+  const buttons = $('product-buttons');
+  const select = /** @type {HTMLSelectElement} */ ($('product-select'));
+  for (const p of products) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = p.name;
+    b.dataset.product = p.id;
+    b.disabled = !p.available;
+    if (!p.available) b.title = `${p.name} needs bands this store does not have`;
+    b.addEventListener('click', () => setProduct(p.id));
+    buttons.append(b);
+    select.append(new Option(p.name + (p.available ? '' : ' (unavailable)'), p.id));
+    select.options[select.options.length - 1].disabled = !p.available;
+  }
+  select.addEventListener('change', () => setProduct(select.value));
+  const bandSelect = /** @type {HTMLSelectElement} */ ($('band-select'));
+  bands.forEach((b, i) => bandSelect.append(new Option(b.common_name && b.common_name !== b.name ? `${b.name} (${b.common_name})` : b.name, String(i))));
+  bandSelect.addEventListener('change', () => setBand(Number(bandSelect.value), true));
+  const speedSelect = /** @type {HTMLSelectElement} */ ($('speed'));
+  for (const s of SPEEDS) speedSelect.append(new Option(`${s}/s`, String(s)));
+  speedSelect.value = String(playback.speed);
+  speedSelect.addEventListener('change', () => (playback.speed = Number(speedSelect.value)));
+  $('play').addEventListener('click', () => playback.toggle());
+  $('range-auto').addEventListener('click', () => {
+    state.range = null;
+    stretchKey = '';
+    /** @type {HTMLInputElement} */ ($('range-lo')).value = '';
+    /** @type {HTMLInputElement} */ ($('range-hi')).value = '';
+    scene.redraw();
+    applyLook();
+    scheduleUrl();
+  });
+  for (const id of ['range-lo', 'range-hi']) {
+    $(id).addEventListener('change', () => {
+      const lo = Number(/** @type {HTMLInputElement} */ ($('range-lo')).value);
+      const hi = Number(/** @type {HTMLInputElement} */ ($('range-hi')).value);
+      if (Number.isFinite(lo) && Number.isFinite(hi) && hi > lo && $('range-lo').value !== '' && $('range-hi').value !== '') {
+        state.range = [lo, hi];
+        applyLook();
+        scheduleUrl();
+      }
+    });
+  }
+  $('export').addEventListener('click', exportPng);
+  $('inspector-close').addEventListener('click', () => inspector.close());
+  const wordmark = /** @type {HTMLAnchorElement} */ ($('wordmark'));
+  if (params.embed) {
+    wordmark.target = '_blank';
+    wordmark.rel = 'noopener';
+  }
+  $('store-name').textContent = storeName;
+  document.title = `${storeName} · chronozarr`;
+
+  function setProduct(id) {
+    state.product = id;
+    stretchKey = '';
+    state.auto = null;
+    for (const b of buttons.querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.product === id));
+    select.value = id;
+    $('band-field').hidden = id !== 'band';
+    applyLook();
+    scene.redraw();
+    if (inspector.open) inspector.refresh();
+    scheduleUrl();
+  }
+  function setBand(i, fromUi = false) {
+    state.band = i;
+    bandSelect.value = String(i);
+    stretchKey = '';
+    state.auto = null;
+    if (fromUi && state.product !== 'band') return setProduct('band');
+    applyLook();
+    scene.redraw();
+    if (inspector.open) inspector.refresh();
+    scheduleUrl();
+  }
+
+  // ---- inspector ----------------------------------------------------------------------------
+  const inspector = createInspector({
+    store,
+    panel: $('inspector'),
+    body: $('inspect-body'),
+    chartHost: $('chart-host'),
+    onJump: (t) => setT(t),
+    look: () => ({ product: state.product, band: state.band, t: state.t }),
+  });
+
+  function clickAt(px, py) {
+    const p = screenToPixel(state.cam, size.w, size.h, px, py);
+    const x0 = Math.floor(p.x);
+    const y0 = Math.floor(p.y);
+    if (x0 < 0 || y0 < 0 || x0 >= level0.width || y0 >= level0.height) return null;
+    const hit = scene.pick(x0, y0);
+    if (!hit) return null;
+    const cs = store.levels[hit.lod].chunkSize;
+    const t = hit.entry.t;
+    const values = pixelValues(store, hit.entry.cell, hit.x % cs, hit.y % cs);
+    const c = pixelToStore(transform, x0 + 0.5, y0 + 0.5);
+    const ll = geo ? toLonLat(store.crs, c.x, c.y) : null;
+    const message = {
+      pixel: { x: x0, y: y0 },
+      lon: ll ? ll.lon : null,
+      lat: ll ? ll.lat : null,
+      t,
+      time: store.times[t],
+      level: hit.lod,
+      valid: values.valid,
+      values: Object.fromEntries(values.bands.map((b) => [b.name, b.value])),
+    };
+    embed.send('chronozarr:click', message);
+    hook.lastClick = { ...message, stored: values.bands.map((b) => b.stored) };
+    if (params.controls) inspector.show({ lod: hit.lod, x: hit.x, y: hit.y, x0, y0, t, cell: hit.entry.cell });
+    return hook.lastClick;
+  }
+
+  attachInput(canvas, {
+    pan: (dx, dy) => {
+      state.cam = { ...state.cam, cx: state.cam.cx - dx / state.cam.zoom, cy: state.cam.cy - dy / state.cam.zoom };
+      updateView();
+    },
+    zoom: (f, px, py) => zoomAbout(f, px, py),
+    click: (px, py) => clickAt(px, py),
+  });
+
+  function zoomAbout(f, px, py) {
+    const before = screenToPixel(state.cam, size.w, size.h, px, py);
+    const lim = limits();
+    const zoom = Math.min(lim.max, Math.max(lim.min, state.cam.zoom * f));
+    state.cam = { zoom, cx: before.x - (px - size.w / 2) / zoom, cy: before.y - (py - size.h / 2) / zoom };
+    updateView();
+  }
+
+  document.addEventListener('keydown', (e) => {
+    const tag = /** @type {HTMLElement} */ (e.target).tagName;
+    if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA' || e.ctrlKey || e.metaKey || e.altKey) return;
+    const step = 80;
+    if (e.key === 'Escape' && inspector.open) inspector.close();
+    else if (e.shiftKey && e.key.startsWith('Arrow')) {
+      const d = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[e.key];
+      state.cam = { ...state.cam, cx: state.cam.cx - d[0] / state.cam.zoom, cy: state.cam.cy - d[1] / state.cam.zoom };
+      updateView();
+    } else if (e.key === 'ArrowLeft' || e.key === 'ArrowDown') setT(state.t - 1);
+    else if (e.key === 'ArrowRight' || e.key === 'ArrowUp') setT(state.t + 1);
+    else if (e.key === 'PageDown') setT(state.t - 10);
+    else if (e.key === 'PageUp') setT(state.t + 10);
+    else if (e.key === 'Home') setT(0);
+    else if (e.key === 'End') setT(n - 1);
+    else if (e.key === '+' || e.key === '=') zoomAbout(1.5, size.w / 2, size.h / 2);
+    else if (e.key === '-' || e.key === '_') zoomAbout(1 / 1.5, size.w / 2, size.h / 2);
+    else if (e.key === '0') {
+      state.cam = fitCamera(level0, size.w, size.h);
+      updateView();
+    } else if (e.key === ' ' && tag !== 'BUTTON') playback.toggle();
+    else return;
+    e.preventDefault();
+  });
+
+  new ResizeObserver(() => {
+    const next = renderer.resize();
+    if (next.w === size.w && next.h === size.h && next.dpr === size.dpr) return;
+    size = next;
+    updateView();
+  }).observe(canvas);
+
+  // ---- URL ----------------------------------------------------------------------------------
+  let urlTimer = 0;
+  function scheduleUrl() {
+    clearTimeout(urlTimer);
+    urlTimer = setTimeout(writeUrl, 200);
+  }
+  function writeUrl() {
+    const c = pixelToStore(transform, state.cam.cx, state.cam.cy);
+    const href = stateUrl(location.href, { t: state.t, product: state.product, band: bands[state.band].name, zoom: state.cam.zoom, center: [c.x, c.y], range: state.range });
+    history.replaceState(history.state, '', href);
+    wordmark.href = params.embed ? fullViewerUrl(href) : href;
+  }
+
+  // ---- export -------------------------------------------------------------------------------
+  function exportPng() {
+    scene.paintNow();
+    canvas.toBlob((blob) => {
+      if (!blob) return;
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(blob);
+      a.download = `${storeName.replace(/\.zarr$/, '')}_${label(scene.shownT ?? state.t)}_${state.product}.png`;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+    }, 'image/png');
+  }
+
+  // ---- errors -------------------------------------------------------------------------------
+  const reported = new Map();
+  function chunkFailed(err, where) {
+    const k = `${where.lod}/${where.row}/${where.col}/${where.t}`;
+    if (Date.now() - (reported.get(k) ?? 0) < 10_000) return;
+    reported.set(k, Date.now());
+    const message = `Could not read level ${where.lod} cell ${where.row},${where.col} at ${label(where.t)}: ${err instanceof Error ? err.message : err}. Retrying.`;
+    toast(message);
+    embed.error('chunk_load_failed', message);
+  }
+  let toastTimer = 0;
+  function toast(message) {
+    const el = $('toast');
+    el.textContent = message;
+    el.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => (el.hidden = true), 6000);
+  }
+
+  // ---- embed set ----------------------------------------------------------------------------
+  function validate(fields) {
+    return validateSet(fields, { store, products, geoOk: geo && parseCrs(store.crs) != null });
+  }
+  function applySet(fields) {
+    const v = validateSet(fields, { store, products, geoOk: geo && parseCrs(store.crs) != null });
+    if (!v.ok) return;
+    const f = v.values;
+    if (f.band != null) setBand(f.band);
+    if (f.product != null) setProduct(f.product);
+    if (f.t != null) setT(f.t);
+    let moved = false;
+    if (f.zoom != null || f.center != null) {
+      let cam = { ...state.cam };
+      if (f.zoom != null) cam.zoom = f.zoom;
+      if (f.center != null) {
+        const xy = f.center.x != null ? f.center : fromLonLat(store.crs, f.center.lon, f.center.lat);
+        const p = storeToPixel(transform, xy.x, xy.y);
+        cam = { ...cam, cx: p.x, cy: p.y };
+      }
+      state.cam = cam;
+      updateView({ quiet: true });
+      moved = true;
+    }
+    if (f.speed != null) {
+      playback.speed = f.speed;
+      speedSelect.value = String(playback.speed);
+    }
+    if (f.playing === true) playback.play();
+    if (f.playing === false) playback.stop();
+    if (moved) {
+      clearTimeout(viewTimer);
+      lastView = '';
+      sendViewIfChanged();
+    }
+  }
+  function readyPayload() {
+    return {
+      store: { url: params.store, name: storeName, crs: store.crs },
+      times: [...store.times],
+      bands: bands.map((b) => ({ name: b.name, common_name: b.common_name ?? null, units: b.units ?? null, scale: b.scale, offset: b.offset })),
+      products,
+      levels: store.levels.map((l, i) => ({ lod: i, width: l.width, height: l.height, resolution: geo ? l.resolution : null })),
+      state: {
+        t: state.t,
+        time: store.times[state.t],
+        product: state.product,
+        band: bands[state.band].name,
+        zoom: state.cam.zoom,
+        center: centerOut(),
+        playing: playback.playing,
+        speed: playback.speed,
+      },
+    };
+  }
+
+  // ---- go -----------------------------------------------------------------------------------
+  $('status').textContent = '';
+  setProduct(state.product);
+  bandSelect.value = String(state.band);
+  setT(state.t);
+  updateView({ quiet: true });
+  lastView = JSON.stringify(viewPayload());
+  writeUrl();
+  Object.assign(hook.api, {
+    store,
+    scene,
+    state: () => ({ ...state, shownT: scene.shownT, lod: scene.lod, settled: scene.settled, playing: playback.playing, speed: playback.speed, pending: scene.pending }),
+    pixel: (x, y) => renderer.readPixel(x, y),
+    screenOf: (x, y) => pixelToScreen(state.cam, size.w, size.h, x, y),
+    click: (px, py) => clickAt(px, py),
+    setT,
+    play: () => playback.play(),
+    stop: () => playback.stop(),
+    setSpeed: (s) => (playback.speed = snapSpeed(s)),
+    setPlaybackBudget: (bytes) => playback.setBudget(bytes),
+    embedLog: embed.log,
+    look,
+  });
+  return { validate, applySet, readyPayload };
+}
+
+function fmt(v) {
+  return String(Number(v.toPrecision(5)));
+}

@@ -1,0 +1,96 @@
+/**
+ * The viewer's URL: what it reads on open and what it keeps up to date with replaceState.
+ * @module
+ */
+
+/**
+ * @typedef {object} ViewerParams
+ * @property {string | null} store
+ * @property {boolean} embed
+ * @property {boolean} controls
+ * @property {'dark' | 'light'} theme
+ * @property {string | null} origin the raw origin parameter (validated by embed.js)
+ * @property {boolean} hasOrigin
+ * @property {number | null} t
+ * @property {string | null} p
+ * @property {string | null} b
+ * @property {number | null} z
+ * @property {[number, number] | null} c
+ * @property {[number, number] | null} range fixed stretch range (physical units)
+ */
+
+/**
+ * @param {string} search location.search
+ * @returns {ViewerParams}
+ */
+export function readParams(search) {
+  const q = new URLSearchParams(search);
+  const embed = q.get('embed') === '1';
+  const num = (key) => {
+    const raw = q.get(key);
+    if (raw == null || raw.trim() === '') return null;
+    const v = Number(raw);
+    return Number.isFinite(v) ? v : null;
+  };
+  const pair = (key) => {
+    const raw = q.get(key);
+    if (!raw) return null;
+    const parts = raw.split(',').map(Number);
+    return parts.length === 2 && parts.every(Number.isFinite) ? /** @type {[number, number]} */ (parts) : null;
+  };
+  const t = num('t');
+  const z = num('z');
+  return {
+    store: q.get('store') || null,
+    embed,
+    controls: !(embed && q.get('controls') === '0'),
+    theme: embed && q.get('theme') === 'light' ? 'light' : 'dark',
+    origin: q.get('origin'),
+    hasOrigin: q.has('origin'),
+    t: t != null && Number.isInteger(t) && t >= 0 ? t : null,
+    p: q.get('p'),
+    b: q.get('b'),
+    z: z != null && z > 0 ? z : null,
+    c: pair('c'),
+    range: pair('range'),
+  };
+}
+
+/**
+ * The URL of the current state: `store`, `t`, `p`, `b`, `z`, `c` replaced, every other parameter
+ * (embed, controls, theme, origin, range) kept as it was.
+ * @param {string} href current location
+ * @param {{ t: number, product: string, band: string, zoom: number, center: [number, number], range?: [number, number] | null }} state
+ */
+export function stateUrl(href, state) {
+  const url = new URL(href);
+  const q = url.searchParams;
+  q.set('t', String(state.t));
+  q.set('p', state.product);
+  q.set('b', state.band);
+  q.set('z', formatNumber(state.zoom, 5));
+  q.set('c', state.center.map((v) => formatNumber(v, 10)).join(','));
+  if (state.range) q.set('range', state.range.map((v) => formatNumber(v, 8)).join(','));
+  else q.delete('range');
+  // Keep "store" first and readable: URLSearchParams would percent-encode its slashes and colon.
+  const parts = [];
+  for (const [k, v] of q) parts.push(`${k}=${k === 'store' ? encodeStore(v) : encodeURIComponent(v)}`);
+  url.search = parts.join('&');
+  return url.href;
+}
+
+function encodeStore(v) {
+  return encodeURIComponent(v).replace(/%2F/gi, '/').replace(/%3A/gi, ':');
+}
+
+/** A number with at most `digits` significant digits and no trailing zeros. */
+export function formatNumber(v, digits) {
+  return String(Number(v.toPrecision(digits)));
+}
+
+/** The full viewer's URL of an embed (embed parameters dropped). @param {string} href */
+export function fullViewerUrl(href) {
+  const url = new URL(href);
+  for (const key of ['embed', 'controls', 'theme', 'origin']) url.searchParams.delete(key);
+  return url.href;
+}

@@ -1,0 +1,80 @@
+/**
+ * Product colours as one GLSL ES 3.00 source, shared by the viewer and (later) the MapLibre layer.
+ *
+ * The host shader fetches the product's bands, applies validity, scale and offset, and calls
+ * `czProductColor(product, display, v, range)` with the physical values `v` in the product's band
+ * order (see `PRODUCT_BANDS` in products.js):
+ *   true_color (red, green, blue), false_color (nir, red, green), ndvi (nir, red), ndwi (green, nir),
+ *   water (green, nir), band (the band).
+ * `display` chooses how values become brightness: reflectance tone mapping, a linear stretch over
+ * `range` (physical units), or 8-bit values shown as stored (value / 255).
+ * `CZ_RECONSTRUCT_GLSL` is the star-delta modular add for a host that uploads raw anchors and deltas
+ * (the viewer does not: the reader hands it reconstructed chunks).
+ * @module
+ */
+
+/** Product ids as the shader numbers them. */
+export const PRODUCT_CODES = /** @type {const} */ ({ true_color: 0, false_color: 1, ndvi: 2, ndwi: 3, water: 4, band: 5 });
+
+/** Display modes as the shader numbers them. */
+export const DISPLAY_CODES = /** @type {const} */ ({ reflectance: 0, linear: 1, stored8: 2 });
+
+export const PRODUCT_GLSL = /* glsl */ `
+// Reflectance to display brightness: white point 0.3, square-root response.
+vec3 czTone(vec3 r) {
+  return sqrt(clamp(r / 0.3, 0.0, 1.0));
+}
+
+vec3 czLinear(vec3 v, vec2 range) {
+  float span = range.y - range.x;
+  return span > 0.0 ? clamp((v - range.x) / span, 0.0, 1.0) : vec3(step(range.x, v));
+}
+
+vec3 czBrightness(int display, vec3 v, vec2 range) {
+  if (display == 0) return czTone(v);
+  if (display == 2) return clamp(v / 255.0, 0.0, 1.0);
+  return czLinear(v, range);
+}
+
+float czIndex(float a, float b) {
+  float s = a + b;
+  return s == 0.0 ? 0.0 : clamp((a - b) / s, -1.0, 1.0);
+}
+
+// Piecewise-linear ramp through four stops at positions p.
+vec3 czRamp(float x, vec4 p, vec3 c0, vec3 c1, vec3 c2, vec3 c3) {
+  if (x <= p.x) return c0;
+  if (x <= p.y) return mix(c0, c1, (x - p.x) / (p.y - p.x));
+  if (x <= p.z) return mix(c1, c2, (x - p.y) / (p.z - p.y));
+  if (x <= p.w) return mix(c2, c3, (x - p.z) / (p.w - p.z));
+  return c3;
+}
+
+vec3 czNdviColor(float i) {
+  return czRamp(i, vec4(-0.2, 0.15, 0.45, 0.85),
+    vec3(0.50, 0.40, 0.32), vec3(0.86, 0.80, 0.58), vec3(0.42, 0.68, 0.28), vec3(0.04, 0.33, 0.10));
+}
+
+vec3 czNdwiColor(float i) {
+  return czRamp(i, vec4(-0.6, -0.1, 0.15, 0.6),
+    vec3(0.40, 0.30, 0.22), vec3(0.88, 0.87, 0.80), vec3(0.45, 0.70, 0.90), vec3(0.05, 0.25, 0.70));
+}
+
+vec3 czProductColor(int product, int display, vec3 v, vec2 range) {
+  if (product == 0 || product == 1) return czBrightness(display, v, range);
+  if (product == 2) return czNdviColor(czIndex(v.x, v.y));
+  if (product == 3) return czNdwiColor(czIndex(v.x, v.y));
+  if (product == 4) {
+    if (czIndex(v.x, v.y) > 0.0) return vec3(0.10, 0.42, 0.86);
+    return vec3(0.55) * czTone(vec3(v.y)).x;
+  }
+  return vec3(czBrightness(display, vec3(v.x), range).x);
+}
+`;
+
+export const CZ_RECONSTRUCT_GLSL = /* glsl */ `
+// Star-delta (spec 4.2): anchor + residual modulo 2^bits, no clamp.
+uint czReconstruct(uint anchor, uint delta, uint bits) {
+  return (anchor + delta) & ((1u << bits) - 1u);
+}
+`;

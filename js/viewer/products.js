@@ -1,0 +1,103 @@
+/**
+ * Which products a store's bands allow, which bands feed each, and how values become brightness.
+ * Bands are found by `common_name`, falling back to `name` (spec 3.6).
+ * @module
+ */
+
+/** @typedef {{ name: string, common_name?: string | null, scale: number, offset: number, units?: string | null }} Band */
+
+/** Products in display order, with the band roles they read (the shader's `v` order). */
+export const PRODUCTS = /** @type {const} */ ([
+  { id: 'true_color', name: 'True color', roles: ['red', 'green', 'blue'] },
+  { id: 'false_color', name: 'False color', roles: ['nir', 'red', 'green'] },
+  { id: 'ndvi', name: 'NDVI', roles: ['nir', 'red'] },
+  { id: 'ndwi', name: 'NDWI', roles: ['green', 'nir'] },
+  { id: 'water', name: 'Water', roles: ['green', 'nir'] },
+  { id: 'band', name: 'Single band', roles: [] },
+]);
+
+/**
+ * Index of the band playing `role`: the first whose common_name is it, else whose name is it.
+ * @param {Band[]} bands
+ * @param {string} role
+ */
+export function findBand(bands, role) {
+  const lower = role.toLowerCase();
+  const byCommon = bands.findIndex((b) => (b.common_name ?? '').toLowerCase() === lower);
+  return byCommon >= 0 ? byCommon : bands.findIndex((b) => b.name.toLowerCase() === lower);
+}
+
+/**
+ * Every product with whether the store can show it.
+ * @param {Band[]} bands
+ */
+export function productList(bands) {
+  return PRODUCTS.map((p) => ({
+    id: p.id,
+    name: p.name,
+    available: p.id === 'band' ? bands.length > 0 : p.roles.every((r) => findBand(bands, r) >= 0),
+  }));
+}
+
+/** The first product the bands allow. @param {Band[]} bands */
+export function defaultProduct(bands) {
+  return productList(bands).find((p) => p.available)?.id ?? 'band';
+}
+
+/**
+ * Band indices feeding `product` in shader order (up to three; -1 unused).
+ * @param {string} product
+ * @param {Band[]} bands
+ * @param {number} band index of the single band
+ * @returns {[number, number, number]}
+ */
+export function productBands(product, bands, band) {
+  if (product === 'band') return [band, -1, -1];
+  const roles = PRODUCTS.find((p) => p.id === product)?.roles ?? [];
+  const out = /** @type {[number, number, number]} */ ([-1, -1, -1]);
+  roles.forEach((role, i) => (out[i] = findBand(bands, role)));
+  return out;
+}
+
+/**
+ * A reflectance band is tone mapped: units "reflectance", or a 1e-4 scale with no units
+ * (the Sentinel-2 L2A convention).
+ * @param {Band} band
+ */
+export function isReflectance(band) {
+  const units = (band.units ?? '').toLowerCase();
+  if (units) return units === 'reflectance';
+  return Math.abs(band.scale - 1e-4) < 1e-12;
+}
+
+/**
+ * How the product's values become brightness: 'reflectance' (tone map), 'stored8' (an 8-bit band with
+ * scale 1 and offset 0: shown as stored) or 'linear' (a 2-98 percentile stretch, or a fixed range).
+ * Index products return 'index': their colours are fixed ramps.
+ * @param {string} product
+ * @param {Band[]} bands
+ * @param {number[]} used band indices (-1 ignored)
+ * @param {string} dtype
+ */
+export function displayMode(product, bands, used, dtype) {
+  if (product === 'ndvi' || product === 'ndwi' || product === 'water') return 'index';
+  const picked = used.filter((i) => i >= 0).map((i) => bands[i]);
+  if (picked.every(isReflectance)) return 'reflectance';
+  if (dtype === 'uint8' && picked.every((b) => b.scale === 1 && b.offset === 0)) return 'stored8';
+  return 'linear';
+}
+
+/**
+ * The value charted for a pixel: one series per product band for colour products, the index for
+ * index products, the band for `band`. Physical values in `v` (shader order), null when invalid.
+ * @param {string} product
+ * @param {(number | null)[]} v
+ * @returns {{ label: string, values: (number | null)[] }}
+ */
+export function indexValue(product, v) {
+  const [a, b] = v;
+  if (a == null || b == null) return { label: product, values: [null] };
+  const s = a + b;
+  const i = s === 0 ? 0 : Math.max(-1, Math.min(1, (a - b) / s));
+  return { label: product, values: [i] };
+}

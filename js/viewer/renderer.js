@@ -1,0 +1,221 @@
+/**
+ * WebGL2 drawing of chunks: each chunk is a 2D array texture (one layer per band) in the stored
+ * dtype (R8UI, R16UI, R16I or R32F), read with texelFetch, so the shader sees exact stored values.
+ * The reader hands over reconstructed chunks, so the shader does validity, scale, offset and the
+ * product band math (products.glsl.js) and nothing else.
+ * @module
+ */
+import { PRODUCT_GLSL } from './products.glsl.js';
+
+/** The background colour of invalid pixels and empty canvas, in 8-bit sRGB. */
+export const BACKGROUND = /** @type {const} */ ([9, 12, 18]);
+
+const FORMATS = {
+  uint8: { internal: 'R8UI', format: 'RED_INTEGER', type: 'UNSIGNED_BYTE', sampler: 'usampler2DArray' },
+  uint16: { internal: 'R16UI', format: 'RED_INTEGER', type: 'UNSIGNED_SHORT', sampler: 'usampler2DArray' },
+  int16: { internal: 'R16I', format: 'RED_INTEGER', type: 'SHORT', sampler: 'isampler2DArray' },
+  float32: { internal: 'R32F', format: 'RED', type: 'FLOAT', sampler: 'sampler2DArray' },
+};
+
+const VERTEX = `#version 300 es
+in vec2 aPos;
+uniform vec4 uRect;    // x0, y0, x1, y1 in level-0 pixels
+uniform vec3 uView;    // centre x, centre y (level-0 pixels), zoom (CSS px per level-0 px)
+uniform vec2 uCanvas;  // CSS pixels
+out vec2 vPos;
+void main() {
+  vec2 p = mix(uRect.xy, uRect.zw, aPos);
+  vPos = p;
+  vec2 s = (p - uView.xy) * uView.z;
+  gl_Position = vec4(2.0 * s.x / uCanvas.x, -2.0 * s.y / uCanvas.y, 0.0, 1.0);
+}`;
+
+/** @param {string} sampler */
+const fragment = (sampler) => `#version 300 es
+precision highp float;
+precision highp int;
+precision highp ${sampler};
+precision highp usampler2D;
+uniform ${sampler} uData;
+uniform usampler2D uMask;
+uniform bool uHasMask;
+uniform bool uHasNodata;
+uniform float uNodata;
+uniform float uLevelScale;  // level-0 pixels per texel of the drawn level
+uniform ivec2 uOrigin;      // texel of the chunk's top-left corner in its level
+uniform ivec2 uSize;        // texels of the chunk inside the level
+uniform ivec3 uBands;       // band layers feeding the product, -1 unused
+uniform vec3 uScale;
+uniform vec3 uOffset;
+uniform int uProduct;
+uniform int uDisplay;
+uniform vec2 uRange;
+uniform vec3 uBackground;
+in vec2 vPos;
+out vec4 outColor;
+${PRODUCT_GLSL}
+void main() {
+  ivec2 p = clamp(ivec2(floor(vPos / uLevelScale)) - uOrigin, ivec2(0), uSize - 1);
+  bool valid = !uHasMask || texelFetch(uMask, p, 0).r != 0u;
+  vec3 v = vec3(0.0);
+  for (int i = 0; i < 3; i++) {
+    int b = uBands[i];
+    if (b < 0) continue;
+    float raw = float(texelFetch(uData, ivec3(p, b), 0).r);
+    if (!uHasMask && uHasNodata && raw == uNodata) valid = false;
+    v[i] = raw * uScale[i] + uOffset[i];
+  }
+  outColor = valid ? vec4(czProductColor(uProduct, uDisplay, v, uRange), 1.0) : vec4(uBackground, 1.0);
+}`;
+
+/**
+ * @param {HTMLCanvasElement} canvas
+ * @param {{ dtype: string, nBands: number }} store
+ */
+export function createRenderer(canvas, { dtype, nBands }) {
+  const gl = canvas.getContext('webgl2', { antialias: false, preserveDrawingBuffer: true, premultipliedAlpha: false, alpha: false });
+  if (!gl) throw new Error('this browser has no WebGL2, which the viewer needs');
+  const fmt = FORMATS[dtype];
+  if (!fmt) throw new Error(`no texture format for data_type ${dtype}`);
+  const program = link(gl, VERTEX, fragment(fmt.sampler));
+  const loc = {};
+  const count = gl.getProgramParameter(program, gl.ACTIVE_UNIFORMS);
+  for (let i = 0; i < count; i++) {
+    const name = gl.getActiveUniform(program, i).name.replace(/\[0\]$/, '');
+    loc[name] = gl.getUniformLocation(program, name);
+  }
+  const quad = gl.createBuffer();
+  gl.bindBuffer(gl.ARRAY_BUFFER, quad);
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([0, 0, 1, 0, 0, 1, 1, 1]), gl.STATIC_DRAW);
+  const vao = gl.createVertexArray();
+  gl.bindVertexArray(vao);
+  const aPos = gl.getAttribLocation(program, 'aPos');
+  gl.enableVertexAttribArray(aPos);
+  gl.vertexAttribPointer(aPos, 2, gl.FLOAT, false, 0, 0);
+  gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
+  const noMask = maskTexture(gl, new Uint8Array([1]), 1, 1);
+  const bg = BACKGROUND.map((c) => c / 255);
+
+  /**
+   * Upload one chunk (data [band][y][x] over the padded chunk) and its mask.
+   * @param {ArrayBufferView} data
+   * @param {Uint8Array | null} mask
+   * @param {number} width chunk width (padded)
+   * @param {number} height chunk height (padded)
+   */
+  function upload(data, mask, width, height) {
+    const tex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D_ARRAY, tex);
+    params(gl, gl.TEXTURE_2D_ARRAY);
+    gl.texImage3D(gl.TEXTURE_2D_ARRAY, 0, gl[fmt.internal], width, height, nBands, 0, gl[fmt.format], gl[fmt.type], data);
+    const maskTex = mask ? maskTexture(gl, mask, width, height) : null;
+    return { tex, maskTex, bytes: data.byteLength + (mask ? mask.byteLength : 0) };
+  }
+
+  /** @param {{ tex: WebGLTexture, maskTex: WebGLTexture | null }} gpu */
+  function release(gpu) {
+    gl.deleteTexture(gpu.tex);
+    if (gpu.maskTex) gl.deleteTexture(gpu.maskTex);
+  }
+
+  /** Size the drawing buffer to the canvas' CSS box; returns the CSS size. */
+  function resize() {
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.max(1, canvas.clientWidth);
+    const h = Math.max(1, canvas.clientHeight);
+    const bw = Math.round(w * dpr);
+    const bh = Math.round(h * dpr);
+    if (canvas.width !== bw || canvas.height !== bh) {
+      canvas.width = bw;
+      canvas.height = bh;
+    }
+    return { w, h, dpr };
+  }
+
+  /**
+   * Start a frame: clear to the background and set the per-frame uniforms.
+   * @param {{ cx: number, cy: number, zoom: number }} cam
+   * @param {{ w: number, h: number }} size
+   * @param {{ product: number, display: number, bands: number[], scale: number[], offset: number[], range: number[], nodata: number | null, hasMask: boolean }} look
+   */
+  function begin(cam, size, look) {
+    gl.viewport(0, 0, canvas.width, canvas.height);
+    gl.clearColor(bg[0], bg[1], bg[2], 1);
+    gl.clear(gl.COLOR_BUFFER_BIT);
+    gl.useProgram(program);
+    gl.bindVertexArray(vao);
+    gl.uniform3f(loc.uView, cam.cx, cam.cy, cam.zoom);
+    gl.uniform2f(loc.uCanvas, size.w, size.h);
+    gl.uniform1i(loc.uData, 0);
+    gl.uniform1i(loc.uMask, 1);
+    gl.uniform1i(loc.uHasMask, look.hasMask ? 1 : 0);
+    gl.uniform1i(loc.uHasNodata, look.nodata == null ? 0 : 1);
+    gl.uniform1f(loc.uNodata, look.nodata ?? 0);
+    gl.uniform3i(loc.uBands, look.bands[0], look.bands[1], look.bands[2]);
+    gl.uniform3f(loc.uScale, look.scale[0], look.scale[1], look.scale[2]);
+    gl.uniform3f(loc.uOffset, look.offset[0], look.offset[1], look.offset[2]);
+    gl.uniform1i(loc.uProduct, look.product);
+    gl.uniform1i(loc.uDisplay, look.display);
+    gl.uniform2f(loc.uRange, look.range[0], look.range[1]);
+    gl.uniform3f(loc.uBackground, bg[0], bg[1], bg[2]);
+  }
+
+  /**
+   * Draw one chunk of level k over its footprint, clipped to the level-0 raster.
+   * @param {{ tex: WebGLTexture, maskTex: WebGLTexture | null }} gpu
+   * @param {number} k level
+   * @param {{ x0: number, y0: number, x1: number, y1: number }} rect level-0 pixels
+   * @param {[number, number]} origin texel of the chunk's corner in level k
+   * @param {[number, number]} size texels of the chunk inside level k
+   */
+  function draw(gpu, k, rect, origin, size) {
+    gl.activeTexture(gl.TEXTURE0);
+    gl.bindTexture(gl.TEXTURE_2D_ARRAY, gpu.tex);
+    gl.activeTexture(gl.TEXTURE1);
+    gl.bindTexture(gl.TEXTURE_2D, gpu.maskTex ?? noMask);
+    gl.uniform1f(loc.uLevelScale, 2 ** k);
+    gl.uniform2i(loc.uOrigin, origin[0], origin[1]);
+    gl.uniform2i(loc.uSize, size[0], size[1]);
+    gl.uniform4f(loc.uRect, rect.x0, rect.y0, rect.x1, rect.y1);
+    gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
+  }
+
+  /** RGBA of the drawing buffer at a CSS point (top-left origin). */
+  function readPixel(x, y) {
+    const dpr = canvas.width / Math.max(1, canvas.clientWidth);
+    const out = new Uint8Array(4);
+    gl.readPixels(Math.floor(x * dpr), canvas.height - 1 - Math.floor(y * dpr), 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, out);
+    return Array.from(out);
+  }
+
+  return { gl, upload, release, resize, begin, draw, readPixel };
+}
+
+function params(gl, target) {
+  gl.texParameteri(target, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+  gl.texParameteri(target, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+  gl.texParameteri(target, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+  gl.texParameteri(target, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+}
+
+function maskTexture(gl, mask, width, height) {
+  const tex = gl.createTexture();
+  gl.bindTexture(gl.TEXTURE_2D, tex);
+  params(gl, gl.TEXTURE_2D);
+  gl.texImage2D(gl.TEXTURE_2D, 0, gl.R8UI, width, height, 0, gl.RED_INTEGER, gl.UNSIGNED_BYTE, mask);
+  return tex;
+}
+
+function link(gl, vs, fs) {
+  const program = gl.createProgram();
+  for (const [type, src] of [[gl.VERTEX_SHADER, vs], [gl.FRAGMENT_SHADER, fs]]) {
+    const shader = gl.createShader(type);
+    gl.shaderSource(shader, src);
+    gl.compileShader(shader);
+    if (!gl.getShaderParameter(shader, gl.COMPILE_STATUS)) throw new Error(`shader: ${gl.getShaderInfoLog(shader)}`);
+    gl.attachShader(program, shader);
+  }
+  gl.linkProgram(program);
+  if (!gl.getProgramParameter(program, gl.LINK_STATUS)) throw new Error(`program: ${gl.getProgramInfoLog(program)}`);
+  return program;
+}

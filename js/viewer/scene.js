@@ -1,0 +1,349 @@
+/**
+ * What is on screen: the cells the camera sees, their chunks on the GPU, and the one timestep the
+ * frame shows. A timestep change is drawn only when every visible cell of the asked level has it;
+ * until then each cell keeps the previous timestep, so no frame mixes timesteps. While cells of the
+ * asked level load, loaded cells of coarser levels at the same timestep stand in (coarsest first).
+ * @module
+ */
+import { visibleCells } from './camera.js';
+
+/**
+ * @typedef {object} Entry
+ * @property {string} key
+ * @property {number} lod
+ * @property {number} row
+ * @property {number} col
+ * @property {number} t
+ * @property {any} cell the reader's cell ({ data, mask?, chunkWidth, chunkHeight, width, height })
+ * @property {{ tex: WebGLTexture, maskTex: WebGLTexture | null, bytes: number }} gpu
+ * @property {number} used
+ */
+
+/**
+ * @typedef {object} FrameRecord
+ * @property {number} n frame number
+ * @property {number} t timestep of the frame
+ * @property {number} lod asked level
+ * @property {boolean} complete every visible cell of the asked level is drawn
+ * @property {{ lod: number, row: number, col: number, t: number }[]} cells
+ * @property {number} at performance.now() of the paint
+ * @property {number} swapAt performance.now() when the frame's timestep became the one on screen
+ */
+
+const key = (lod, row, col, t) => `${lod}/${row}/${col}/${t}`;
+const RETRY_MS = 2000;
+
+/**
+ * @param {object} o
+ * @param {any} o.store the reader's store
+ * @param {ReturnType<import('./renderer.js').createRenderer>} o.renderer
+ * @param {(frame: FrameRecord) => void} [o.onFrame]
+ * @param {(err: Error, where: { lod: number, row: number, col: number, t: number }) => void} [o.onError]
+ * @param {number} [o.gpuBudgetBytes]
+ */
+export function createScene({ store, renderer, onFrame = () => {}, onError = () => {}, gpuBudgetBytes = 256 * 2 ** 20 }) {
+  const levels = store.levels;
+  const coarsest = levels.length - 1;
+  /** @type {Map<string, Entry>} */
+  const cache = new Map();
+  /** @type {Map<string, AbortController>} */
+  const loads = new Map();
+  /** @type {FrameRecord[]} */
+  const frames = [];
+  let gpuBytes = 0;
+  let clock = 0;
+  let frameNo = 0;
+  let cam = { cx: 0, cy: 0, zoom: 1 };
+  let size = { w: 1, h: 1, dpr: 1 };
+  let lod = 0;
+  /** @type {number | null} */
+  let shownT = null;
+  let wantedT = 0;
+  let swapAt = 0;
+  /** @type {any} */
+  let look = null;
+  let dirty = false;
+  let raf = 0;
+  let retryTimer = 0;
+  let destroyed = false;
+  const stats = { uploads: 0, evictions: 0, aborted: 0, failed: 0 };
+
+  const visibleAt = (k) => visibleCells(cam, size.w, size.h, levels[k], k, levels[0]);
+  const has = (k, c, t) => cache.has(key(k, c.row, c.col, t));
+
+  function setView(camera, canvasSize, level) {
+    cam = camera;
+    size = canvasSize;
+    lod = level;
+    refresh();
+  }
+
+  function setTime(t) {
+    wantedT = t;
+    refresh();
+  }
+
+  function setLook(l) {
+    look = l;
+    redraw();
+  }
+
+  /** Start the loads the view needs, drop those it no longer needs, and switch time if ready. */
+  function refresh() {
+    if (destroyed) return;
+    const target = visibleAt(lod);
+    /** @type {[number, {row: number, col: number}, number][]} */
+    const need = [];
+    const targetReady = target.every((c) => has(lod, c, wantedT));
+    const shownComplete = shownT != null && target.every((c) => has(lod, c, shownT));
+    // Coarse level first: when the asked view is not on screen yet, the coarsest cells come first.
+    if (!targetReady && !shownComplete && coarsest !== lod) {
+      for (const c of visibleAt(coarsest)) need.push([coarsest, c, wantedT]);
+    }
+    for (const c of target) need.push([lod, c, wantedT]);
+    const wanted = new Set(need.map(([k, c, t]) => key(k, c.row, c.col, t)));
+    for (const [k, ctrl] of loads) {
+      if (!wanted.has(k)) {
+        ctrl.abort();
+        loads.delete(k);
+        stats.aborted++;
+      }
+    }
+    for (const [k, c, t] of need) ensure(k, c.row, c.col, t);
+    advance();
+    redraw();
+  }
+
+  function ensure(k, row, col, t) {
+    const id = key(k, row, col, t);
+    const held = cache.get(id);
+    if (held) {
+      held.used = ++clock;
+      return;
+    }
+    if (loads.has(id)) return;
+    const ctrl = new AbortController();
+    loads.set(id, ctrl);
+    store.getCell(k, row, col, t, { signal: ctrl.signal }).then(
+      (cell) => {
+        if (loads.get(id) !== ctrl || destroyed) return;
+        loads.delete(id);
+        const gpu = renderer.upload(cell.data, cell.mask ?? null, cell.chunkWidth, cell.chunkHeight);
+        stats.uploads++;
+        cache.set(id, { key: id, lod: k, row, col, t, cell, gpu, used: ++clock });
+        gpuBytes += gpu.bytes;
+        evict();
+        advance();
+        redraw();
+      },
+      (err) => {
+        if (loads.get(id) === ctrl) loads.delete(id);
+        if (ctrl.signal.aborted || destroyed || err?.name === 'AbortError') return;
+        stats.failed++;
+        onError(err, { lod: k, row, col, t });
+        clearTimeout(retryTimer);
+        retryTimer = setTimeout(refresh, RETRY_MS);
+      },
+    );
+  }
+
+  /** Switch the frame to the asked timestep once every visible cell of the asked level has it. */
+  function advance() {
+    if (wantedT === shownT) return;
+    const target = visibleAt(lod);
+    if (shownT == null || target.every((c) => has(lod, c, wantedT))) {
+      shownT = wantedT;
+      swapAt = performance.now();
+      dirty = true;
+    }
+  }
+
+  function evict() {
+    if (gpuBytes <= gpuBudgetBytes) return;
+    const keep = new Set();
+    for (let k = coarsest; k >= lod; k--) {
+      for (const c of visibleAt(k)) {
+        keep.add(key(k, c.row, c.col, wantedT));
+        if (shownT != null) keep.add(key(k, c.row, c.col, shownT));
+      }
+    }
+    const order = [...cache.values()].filter((e) => !keep.has(e.key)).sort((a, b) => a.used - b.used);
+    for (const e of order) {
+      if (gpuBytes <= gpuBudgetBytes * 0.9) break;
+      drop(e);
+    }
+  }
+
+  function drop(e) {
+    cache.delete(e.key);
+    renderer.release(e.gpu);
+    gpuBytes -= e.gpu.bytes;
+    stats.evictions++;
+  }
+
+  function redraw() {
+    dirty = true;
+    if (!raf && !destroyed) raf = requestAnimationFrame(paint);
+  }
+
+  /** Draw now (also used by the export, which needs the pixels of the current frame). */
+  function paint() {
+    raf = 0;
+    if (!dirty || destroyed || !look) return;
+    dirty = false;
+    size = { ...size, ...renderer.resize() };
+    renderer.begin(cam, size, look);
+    const drawn = [];
+    let complete = false;
+    if (shownT != null) {
+      const target = visibleAt(lod);
+      complete = target.every((c) => has(lod, c, shownT));
+      const from = complete ? lod : coarsest;
+      for (let k = from; k >= lod; k--) {
+        const cells = k === lod ? target : visibleAt(k);
+        for (const c of cells) {
+          const e = cache.get(key(k, c.row, c.col, shownT));
+          if (!e) continue;
+          e.used = ++clock;
+          drawCell(e);
+          drawn.push({ lod: k, row: c.row, col: c.col, t: e.t });
+        }
+      }
+    }
+    if (shownT == null) return;
+    const record = { n: ++frameNo, t: shownT, lod, complete, cells: drawn, at: performance.now(), swapAt };
+    frames.push(record);
+    if (frames.length > 20000) frames.splice(0, 10000);
+    onFrame(record);
+  }
+
+  function drawCell(e) {
+    const lvl = levels[e.lod];
+    const s = 2 ** e.lod;
+    const cs = lvl.chunkSize;
+    const w = Math.min(cs, lvl.width - e.col * cs);
+    const h = Math.min(cs, lvl.height - e.row * cs);
+    const rect = {
+      x0: e.col * cs * s,
+      y0: e.row * cs * s,
+      x1: Math.min(levels[0].width, (e.col * cs + w) * s),
+      y1: Math.min(levels[0].height, (e.row * cs + h) * s),
+    };
+    renderer.draw(e.gpu, e.lod, rect, [e.col * cs, e.row * cs], [w, h]);
+  }
+
+  /**
+   * The drawn chunk under a level-0 pixel: the finest level on screen there.
+   * @param {number} x level-0 column
+   * @param {number} y level-0 row
+   */
+  function pick(x, y) {
+    if (shownT == null) return null;
+    for (let k = lod; k <= coarsest; k++) {
+      const lvl = levels[k];
+      const px = Math.floor(x / 2 ** k);
+      const py = Math.floor(y / 2 ** k);
+      if (px >= lvl.width || py >= lvl.height) continue;
+      const e = cache.get(key(k, Math.floor(py / lvl.chunkSize), Math.floor(px / lvl.chunkSize), shownT));
+      if (e) return { entry: e, lod: k, x: px, y: py };
+    }
+    return null;
+  }
+
+  /**
+   * Valid physical values of the given bands over the drawn cells of the asked level in view, at
+   * most about `limit` of them (evenly strided), for the percentile stretch.
+   * @param {number[]} bands
+   * @param {number} [limit]
+   */
+  function sampleVisible(bands, limit = 120000) {
+    if (shownT == null) return new Float64Array(0);
+    const used = bands.filter((b) => b >= 0);
+    const nodata = store.nodata;
+    const x0 = cam.cx - size.w / 2 / cam.zoom;
+    const y0 = cam.cy - size.h / 2 / cam.zoom;
+    const x1 = cam.cx + size.w / 2 / cam.zoom;
+    const y1 = cam.cy + size.h / 2 / cam.zoom;
+    let best = null;
+    for (let k = lod; k <= coarsest && !best; k++) {
+      const es = visibleAt(k).map((c) => cache.get(key(k, c.row, c.col, shownT))).filter(Boolean);
+      if (es.length) best = { k, es };
+    }
+    if (!best) return new Float64Array(0);
+    const { k, es } = best;
+    const s = 2 ** k;
+    let total = 0;
+    for (const e of es) total += e.cell.width * e.cell.height;
+    const stride = Math.max(1, Math.floor(Math.sqrt((total * used.length) / limit)));
+    const out = [];
+    for (const e of es) {
+      const { data, mask, chunkWidth: cw, chunkHeight: ch } = e.cell;
+      const cs = levels[k].chunkSize;
+      const ox = e.col * cs;
+      const oy = e.row * cs;
+      const ya = Math.max(0, Math.floor(y0 / s) - oy);
+      const yb = Math.min(e.cell.height, Math.ceil(y1 / s) - oy);
+      const xa = Math.max(0, Math.floor(x0 / s) - ox);
+      const xb = Math.min(e.cell.width, Math.ceil(x1 / s) - ox);
+      for (let y = ya; y < yb; y += stride) {
+        for (let x = xa; x < xb; x += stride) {
+          const i = y * cw + x;
+          if (mask && !mask[i]) continue;
+          for (const b of used) {
+            const raw = data[b * cw * ch + i];
+            if (!mask && nodata != null && raw === nodata) continue;
+            const band = store.bands[b];
+            out.push(raw * band.scale + band.offset);
+          }
+        }
+      }
+    }
+    return Float64Array.from(out);
+  }
+
+  function destroy() {
+    destroyed = true;
+    cancelAnimationFrame(raf);
+    clearTimeout(retryTimer);
+    for (const ctrl of loads.values()) ctrl.abort();
+    loads.clear();
+    for (const e of [...cache.values()]) drop(e);
+  }
+
+  return {
+    setView,
+    setTime,
+    setLook,
+    refresh,
+    redraw,
+    paintNow: () => {
+      dirty = true;
+      paint();
+    },
+    pick,
+    sampleVisible,
+    visibleAt,
+    destroy,
+    frames,
+    stats,
+    get shownT() {
+      return shownT;
+    },
+    get wantedT() {
+      return wantedT;
+    },
+    get lod() {
+      return lod;
+    },
+    get gpuBytes() {
+      return gpuBytes;
+    },
+    get pending() {
+      return loads.size;
+    },
+    /** Every visible cell of the asked level is on screen at the asked timestep. */
+    get settled() {
+      return shownT === wantedT && visibleAt(lod).every((c) => has(lod, c, wantedT));
+    },
+  };
+}
