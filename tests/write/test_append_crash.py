@@ -78,7 +78,8 @@ def _check_after_kill(store: Path, old: dict[str, str], final: dict[str, str], f
     else:
         state = "committed"
     if state != "complete":
-        chronozarr.append(store, full[3:5], mask=mask[3:5], fsync=False)
+        summary = chronozarr.append(store, full[3:5], mask=mask[3:5], fsync=False)
+        assert summary.resumed == (state == "committed")
     assert file_hashes(store) == final, "rerunning the append ends in the uninterrupted result"
     return state
 

@@ -123,14 +123,14 @@ def append(
     with jr.store_lock(root):
         pending = jr.load_journal(root)
         if pending is not None and dry_run:
-            return _summary_of(root, pending, started, dry_run=True)
+            return _summary_of(root, pending, started, dry_run=True, resumed=True)
         if pending is not None:
             jr.apply(root, pending, fsync)  # roll the interrupted append forward before anything else
         elif not dry_run:
             jr.discard_staging(root)  # an append that died before committing left only this
         store = open_existing(root)
         if pending is not None and _same_times(da, pending):
-            return _summary_of(root, pending, started)
+            return _summary_of(root, pending, started, resumed=True)
         series = prepare_batch(store, da, crs=crs, nodata=nodata, mask=mask, coverage=coverage)
         plan = _plan(store, series, workers)
         if dry_run:
@@ -151,10 +151,10 @@ def _same_times(da: xr.DataArray, pending: jr.Journal) -> bool:
     return tuple(times) == pending.times
 
 
-def _summary_of(root: Path, entry: jr.Journal, started: float, dry_run: bool = False) -> AppendSummary:
+def _summary_of(root: Path, entry: jr.Journal, started: float, dry_run: bool = False, resumed: bool = False) -> AppendSummary:
     objects = tuple(WrittenObject(m.key, m.kind, m.nbytes) for m in entry.moves)
     n_time = entry.old_n_time + len(entry.times)
-    return AppendSummary(root, len(entry.times), n_time, objects, time.perf_counter() - started, dry_run, resumed=dry_run)
+    return AppendSummary(root, len(entry.times), n_time, objects, time.perf_counter() - started, dry_run, resumed)
 
 
 def _plan(store: ExistingStore, series: Series, workers: int | None) -> Plan:
