@@ -200,3 +200,20 @@ def test_forced_encoding_writes_no_selection(tmp_path: Path, encoding: str) -> N
     assert "selection" not in temporal
     if encoding == "none":
         assert temporal == {"encoding": "none"}
+
+
+def test_auto_samples_whole_anchor_groups_of_a_long_series() -> None:
+    """A long series is measured on two complete reference groups (each anchor with every timestep
+    stored against it); a short one on every timestep."""
+    from chronozarr.write.plan import Schedule
+    from chronozarr.write.selection import sample_times
+
+    long = Schedule.nearest(40, 6)
+    times = sample_times(long, 40)
+    anchors = [t for t in times if t in long.anchors]
+    assert len(anchors) == 2 and all(0 < a < 36 for a in anchors)
+    for a in anchors:
+        group = {t for t, ref in long.references.items() if ref == a}
+        assert group and group <= set(times)
+    assert set(times) == set(anchors) | {t for t in times if long.references.get(t) in anchors}
+    assert sample_times(Schedule.nearest(13, 6), 13) == list(range(13))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -47,7 +48,7 @@ def _window_task(plan: Plan, series: Series, start: int, stop: int, abort_name: 
 
     abort = Event(abort_name)
     with dask.config.set(scheduler="sync"):
-        return write_timesteps(plan, series, start, stop, should_stop=abort.is_set)
+        return write_timesteps(plan, replace(series, scheduler="sync"), start, stop, should_stop=abort.is_set)
 
 
 def write_windows(plan: Plan, series: Series, advance: Callable[[int], None]) -> RangeResult:

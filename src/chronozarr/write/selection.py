@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import shutil
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -34,8 +34,12 @@ class Sample:
     """The measured cells, the ratio, and where their encoded chunks wait to be stored."""
 
     cells: frozenset[tuple[int, int]]
+    times: frozenset[int]
     ratio: float
     directory: Path
+
+    def holds(self, t: int, row: int, col: int) -> bool:
+        return t in self.times and (row, col) in self.cells
 
     def chunk_file(self, variant: str, t: int, row: int, col: int) -> Path:
         return self.directory / variant / f"{t}.{row}.{col}"
@@ -65,21 +69,33 @@ def sample_cells(level: LevelGeometry) -> list[tuple[int, int]]:
     return [pool[i] for i in picks]
 
 
+def sample_times(schedule: Schedule, n_time: int) -> list[int]:
+    """Every timestep of a short series; of a long one, the reference groups of two anchors at a
+    third and two thirds of the axis (each anchor with the timesteps stored against it), so the
+    measure sees real anchor distances without reading the whole series twice."""
+    if n_time <= 2 * schedule.anchor_interval + 1 or len(schedule.anchors) < 3:
+        return list(range(n_time))
+    anchors = schedule.anchors
+    chosen = {anchors[len(anchors) // 3], anchors[(2 * len(anchors)) // 3]}
+    return sorted(chosen | {t for t, a in schedule.references.items() if a in chosen})
+
+
 def measure(
     series: Series, level: LevelGeometry, schedule: Schedule, codec: CodecSpec, fill: float, workers: int, root: Path
 ) -> Sample:
     """Compress the sampled cells plain and as star-delta, timestep by timestep.
 
-    One pass over the time axis; a delta waits only until its anchor has been read, so memory is
-    bounded by the anchor interval, not by the length of the series.
+    One pass over the sampled timesteps; a delta waits only until its anchor has been read, so
+    memory is bounded by the anchor interval, not by the length of the series.
     """
     cells = sample_cells(level)
-    sample = Sample(frozenset(cells), 1.0, root / SCRATCH)
+    times = sample_times(schedule, series.shape[0])
+    sample = Sample(frozenset(cells), frozenset(times), 1.0, root / SCRATCH)
     for variant in (PLAIN, DELTA):
         sample.chunk_file(variant, 0, 0, 0).parent.mkdir(parents=True, exist_ok=True)
     anchors: dict[tuple[int, int, int], np.ndarray] = {}
     waiting: dict[int, list[tuple[int, int, int, np.ndarray]]] = {}
-    last_use = {a: max([a] + [t for t, ref in schedule.references.items() if ref == a]) for a in schedule.anchors}
+    last_use = {a: max([a] + [t for t in times if schedule.references.get(t) == a]) for a in schedule.anchors}
     jobs: list[tuple[str, int, Future]] = []
 
     def store(variant: str, t: int, row: int, col: int, chunk: np.ndarray) -> None:
@@ -90,8 +106,8 @@ def measure(
 
         jobs.append((variant, t, pool.submit(run)))
 
-    with ThreadPoolExecutor(max_workers=workers) as pool, ReadAhead(series.plane, range(series.shape[0])) as planes:
-        for t in range(series.shape[0]):
+    with ThreadPoolExecutor(max_workers=workers) as pool, ReadAhead(series.plane, times) as planes:
+        for t in times:
             plane = planes.get(t)
             chunks = {cell: padded_cell(plane, *level.cell_slice(*cell), level.chunk_size, fill) for cell in cells}
             for (row, col), chunk in chunks.items():
@@ -110,7 +126,7 @@ def measure(
                 del anchors[key]
         plain = sum(f.result() for variant, _, f in jobs if variant == PLAIN)
         delta = sum(f.result() for variant, t, f in jobs if (variant == DELTA) == (t in schedule.references))
-    return Sample(sample.cells, delta / plain if plain else 1.0, sample.directory)
+    return replace(sample, ratio=delta / plain if plain else 1.0)
 
 
 def choose(encoding: str, dtype: str) -> str:

@@ -43,6 +43,7 @@ class Series:
     mask: Any | None
     coverage: Any | None
     nan_mask: bool
+    scheduler: str | None = None  # dask scheduler for reads; "sync" inside a cluster task
 
     @property
     def dtype(self) -> np.dtype:
@@ -68,13 +69,13 @@ class Series:
 
     def plane(self, t: int) -> np.ndarray:
         """The stored values (band, y, x) of timestep t as read from the input."""
-        return np.ascontiguousarray(np.asarray(self.data[t].values))
+        return np.ascontiguousarray(_values(self.data[t], self.scheduler))
 
     def read(self, t: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
         """Timestep t as (data (band, y, x), mask (y, x) uint8 or None, coverage (y, x) uint8 or None)."""
         data = self.plane(t)
-        mask = _plane(self.mask, t, "mask") if self.mask is not None else None
-        coverage = _plane(self.coverage, t, "coverage") if self.coverage is not None else None
+        mask = _plane(_values(self.mask[t], self.scheduler), t, "mask") if self.mask is not None else None
+        coverage = _plane(_values(self.coverage[t], self.scheduler), t, "coverage") if self.coverage is not None else None
         if mask is not None and np.any(mask > 1):
             raise InputError(f"mask of timestep {t} holds values other than 0 and 1; pass mask.astype(bool)")
         if coverage is not None:
@@ -104,8 +105,18 @@ class Series:
         return data, mask
 
 
-def _plane(values: Any, t: int, name: str) -> np.ndarray:
-    plane = np.asarray(values[t].values if isinstance(values, xr.DataArray) else values[t])
+def _values(values: Any, scheduler: str | None) -> np.ndarray:
+    """A numpy array from numpy, xarray or dask input, computing lazy input with `scheduler`.
+
+    A thread of a cluster task must not compute through the cluster: the task holds the worker
+    thread the computation would wait for.
+    """
+    if scheduler is not None and hasattr(values, "compute"):
+        values = values.compute(scheduler=scheduler)
+    return np.asarray(values.values if isinstance(values, xr.DataArray) else values)
+
+
+def _plane(plane: np.ndarray, t: int, name: str) -> np.ndarray:
     if plane.dtype.kind == "f" and np.isnan(plane).any():
         raise InputError(f"{name} of timestep {t} holds NaN; {name} values are integers")
     if plane.dtype.kind in "iuf" and np.any(plane < 0):
@@ -150,7 +161,7 @@ def prepare(
     _check_plane_shape(coverage, "coverage", n_time, height, width)
     _check_plane_values(mask, coverage)
     nan_mask = dtype.kind == "f" and mask is None and resolved_nodata is None and _has_nan(da)
-    return Series(da, times, transform, crs_string, resolved_nodata, mask, coverage, nan_mask)
+    return Series(da, times, transform, crs_string, resolved_nodata, mask, coverage, nan_mask, _read_scheduler(da))
 
 
 def _times(da: xr.DataArray) -> np.ndarray:
@@ -249,6 +260,18 @@ def _check_plane_values(mask: Any, coverage: Any) -> None:
             raise InputError(f"{name} holds negative values")
         if name == "mask" and array.size and array.max() > 1:
             raise InputError("mask holds values other than 0 and 1; pass mask.astype(bool)")
+
+
+def _read_scheduler(da: xr.DataArray) -> str | None:
+    """"sync" when a timestep is one dask chunk: a thread pool only adds overhead to reading it
+    (several times the read itself); None keeps dask's default for timesteps of many chunks."""
+    chunks = da.chunks
+    if chunks is None:
+        return None
+    per_timestep = 1
+    for sizes in chunks[1:]:
+        per_timestep *= len(sizes)
+    return "sync" if per_timestep == 1 else None
 
 
 def _has_nan(da: xr.DataArray) -> bool:

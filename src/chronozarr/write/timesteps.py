@@ -8,6 +8,7 @@ their bytes do not depend on thread timing.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -18,6 +19,7 @@ from ..spec.temporal import abs_difference_sum, residual
 from .chunks import encode_chunk
 from .objects import ObjectCounter, ObjectWriter, ShardBuilder
 from .plan import Plan
+from .readahead import ReadAhead
 from .pyramid_planes import Planes, build_pyramid, padded_cell
 from .source import Series
 
@@ -52,16 +54,41 @@ class RangeResult:
 class _PyramidCache:
     """Pyramids of timesteps, keeping anchors while later timesteps still reference them."""
 
-    def __init__(self, plan: Plan, series: Series, stop: int, pyramid_of: PyramidOf | None = None) -> None:
+    def __init__(self, plan: Plan, series: Series, start: int, stop: int, pyramid_of: PyramidOf | None = None) -> None:
         self.plan = plan
         self.series = series
-        self.pyramid_of = pyramid_of or self._build
         self.cache: dict[int, list[Planes]] = {}
         self.last_use: dict[int, int] = {}
         for t in range(stop):
-            for ref in (plan.storage_reference(t), plan.volatility_reference(t)):
-                if ref is not None:
-                    self.last_use[ref] = max(self.last_use.get(ref, ref), t)
+            for ref in self._needs(t)[1:]:
+                self.last_use[ref] = max(self.last_use.get(ref, ref), t)
+        self.reads: ReadAhead | None = None
+        if pyramid_of is None:
+            self.reads = ReadAhead(series.read, self._read_order(start, stop))
+            pyramid_of = self._build
+        self.pyramid_of = pyramid_of
+
+    def _needs(self, t: int) -> list[int]:
+        """The timesteps whose pyramids timestep t uses, in the order they are asked for."""
+        refs = (self.plan.storage_reference(t), self.plan.volatility_reference(t))
+        return [t] + [r for r in refs if r is not None]
+
+    def _read_order(self, start: int, stop: int) -> list[int]:
+        """The timesteps `get` will have to read, in order: the walk below, without the work."""
+        order: list[int] = []
+        kept: set[int] = set()
+        for t in range(start, stop):
+            for needed in self._needs(t):
+                if needed not in kept:
+                    order.append(needed)
+                    if needed in self.last_use:
+                        kept.add(needed)
+            kept = {a for a in kept if self.last_use[a] >= t + 1}
+        return order
+
+    def close(self) -> None:
+        if self.reads is not None:
+            self.reads.close()
 
     def get(self, t: int) -> list[Planes]:
         if t in self.cache:
@@ -72,7 +99,8 @@ class _PyramidCache:
         return planes
 
     def _build(self, t: int) -> list[Planes]:
-        data, mask, coverage = self.series.read(t)
+        assert self.reads is not None
+        data, mask, coverage = self.reads.get(t)
         return build_pyramid(data, mask, coverage, len(self.plan.levels), self.plan.nodata)
 
     def release_before(self, t: int) -> None:
@@ -95,7 +123,7 @@ def _cell_job(
     level-0 volatility sum of the cell when one is due."""
     rows, cols = level.cell_slice(row, col)
     cs = level.chunk_size
-    if level.index == 0 and plan.sample is not None and (row, col) in plan.sample.cells:
+    if level.index == 0 and plan.sample is not None and plan.sample.holds(t, row, col):
         data = plan.sample.take(anchor is not None, t, row, col)
     else:
         chunk = padded_cell(planes.data, rows, cols, cs, plan.fill)
@@ -154,7 +182,7 @@ def write_timesteps(
         volatility_sum=np.zeros(level0.grid, dtype=np.float64),
         volatility_count=np.zeros(level0.grid, dtype=np.int64),
     )
-    cache = _PyramidCache(plan, series, stop, pyramid_of)
+    cache = _PyramidCache(plan, series, start, stop, pyramid_of)
     shards: dict[str, ShardBuilder] = {}
     pending: list[tuple[int, list[tuple[LevelGeometry, int, int, Future]]]] = []
 
@@ -185,7 +213,7 @@ def write_timesteps(
         if progress is not None:
             progress(1)
 
-    with ThreadPoolExecutor(max_workers=plan.workers) as pool:
+    with ThreadPoolExecutor(max_workers=plan.workers) as pool, closing(cache):
         for t in range(start, stop):
             if should_stop is not None and should_stop():
                 break
