@@ -3,7 +3,7 @@
 // from disk and in Chromium over `chronozarr serve`; plus requests and sequential round trips to
 // the first complete 3 x 3 view, unsharded and sharded. Writes results/<date>.json.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,16 @@ if (!existsSync(join(work, 'none-sharded.zarr', 'zarr.json'))) {
   if (made.status !== 0) process.exit(made.status ?? 1);
 }
 const storePath = join(work, 'none.zarr');
+// The same store under a second name, for zarrita in Chromium: the two readers must not share
+// the browser's HTTP cache (each would get the other's chunks without a request).
+const alias = join(work, 'none-zarrita.zarr');
+if (!existsSync(alias)) {
+  try {
+    lstatSync(alias);
+  } catch {
+    symlinkSync('none.zarr', alias);
+  }
+}
 
 const results = {
   date: new Date().toISOString(),
@@ -87,7 +97,7 @@ try {
       results.chromium = { version: browser.version() };
       for (const workers of [2, 0]) {
         console.error(`chromium, http, workers ${workers}`);
-        results.chromium[`workers${workers}`] = await page.evaluate(([u, w, n]) => window.bench(u, w, n), [`${server.url}/bench/work/none.zarr`, workers, reps]);
+        results.chromium[`workers${workers}`] = await page.evaluate(([u, w, n, z]) => window.bench(u, w, n, z), [`${server.url}/bench/work/none.zarr`, workers, reps, `${server.url}/bench/work/none-zarrita.zarr`]);
       }
     } finally {
       await browser.close();

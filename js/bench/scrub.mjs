@@ -1,6 +1,6 @@
 // Scrubbing benchmark of the browser viewer (issue 7): Chromium, a local server, CDP throttling.
 //
-//   node bench/scrub.mjs [STORE_DIR] [--json OUT]
+//   node bench/scrub.mjs [STORE_DIR] [--json OUT] [--profile unthrottled|50|10]
 //
 // STORE_DIR defaults to ../demo-output/demo.zarr (make it with `make demo` or
 // `python -m chronozarr.demo DIR`). The store is served next to js/viewer by `chronozarr view`.
@@ -23,6 +23,8 @@ const repo = resolve(here, '..', '..');
 const args = process.argv.slice(2);
 const jsonAt = args.indexOf('--json');
 const jsonOut = jsonAt >= 0 ? args.splice(jsonAt, 2)[1] : null;
+const profileAt = args.indexOf('--profile');
+const onlyProfile = profileAt >= 0 ? args.splice(profileAt, 2)[1] : null;
 const storeDir = resolve(args[0] ?? join(repo, 'demo-output', 'demo.zarr'));
 if (!existsSync(join(storeDir, 'zarr.json'))) {
   console.error(`no store at ${storeDir}; run \`make demo\` or \`python -m chronozarr.demo DIR\` first`);
@@ -54,7 +56,10 @@ const { chromium } = await import('playwright-core');
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 const results = [];
 try {
-  for (const profile of PROFILES) results.push(await runProfile(profile));
+  for (const profile of PROFILES) {
+    if (onlyProfile && !profile.name.startsWith(onlyProfile)) continue;
+    results.push(await runProfile(profile));
+  }
 } finally {
   await browser.close();
   server.kill();

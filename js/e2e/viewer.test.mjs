@@ -111,6 +111,45 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     await page.close();
   });
 
+  test('a star-delta delta timestep is reconstructed in the shader from stored anchor and residual textures', async () => {
+    const lo = 0.04;
+    const hi = 0.22;
+    // t = 5 decodes through anchor 4; the view spans several 32-pixel cells of level 0.
+    const page = await openViewer(`store=${s2}&t=5&p=band&b=B03&z=3&c=500950,8999300&range=${lo},${hi}`);
+    await settled(page);
+    const info = await page.evaluate(() => {
+      const { scene, store, state } = window.__chronozarrViewer.api;
+      const s = state();
+      const stored = store.getCell(s.lod, 2, 3, 5, { stored: true });
+      return stored.then((c) => ({ lod: s.lod, shownT: s.shownT, shaderDelta: scene.shaderDelta, anchors: scene.anchorTextures, anchorOf5: store.referenceOf(5), cellAnchor: c.anchor }));
+    });
+    assert.equal(info.lod, 0);
+    assert.equal(info.shownT, 5);
+    assert.equal(info.shaderDelta, true);
+    assert.equal(info.anchorOf5, 4);
+    assert.equal(info.cellAnchor, 4);
+    assert.ok(info.anchors >= 4, `anchor textures ${info.anchors}`);
+    const pts = [];
+    for (let y = 3; y < 150; y += 6) for (let x = 2; x < 200; x += 7) pts.push([x, y]);
+    const exp = await expected(join(tmp, 's2.zarr'), 0, 5, pts);
+    let checked = 0;
+    for (const p of exp.pixels) {
+      const s = await page.evaluate(([x, y]) => window.__chronozarrViewer.api.screenOf(x + 0.5, y + 0.5), [p.x, p.y]);
+      if (s.px < 1 || s.py < 1 || s.px > 799 || s.py > 599) continue;
+      const c = await colourAt(page, p.x, p.y);
+      if (p.mask === 0) {
+        assert.deepEqual(c.slice(0, 3), BACKGROUND, `masked pixel ${p.x},${p.y}`);
+        continue;
+      }
+      const v = p.stored[1] * exp.scale[1] + exp.offset[1];
+      const g = Math.round(Math.min(1, Math.max(0, (v - lo) / (hi - lo))) * 255);
+      for (const ch of c.slice(0, 3)) assert.ok(Math.abs(ch - g) <= 1, `pixel ${p.x},${p.y}: drew ${c}, expected grey ${g} (stored ${p.stored[1]})`);
+      checked++;
+    }
+    assert.ok(checked > 300, `checked ${checked}`);
+    await page.close();
+  });
+
   test('an 8-bit RGB store with scale 1 is drawn as stored', async () => {
     const page = await openViewer(`store=${rgb}&t=3&z=5`);
     await settled(page);

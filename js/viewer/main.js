@@ -234,7 +234,7 @@ function start(store) {
       const lod = scene.lod;
       const cells = scene.visibleAt(lod);
       if (!cells.length) return;
-      store.prefetch({ lod, cells, t: state.t, playing: playback.playing, masks: store.hasMask }).catch(() => {});
+      store.prefetch({ lod, cells, t: state.t, playing: playback.playing, masks: store.hasMask, stored: scene.shaderDelta }).catch(() => {});
     }, 150);
   }
 
@@ -245,6 +245,7 @@ function start(store) {
     view: () => ({ lod: scene.lod, cells: scene.visibleAt(scene.lod) }),
     position: () => ({ wanted: state.t, painted: scene.settled ? lastPaintedT() : null }),
     step: (t) => setT(t, { fromPlayback: true }),
+    stored: scene.shaderDelta,
     onState: (s, detail) => {
       const btn = $('play');
       btn.textContent = s === 'stopped' ? '▶' : '❚❚';

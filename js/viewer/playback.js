@@ -24,8 +24,9 @@ export function snapSpeed(v) {
  * @param {(t: number) => void} o.step
  * @param {(state: 'stopped' | 'buffering' | 'playing', detail?: string) => void} o.onState
  * @param {(message: string) => void} o.onFail
+ * @param {boolean} [o.stored] buffer the cells as stored (star-delta residuals), as the scene draws them
  */
-export function createPlayback({ store, view, position, step, onState, onFail }) {
+export function createPlayback({ store, view, position, step, onState, onFail, stored = false }) {
   const n = store.times.length;
   let state = /** @type {'stopped' | 'buffering' | 'playing'} */ ('stopped');
   let speed = 4;
@@ -65,7 +66,7 @@ export function createPlayback({ store, view, position, step, onState, onFail })
       while (next < jobs.length && !ctrl.signal.aborted && !failure) {
         const [t, c] = jobs[next++];
         try {
-          await store.getCell(lod, c.row, c.col, t, { signal: ctrl.signal });
+          await store.getCell(lod, c.row, c.col, t, { signal: ctrl.signal, stored });
         } catch (err) {
           if (!ctrl.signal.aborted) failure = err;
           return;

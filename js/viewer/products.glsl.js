@@ -8,8 +8,9 @@
  *   water (green, nir), band (the band).
  * `display` chooses how values become brightness: reflectance tone mapping, a linear stretch over
  * `range` (physical units), or 8-bit values shown as stored (value / 255).
- * `CZ_RECONSTRUCT_GLSL` is the star-delta modular add for a host that uploads raw anchors and deltas
- * (the viewer does not: the reader hands it reconstructed chunks).
+ * `CZ_RECONSTRUCT_GLSL` is the star-delta modular add for a host that uploads stored anchors and
+ * residuals as integer textures (the viewer does, for uint8 and uint16 star-delta stores): the true
+ * value is `czReconstruct(anchor, residual, bits)`, exact, before validity, scale and product math.
  * @module
  */
 
@@ -73,8 +74,8 @@ vec3 czProductColor(int product, int display, vec3 v, vec2 range) {
 `;
 
 export const CZ_RECONSTRUCT_GLSL = /* glsl */ `
-// Star-delta (spec 4.2): anchor + residual modulo 2^bits, no clamp.
-uint czReconstruct(uint anchor, uint delta, uint bits) {
-  return (anchor + delta) & ((1u << bits) - 1u);
+// Star-delta (spec 4.2): anchor + residual modulo 2^bits of the stored type (8 or 16), no clamp.
+uint czReconstruct(uint anchor, uint residual, uint bits) {
+  return (anchor + residual) & ((1u << bits) - 1u);
 }
 `;

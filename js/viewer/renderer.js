@@ -1,18 +1,20 @@
 /**
  * WebGL2 drawing of chunks: each chunk is a 2D array texture (one layer per band) in the stored
  * dtype (R8UI, R16UI, R16I or R32F), read with texelFetch, so the shader sees exact stored values.
- * The reader hands over reconstructed chunks, so the shader does validity, scale, offset and the
- * product band math (products.glsl.js) and nothing else.
+ * For a uint8/uint16 star-delta store the scene hands over stored chunks: a delta timestep's
+ * residual texture is drawn with its cell's anchor texture bound too, and the shader reconstructs
+ * (anchor + residual) mod 2^bits (products.glsl.js) before validity, scale, offset and the product
+ * band math. Otherwise the chunks are true values.
  * @module
  */
-import { PRODUCT_GLSL } from './products.glsl.js';
+import { CZ_RECONSTRUCT_GLSL, PRODUCT_GLSL } from './products.glsl.js';
 
 /** The background colour of invalid pixels and empty canvas, in 8-bit sRGB. */
 export const BACKGROUND = /** @type {const} */ ([9, 12, 18]);
 
 const FORMATS = {
-  uint8: { internal: 'R8UI', format: 'RED_INTEGER', type: 'UNSIGNED_BYTE', sampler: 'usampler2DArray' },
-  uint16: { internal: 'R16UI', format: 'RED_INTEGER', type: 'UNSIGNED_SHORT', sampler: 'usampler2DArray' },
+  uint8: { internal: 'R8UI', format: 'RED_INTEGER', type: 'UNSIGNED_BYTE', sampler: 'usampler2DArray', bits: 8 },
+  uint16: { internal: 'R16UI', format: 'RED_INTEGER', type: 'UNSIGNED_SHORT', sampler: 'usampler2DArray', bits: 16 },
   int16: { internal: 'R16I', format: 'RED_INTEGER', type: 'SHORT', sampler: 'isampler2DArray' },
   float32: { internal: 'R32F', format: 'RED', type: 'FLOAT', sampler: 'sampler2DArray' },
 };
@@ -30,8 +32,8 @@ void main() {
   gl_Position = vec4(2.0 * s.x / uCanvas.x, -2.0 * s.y / uCanvas.y, 0.0, 1.0);
 }`;
 
-/** @param {string} sampler */
-const fragment = (sampler) => `#version 300 es
+/** @param {string} sampler @param {number} [bits] stored bits of an unsigned type (star-delta capable) */
+const fragment = (sampler, bits) => `#version 300 es
 precision highp float;
 precision highp int;
 precision highp ${sampler};
@@ -54,6 +56,15 @@ uniform vec3 uBackground;
 in vec2 vPos;
 out vec4 outColor;
 ${PRODUCT_GLSL}
+${bits ? `${CZ_RECONSTRUCT_GLSL}
+uniform ${sampler} uAnchor;
+uniform bool uDelta;        // uData holds residuals against uAnchor
+float czStored(ivec3 q) {
+  uint r = texelFetch(uData, q, 0).r;
+  return float(uDelta ? czReconstruct(texelFetch(uAnchor, q, 0).r, r, ${bits}u) : r);
+}` : `float czStored(ivec3 q) {
+  return float(texelFetch(uData, q, 0).r);
+}`}
 void main() {
   ivec2 p = clamp(ivec2(floor(vPos / uLevelScale)) - uOrigin, ivec2(0), uSize - 1);
   bool valid = !uHasMask || texelFetch(uMask, p, 0).r != 0u;
@@ -61,7 +72,7 @@ void main() {
   for (int i = 0; i < 3; i++) {
     int b = uBands[i];
     if (b < 0) continue;
-    float raw = float(texelFetch(uData, ivec3(p, b), 0).r);
+    float raw = czStored(ivec3(p, b));
     if (!uHasMask && uHasNodata && raw == uNodata) valid = false;
     v[i] = raw * uScale[i] + uOffset[i];
   }
@@ -77,7 +88,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
   if (!gl) throw new Error('this browser has no WebGL2, which the viewer needs');
   const fmt = FORMATS[dtype];
   if (!fmt) throw new Error(`no texture format for data_type ${dtype}`);
-  const program = link(gl, VERTEX, fragment(fmt.sampler));
+  const program = link(gl, VERTEX, fragment(fmt.sampler, fmt.bits));
   const loc = {};
   const count = gl.getProgramParameter(program, gl.ACTIVE_UNIFORMS);
   for (let i = 0; i < count; i++) {
@@ -94,6 +105,14 @@ export function createRenderer(canvas, { dtype, nBands }) {
   gl.vertexAttribPointer(aPos, 2, gl.FLOAT, false, 0, 0);
   gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
   const noMask = maskTexture(gl, new Uint8Array([1]), 1, 1);
+  // Bound to the anchor unit when a chunk holds true values, so that sampler always has a texture of its type.
+  const noAnchor = fmt.bits ? (() => {
+    const tex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D_ARRAY, tex);
+    params(gl, gl.TEXTURE_2D_ARRAY);
+    gl.texImage3D(gl.TEXTURE_2D_ARRAY, 0, gl[fmt.internal], 1, 1, 1, 0, gl[fmt.format], gl[fmt.type], fmt.bits === 8 ? new Uint8Array(1) : new Uint16Array(1));
+    return tex;
+  })() : null;
   const bg = BACKGROUND.map((c) => c / 255);
 
   /**
@@ -104,17 +123,23 @@ export function createRenderer(canvas, { dtype, nBands }) {
    * @param {number} height chunk height (padded)
    */
   function upload(data, mask, width, height) {
+    const tex = data ? dataTexture(data, width, height) : null;
+    const maskTex = mask ? maskTexture(gl, mask, width, height) : null;
+    return { tex, maskTex, anchorTex: null, bytes: (data ? data.byteLength : 0) + (mask ? mask.byteLength : 0) };
+  }
+
+  /** A chunk's bands as one integer (or float) 2D array texture in the stored type. */
+  function dataTexture(data, width, height) {
     const tex = gl.createTexture();
     gl.bindTexture(gl.TEXTURE_2D_ARRAY, tex);
     params(gl, gl.TEXTURE_2D_ARRAY);
     gl.texImage3D(gl.TEXTURE_2D_ARRAY, 0, gl[fmt.internal], width, height, nBands, 0, gl[fmt.format], gl[fmt.type], data);
-    const maskTex = mask ? maskTexture(gl, mask, width, height) : null;
-    return { tex, maskTex, bytes: data.byteLength + (mask ? mask.byteLength : 0) };
+    return tex;
   }
 
-  /** @param {{ tex: WebGLTexture, maskTex: WebGLTexture | null }} gpu */
+  /** @param {{ tex: WebGLTexture | null, maskTex: WebGLTexture | null }} gpu the textures upload made (not a shared anchor) */
   function release(gpu) {
-    gl.deleteTexture(gpu.tex);
+    if (gpu.tex) gl.deleteTexture(gpu.tex);
     if (gpu.maskTex) gl.deleteTexture(gpu.maskTex);
   }
 
@@ -148,6 +173,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
     gl.uniform2f(loc.uCanvas, size.w, size.h);
     gl.uniform1i(loc.uData, 0);
     gl.uniform1i(loc.uMask, 1);
+    if (loc.uAnchor) gl.uniform1i(loc.uAnchor, 2);
     gl.uniform1i(loc.uHasMask, look.hasMask ? 1 : 0);
     gl.uniform1i(loc.uHasNodata, look.nodata == null ? 0 : 1);
     gl.uniform1f(loc.uNodata, look.nodata ?? 0);
@@ -162,7 +188,8 @@ export function createRenderer(canvas, { dtype, nBands }) {
 
   /**
    * Draw one chunk of level k over its footprint, clipped to the level-0 raster.
-   * @param {{ tex: WebGLTexture, maskTex: WebGLTexture | null }} gpu
+   * @param {{ tex: WebGLTexture, maskTex: WebGLTexture | null, anchorTex?: WebGLTexture | null }} gpu
+   *   anchorTex set: tex holds star-delta residuals against it
    * @param {number} k level
    * @param {{ x0: number, y0: number, x1: number, y1: number }} rect level-0 pixels
    * @param {[number, number]} origin texel of the chunk's corner in level k
@@ -173,6 +200,11 @@ export function createRenderer(canvas, { dtype, nBands }) {
     gl.bindTexture(gl.TEXTURE_2D_ARRAY, gpu.tex);
     gl.activeTexture(gl.TEXTURE1);
     gl.bindTexture(gl.TEXTURE_2D, gpu.maskTex ?? noMask);
+    if (noAnchor) {
+      gl.activeTexture(gl.TEXTURE2);
+      gl.bindTexture(gl.TEXTURE_2D_ARRAY, gpu.anchorTex ?? noAnchor);
+      gl.uniform1i(loc.uDelta, gpu.anchorTex ? 1 : 0);
+    }
     gl.uniform1f(loc.uLevelScale, 2 ** k);
     gl.uniform2i(loc.uOrigin, origin[0], origin[1]);
     gl.uniform2i(loc.uSize, size[0], size[1]);
@@ -188,7 +220,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
     return Array.from(out);
   }
 
-  return { gl, upload, release, resize, begin, draw, readPixel };
+  return { gl, upload, dataTexture, deleteTexture: (tex) => gl.deleteTexture(tex), resize, begin, draw, readPixel, release, shaderDelta: Boolean(fmt.bits) };
 }
 
 function params(gl, target) {

@@ -3,8 +3,13 @@
  * frame shows. A timestep change is drawn only when every visible cell of the asked level has it;
  * until then each cell keeps the previous timestep, so no frame mixes timesteps. While cells of the
  * asked level load, loaded cells of coarser levels at the same timestep stand in (coarsest first).
+ *
+ * Star-delta stores of uint8/uint16 are uploaded as stored: each cell's anchor chunk once, as its
+ * own texture kept while a drawn chunk refers to it (and afterwards until the GPU budget needs the
+ * room), and a delta timestep as its residual texture, reconstructed in the fragment shader.
  * @module
  */
+import { applyDelta } from '../src/reader/reconstruct.js';
 import { visibleCells } from './camera.js';
 
 /**
@@ -66,7 +71,15 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
   let raf = 0;
   let retryTimer = 0;
   let destroyed = false;
-  const stats = { uploads: 0, evictions: 0, aborted: 0, failed: 0 };
+  const stats = { uploads: 0, evictions: 0, aborted: 0, failed: 0, anchorUploads: 0 };
+  /** Reconstruct star-delta timesteps on the GPU from stored anchors and residuals. */
+  const shaderDelta = Boolean(renderer.shaderDelta) && store.encoding === 'star-delta';
+  /**
+   * Anchor textures by `lod/row/col/t_anchor`: refs = cache entries drawing with it, waiting = loads
+   * that will. Only anchors with neither are evicted.
+   * @type {Map<string, { id: string, tex: WebGLTexture | null, data: any, bytes: number, refs: number, waiting: number, used: number, promise: Promise<any> }>}
+   */
+  const anchors = new Map();
 
   const visibleAt = (k) => visibleCells(cam, size.w, size.h, levels[k], k, levels[0]);
   const has = (k, c, t) => cache.has(key(k, c.row, c.col, t));
@@ -96,11 +109,12 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     const need = [];
     const targetReady = target.every((c) => has(lod, c, wantedT));
     const shownComplete = shownT != null && target.every((c) => has(lod, c, shownT));
-    // Coarse level first: when the asked view is not on screen yet, the coarsest cells come first.
+    // The asked level's cells are requested first; while the asked view is not on screen yet, the
+    // coarsest level's cells load alongside and stand in until it is.
+    for (const c of target) need.push([lod, c, wantedT]);
     if (!targetReady && !shownComplete && coarsest !== lod) {
       for (const c of visibleAt(coarsest)) need.push([coarsest, c, wantedT]);
     }
-    for (const c of target) need.push([lod, c, wantedT]);
     const wanted = new Set(need.map(([k, c, t]) => key(k, c.row, c.col, t)));
     for (const [k, ctrl] of loads) {
       if (!wanted.has(k)) {
@@ -124,19 +138,44 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     if (loads.has(id)) return;
     const ctrl = new AbortController();
     loads.set(id, ctrl);
-    store.getCell(k, row, col, t, { signal: ctrl.signal }).then(
-      (cell) => {
+    const anchorT = shaderDelta ? store.referenceOf(t) ?? t : null;
+    const anchor = anchorT == null ? null : anchorFor(k, row, col, anchorT);
+    if (anchor) anchor.waiting++;
+    let waiting = Boolean(anchor);
+    const settle = () => {
+      if (waiting) anchor.waiting--;
+      waiting = false;
+    };
+    Promise.all([store.getCell(k, row, col, t, { signal: ctrl.signal, stored: shaderDelta }), anchor?.promise]).then(
+      ([stored]) => {
+        settle();
         if (loads.get(id) !== ctrl || destroyed) return;
         loads.delete(id);
-        const gpu = renderer.upload(cell.data, cell.mask ?? null, cell.chunkWidth, cell.chunkHeight);
+        let gpu;
+        let cell = stored;
+        if (anchor) {
+          // Stored values: an anchor timestep draws its anchor texture, a delta timestep its residuals on it.
+          const residual = stored.anchor != null;
+          const own = renderer.upload(residual ? stored.data : null, stored.mask ?? null, stored.chunkWidth, stored.chunkHeight);
+          anchor.refs++;
+          gpu = { tex: residual ? own.tex : anchor.tex, anchorTex: residual ? anchor.tex : null, maskTex: own.maskTex, bytes: own.bytes, own, anchor };
+          if (residual) cell = reconstructedCell(stored, anchor.data);
+        } else {
+          gpu = renderer.upload(stored.data, stored.mask ?? null, stored.chunkWidth, stored.chunkHeight);
+        }
         stats.uploads++;
         cache.set(id, { key: id, lod: k, row, col, t, cell, gpu, used: ++clock });
         gpuBytes += gpu.bytes;
         evict();
         advance();
-        redraw();
+        // The frame this completes is painted now rather than on the next animation frame.
+        if (look && shownT === wantedT && t === wantedT && k === lod && visibleAt(lod).every((c) => has(lod, c, wantedT))) {
+          dirty = true;
+          paint();
+        } else redraw();
       },
       (err) => {
+        settle();
         if (loads.get(id) === ctrl) loads.delete(id);
         if (ctrl.signal.aborted || destroyed || err?.name === 'AbortError') return;
         stats.failed++;
@@ -145,6 +184,51 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
         retryTimer = setTimeout(refresh, RETRY_MS);
       },
     );
+  }
+
+  /** The anchor texture of a cell, uploaded once (the reader's stored anchor chunk). */
+  function anchorFor(k, row, col, ta) {
+    const id = key(k, row, col, ta);
+    let a = anchors.get(id);
+    if (!a) {
+      const rec = { id, tex: null, data: null, bytes: 0, refs: 0, waiting: 0, used: 0, promise: /** @type {any} */ (null) };
+      rec.promise = store.getCell(k, row, col, ta, { stored: true, mask: false }).then(
+        (cell) => {
+          if (destroyed || anchors.get(id) !== rec) return rec;
+          rec.tex = renderer.dataTexture(cell.data, cell.chunkWidth, cell.chunkHeight);
+          rec.data = cell.data;
+          rec.bytes = cell.data.byteLength;
+          gpuBytes += rec.bytes;
+          stats.anchorUploads++;
+          return rec;
+        },
+        (err) => {
+          if (anchors.get(id) === rec) anchors.delete(id);
+          throw err;
+        },
+      );
+      rec.promise.catch(() => {});
+      anchors.set(id, rec);
+      a = rec;
+    }
+    a.used = ++clock;
+    return a;
+  }
+
+  /** The reader's stored cell of a delta timestep with its true values reconstructed on first use (CPU readers: stretch, inspector). */
+  function reconstructedCell(stored, anchorData) {
+    let data = null;
+    return {
+      chunkWidth: stored.chunkWidth,
+      chunkHeight: stored.chunkHeight,
+      width: stored.width,
+      height: stored.height,
+      mask: stored.mask,
+      get data() {
+        data ??= applyDelta(anchorData, stored.data);
+        return data;
+      },
+    };
   }
 
   /** Switch the frame to the asked timestep once every visible cell of the asked level has it. */
@@ -172,13 +256,28 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
       if (gpuBytes <= gpuBudgetBytes * 0.9) break;
       drop(e);
     }
+    const idle = [...anchors.values()].filter((a) => a.tex && a.refs === 0 && a.waiting === 0).sort((a, b) => a.used - b.used);
+    for (const a of idle) {
+      if (gpuBytes <= gpuBudgetBytes * 0.9) break;
+      dropAnchor(a);
+    }
   }
 
   function drop(e) {
     cache.delete(e.key);
-    renderer.release(e.gpu);
+    if (e.gpu.anchor) {
+      renderer.release(e.gpu.own);
+      e.gpu.anchor.refs--;
+    } else renderer.release(e.gpu);
     gpuBytes -= e.gpu.bytes;
     stats.evictions++;
+  }
+
+  function dropAnchor(a) {
+    anchors.delete(a.id);
+    if (a.tex) renderer.deleteTexture(a.tex);
+    gpuBytes -= a.bytes;
+    a.tex = null;
   }
 
   function redraw() {
@@ -308,6 +407,7 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     for (const ctrl of loads.values()) ctrl.abort();
     loads.clear();
     for (const e of [...cache.values()]) drop(e);
+    for (const a of [...anchors.values()]) dropAnchor(a);
   }
 
   return {
@@ -337,6 +437,11 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     },
     get gpuBytes() {
       return gpuBytes;
+    },
+    /** Whether chunks are drawn from stored star-delta anchors and residuals. */
+    shaderDelta,
+    get anchorTextures() {
+      return anchors.size;
     },
     get pending() {
       return loads.size;

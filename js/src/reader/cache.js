@@ -32,6 +32,19 @@ export function createCache(budget) {
   /** @param {string} key */
   const has = (key) => items.has(key);
 
+  /** The value without counting a hit or refreshing its place. @param {string} key */
+  const peek = (key) => items.get(key)?.value;
+
+  /**
+   * Swap the value of an entry in place (same size, same place in the eviction order).
+   * @param {string} key
+   * @param {any} value
+   */
+  function replace(key, value) {
+    const item = items.get(key);
+    if (item) item.value = value;
+  }
+
   /**
    * @param {string} key
    * @param {any} value
@@ -78,5 +91,5 @@ export function createCache(budget) {
     evictions,
   });
 
-  return { get, has, set, remove, clear, stats };
+  return { get, has, peek, replace, set, remove, clear, stats };
 }

@@ -54,6 +54,37 @@ function codecModule(name) {
 }
 
 /**
+ * Load a codec's module and instantiate its WebAssembly now, then run it over a synthetic chunk of
+ * about `bytes` bytes a few times, so that the first real chunk a fresh decode worker gets neither
+ * waits for compilation, nor grows the WebAssembly memory, nor runs on V8's baseline tier.
+ * `stop()` true ends the warm-up early (real work arrived). Failures are ignored: the real decode
+ * reports them.
+ * @param {'zstd' | 'blosc' | 'gzip'} name
+ * @param {{ bytes?: number, stop?: () => boolean }} [options]
+ */
+export async function warmCodec(name, { bytes = 2 ** 21, stop = () => false } = {}) {
+  try {
+    if (name !== 'zstd' && name !== 'blosc') return;
+    const { default: Codec } = await codecModule(name);
+    const codec = new Codec();
+    const sample = new Uint8Array(Math.max(4096, Math.min(bytes, 2 ** 23)));
+    let x = 1;
+    for (let i = 0; i < sample.length; i += 2) {
+      x = (x * 1103515245 + 12345) >>> 0;
+      sample[i] = x >>> 28; // low-entropy "pixels": the frame has literals, sequences and Huffman tables
+      sample[i + 1] = 1;
+    }
+    const frame = await codec.encode(sample);
+    for (let i = 0; i < 3 && !stop(); i++) {
+      await codec.decode(frame);
+      await new Promise((resolve) => setTimeout(resolve, 0)); // let a real job in
+    }
+  } catch {
+    // the real decode reports a codec that cannot load
+  }
+}
+
+/**
  * Decode `bytes` to exactly `expected` bytes; a corrupt chunk or one that would decode to more
  * than its shape holds is a StoreError naming `where`.
  * @param {CodecSpec | null} codec

@@ -126,7 +126,21 @@ export async function openStore(location, options = {}) {
   }
 
   const cache = createCache(settings.totalBytes);
-  const pool = settings.workers > 0 ? createPool({ size: settings.workers }) : null;
+  const codecNames = new Set();
+  let warmBytes = 0;
+  for (const level of meta.levels) {
+    for (const info of [level.data, level.mask, level.coverage]) {
+      if (!info?.codec) continue;
+      codecNames.add(info.codec.name);
+      warmBytes = Math.max(warmBytes, info.chunkBytes);
+    }
+  }
+  const pool = settings.workers > 0 ? createPool({ size: settings.workers, codecs: [...codecNames], warmBytes }) : null;
+  // Start the decode workers now: module loading, WebAssembly compilation and warm-up happen
+  // while the first chunks are still on the wire, not after them.
+  pool?.warm();
+  /** Compressed chunks lent (transferred) to a decode worker: key → settles when they are back. */
+  const lent = new Map();
   /** @type {Map<string, import('./shards.js').ShardIndex | null>} */
   const indexes = new Map();
   const inflight = new Map();
@@ -145,6 +159,8 @@ export async function openStore(location, options = {}) {
   /** Compressed bytes of one stored chunk, or null when it is not stored (fill). */
   function compressed(info, t, row, col, signal, priority) {
     const key = `z|${info.path}|${t}|${row}|${col}`;
+    const away = lent.get(key);
+    if (away) return away.then(() => compressed(info, t, row, col, signal, priority));
     const hit = cache.get(key);
     if (hit !== undefined) return Promise.resolve(hit === FILL ? null : hit);
     return shared(inflight, key, signal, async (s) => {
@@ -196,10 +212,37 @@ export async function openStore(location, options = {}) {
     decodes++;
     let raw;
     if (!info.codec) raw = bytes.slice();
-    else if (pool) raw = await pool.decode(info.codec, bytes, info.chunkBytes, where, signal);
+    else if (pool) raw = await decodeInPool(info, `z|${info.path}|${t}|${row}|${col}`, bytes, where, signal);
     else raw = await decodeBytes(info.codec, bytes, info.chunkBytes, where);
     if (raw.length !== info.chunkBytes) throw new StoreError(`${where}: chunk decodes to ${raw.length} bytes, expected ${info.chunkBytes}`);
     return typedView(info.dtype, raw);
+  }
+
+  /**
+   * Decode in a worker, transferring the compressed bytes instead of copying them. While they are
+   * away their cache entry is marked lent (a reader of it waits); the worker sends them back and
+   * they go back into the entry, or the entry is dropped if they are lost (a failed worker).
+   */
+  async function decodeInPool(info, key, bytes, where, signal) {
+    let settle;
+    const away = new Promise((resolve) => (settle = resolve));
+    lent.set(key, away);
+    let handled = false;
+    const returned = (input) => {
+      if (handled) return;
+      handled = true;
+      if (input !== bytes && cache.peek(key) === bytes) {
+        if (input && !closed) cache.replace(key, input);
+        else cache.remove(key);
+      }
+      if (lent.get(key) === away) lent.delete(key);
+      settle();
+    };
+    try {
+      return await pool.decode(info.codec, bytes, info.chunkBytes, where, signal, returned);
+    } finally {
+      if (!handled) returned(bytes.byteLength ? bytes : null); // empty: it left and did not come back
+    }
   }
 
   /** True values of one chunk: stored values, or anchor + residual for a delta timestep. */
@@ -216,6 +259,23 @@ export async function openStore(location, options = {}) {
       } else {
         out = await stored(info, t, row, col, s, priority);
       }
+      if (!closed) cache.set(key, out, out.byteLength, 'decoded');
+      return out;
+    });
+  }
+
+  /**
+   * Decoded stored values of one chunk, cached: the residual for a delta timestep (not
+   * reconstructed), the true values otherwise.
+   */
+  function storedValues(info, t, row, col, signal, priority) {
+    const anchor = star && info.banded ? meta.references[t] : -1;
+    if (anchor < 0) return values(info, t, row, col, signal, priority);
+    const key = `s|${info.path}|${t}|${row}|${col}`;
+    const hit = cache.get(key);
+    if (hit !== undefined) return Promise.resolve(hit);
+    return shared(inflight, key, signal, async (s) => {
+      const out = await stored(info, t, row, col, s, priority);
       if (!closed) cache.set(key, out, out.byteLength, 'decoded');
       return out;
     });
@@ -246,18 +306,23 @@ export async function openStore(location, options = {}) {
    * One cell at one timestep: exact stored values (reconstructed under star-delta), laid out
    * [band][y][x] over the padded chunk, with the cell's mask when the store has one.
    * @param {number} lod @param {number} row @param {number} col @param {number} t
-   * @param {{ signal?: AbortSignal, mask?: boolean }} [options] mask: false skips the mask read
-   * @returns {Promise<Readonly<Cell>>}
+   * With `stored: true` the data are the values as stored, not reconstructed: for a star-delta
+   * timestep with an anchor, the residuals (true = (anchor + residual) mod 2^bits, with the anchor's
+   * data from `getCell(lod, row, col, cell.anchor, { stored: true })`), and the cell carries
+   * `anchor`: that anchor timestep, or null when the data are true values.
+   * @param {{ signal?: AbortSignal, mask?: boolean, stored?: boolean }} [options] mask: false skips the mask read
+   * @returns {Promise<Readonly<Cell & { anchor?: number | null }>>}
    */
-  async function getCell(lod, row, col, t, { signal, mask = true } = {}) {
+  async function getCell(lod, row, col, t, { signal, mask = true, stored: raw = false } = {}) {
     checkOpen();
     const lvl = level(lod);
     checkCell(lvl, row, col, t);
     const [data, maskData] = await Promise.all([
-      values(lvl.data, t, row, col, signal, 0),
+      raw ? storedValues(lvl.data, t, row, col, signal, 0) : values(lvl.data, t, row, col, signal, 0),
       mask && lvl.mask ? values(lvl.mask, t, row, col, signal, 0) : undefined,
     ]);
     const cell = frame(lvl, row, col, data);
+    if (raw) cell.anchor = star && lvl.data.banded && meta.references[t] >= 0 ? meta.references[t] : null;
     if (maskData) cell.mask = /** @type {Uint8Array} */ (maskData);
     return Object.freeze(cell);
   }
@@ -300,9 +365,11 @@ export async function openStore(location, options = {}) {
    * and the idle budgets (the whole loop, bounded by half the cache, when playing). A newer call
    * cancels what this one still has to do. Resolves with what it did; never rejects on a failed
    * chunk (those are counted) or on cancellation.
-   * @param {{ lod: number, cells: Array<[number, number] | { row: number, col: number }>, t: number, playing?: boolean, masks?: boolean, signal?: AbortSignal }} request
+   * `stored: true` decodes delta timesteps near t as stored residuals (for `getCell(..., { stored: true })`)
+   * instead of reconstructing them.
+   * @param {{ lod: number, cells: Array<[number, number] | { row: number, col: number }>, t: number, playing?: boolean, masks?: boolean, stored?: boolean, signal?: AbortSignal }} request
    */
-  function prefetch({ lod, cells, t, playing = false, masks = false, signal }) {
+  function prefetch({ lod, cells, t, playing = false, masks = false, stored: raw = false, signal }) {
     checkOpen();
     const lvl = level(lod);
     prefetchRun?.link.controller.abort();
@@ -340,16 +407,18 @@ export async function openStore(location, options = {}) {
           return;
         }
         const task = tasks[next++];
-        if (cache.has(`v|${task.info.path}|${task.step}|${task.row}|${task.col}`)) {
+        const residual = raw && star && task.info.banded && meta.references[task.step] >= 0;
+        if (cache.has(`${residual ? 's' : 'v'}|${task.info.path}|${task.step}|${task.row}|${task.col}`)) {
           result.chunks++;
           continue;
         }
         try {
           const before = cache.has(`z|${task.info.path}|${task.step}|${task.row}|${task.col}`);
           const bytes = await compressed(task.info, task.step, task.row, task.col, link.signal, 1);
-          if (task.decode) await values(task.info, task.step, task.row, task.col, link.signal, 1);
+          const length = bytes ? bytes.length : 0; // read before a decode worker borrows them
+          if (task.decode) await (residual ? storedValues : values)(task.info, task.step, task.row, task.col, link.signal, 1);
           result.chunks++;
-          if (!before && bytes) result.bytes += bytes.length;
+          if (!before) result.bytes += length;
         } catch (err) {
           if (isAbort(err) || link.signal.aborted) {
             result.state = 'aborted';
@@ -401,6 +470,7 @@ export async function openStore(location, options = {}) {
     root.abort(abortError(undefined));
     abortAll(inflight);
     pool?.close();
+    lent.clear();
     cache.clear();
     indexes.clear();
   }
