@@ -154,8 +154,7 @@ def test_non_empty_output_is_refused(tmp_path):
 
 def _console_script() -> Path:
     script = Path(sys.executable).parent / "chronozarr"
-    if not script.exists():
-        pytest.skip("the chronozarr console script is not installed (pip install -e .)")
+    assert script.exists(), "the chronozarr console script is not installed (pip install -e .)"
     return script
 
 

@@ -42,13 +42,8 @@ from .timesteps import RangeResult, write_timesteps
 KINDS = (jr.NEW, jr.REWRITTEN, jr.METADATA)
 
 
-@dataclass(frozen=True)
-class WrittenObject:
-    """One object an append wrote (or, in a dry run, would write)."""
-
-    key: str
-    kind: str
-    nbytes: int
+# One object an append wrote (or, in a dry run, would write): the journal's record of it.
+WrittenObject = jr.Move
 
 
 @dataclass(frozen=True)
@@ -152,7 +147,7 @@ def _same_times(da: xr.DataArray, pending: jr.Journal) -> bool:
 
 
 def _summary_of(root: Path, entry: jr.Journal, started: float, dry_run: bool = False, resumed: bool = False) -> AppendSummary:
-    objects = tuple(WrittenObject(m.key, m.kind, m.nbytes) for m in entry.moves)
+    objects = tuple(entry.moves)
     n_time = entry.old_n_time + len(entry.times)
     return AppendSummary(root, len(entry.times), n_time, objects, time.perf_counter() - started, dry_run, resumed)
 

@@ -106,7 +106,8 @@ class StagingWriter(ObjectWriter):
 
 @dataclass(frozen=True)
 class Move:
-    """One staged object: its key and what it is to the store (new, rewritten or metadata)."""
+    """One object of an append: its key, what it is to the store (new, rewritten or metadata)
+    and its size; the journal lists the staged ones in landing order."""
 
     key: str
     kind: str
