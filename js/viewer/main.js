@@ -3,7 +3,7 @@
  * @module
  */
 import { openStore } from '../src/index.js';
-import { clampCamera, fitCamera, levelFor, pixelToScreen, pixelToStore, screenToPixel, storeToPixel, zoomLimits } from './camera.js';
+import { clampCamera, fitCamera, levelFor, visibleCells, pixelToScreen, pixelToStore, screenToPixel, storeToPixel, zoomLimits } from './camera.js';
 import { createEmbed } from './embed.js';
 import { fromLonLat, parseCrs, toLonLat } from './geo.js';
 import { createInspector, pixelValues } from './inspect.js';
@@ -12,7 +12,7 @@ import { fullViewerUrl, readParams, stateUrl } from './params.js';
 import { SPEEDS, createPlayback, snapSpeed } from './playback.js';
 import { DISPLAY_CODES, PRODUCT_CODES } from './products.glsl.js';
 import { defaultProduct, displayMode, productBands, productList } from './products.js';
-import { createRenderer } from './renderer.js';
+import { createRenderer, cssSize, shaderDeltaFor } from './renderer.js';
 import { createScene } from './scene.js';
 import { percentileRange } from './stretch.js';
 import { createTimeline } from './timeline.js';
@@ -66,19 +66,21 @@ async function main() {
   let store;
   hook.openStartAt = performance.now();
   try {
-    store = await openStore(new URL(params.store, location.href).href);
+    // Enough request slots for a first view's chunks, masks and coarse stand-ins at once (3 x 3 cells
+    // and their masks plus the coarsest level's), so none waits for a slot the busy main thread holds.
+    store = await openStore(new URL(params.store, location.href).href, { maxRequests: 24 });
     hook.openedAt = performance.now();
   } catch (err) {
     fatal('store_open_failed', `Could not open the store ${params.store}: ${err instanceof Error ? err.message : err}`);
     return;
   }
-  app = start(store);
+  app = await start(store);
   hook.ready = true;
   embed.ready();
 }
 
 /** @param {any} store */
-function start(store) {
+async function start(store) {
   const n = store.times.length;
   const bands = store.bands;
   const level0 = store.levels[0];
@@ -86,7 +88,6 @@ function start(store) {
   const transform = geo ? store.levels[0].transform : null;
   const products = productList(bands);
   const canvas = /** @type {HTMLCanvasElement} */ ($('map'));
-  const renderer = createRenderer(canvas, { dtype: store.dtype, nBands: bands.length });
   const storeName = decodeURIComponent(new URL(store.url).pathname.replace(/\/+$/, '').split('/').pop() || store.url);
 
   const state = {
@@ -98,16 +99,8 @@ function start(store) {
     auto: /** @type {[number, number] | null} */ (null),
   };
 
-  const scene = createScene({
-    store,
-    renderer,
-    onFrame,
-    onError: (err, where) => chunkFailed(err, where),
-  });
-  hook.frames = scene.frames;
-
   // ---- camera -------------------------------------------------------------------------------
-  let size = renderer.resize();
+  let size = cssSize(canvas);
   const limits = () => zoomLimits(level0, size.w, size.h, size.dpr);
   {
     const fit = fitCamera(level0, size.w, size.h);
@@ -119,6 +112,33 @@ function start(store) {
     }
     state.cam = clampCamera(cam, limits(), level0);
   }
+
+  // The first view's chunks go on the wire now, before the shaders compile and the scene is built:
+  // the scene's own reads of the same cells join these in the reader (one request per chunk).
+  const warm = new AbortController();
+  {
+    const lod = levelFor(state.cam.zoom, store.levels.length);
+    const coarsest = store.levels.length - 1;
+    const stored = shaderDeltaFor(store.dtype) && store.encoding === 'star-delta';
+    const at = (k) => visibleCells(state.cam, size.w, size.h, store.levels[k], k, level0);
+    const early = at(lod).map((c) => [lod, c]);
+    if (coarsest !== lod) for (const c of at(coarsest)) early.push([coarsest, c]);
+    for (const [k, c] of early) store.getCell(k, c.row, c.col, state.t, { signal: warm.signal, stored }).catch(() => {});
+  }
+
+  // Let those reads reach fetch (a chain of promise jobs) before the synchronous setup below.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+
+  const renderer = createRenderer(canvas, { dtype: store.dtype, nBands: bands.length });
+  const scene = createScene({
+    store,
+    renderer,
+    onFrame,
+    onError: (err, where) => chunkFailed(err, where),
+  });
+  hook.frames = scene.frames;
+
+  size = renderer.resize();
 
   function centerOut() {
     const c = pixelToStore(transform, state.cam.cx, state.cam.cy);
@@ -539,6 +559,8 @@ function start(store) {
   bandSelect.value = String(state.band);
   setT(state.t);
   updateView({ quiet: true });
+  // The scene now reads the cells it needs (joining the early reads); drop the early ones it does not.
+  warm.abort();
   lastView = JSON.stringify(viewPayload());
   writeUrl();
   Object.assign(hook.api, {

@@ -79,6 +79,14 @@ void main() {
   outColor = valid ? vec4(czProductColor(uProduct, uDisplay, v, uRange), 1.0) : vec4(uBackground, 1.0);
 }`;
 
+/** Whether the renderer draws star-delta chunks of this dtype from stored anchors and residuals. */
+export const shaderDeltaFor = (dtype) => Boolean(FORMATS[dtype]?.bits);
+
+/** The canvas' CSS box and device pixel ratio (what resize returns), without touching the canvas. */
+export function cssSize(canvas) {
+  return { w: Math.max(1, canvas.clientWidth), h: Math.max(1, canvas.clientHeight), dpr: window.devicePixelRatio || 1 };
+}
+
 /**
  * @param {HTMLCanvasElement} canvas
  * @param {{ dtype: string, nBands: number }} store
