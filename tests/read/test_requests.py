@@ -102,3 +102,18 @@ def test_a_frame_over_a_slow_link_costs_a_few_round_trips_not_one_per_chunk(stor
         np.testing.assert_array_equal(store.read(4), values[4])
         elapsed = time.perf_counter() - started
     assert elapsed < 4 * latency, f"12 chunks took {elapsed:.2f} s at {latency} s per request: not concurrent"
+
+
+def test_a_shard_missing_from_shard_bytes_costs_a_head_not_a_suffix_range(tmp_path):
+    """shard_bytes covers the data array only; a mask shard is found with HEAD then a bounded range."""
+    from conftest import make_series
+
+    da = make_series(n_time=4, height=16, width=16, seed=2)
+    mask = np.ones((4, 16, 16), dtype=np.uint8)
+    mask[1, :4] = 0
+    chronozarr.encode(da, tmp_path / "s", crs="EPSG:32631", chunk_size=16, encoding="none", shard=True, mask=mask)
+    with StoreServer(tmp_path) as server, chronozarr.open_store(f"{server.url}/s") as store:
+        server.clear_log()
+        np.testing.assert_array_equal(store.read_mask(1), mask[1])
+        kinds = [(r.method, (r.range or "").startswith("bytes=-")) for r in server.requests]
+        assert kinds == [("HEAD", False), ("GET", False), ("GET", False)]

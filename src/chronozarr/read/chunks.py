@@ -132,6 +132,13 @@ class ChunkFetcher:
         n = info.index_nbytes
         length = self._listed_length(info, key)
         where = self.source.describe(key)
+        if length is None and info.index_at_end and self.shard_bytes:
+            # A store that lists shard lengths gets a HEAD for a shard it does not list (spec 7.3).
+            length = self.source.size(key)
+            if length is None:
+                with self._lock:
+                    self._missing_shards.add(key)
+                return None
         if not info.index_at_end:
             raw = self.source.get_range(key, 0, n)
         elif length is not None:
