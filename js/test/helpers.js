@@ -88,7 +88,7 @@ export function countingFetch(inner = globalThis.fetch) {
   const log = [];
   const fetch = (url, init = {}) => {
     const range = init.headers?.Range ?? null;
-    log.push({ url: String(url), range });
+    log.push({ url: String(url), range, method: init.method ?? 'GET' });
     return inner(url, init);
   };
   return { fetch, log, reset: () => log.splice(0) };

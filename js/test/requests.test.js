@@ -35,6 +35,20 @@ describe('request counts', () => {
     }
   });
 
+  test('a shard that shard_bytes does not list (a mask shard) costs a HEAD, then a bounded range', async () => {
+    const counter = countingFetch();
+    const store = await openStore(`${server.url}/u16-sd-shard-zstd`, { fetch: counter.fetch });
+    try {
+      counter.reset();
+      await store.getMask(0, 0, 0, 0);
+      const calls = counter.log.map((r) => [r.method, keyOf(r.url), r.range != null && r.range.startsWith('bytes=-')]);
+      assert.deepEqual(calls, [['HEAD', '0/mask/c/0/0/0', false], ['GET', '0/mask/c/0/0/0', false], ['GET', '0/mask/c/0/0/0', false]]);
+      assert.equal(store.stats().suffixes ?? 0, 0);
+    } finally {
+      store.close();
+    }
+  });
+
   test('star-delta: a delta timestep costs two GETs cold, one with its anchor cached', async () => {
     const counter = countingFetch();
     const store = await openStore(`${server.url}/u8-sd-plain-blosc`, { fetch: counter.fetch });

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * @param {string | URL} input
- * @param {{ headers?: Record<string, string>, signal?: AbortSignal }} [init]
+ * @param {{ method?: string, headers?: Record<string, string>, signal?: AbortSignal }} [init]
  * @returns {Promise<Response>}
  */
 export async function fileFetch(input, init = {}) {
@@ -26,6 +26,7 @@ export async function fileFetch(input, init = {}) {
     const info = await handle.stat();
     if (!info.isFile()) return new Response(null, { status: 404 });
     const size = info.size;
+    if (init.method === 'HEAD') return new Response(null, { status: 200, headers: { 'Content-Length': String(size) } });
     const header = init.headers?.Range ?? init.headers?.range;
     let start = 0;
     let end = size - 1;

@@ -191,7 +191,15 @@ export async function openStore(location, options = {}) {
     return shared(inflight, `i|${shardKey}`, signal, async (s) => {
       const n = info.indexBytes;
       const listed = info.path === `${info.path.split('/')[0]}/${meta.variable}` ? meta.shardBytes[info.path.split('/')[0]]?.[shardBytesKey(shardKey)] : undefined;
-      const length = Number.isInteger(listed) ? listed : null;
+      let length = Number.isInteger(listed) ? listed : null;
+      if (length == null && info.indexAtEnd && Object.keys(meta.shardBytes).length > 0) {
+        // The store lists shard lengths; one it does not list (a mask shard) costs a HEAD (spec 7.3).
+        length = await transport.size(shardKey, { signal: s, priority });
+        if (length == null) {
+          if (!closed) indexes.set(shardKey, null);
+          return null;
+        }
+      }
       let raw;
       if (!info.indexAtEnd) raw = await transport.range(shardKey, 0, n, { signal: s, priority });
       else if (length != null) {

@@ -14,6 +14,7 @@ import { sleep } from './signals.js';
  * @property {number} gets
  * @property {number} ranges
  * @property {number} suffixes
+ * @property {number} heads
  * @property {number} bytes
  * @property {number} missing
  * @property {number} retries
@@ -23,7 +24,7 @@ import { sleep } from './signals.js';
 
 /** @returns {TransportStats} */
 export const emptyTransportStats = () => ({
-  requests: 0, gets: 0, ranges: 0, suffixes: 0, bytes: 0, missing: 0, retries: 0, aborted: 0, rangeAnsweredWhole: 0,
+  requests: 0, gets: 0, ranges: 0, suffixes: 0, heads: 0, bytes: 0, missing: 0, retries: 0, aborted: 0, rangeAnsweredWhole: 0,
 });
 
 /**
@@ -49,11 +50,11 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
    * One request with retries. Resolves null for a missing key, else { status, headers, body }.
    * @param {string} key
    * @param {Record<string, string>} headers
-   * @param {'gets' | 'ranges' | 'suffixes'} kind
+   * @param {'gets' | 'ranges' | 'suffixes' | 'heads'} kind
    * @param {number} limit largest acceptable body
    * @param {{ signal?: AbortSignal, priority?: 0 | 1 }} options
    */
-  async function request(key, headers, kind, limit, { signal, priority = 0 }) {
+  async function request(key, headers, kind, limit, { signal, priority = 0, method = 'GET' }) {
     const where = url(key);
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw abortError(signal);
@@ -64,7 +65,7 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
       try {
         stats.requests++;
         stats[kind]++;
-        const response = await fetch(where, { headers, signal });
+        const response = await fetch(where, { method, headers, signal });
         status = response.status;
         if (status === 404 || status === 410) {
           await discard(response);
@@ -77,7 +78,7 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
         }
         if (status < 500) {
           refuseTransformed(response, where);
-          const body = await readBody(response, limit, where);
+          const body = method === 'HEAD' ? new Uint8Array(0) : await readBody(response, limit, where);
           stats.bytes += body.length;
           return { status, headers: response.headers, body };
         }
@@ -159,7 +160,24 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
     return answer.body;
   }
 
-  return { url, get, range, suffix };
+  /**
+   * The object's length from a HEAD, or null when it is not there: for a shard that
+   * chronozarr.shard_bytes does not list, so its index is still read with a bounded range.
+   * @param {string} key
+   * @param {{ signal?: AbortSignal, priority?: 0 | 1 }} [options]
+   * @returns {Promise<number | null>}
+   */
+  async function size(key, options = {}) {
+    const answer = await request(key, {}, 'heads', 0, { ...options, method: 'HEAD' });
+    if (!answer) return null;
+    const length = Number(answer.headers.get('content-length'));
+    if (answer.status !== 200 || !Number.isInteger(length) || answer.headers.get('content-length') == null) {
+      throw new FetchError(url(key), answer.status, 'HEAD gave no Content-Length');
+    }
+    return length;
+  }
+
+  return { url, get, range, suffix, size };
 }
 
 /** @param {Response} response */
