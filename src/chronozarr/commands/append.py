@@ -7,10 +7,9 @@ from typing import Optional
 
 import typer
 
-from ..io import open_source
 from ..write.append import AppendSummary, append
 from ..write.existing import open_existing
-from .encode import _names, _require_stored_dtype
+from .inputs import open_input
 
 HELP = """Append the timesteps of INPUT (NetCDF file or Zarr store) to the end of STORE, in place.
 
@@ -51,12 +50,7 @@ def append_command(
     ),
 ) -> None:
     store_crs = open_existing(store).meta.crs
-    with open_source(
-        input, variable=variable, variables=_names(variables), mask_variable=mask_variable,
-        coverage_variable=coverage_variable, group=group, crs=crs, cast=cast, default_crs=store_crs,
-    ) as source:
-        if cast is None:
-            _require_stored_dtype(str(source.data.dtype))
+    with open_input(input, variable, variables, mask_variable, coverage_variable, group, crs, cast, store_crs) as source:
         summary = append(store, source.data, **source.encode_arguments(), workers=workers, progress=progress, dry_run=dry_run)
     _report(summary)
 

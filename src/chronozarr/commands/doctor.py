@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import typer
 
 from ..check.doctor import DEFAULT_ORIGIN, doctor
+from .reports import finish_with
 
 HELP = """Check how TARGET is served: the hosting checklist for an http(s) URL (CORS, byte and suffix
 ranges, preflight, HEAD, cache headers, 404 for absent keys, no Content-Encoding), then validation
@@ -36,6 +35,4 @@ def doctor_command(
     origin: str = typer.Option(DEFAULT_ORIGIN, "--origin", help="Origin header sent with every request: the page that will read the store."),
     as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
 ) -> None:
-    report = doctor(target, origin=origin)
-    typer.echo(json.dumps(report.to_dict(), indent=2) if as_json else report.to_text())
-    raise typer.Exit(0 if report.ok else 1)
+    finish_with(doctor(target, origin=origin), as_json)

@@ -10,9 +10,9 @@ from typing import Any, Optional
 import typer
 
 from ..errors import InputError
-from ..io import open_source
 from ..spec.metadata import DTYPES
 from ..write.encode import encode
+from .inputs import open_input
 
 HELP = """Write a new chronozarr store OUT from a NetCDF file or Zarr store (v2 or v3).
 
@@ -29,8 +29,6 @@ Examples:
   chronozarr encode sst.nc sst_store --variable sst --cast float32 --mask-variable valid
 """
 
-# Suggested --cast targets for dtypes a store cannot hold; the API's own message speaks Python.
-_CAST_TARGETS = {"float64": "float32", "float16": "float32", "int8": "int16", "bool": "uint8"}
 
 
 class Encoding(str, Enum):
@@ -90,12 +88,7 @@ def encode_command(
         raise InputError("--shard-time requires --shard (the default layout is unsharded)")
     bands = _json_file(bands_json, "--bands-json", list) if bands_json else None
     provenance = _json_file(provenance_json, "--provenance-json", dict) if provenance_json else None
-    with open_source(
-        input, variable=variable, variables=_names(variables), mask_variable=mask_variable,
-        coverage_variable=coverage_variable, group=group, crs=crs, cast=cast,
-    ) as source:
-        if cast is None:
-            _require_stored_dtype(str(source.data.dtype))
+    with open_input(input, variable, variables, mask_variable, coverage_variable, group, crs, cast) as source:
         summary = encode(
             source.data, out, **source.encode_arguments(), encoding=encoding.value, anchor_interval=anchor_interval,
             chunk_size=chunk_size, shard=shard, shard_time=shard_time, codec=codec.value, level=level, **codec_options,
@@ -103,10 +96,6 @@ def encode_command(
             progress=progress,
         )
     typer.echo(str(summary))
-
-
-def _names(text: str | None) -> list[str] | None:
-    return None if text is None else text.split(",")
 
 
 def _nodata(text: str | None) -> Any:
@@ -129,18 +118,6 @@ def _blosc_options(codec: str, cname: str | None, shuffle: str | None) -> dict[s
     if codec != "blosc" and (cname is not None or shuffle is not None):
         raise InputError("--blosc-cname and --blosc-shuffle apply only with --codec blosc")
     return {"blosc_cname": cname or "zstd", "blosc_shuffle": shuffle or "noshuffle"}
-
-
-def _require_stored_dtype(dtype: str) -> None:
-    """Name the --cast fix here: the API's message for the same problem is written for Python."""
-    if dtype in DTYPES:
-        return
-    target = _CAST_TARGETS.get(dtype)
-    fix = f"--cast {target}" if target else f"--cast with one of {', '.join(DTYPES)} that holds every value"
-    raise InputError(
-        f"the input data is {dtype}, which chronozarr does not store ({', '.join(DTYPES)}); nothing is cast "
-        f"silently. Re-run with {fix}"
-    )
 
 
 def _json_file(path: Path, option: str, kind: type) -> Any:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import typer
 
 from ..check import validate
+from .reports import finish_with
 
 HELP = """Check STORE (a directory or an http(s) URL) against every MUST of the chronozarr spec.
 
@@ -35,9 +34,4 @@ def validate_command(
         True, "--sample-pyramid/--no-sample-pyramid", help="Read a few cells per level to check the pyramid reductions."
     ),
 ) -> None:
-    report = validate(store, sample_pyramid=sample_pyramid)
-    if as_json:
-        typer.echo(json.dumps(report.to_dict(), indent=2))
-    else:
-        typer.echo(report.to_text())
-    raise typer.Exit(0 if report.ok else 1)
+    finish_with(validate(store, sample_pyramid=sample_pyramid), as_json)
