@@ -255,7 +255,7 @@ class _HttpDoctor:
     # -- the checks, in the checklist's order ---------------------------------------------------
 
     def _run(self) -> None:
-        r, origin = self.report, self.origin
+        r = self.report
         root = self.request("GET", "zarr.json", limit=256 << 20)
         doc = _json(root.body) if root.status == 200 else None
         block = chronozarr_block(doc)

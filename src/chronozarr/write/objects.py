@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,12 +150,3 @@ class ShardBuilder:
         self.size += len(tail)
         self.writer.counter.add(1, self.size)
         return self.size
-
-
-def remove_tree_files(root: Path) -> None:
-    """Delete every file under root (used only to clean a failed write of our own)."""
-    for dirpath, _, files in os.walk(root, topdown=False):
-        for name in files:
-            os.remove(os.path.join(dirpath, name))
-        if dirpath != str(root):
-            os.rmdir(dirpath)
