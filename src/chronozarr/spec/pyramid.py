@@ -58,9 +58,18 @@ def validity(data: np.ndarray, mask: np.ndarray | None, nodata: float | None) ->
     """
     if mask is not None:
         return mask.astype(bool, copy=False)
-    if nodata is None:
+    if nodata is None or not _may_hold(data, nodata):
         return None
     return data != np.asarray(nodata, dtype=data.dtype)
+
+
+def _may_hold(data: np.ndarray, value: float) -> bool:
+    """False when value lies outside [min, max] of data: two fast passes that spare the
+    per-pixel comparison for imagery without nodata pixels (nodata sits at the dtype's edge)."""
+    if data.size == 0:
+        return False
+    low, high = data.min(), data.max()
+    return not (value < low or value > high)
 
 
 def _wide(dtype: np.dtype) -> np.dtype:
@@ -92,7 +101,11 @@ def block_mean(data: np.ndarray, valid: np.ndarray | None, nodata: float | None)
         total = np.add(tl[0], tr[0], dtype=wide)
         total += bl[0]
         total += br[0]
-        return (total / 4.0).astype(dtype) if dtype.kind == "f" else (total // 4).astype(dtype)
+        if dtype.kind == "f":
+            total /= 4.0
+        else:
+            total >>= 2  # floor(total / 4), negative sums included
+        return total.astype(dtype)
 
     def some_valid(tl: Quarter, tr: Quarter, bl: Quarter, br: Quarter) -> np.ndarray:
         quarters = (tl, tr, bl, br)

@@ -61,14 +61,15 @@ def reconstruct(anchor: np.ndarray, stored: np.ndarray) -> np.ndarray:
 def abs_difference_sum(source: np.ndarray, reference: np.ndarray) -> float:
     """Exact sum of |source - reference| (spec 5).
 
-    Integers: max - min is the exact distance, and it always fits the unsigned type of the same
-    width, so no widening copy is needed before the sum. Floats are differenced in float64.
+    Integers (8 and 16 bits) are differenced in int32, where every difference is exact, and
+    summed in int64: one widening pass is cheaper than the casts of an unsigned 64-bit sum.
+    Floats are differenced in float64.
     """
     if source.dtype.kind == "f":
         return float(np.abs(source.astype(np.float64) - reference.astype(np.float64)).sum())
-    distance = np.subtract(np.maximum(source, reference), np.minimum(source, reference))
-    unsigned = distance.view(distance.dtype.str.replace("i", "u"))
-    return float(unsigned.sum(dtype=np.uint64))
+    distance = np.subtract(source, reference, dtype=np.int32)
+    np.abs(distance, out=distance)
+    return float(distance.sum(dtype=np.int64))
 
 
 def volatility_value(abs_sum: float, count: int) -> float:
