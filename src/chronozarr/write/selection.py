@@ -106,10 +106,11 @@ def measure(
 
         jobs.append((variant, t, pool.submit(run)))
 
-    with ThreadPoolExecutor(max_workers=workers) as pool, ReadAhead(series.plane, times) as planes:
+    slices = [level.cell_slice(*cell) for cell in cells]
+    with ThreadPoolExecutor(max_workers=workers) as pool, ReadAhead(lambda t: series.windows(t, slices), times) as reads:
         for t in times:
-            plane = planes.get(t)
-            chunks = {cell: padded_cell(plane, *level.cell_slice(*cell), level.chunk_size, fill) for cell in cells}
+            whole = (slice(None), slice(None))
+            chunks = {cell: padded_cell(window, *whole, level.chunk_size, fill) for cell, window in zip(cells, reads.get(t))}
             for (row, col), chunk in chunks.items():
                 store(PLAIN, t, row, col, chunk)
             ref = schedule.references.get(t)

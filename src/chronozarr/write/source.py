@@ -71,6 +71,19 @@ class Series:
         """The stored values (band, y, x) of timestep t as read from the input."""
         return np.ascontiguousarray(_values(self.data[t], self.scheduler))
 
+    def windows(self, t: int, cells: list[tuple[slice, slice]]) -> list[np.ndarray]:
+        """The stored values (band, rows, cols) of some windows of timestep t.
+
+        Only the input chunks under the windows are read; lazy input is computed in one call, so
+        a chunk under several windows is read once.
+        """
+        parts = [self.data[t, :, rows, cols] for rows, cols in cells]
+        if self.data.chunks is not None:
+            import dask  # present whenever the input is dask-backed (the `dask` extra)
+
+            parts = list(dask.compute(*(part.data for part in parts), scheduler=self.scheduler))
+        return [np.asarray(part.values if isinstance(part, xr.DataArray) else part) for part in parts]
+
     def read(self, t: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
         """Timestep t as (data (band, y, x), mask (y, x) uint8 or None, coverage (y, x) uint8 or None)."""
         data = self.plane(t)
