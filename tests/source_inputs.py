@@ -87,3 +87,28 @@ def write(ds: xr.Dataset, path: Path) -> Path:
         else:
             ds.to_zarr(path, zarr_format=3)
     return path
+
+
+def cf_encoded(
+    dtype: str = "int16", fill: int | None = -32768, scale: float | None = 0.01, offset: float | None = 20.0,
+    names: tuple[str, ...] = ("sst",), units: str = "degC",
+) -> tuple[xr.Dataset, dict[str, np.ndarray]]:
+    """(time, y, x) variables as a producer stores them: raw integers with CF fill value and packing
+    attributes, on a UTM grid. Returns the dataset and each variable's raw stored values."""
+    ds = xr.Dataset(coords=utm_coords())
+    raw = {}
+    for i, name in enumerate(names):
+        stored = values((len(TIMES), HEIGHT, WIDTH), dtype, seed=10 + i)
+        if fill is not None:
+            stored[i, :2, :3] = fill
+        attrs: dict[str, object] = {"grid_mapping": "crs", "units": units}
+        if scale is not None:
+            attrs["scale_factor"] = scale
+        if offset is not None:
+            attrs["add_offset"] = offset
+        ds[name] = xr.DataArray(stored, dims=("time", "y", "x"), attrs=attrs)
+        if fill is not None:
+            ds[name].encoding["_FillValue"] = np.dtype(dtype).type(fill)
+        raw[name] = stored
+    ds["crs"] = grid_mapping(key="epsg_code")
+    return ds, raw

@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import zarr
-from source_inputs import band_variables, cube, latlon, write
+import xarray as xr
+from foreign_stores import Layout, build
+from source_inputs import band_variables, cf_encoded, cube, latlon, write
 from typer.testing import CliRunner
 
 from chronozarr.cli import app
@@ -113,6 +115,42 @@ def test_float64_needs_an_explicit_cast(tmp_path):
     result = run("encode", path, tmp_path / "store", "--cast", "float32", *FAST)
     assert result.exit_code == 0, result.output
     assert level0(tmp_path / "store").dtype == np.float32
+
+
+def test_cf_packed_int16_is_stored_as_stored_with_its_scale_offset_and_fill(tmp_path):
+    ds, raw = cf_encoded()
+    out = tmp_path / "store"
+    result = run("encode", write(ds, tmp_path / "in.nc"), out, *FAST)
+    assert result.exit_code == 0, result.output
+    np.testing.assert_array_equal(level0(out)[:, 0], raw["sst"])
+    attrs = store_attrs(out)
+    assert attrs["nodata"] == -32768
+    assert attrs["bands"] == [{"name": "sst", "scale": 0.01, "offset": 20.0, "units": "degC"}]
+    physical = np.where(raw["sst"] == -32768, np.nan, raw["sst"] * 0.01 + 20.0)
+    with xr.open_dataset(out, engine="chronozarr") as stored:
+        np.testing.assert_array_equal(stored["data"].values[:, 0], physical)
+
+
+def test_a_uint16_fill_value_stays_uint16_unless_told_otherwise(tmp_path):
+    ds, raw = cf_encoded(dtype="uint16", fill=65535, scale=None, offset=None, names=("B04",))
+    path = write(ds, tmp_path / "in.nc")
+    result = run("encode", path, tmp_path / "kept", *FAST)
+    assert result.exit_code == 0, result.output
+    assert level0(tmp_path / "kept").dtype == np.uint16 and store_attrs(tmp_path / "kept")["nodata"] == 65535
+    result = run("encode", path, tmp_path / "told", "--nodata", "none", *FAST)
+    assert result.exit_code == 0, result.output
+    assert store_attrs(tmp_path / "told")["nodata"] is None
+    np.testing.assert_array_equal(level0(tmp_path / "told")[:, 0], raw["B04"])
+
+
+def test_a_star_delta_store_re_encodes_from_its_true_values(tmp_path):
+    levels = build(tmp_path / "old", Layout(anchor_interval=3, n_time=6, mask=True, nodata=None))
+    out = tmp_path / "new"
+    result = run("encode", tmp_path / "old", out, "--encoding", "none", *FAST)
+    assert result.exit_code == 0, result.output
+    np.testing.assert_array_equal(level0(out), levels[0][0])
+    np.testing.assert_array_equal(level0(out, "mask"), levels[0][1])
+    assert store_attrs(out)["nodata"] is None
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import numcodecs
 import numpy as np
 import pytest
+import zarr
 from conftest import make_series
 from check_stores import (
     base_stores,  # noqa: F401  (fixture)
@@ -73,6 +75,38 @@ def test_pixels_per_tile_is_accepted(copy_store: Callable[[str], Path]) -> None:
     store = copy_store("unsharded")
     edit_root(store, lambda r: [d.update(pixels_per_tile=8) for d in r["attributes"]["multiscales"][0]["datasets"]])
     assert_valid(validate(store))
+
+
+def test_a_store_consolidated_by_zarr_python_is_valid(copy_store: Callable[[str], Path]) -> None:
+    """zarr-python's consolidate_metadata gives each group copy a nested consolidated_metadata and
+    each array copy storage_transformers: []; neither changes what the node says."""
+    store = copy_store("sharded")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        zarr.consolidate_metadata(store)
+    copies = json.loads((store / "zarr.json").read_text())["consolidated_metadata"]["metadata"]
+    assert "consolidated_metadata" in copies["0"] and copies["0/data"]["storage_transformers"] == []
+    assert_valid(validate(store))
+
+
+def test_an_unknown_array_is_a_warning_not_a_failure(copy_store: Callable[[str], Path]) -> None:
+    """Another convention's array beside the layout: readers ignore it, so it breaks no MUST."""
+    store = copy_store("unsharded")
+    thumbnail = zarr.open_group(store / "0", mode="a", zarr_format=3).create_array("thumbnail", shape=(4,), chunks=(2,), dtype="uint8")
+    thumbnail[:] = [1, 2, 3, 4]
+    report = validate(store)
+    assert_valid(report)
+    assert [w.key for w in report.warnings] == ["0/thumbnail/zarr.json"]
+    assert "not part of the chronozarr layout" in report.warnings[0].message
+
+
+def test_other_volatility_dimension_names_are_a_warning(copy_store: Callable[[str], Path]) -> None:
+    """Section 5 names no dimensions for volatility; only the example in 3.9 says row and col."""
+    store = copy_store("unsharded")
+    edit_node(store, "volatility", lambda d: (d.update(dimension_names=["y", "x"]), d["attributes"].update(_ARRAY_DIMENSIONS=["y", "x"])))
+    report = validate(store)
+    assert_valid(report)
+    assert [(w.section, w.key) for w in report.warnings] == [("5", "volatility/zarr.json")]
 
 
 def test_v01_form_is_accepted(copy_store: Callable[[str], Path]) -> None:

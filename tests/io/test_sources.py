@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import xarray as xr
 import zarr
-from source_inputs import HEIGHT, TIMES, WIDTH, band_variables, cube, latlon, write
+from source_inputs import HEIGHT, TIMES, WIDTH, band_variables, cube, latlon, utm_coords, values, write
 
 import chronozarr
 from chronozarr import InputError
@@ -200,3 +200,31 @@ def test_the_dataset_is_closed_when_selection_fails(tmp_path, monkeypatch):
         open_source(write(cube(), tmp_path / "in.nc"), variable="missing")
     assert closed
 
+
+
+# -- shapes real producers write -----------------------------------------------------------------
+
+
+def test_extra_singleton_dims_are_dropped(tmp_path):
+    stored = values((len(TIMES), 1, 2, HEIGHT, WIDTH), seed=5)
+    ds = xr.Dataset(
+        {"v": (("time", "depth", "band", "y", "x"), stored), "valid": (("time", "depth", "y", "x"), np.ones((len(TIMES), 1, HEIGHT, WIDTH), "uint8"))},
+        coords=utm_coords() | {"depth": [5.0], "band": ["a", "b"]},
+    )
+    with open_source(write(ds, tmp_path / "in.nc"), crs="EPSG:32631", mask_variable="valid") as source:
+        assert source.data.dims == ("time", "band", "y", "x")
+        np.testing.assert_array_equal(source.data.values, stored[:, 0])
+        assert source.mask.dims == ("time", "y", "x")
+
+
+@pytest.mark.parametrize(
+    ("lon", "expected"),
+    [([340, 345, 350, 355, 0, 5, 10, 15], [-20, -15, -10, -5, 0, 5, 10, 15]), ([160, 165, 170, 175, -180, -175], [160, 165, 170, 175, 180, 185])],
+)
+def test_longitudes_that_wrap_once_become_one_increasing_run(tmp_path, lon, expected):
+    lon = np.array(lon, dtype=float) + 2.5
+    stored = values((len(TIMES), 4, lon.size), seed=7)
+    ds = xr.Dataset({"v": (("time", "lat", "lon"), stored)}, coords={"time": TIMES, "lat": [7.5, 2.5, -2.5, -7.5], "lon": lon})
+    with open_source(write(ds, tmp_path / "in.nc")) as source:
+        np.testing.assert_array_equal(source.data["x"].values, np.array(expected) + 2.5)
+        np.testing.assert_array_equal(source.data.values[:, 0], stored)  # the same columns, relabelled

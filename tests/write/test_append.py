@@ -18,6 +18,7 @@ from chronozarr.errors import InputError
 from chronozarr.spec.temporal import anchor_indices, nearest_references
 from conftest import make_series
 from append_helpers import assert_matches_fresh, file_hashes, section14_objects
+from source_inputs import cf_encoded, write
 
 CRS = "EPSG:32631"
 BATCHES = ((5, 6), (6, 7), (7, 12))  # the store starts with 5 timesteps
@@ -210,3 +211,22 @@ def test_cli_append_and_dry_run(tmp_path: Path, small_store) -> None:
     assert chronozarr.validate(store).ok
     help_text = runner.invoke(app, ["append", "--help"]).output
     assert "chronozarr append my_store" in help_text and "--dry-run" in help_text
+
+
+def test_cli_append_keeps_cf_packing_and_refuses_another(tmp_path: Path) -> None:
+    """A packed input appends as stored when its scale and offset are the store's, never otherwise:
+    the same integers would decode to other physical values."""
+    ds, raw = cf_encoded()
+    runner = CliRunner()
+    store = tmp_path / "store"
+    created = runner.invoke(app, ["encode", str(write(ds.isel(time=[0, 1]), tmp_path / "first.nc")), str(store), "--chunk-size", "8"])
+    assert created.exit_code == 0, created.output
+    rescaled = ds.isel(time=[2])
+    rescaled["sst"].attrs["scale_factor"] = 0.02
+    refused = runner.invoke(app, ["append", str(store), str(write(rescaled, tmp_path / "rescaled.nc"))])
+    assert refused.exit_code == 2 and "band (name, scale, offset) differs" in refused.output
+    done = runner.invoke(app, ["append", str(store), str(write(ds.isel(time=[2]), tmp_path / "next.nc"))])
+    assert done.exit_code == 0, done.output
+    with chronozarr.open_store(store) as appended:
+        np.testing.assert_array_equal(appended.read(2)[0], raw["sst"][2])
+    assert chronozarr.validate(store).ok

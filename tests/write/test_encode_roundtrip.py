@@ -162,3 +162,30 @@ def test_float32_nan_with_numeric_nodata_becomes_nodata_without_mask(tmp_path: P
     np.testing.assert_array_equal(data, np.where(nan, np.float32(-9999.0), values))
     for level in range(len(block["levels"])):
         assert not np.isnan(group[f"{level}/data"][:]).any()
+
+
+def test_float32_lat_lon_centres_are_a_regular_grid(tmp_path: Path) -> None:
+    """NetCDF producers store lat/lon in float32, whose rounding makes 0.1-degree steps jitter by
+    about 1e-5; that is still the regular grid it describes."""
+    lat = (59.95 - 0.1 * np.arange(120)).astype("float32")
+    lon = (-179.95 + 0.1 * np.arange(360)).astype("float32")
+    assert np.ptp(np.diff(lon.astype(np.float64))) > 1e-6 * 0.1  # the jitter the old check refused
+    values = np.random.default_rng(3).integers(1, 1000, size=(2, 1, lat.size, lon.size)).astype("uint16")
+    times = np.array(["2024-01-01", "2024-02-01"], dtype="datetime64[ns]")
+    da = xr.DataArray(values, dims=("time", "band", "y", "x"), coords={"time": times, "band": ["p"], "y": lat, "x": lon})
+    chronozarr.encode(da, tmp_path / "s", crs="EPSG:4326", chunk_size=64, encoding="none")
+    with chronozarr.open_store(tmp_path / "s") as store:
+        a, _, c, _, e, f = store.levels[0].transform
+        np.testing.assert_allclose([a, e, c, f], [0.1, -0.1, -180.0, 60.0], atol=1e-5)
+        np.testing.assert_array_equal(store.read(1), values[1])
+
+
+def test_an_irregular_float32_grid_is_still_refused(tmp_path: Path) -> None:
+    lon = (-179.95 + 0.1 * np.arange(360)).astype("float32")
+    lon[200:] += np.float32(0.002)
+    da = xr.DataArray(
+        np.ones((1, 1, 4, lon.size), "uint16"), dims=("time", "band", "y", "x"),
+        coords={"time": np.array(["2024-01-01"], dtype="datetime64[ns]"), "band": ["p"], "y": [1.5, 1.0, 0.5, 0.0], "x": lon},
+    )
+    with pytest.raises(chronozarr.InputError, match="coordinate x is not a regular grid"):
+        chronozarr.encode(da, tmp_path / "s", crs="EPSG:4326", chunk_size=64)

@@ -14,8 +14,9 @@ from .context import ArrayFacts, Context, doc_key, int_list, is_int
 Compressor = tuple[str, str] | None  # (name, canonical configuration without typesize)
 
 
-def check_node(ctx: Context, node: str, doc: Any, dims: list[str], section: str) -> bool:
-    """Zarr v3 array node with the expected dimension names; False when unusable."""
+def check_node(ctx: Context, node: str, doc: Any, dims: list[str] | None, section: str) -> bool:
+    """Zarr v3 array node with the expected dimension names (any names when `dims` is None, as
+    long as they are set); False when unusable."""
     key = doc_key(node)
     if not isinstance(doc, Mapping):
         ctx.report.fail(section, key, "is not a JSON object")
@@ -28,7 +29,7 @@ def check_node(ctx: Context, node: str, doc: Any, dims: list[str], section: str)
     legacy = attrs.get("_ARRAY_DIMENSIONS") if isinstance(attrs, Mapping) else None
     if names is None:
         ctx.report.fail("2.2", key, "dimension_names is missing")
-    elif names != dims:
+    elif dims is not None and names != dims:
         ctx.report.fail(section, key, f"dimension_names is {names}, expected {dims}")
     if legacy is None:
         ctx.report.fail("2.2", key, "attributes._ARRAY_DIMENSIONS is missing")

@@ -15,6 +15,7 @@ from ..spec.times import TIME_CALENDAR, TIME_UNITS, iso
 from .arraydocs import attributes, check_codecs, check_node, layout
 from .context import Context, LevelFacts, canonical, doc_key
 
+VOLATILITY_DIMS = ["row", "col"]  # the spec's example (3.9); section 5 names no dimensions
 COORDS = (("time", ("int64",)), ("band", ("string", "int32")), ("y", ("float64",)), ("x", ("float64",)))
 
 
@@ -142,8 +143,10 @@ def check_volatility(ctx: Context) -> None:
         if ctx.missing(node):
             ctx.report.fail("5", key, f"the volatility array is missing at volatility_path {node!r}")
         return
-    if not check_node(ctx, node, doc, ["row", "col"], "5"):
+    if not check_node(ctx, node, doc, None, "5"):
         return
+    if doc.get("dimension_names") not in (None, VOLATILITY_DIMS):
+        ctx.report.warn("5", key, f"dimension_names is {doc['dimension_names']}; the spec's example names them {VOLATILITY_DIMS}")
     if doc.get("data_type") != "float32":
         ctx.report.fail("5", key, f"data_type is {doc.get('data_type')!r}, expected float32")
         return
@@ -184,11 +187,27 @@ def check_consolidated(ctx: Context) -> None:
             if ctx.missing(str(node)):
                 ctx.report.fail("3.1", f"{key}[{node!r}]", f"lists node {node!r}, which has no zarr.json")
             continue
+        copy, own = _comparable(copy), _comparable(own)
         if canonical(own) != canonical(copy):
             ctx.report.fail("3.1", f"{key}[{node!r}]", f"differs from {doc_key(str(node))}: {_difference(copy, own)}")
     known = set(ctx.arrays) | ctx.groups
     for node in sorted(known - set(nodes)):
         ctx.report.fail("3.1", key, f"omits node {node!r}")
+
+
+# Members a node document may carry or omit with the same meaning (Zarr v3 defaults), and the
+# nested consolidated_metadata that zarr-python's consolidate_metadata gives every group copy.
+_OPTIONAL_MEMBERS = {"storage_transformers": [], "attributes": {}, "dimension_names": None}
+
+
+def _comparable(doc: Any) -> Any:
+    """A node document without the members whose presence alone does not change it."""
+    if not isinstance(doc, Mapping):
+        return doc
+    return {
+        k: v for k, v in doc.items()
+        if k != "consolidated_metadata" and not (k in _OPTIONAL_MEMBERS and v == _OPTIONAL_MEMBERS[k])
+    }
 
 
 def _difference(copy: Any, own: Any, path: str = "") -> str:

@@ -31,18 +31,45 @@ def list_files(root: os.PathLike[str] | str) -> Iterator[tuple[str, int]]:
             yield key, os.path.getsize(os.path.join(dirpath, name))
 
 
+LEVEL_MEMBERS = ("mask", "coverage", "time", "band", "y", "x")
+
+
 def check_objects(ctx: Context) -> None:
     """Classify every object of a local store; collect the shard objects for the checks below."""
     existing: dict[str, int] | None = None
     if ctx.local_root is not None:
         existing = {}
         nodes = set(ctx.arrays) | ctx.groups | {""}
-        for key, size in list_files(ctx.local_root):
-            _classify(ctx, key, size, nodes, existing)
+        files = list(list_files(ctx.local_root))
+        extra = _extra_nodes(ctx, [key for key, _ in files])
+        for key, size in files:
+            if not any(key.startswith(f"{node}/") for node in extra):
+                _classify(ctx, key, size, nodes, existing)
     if ctx.sharded:
         _check_shards(ctx, existing)
     elif "shard_bytes" in ctx.block:
         ctx.report.fail("7.3", "chronozarr.shard_bytes", "is present but the store is unsharded; it is for sharded stores only")
+
+
+def _extra_nodes(ctx: Context, keys: list[str]) -> list[str]:
+    """Zarr nodes outside the chronozarr layout, each reported once as a warning.
+
+    The spec defines the nodes a store has, not a ban on others: another convention's arrays
+    (thumbnails, statistics) may sit beside them, and readers ignore them.
+    """
+    layout = {"", ctx.volatility_path}
+    for path in ctx.level_paths:
+        layout |= {path, f"{path}/{ctx.variable}", *(f"{path}/{m}" for m in LEVEL_MEMBERS)}
+    extra = []
+    for key in keys:
+        if key.rpartition("/")[2] != "zarr.json":
+            continue
+        node = key.rpartition("/")[0]
+        if node in layout or any(n.startswith(f"{node}/") for n in layout):
+            continue
+        ctx.report.warn("2", key, f"node {node!r} is not part of the chronozarr layout; chronozarr readers ignore it")
+        extra.append(node)
+    return extra
 
 
 def _classify(ctx: Context, key: str, size: int, nodes: set[str], existing: dict[str, int]) -> None:

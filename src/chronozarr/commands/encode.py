@@ -20,6 +20,10 @@ The series is one (time, band, y, x) variable, found on its own when the input h
 or several (time, y, x) variables stacked as bands with --variables. Spatial dims may be y/x,
 lat/lon or latitude/longitude; south-up grids are flipped. The CRS comes from --crs, else from
 the input's CF grid_mapping; lat/lon grids default to EPSG:4326. OUT must be new or empty.
+
+Values are stored as the input stores them: a CF fill value (_FillValue, missing_value) becomes
+the nodata and CF packing (scale_factor, add_offset) each band's scale and offset; --cast reads
+the decoded values instead. A chronozarr store as INPUT is read reconstructed (--group: level).
 """
 
 EPILOG = """\b
@@ -71,10 +75,12 @@ def encode_command(
     blosc_cname: Optional[str] = typer.Option(None, help="Blosc compressor (with --codec blosc); default zstd."),
     blosc_shuffle: Optional[str] = typer.Option(None, help="noshuffle or shuffle (with --codec blosc)."),
     nodata: Optional[str] = typer.Option(
-        None, metavar="NUMBER|none", help="Nodata value, or 'none' for no nodata; default 0 for uint8/uint16, none otherwise."
+        None, metavar="NUMBER|none",
+        help="Nodata value, or 'none' for no nodata; default: the input's fill value, else 0 for uint8/uint16 and none otherwise."
     ),
     bands_json: Optional[Path] = typer.Option(
-        None, help='JSON list of bands: [{"name", "common_name", "scale", "offset", "units"}, ...].'
+        None, help='JSON list of bands: [{"name", "common_name", "scale", "offset", "units"}, ...]; default: from the '
+        "input's CF packing (scale_factor, add_offset) or band names.",
     ),
     provenance_json: Optional[Path] = typer.Option(None, help="JSON object: sources, composite, gap_fill, notes."),
     max_levels: Optional[int] = typer.Option(None, min=1, help="Stop the pyramid after this many levels."),
@@ -86,22 +92,22 @@ def encode_command(
     codec_options = _blosc_options(codec.value, blosc_cname, blosc_shuffle)
     if shard_time is not None and not shard:
         raise InputError("--shard-time requires --shard (the default layout is unsharded)")
-    bands = _json_file(bands_json, "--bands-json", list) if bands_json else None
+    given = {"nodata": _nodata(nodata)} if nodata is not None else {}
+    if bands_json:
+        given["bands"] = _json_file(bands_json, "--bands-json", list)
     provenance = _json_file(provenance_json, "--provenance-json", dict) if provenance_json else None
     with open_input(input, variable, variables, mask_variable, coverage_variable, group, crs, cast) as source:
         summary = encode(
-            source.data, out, **source.encode_arguments(), encoding=encoding.value, anchor_interval=anchor_interval,
-            chunk_size=chunk_size, shard=shard, shard_time=shard_time, codec=codec.value, level=level, **codec_options,
-            nodata=_nodata(nodata), bands=bands, provenance=provenance, max_levels=max_levels, workers=workers,
-            progress=progress,
+            source.data, out, **(source.encode_arguments() | given), encoding=encoding.value,
+            anchor_interval=anchor_interval, chunk_size=chunk_size, shard=shard, shard_time=shard_time,
+            codec=codec.value, level=level, **codec_options, provenance=provenance, max_levels=max_levels,
+            workers=workers, progress=progress,
         )
     typer.echo(str(summary))
 
 
-def _nodata(text: str | None) -> Any:
-    """'default' when absent (encode picks by dtype), None for 'none', else the number."""
-    if text is None:
-        return "default"
+def _nodata(text: str) -> Any:
+    """None for 'none', else the number."""
     if text.strip().lower() in ("none", "null"):
         return None
     try:

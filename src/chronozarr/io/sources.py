@@ -10,15 +10,19 @@ import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
-from ..errors import InputError
-from ..spec.metadata import DTYPES
 from ..crs import CRS_FIX, epsg, find_crs
+from ..errors import InputError
+from ..spec.metadata import DTYPES, Band
+from ..write.source import band_labels
+from .cf import Declared, decoded_on_read
+from .cf import declared as cf_declared
+from .stores import chronozarr_level, open_store_level
+from .timeaxis import standard_time_axis
 
 SPATIAL_NAMES = (("y", "x"), ("lat", "lon"), ("latitude", "longitude"))
 PLANE_DIMS = ("time", "y", "x")
@@ -30,7 +34,8 @@ _ZARR_MARKERS = ("zarr.json", ".zgroup", ".zarray", ".zmetadata")
 
 @dataclass(frozen=True)
 class Source:
-    """An opened input: the series, its CRS and optional mask and coverage planes.
+    """An opened input: the series, its CRS, optional mask and coverage planes, and the nodata and
+    band objects the input declares ("default" and None where it declares none).
 
     Use it as a context manager: the arrays read lazily from the file until it is closed.
     """
@@ -40,10 +45,17 @@ class Source:
     mask: xr.DataArray | None = None
     coverage: xr.DataArray | None = None
     dataset: xr.Dataset | None = field(default=None, repr=False)
+    nodata: Any = "default"
+    bands: tuple[Band, ...] | None = None
 
     def encode_arguments(self) -> dict[str, Any]:
-        """The keyword arguments of `chronozarr.encode` that come from the input."""
-        return {"crs": self.crs, "mask": self.mask, "coverage": self.coverage}
+        """The keyword arguments of `chronozarr.encode` (and `append`) that come from the input."""
+        args: dict[str, Any] = {"crs": self.crs, "mask": self.mask, "coverage": self.coverage}
+        if not (isinstance(self.nodata, str) and self.nodata == "default"):
+            args["nodata"] = self.nodata
+        if self.bands is not None:
+            args["bands"] = list(self.bands)
+        return args
 
     def close(self) -> None:
         if self.dataset is not None:
@@ -54,6 +66,17 @@ class Source:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _Selected(NamedTuple):
+    """The series and planes picked from an opened dataset, and the variables behind them."""
+
+    data: xr.DataArray
+    names: list[str]
+    mask: xr.DataArray | None
+    coverage: xr.DataArray | None
+    geographic: bool
+    attrs: dict[str, dict[str, Any]]
 
 
 def open_source(
@@ -68,47 +91,80 @@ def open_source(
     cast: str | None = None,
     default_crs: str | None = None,
 ) -> Source:
-    """Open `path` (Zarr v2/v3 store or NetCDF file) for encode; raises InputError naming the fix.
+    """Open `path` (Zarr v2/v3 store, NetCDF file or chronozarr store) for encode; raises
+    InputError naming the fix.
 
     The series is one (time, band, y, x) `variable`, or (time, y, x) `variables` stacked as bands,
     or the input's only 4-D variable. lat/lon grids become y/x, south-up grids are flipped, and
-    `cast` converts the dtype explicitly (an integer cast refuses values it would change).
-    `default_crs` is taken when neither `crs` nor the input names one.
+    `cast` converts the dtype explicitly (an integer cast refuses values it would change). Without
+    `cast`, CF fill values and packing are kept as stored and declared as nodata and band scale
+    and offset (io/cf.py). A chronozarr store is read reconstructed, with its own nodata, bands,
+    mask and coverage. `default_crs` is taken when neither `crs` nor the input names one.
     """
     if variable is not None and variables:
         raise InputError("give either --variable (one (time, band, y, x) variable) or --variables, not both")
-    ds = open_dataset(path, group)
+    level = chronozarr_level(path, group)
+    if level is not None:
+        ds, declared = open_store_level(*level, _chunks())
+        mask_variable = mask_variable or ("mask" if "mask" in ds else None)
+        coverage_variable = coverage_variable or ("coverage" if "coverage" in ds else None)
+    else:
+        ds, declared = open_dataset(path, group), None
+    pick = (variable, variables, mask_variable, coverage_variable, str(path))
     try:
-        ds, geographic = _north_up(ds)
-        mask = _plane(ds, mask_variable, "--mask-variable")
-        coverage = _plane(ds, coverage_variable, "--coverage-variable")
-        planes = [n for n in (mask_variable, coverage_variable) if n]
-        data, names = _series(ds, variable, variables, planes, str(path))
-        if cast is not None:
-            data = cast_exactly(data, cast)
-        resolved = epsg(crs, "--crs") if crs is not None else find_crs(ds, names, geographic)
+        selected = _select(ds, *pick)
+        undecoded = [n for n in selected.names if decoded_on_read(ds[n])] if cast is None and level is None else []
+    except BaseException:
+        ds.close()
+        raise
+    if undecoded:
+        ds.close()
+        ds = open_dataset(path, group, undecoded=undecoded)
+    try:
+        if undecoded:
+            selected = _select(ds, *pick)
+        if declared is None:
+            declared = cf_declared(selected.attrs, band_labels(selected.data), str(selected.data.dtype)) if undecoded else Declared()
+        data = cast_exactly(selected.data, cast) if cast is not None else selected.data
+        resolved = epsg(crs, "--crs") if crs is not None else find_crs(ds, selected.names, selected.geographic)
         if resolved is None:
             resolved = default_crs  # append: an input without a CRS is on the store's grid
         if resolved is None:
             raise InputError(
-                f"the input grid of {', '.join(repr(n) for n in names)} is projected (dims y/x) and declares "
+                f"the input grid of {', '.join(repr(n) for n in selected.names)} is projected (dims y/x) and declares "
                 f"no CRS (no CF grid_mapping, spatial_ref or crs attribute); {CRS_FIX}"
             )
     except BaseException:
         ds.close()
         raise
-    return Source(data=data, crs=resolved, mask=mask, coverage=coverage, dataset=ds)
+    return Source(data, resolved, selected.mask, selected.coverage, ds, declared.nodata, declared.bands)
 
 
-def open_dataset(path: str | os.PathLike[str], group: str | None = None) -> xr.Dataset:
-    """The input as a lazy Dataset, chunked one timestep per dask chunk when dask is installed."""
+def _select(
+    ds: xr.Dataset, variable: str | None, variables: list[str] | None, mask_variable: str | None,
+    coverage_variable: str | None, path: str,
+) -> _Selected:
+    north_up, geographic = _north_up(ds)
+    mask = _plane(north_up, mask_variable, "--mask-variable")
+    coverage = _plane(north_up, coverage_variable, "--coverage-variable")
+    planes = [n for n in (mask_variable, coverage_variable) if n]
+    data, names = _series(north_up, variable, variables, planes, path)
+    return _Selected(data, names, mask, coverage, geographic, {n: dict(north_up[n].attrs) for n in names})
+
+
+def open_dataset(path: str | os.PathLike[str], group: str | None = None, undecoded: list[str] | None = None) -> xr.Dataset:
+    """The input as a lazy Dataset, chunked one timestep per dask chunk when dask is installed.
+
+    The `undecoded` variables are read as stored, without CF masking and scaling (io/cf.py).
+    """
     kind, engine = _format(path)
     chunks = _chunks()
     where = f"{path}" + (f" (group {group!r})" if group else "")
+    options: dict[str, Any] = {"mask_and_scale": {n: False for n in undecoded}} if undecoded else {}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", category=UserWarning)  # zarr's consolidated-metadata notice
-            ds = xr.open_dataset(path, engine=engine, group=group, chunks=chunks)
+            ds = xr.open_dataset(path, engine=engine, group=group, chunks=chunks, **options)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         if group and (isinstance(exc, (KeyError, FileNotFoundError)) or "group" in str(exc).lower()):
             raise InputError(f"group {group!r} is not in {path}; check --group") from None
@@ -118,7 +174,7 @@ def open_dataset(path: str | os.PathLike[str], group: str | None = None) -> xr.D
     except Exception as exc:  # zarr and netCDF4 raise their own error types for damaged inputs
         raise InputError(f"cannot open {where} as {kind}: {type(exc).__name__}: {exc}") from None
     try:
-        return _standard_time(ds)
+        return standard_time_axis(ds)
     except BaseException:
         ds.close()
         raise
@@ -169,22 +225,6 @@ def _chunks() -> dict[str, int] | None:
     return {"time": 1}
 
 
-def _standard_time(ds: xr.Dataset) -> xr.Dataset:
-    """cftime dates (noleap and other CF calendars) as datetime64, which the store records."""
-    index = ds.indexes.get("time")
-    if index is None or isinstance(index, pd.DatetimeIndex) or not hasattr(index, "to_datetimeindex"):
-        return ds
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ds.assign_coords(time=index.to_datetimeindex(unsafe=True))
-    except (ValueError, TypeError) as exc:
-        raise InputError(
-            f"the time axis uses the {getattr(index, 'calendar', 'non-standard')} calendar and cannot be "
-            f"expressed as standard dates ({exc}); convert it to a standard calendar first"
-        ) from None
-
-
 def _north_up(ds: xr.Dataset) -> tuple[xr.Dataset, bool]:
     """Rename lat/lon to y/x, flip a south-up grid and refuse x decreasing; True if it was lat/lon."""
     for y_name, x_name in SPATIAL_NAMES:
@@ -198,6 +238,8 @@ def _north_up(ds: xr.Dataset) -> tuple[xr.Dataset, bool]:
         if taken:
             raise InputError(f"the input has dims {y_name}/{x_name} and also a variable {taken[0]!r}; rename it first")
         ds = ds.rename({y_name: "y", x_name: "x"})
+    if geographic and "x" in ds.coords and ds.sizes["x"] > 1:
+        ds = ds.assign_coords(x=("x", _continuous_longitudes(ds["x"].values), ds["x"].attrs))
     if "x" in ds.coords and ds.sizes["x"] > 1:
         x = ds["x"].values
         if x[-1] < x[0]:
@@ -212,6 +254,17 @@ def _north_up(ds: xr.Dataset) -> tuple[xr.Dataset, bool]:
     return ds, geographic
 
 
+def _continuous_longitudes(lon: np.ndarray) -> np.ndarray:
+    """Longitudes that wrap once (350, 355, 0, 5 or 170, 175, -180, -175) as one increasing run
+    of the same meridians, west of 180 where possible (-10, -5, 0, 5); other values unchanged."""
+    steps = np.diff(lon.astype(np.float64))
+    wraps = np.flatnonzero(steps < 0)
+    if len(wraps) != 1 or not np.isclose(steps[wraps[0]] + 360, np.median(steps), rtol=1e-3):
+        return lon
+    run = lon.astype(np.float64) + 360 * (np.arange(lon.size) > wraps[0])
+    return run - 360 if run.min() >= 180 else run
+
+
 def _series(
     ds: xr.Dataset, variable: str | None, variables: list[str] | None, planes: list[str], path: str
 ) -> tuple[xr.DataArray, list[str]]:
@@ -221,7 +274,7 @@ def _series(
         return _stack(ds, names, path), names
     if variable is None:
         variable = _only_series_variable(ds, planes, path)
-    var = _variable(ds, variable, "--variable", path)
+    var = _without_singletons(_variable(ds, variable, "--variable", path), keep=1)
     if var.ndim == 3 and set(var.dims) == set(PLANE_DIMS):
         return _stack(ds, [variable], path), [variable]
     extra = [d for d in var.dims if d not in PLANE_DIMS]
@@ -239,8 +292,9 @@ def _series(
 def _only_series_variable(ds: xr.Dataset, planes: list[str], path: str) -> str:
     """The input's one 4-D variable, or failing that its one (time, y, x) variable."""
     candidates = [n for n in ds.data_vars if n not in planes]
-    four = [n for n in candidates if ds[n].ndim == 4 and set(PLANE_DIMS) <= set(ds[n].dims)]
-    three = [n for n in candidates if ds[n].ndim == 3 and set(ds[n].dims) == set(PLANE_DIMS)]
+    squeezed = {n: _without_singletons(ds[n], keep=1) for n in candidates}
+    four = [n for n, v in squeezed.items() if v.ndim == 4 and set(PLANE_DIMS) <= set(v.dims)]
+    three = [n for n, v in squeezed.items() if v.ndim == 3 and set(v.dims) == set(PLANE_DIMS)]
     if len(four) == 1:
         return str(four[0])
     if not four and len(three) == 1:
@@ -264,7 +318,7 @@ def _stack(ds: xr.Dataset, names: list[str], path: str) -> xr.DataArray:
     """(time, y, x) variables as the bands of one array, band names = variable names."""
     arrays = []
     for name in names:
-        var = _variable(ds, name, "--variables", path)
+        var = _without_singletons(_variable(ds, name, "--variables", path), keep=0)
         if var.ndim != 3 or set(var.dims) != set(PLANE_DIMS):
             raise InputError(
                 f"variable {name!r} has dims {tuple(var.dims)}; --variables stacks (time, y, x) variables. "
@@ -286,10 +340,19 @@ def _stack(ds: xr.Dataset, names: list[str], path: str) -> xr.DataArray:
     return stacked.transpose(*SERIES_DIMS).rename(None)
 
 
+def _without_singletons(var: xr.DataArray, keep: int) -> xr.DataArray:
+    """`var` without its size-1 dims beyond time, y and x, down to `keep` extra dims (one named
+    `band` is dropped last): (time, depth=1, band, y, x) is a (time, band, y, x) series."""
+    extra = [d for d in var.dims if d not in PLANE_DIMS]
+    singles = sorted((d for d in extra if var.sizes[d] == 1), key=lambda d: d == "band")
+    drop = singles[: max(len(extra) - keep, 0)]
+    return var.isel({d: 0 for d in drop}) if drop else var
+
+
 def _plane(ds: xr.Dataset, name: str | None, option: str) -> xr.DataArray | None:
     if name is None:
         return None
-    var = _variable(ds, name, option, "the input")
+    var = _without_singletons(_variable(ds, name, option, "the input"), keep=0)
     if set(var.dims) != set(PLANE_DIMS) or var.ndim != 3:
         raise InputError(f"{option} {name!r} has dims {tuple(var.dims)}; it must be (time, y, x) like the data")
     return var.transpose(*PLANE_DIMS)
@@ -339,8 +402,9 @@ def _exact_integers(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
             bad |= ~np.isfinite(values) | (values != np.round(values))
     if np.any(bad):
         example = values[bad].flat[0]
+        hint = ". NaN is how xarray reads a CF fill value: without --cast the stored values are kept and the fill value becomes the nodata" if np.isnan(example) else ""
         raise InputError(
             f"--cast {dtype.name} would change the value {example} (NaN, fractional or outside "
-            f"{info.min}..{info.max}); cast to float32 instead, or fix those values in the input"
+            f"{info.min}..{info.max}); cast to float32 instead, or fix those values in the input{hint}"
         )
     return values.astype(dtype)

@@ -116,7 +116,7 @@ def _parse_array(key: str, doc: Any) -> ArrayInfo:
         key=key,
         shape=shape,
         dtype=dtype,
-        fill_value=doc.get("fill_value", 0),
+        fill_value=_fill_value(key, doc.get("fill_value", 0), dtype),
         chunk_shape=chunk_shape,
         shard_shape=shard_shape,
         codec=codec,
@@ -147,6 +147,30 @@ def _parse_codecs(key: str, codecs: list[Mapping[str, Any]], dtype: np.dtype) ->
         return CodecSpec.from_json(dict(rest[0]))
     except ValueError as exc:
         raise StoreError(f"{key}: {exc}") from None
+
+
+def _fill_value(key: str, value: Any, dtype: np.dtype) -> Any:
+    """The fill_value as a scalar of the dtype (Zarr v3 JSON: numbers, the NaN/Infinity names or
+    hex bytes for floats); a missing chunk decodes to it, so a value the dtype cannot hold is refused."""
+    if dtype.kind == "O":
+        if isinstance(value, str):
+            return value
+    elif dtype.kind == "f" and isinstance(value, str):
+        named = {"NaN": np.nan, "Infinity": np.inf, "-Infinity": -np.inf}
+        if value in named:
+            return dtype.type(named[value])
+        if value.startswith("0x") and len(value) == 2 + 2 * dtype.itemsize:
+            try:
+                return np.frombuffer(bytes.fromhex(value[2:]), dtype=dtype.newbyteorder(">"))[0].astype(dtype)
+            except ValueError:
+                pass
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if dtype.kind == "f":
+            return dtype.type(value)
+        info = np.iinfo(dtype)
+        if float(value).is_integer() and info.min <= value <= info.max:
+            return dtype.type(int(value))
+    raise StoreError(f"{key}: fill_value {value!r} is not a {dtype if dtype.kind != 'O' else 'string'} value")
 
 
 def _positive_int(value: Any, where: str) -> int:
@@ -185,26 +209,28 @@ def _decompress(codec: CodecSpec | None, data: bytes, expected: int, dtype: np.d
             raise StoreError(f"chunk inflates to more than {expected} bytes")
         return out
     if codec.name == "blosc":
-        if len(data) < 16:
-            raise StoreError("blosc chunk shorter than its 16-byte header")
-        nbytes = int.from_bytes(data[4:8], "little")
-        if nbytes != expected:
-            raise StoreError(f"blosc header says {nbytes} bytes, expected {expected}")
+        _check_blosc_header(data, expected)
     out = np.empty(expected, dtype=np.uint8)
     codec.compressor(dtype).decode(data, out=out)
     return out.data
 
 
+def _check_blosc_header(data: bytes, expected: int) -> None:
+    """Sizes from the 16-byte blosc header must match: blosc decompresses a truncated chunk
+    without complaint, reading past the bytes it was given, so the check is ours."""
+    if len(data) < 16:
+        raise StoreError(f"blosc chunk of {len(data)} bytes is shorter than its 16-byte header")
+    nbytes = int.from_bytes(data[4:8], "little")
+    if nbytes != expected:
+        raise StoreError(f"blosc header says {nbytes} bytes, expected {expected}")
+    cbytes = int.from_bytes(data[12:16], "little")
+    if cbytes != len(data):
+        raise StoreError(f"blosc chunk is {len(data)} bytes but its header says {cbytes}: the object is truncated or damaged")
+
+
 def fill_chunk(info: ArrayInfo) -> np.ndarray:
     """A chunk of fill_value, for a chunk or shard that is not stored."""
-    return np.full(info.chunk_shape, fill_scalar(info), dtype=info.dtype)
-
-
-def fill_scalar(info: ArrayInfo) -> Any:
-    value = info.fill_value
-    if info.dtype.kind == "f" and isinstance(value, str):
-        return {"NaN": np.nan, "Infinity": np.inf, "-Infinity": -np.inf}.get(value, np.nan)
-    return value
+    return np.full(info.chunk_shape, info.fill_value, dtype=info.dtype)
 
 
 def parse_shard_index(info: ArrayInfo, raw: bytes, shard_length: int | None, where: str) -> np.ndarray:

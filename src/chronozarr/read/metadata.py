@@ -132,7 +132,7 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
 
     def node(key: str) -> Any:
         doc = consolidated.get(key) if consolidated is not None else None
-        if doc is None:
+        if not isinstance(doc, Mapping):  # absent or unusable in the consolidated copy: the node's own
             doc = read_json(source, f"{key}/zarr.json")
             if doc is None:
                 raise StoreError(f"{source.describe(key + '/zarr.json')} is missing")
@@ -154,11 +154,12 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
             raise StoreError(f"{path}/{variable}: unsupported data array (data_type {data.dtype}, {len(data.shape)} dims)")
         mask = parse_array(f"{path}/{mask_variable}", node(f"{path}/{mask_variable}")) if mask_variable else None
         coverage = parse_array(f"{path}/{coverage_variable}", node(f"{path}/{coverage_variable}")) if coverage_variable else None
+        _check_chunking(data, mask, coverage, levels[0].data if levels else data)
         levels.append(Level(i, path, resolution, transform, data, mask, coverage))  # type: ignore[arg-type]
     if temporal.encoding == "star-delta" and levels[0].data.dtype.name not in ("uint8", "uint16"):
         raise StoreError(f"star-delta store with data_type {levels[0].data.dtype}: star-delta is uint8/uint16 only")
     times_iso = block.get("times")
-    times = from_iso(times_iso) if isinstance(times_iso, list) else _time_array(source, node, paths[0])
+    times = _times_mirror(times_iso) if isinstance(times_iso, list) else _time_array(source, node, paths[0])
     if not isinstance(times_iso, list):
         from ..spec.times import iso_list
 
@@ -178,15 +179,77 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
         times=times,
         times_iso=tuple(times_iso),
         bands=bands,
-        nodata=block.get("nodata"),
+        nodata=_nodata(block.get("nodata")),
         crs=block.get("crs"),
         temporal=temporal,
         mask_variable=mask_variable,
         coverage_variable=coverage_variable,
         levels=tuple(levels),
-        shard_bytes=block.get("shard_bytes") or {},
+        shard_bytes=_shard_bytes(block.get("shard_bytes", {})),
         requests_to_open=source.stats.requests + source.stats.missing - before,
     )
+
+
+def _check_chunking(data: ArrayInfo, mask: ArrayInfo | None, coverage: ArrayInfo | None, level0: ArrayInfo) -> None:
+    """The chunk layout of spec 2.1, 2.4 and 7.1, which every chunk key and cell slice relies on.
+
+    A store chunked otherwise would read as the wrong pixels, bands or timesteps, so it is refused
+    by name. cs itself is taken as found (spec 2.1: readers do not assume or reject a value).
+    """
+    n_time, n_band = data.shape[:2]
+    cs = data.chunk_shape[2]
+    if data.shape[:2] != level0.shape[:2]:
+        raise StoreError(f"{data.key}: shape {list(data.shape)} has n_time, n_band {list(data.shape[:2])}; level 0 has {list(level0.shape[:2])}")
+    _expect_chunks(data, (1, n_band, cs, cs), "2.1", "[1, n_band, cs, cs]")
+    for plane in (p for p in (mask, coverage) if p is not None):
+        if plane.shape != (n_time, *data.shape[2:]):
+            raise StoreError(f"{plane.key}: shape {list(plane.shape)} must be [n_time, H, W] = {[n_time, *data.shape[2:]]} (spec 2.4)")
+        _expect_chunks(plane, (1, cs, cs), "2.4", "[1, cs, cs] with the data array's cs")
+
+
+def _expect_chunks(info: ArrayInfo, inner: tuple[int, ...], section: str, rule: str) -> None:
+    if info.chunk_shape != inner:
+        raise StoreError(
+            f"{info.key}: chunk shape {list(info.chunk_shape)} is not {rule} = {list(inner)} (spec {section}); "
+            "this reader cannot place its chunks"
+        )
+    if info.shard_shape is not None and info.shard_shape[1:] != inner[1:]:
+        raise StoreError(
+            f"{info.key}: shard shape {list(info.shard_shape)} must be [shard_time, {', '.join(map(str, inner[1:]))}] "
+            "(spec 7.1): one shard holds one cell"
+        )
+
+
+def _times_mirror(values: list[Any]) -> np.ndarray:
+    """chronozarr.times as datetime64[ms]; each entry must be an ISO-8601 string (spec 3.2)."""
+    for i, text in enumerate(values):
+        if not isinstance(text, str):
+            raise StoreError(f"chronozarr.times[{i}] must be an ISO-8601 string, got {text!r}")
+    try:
+        return from_iso(values)
+    except ValueError as exc:
+        raise StoreError(f"chronozarr.times holds a value that is not an ISO-8601 timestamp ({exc})") from None
+
+
+def _nodata(value: Any) -> float | int | None:
+    """chronozarr.nodata: a finite number or null (spec 2.3)."""
+    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)):
+        return value
+    raise StoreError(f"chronozarr.nodata must be a finite number or null, got {value!r}")
+
+
+def _shard_bytes(value: Any) -> Mapping[str, Mapping[str, int]]:
+    """chronozarr.shard_bytes: {level path: {"t/r/c": byte length}} (spec 7.3); names the first bad entry."""
+    rule = "chronozarr.shard_bytes must map level paths to {'<t_shard>/<row>/<col>': byte length}"
+    if not isinstance(value, Mapping):
+        raise StoreError(f"{rule}, got {type(value).__name__}")
+    for level, lengths in value.items():
+        if not isinstance(lengths, Mapping):
+            raise StoreError(f"{rule}; entry {level!r} is {type(lengths).__name__}")
+        for key, n in lengths.items():
+            if isinstance(n, bool) or not isinstance(n, int):
+                raise StoreError(f"{rule}; [{level!r}][{key!r}] is {n!r}, not an integer")
+    return value
 
 
 def _check_references(temporal: Temporal, n_time: int) -> None:

@@ -15,7 +15,7 @@ from ..errors import StoreError
 from ..spec.geometry import Transform
 from ..spec.metadata import Band
 from ..spec.temporal import STAR_DELTA, reconstruct
-from .arrays import ArrayInfo, fill_scalar
+from .arrays import ArrayInfo, fill_chunk
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
 from .metadata import Level, StoreMetadata, load
@@ -328,7 +328,7 @@ class ChronoStore:
 
         def accept(ref: ChunkRef, chunk: np.ndarray | None) -> None:
             if chunk is None:
-                chunk = np.full(info.chunk_shape, fill_scalar(info), dtype=info.dtype)
+                chunk = fill_chunk(info)
             chunk = chunk[0]
             cy, cx, oy, ox = region(ref.row, ref.col)
             piece = chunk[..., cy, cx]

@@ -56,6 +56,13 @@ def _number(value: Any, where: str) -> float:
     return float(value)
 
 
+def _optional_text(band: Mapping[str, Any], key: str, name: str) -> str | None:
+    value = band.get(key)
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"band {name!r} {key}: expected a string, got {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class Band:
     """One band: stored * scale + offset is the physical value (spec 3.6)."""
@@ -92,10 +99,10 @@ class Band:
         name = _require(value, "name", str, "band")
         return cls(
             name=name,
-            common_name=value.get("common_name"),
+            common_name=_optional_text(value, "common_name", name),
             scale=_number(value.get("scale", 1.0), f"band {name!r} scale"),
             offset=_number(value.get("offset", 0.0), f"band {name!r} offset"),
-            units=value.get("units"),
+            units=_optional_text(value, "units", name),
         )
 
     @classmethod

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ import xarray as xr
 from ..progress import progress_bar
 from ..read.store import ChronoStore
 from ..spec.codecs import CodecSpec
+from ..spec.metadata import Band
 from ..spec.temporal import STAR_DELTA, anchor_indices, nearest_references, references_to_json, volatility_value
 from ..spec.times import iso_list
 from . import journal as jr
@@ -96,6 +98,7 @@ def append(
     nodata: Any = "store",
     mask: Any = None,
     coverage: Any = None,
+    bands: Sequence[Band | dict[str, Any] | str] | None = None,
     workers: int | None = None,
     progress: bool | None = None,
     dry_run: bool = False,
@@ -105,7 +108,8 @@ def append(
 
     The input must match the store's grid, bands, dtype, CRS (default: the input's, else the
     store's) and nodata (default: the store's), carry mask and coverage exactly when the store
-    does, and start strictly after the store's last time. Everything is checked before anything
+    does, and start strictly after the store's last time. `bands`, when given, must carry the
+    store's band scales and offsets (stored integers mean the same physical values). Everything is checked before anything
     is written. An append killed at any point leaves the old store readable, or a journal that
     the next append on the store completes first (running the same append again finishes it).
     `dry_run` lists the objects it would write, by class, and writes nothing. `fsync=False`
@@ -126,7 +130,7 @@ def append(
         store = open_existing(root)
         if pending is not None and _same_times(da, pending):
             return _summary_of(root, pending, started, resumed=True)
-        series = prepare_batch(store, da, crs=crs, nodata=nodata, mask=mask, coverage=coverage)
+        series = prepare_batch(store, da, crs=crs, nodata=nodata, mask=mask, coverage=coverage, bands=bands)
         plan = _plan(store, series, workers)
         if dry_run:
             return _dry_run(store, plan, series, started)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from ..read.metadata import StoreMetadata, load
 from ..read.sources import open_source
 from ..spec.codecs import CodecSpec
 from ..spec.geometry import LevelGeometry
+from ..spec.metadata import Band
 from ..spec.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
 from ..spec.times import iso_list
 from .source import Series, prepare
@@ -116,6 +118,7 @@ def prepare_batch(
     nodata: Any,
     mask: Any,
     coverage: Any,
+    bands: Sequence[Band | dict[str, Any] | str] | None = None,
 ) -> Series:
     """Check the new batch against the store; every mismatch names the field and both values."""
     if not isinstance(da, xr.DataArray):
@@ -129,7 +132,23 @@ def prepare_batch(
         _mismatch("nodata", store_nodata, declared)
     series = prepare(da, crs=crs, nodata=store_nodata, mask=mask, coverage=coverage)
     check_batch(store, series)
+    if bands is not None:
+        _check_packing(store, bands)
     return series
+
+
+def _check_packing(store: ExistingStore, bands: Sequence[Band | dict[str, Any] | str]) -> None:
+    """The batch's band scales and offsets are the store's: the new stored values decode alike."""
+    try:
+        given = [b if isinstance(b, Band) else Band.from_dict(b) for b in bands]
+    except (TypeError, ValueError) as exc:
+        raise InputError(str(exc)) from None
+    packing = [(b.name, b.scale, b.offset) for b in store.meta.bands]
+    if len(given) != len(packing) or not all(
+        name == b.name and math.isclose(scale, b.scale, rel_tol=1e-6) and math.isclose(offset, b.offset, rel_tol=1e-6, abs_tol=1e-12)
+        for (name, scale, offset), b in zip(packing, given)
+    ):
+        _mismatch("band (name, scale, offset)", packing, [(b.name, b.scale, b.offset) for b in given])
 
 
 def check_batch(store: ExistingStore, series: Series) -> None:

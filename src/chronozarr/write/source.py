@@ -55,9 +55,7 @@ class Series:
 
     @property
     def band_labels(self) -> list[str]:
-        if "band" in self.data.coords:
-            return [str(v) for v in np.asarray(self.data["band"].values)]
-        return [f"band_{i + 1}" for i in range(self.shape[1])]
+        return band_labels(self.data)
 
     @property
     def has_mask(self) -> bool:
@@ -116,6 +114,13 @@ class Series:
             derived = (~nan.any(axis=0)).astype(np.uint8)
             mask = derived if mask is None else np.minimum(mask, derived)
         return data, mask
+
+
+def band_labels(da: xr.DataArray) -> list[str]:
+    """Band names of a (time, band, y, x) array: its band coordinate, else band_1, band_2, ..."""
+    if "band" in da.coords:
+        return [str(v) for v in np.asarray(da["band"].values)]
+    return [f"band_{i + 1}" for i in range(da.sizes["band"])]
 
 
 def _values(values: Any, scheduler: str | None) -> np.ndarray:
@@ -212,13 +217,24 @@ def _axis_step(values: np.ndarray, name: str, decreasing: bool) -> float:
         order = "decreasing (north up)" if decreasing else "increasing"
         fix = "da.isel(y=slice(None, None, -1))" if name == "y" else "da.isel(x=slice(None, None, -1))"
         raise InputError(f"coordinate {name} must be {order}; flip it with {fix}")
-    if np.max(np.abs(steps - step)) > 1e-6 * abs(step):
+    if np.max(np.abs(steps - step)) > _step_tolerance(values, step):
         worst = int(np.argmax(np.abs(steps - step)))
         raise InputError(
             f"coordinate {name} is not a regular grid: step {steps[worst]} at index {worst} differs from the "
             f"mean step {step}; resample to a regular grid first"
         )
     return step
+
+
+def _step_tolerance(values: np.ndarray, step: float) -> float:
+    """How far a step between pixel centres may stray from the mean and still be a regular grid.
+
+    A coordinate stored in float32 (common for lat/lon in NetCDF) holds each centre only to half
+    a unit in the last place, so its steps jitter by up to one such unit at the largest magnitude:
+    0.1-degree centres near 180 step by 0.09999 or 0.10001. Float64 coordinates get 1e-6 of a step.
+    """
+    rounding = float(np.spacing(np.abs(values).max())) if values.dtype.kind == "f" else 0.0
+    return max(1e-6 * abs(step), 2 * rounding)
 
 
 def _transform(da: xr.DataArray, height: int, width: int) -> Transform:
