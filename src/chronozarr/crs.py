@@ -137,6 +137,8 @@ def _epsg_from_cf(attrs: Mapping[str, Any], where: str) -> str:
 
 def _code(crs: Any, where: str) -> str:
     code = crs.to_epsg()
+    if code is None and crs.to_authority() == ("OGC", "CRS84"):
+        code = 4326  # the same datum and coordinates; only the axis order differs, and x is longitude here
     if code is None:
         raise InputError(f"{where} describes a CRS with no EPSG code ({crs.name}); chronozarr records EPSG codes; {CRS_FIX}")
     return f"EPSG:{code}"
