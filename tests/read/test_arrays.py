@@ -81,3 +81,40 @@ def test_a_missing_chunk_of_a_nan_filled_array_reads_as_nan(tmp_path):
     (tmp_path / "s" / "0" / "data" / "c" / "1" / "0" / "0" / "0").unlink()
     with chronozarr.open_store(tmp_path / "s") as store:
         assert np.isnan(store.read(1)[:, :16, :16]).all()
+
+
+ZSTD = {"name": "zstd", "configuration": {"level": 5, "checksum": False}}
+
+
+def _streamed_zstd_frame(raw: bytes) -> bytes:
+    """A zstd frame whose header declares no content size, built by hand from RFC 8878:
+    descriptor 0 (no size, not single segment), a 1 KiB window, one raw last block."""
+    assert len(raw) <= 1024
+    block_header = (1 | (0 << 1) | (len(raw) << 3)).to_bytes(3, "little")  # last, raw, size
+    return b"\x28\xb5\x2f\xfd" + bytes([0x00, 0x00]) + block_header + raw
+
+
+def test_a_zstd_frame_without_a_declared_size_decodes_to_its_values():
+    values = np.random.default_rng(2).integers(0, 60000, size=(1, 1, 8, 8), dtype="<u2")
+    info = parse_array("0/data", _document("uint16", 0, ZSTD))
+    np.testing.assert_array_equal(decode_chunk(info, _streamed_zstd_frame(values.tobytes()), "chunk"), values)
+
+
+def test_a_zstd_frame_without_a_declared_size_and_too_few_bytes_is_refused():
+    values = np.arange(32, dtype="<u2")
+    info = parse_array("0/data", _document("uint16", 0, ZSTD))
+    with pytest.raises(StoreError, match="expected 128"):
+        decode_chunk(info, _streamed_zstd_frame(values.tobytes()), "chunk")
+
+
+def test_a_zstd_frame_declaring_fewer_bytes_than_the_chunk_is_refused():
+    short = numcodecs.Zstd(level=5).encode(np.arange(32, dtype="<u2").tobytes())
+    info = parse_array("0/data", _document("uint16", 0, ZSTD))
+    with pytest.raises(StoreError, match="holds 64 bytes, expected 128"):
+        decode_chunk(info, short, "chunk")
+
+
+def test_bytes_that_are_not_a_zstd_frame_are_refused():
+    info = parse_array("0/data", _document("uint16", 0, ZSTD))
+    with pytest.raises(StoreError, match="not a zstd frame"):
+        decode_chunk(info, b"\x00" * 40, "chunk")

@@ -74,3 +74,29 @@ def test_an_unusable_consolidated_entry_falls_back_to_the_node_document(base, tm
     (store / "zarr.json").write_text(json.dumps(root))
     with chronozarr.open_store(store) as reader:
         assert reader.levels[0].chunk_size == 16
+
+
+def test_bands_as_a_string_is_refused_not_read_as_its_letters(base, tmp_path):
+    store = tmp_path / "s"
+    shutil.copytree(base, store)
+    _edit_block(store, lambda b: b.update(bands="B0", band_names="B0"))
+    with pytest.raises(StoreError, match="chronozarr.bands must be a list"):
+        chronozarr.open_store(store)
+
+
+def test_anchor_indices_holding_text_are_refused(tmp_path):
+    store = tmp_path / "s"
+    build(store, Layout(anchor_interval=3, consolidated=False))
+    _edit_block(store, lambda b: b["temporal"]["anchor_indices"].__setitem__(1, "3"))
+    with pytest.raises(StoreError, match="anchor_indices: expected integers"):
+        chronozarr.open_store(store)
+
+
+def test_a_storage_transformer_on_the_data_array_is_refused(base, tmp_path):
+    store = tmp_path / "s"
+    shutil.copytree(base, store)
+    document = json.loads((store / "0" / "data" / "zarr.json").read_text())
+    document["storage_transformers"] = [{"name": "chunk-manifest-json", "configuration": {}}]
+    (store / "0" / "data" / "zarr.json").write_text(json.dumps(document))
+    with pytest.raises(StoreError, match="storage_transformers .* not supported"):
+        chronozarr.open_store(store)

@@ -77,6 +77,8 @@ def _parse_array(key: str, doc: Any) -> ArrayInfo:
     else:
         raise StoreError(f"{key}: unsupported data_type {dtype_name!r} (chronozarr data is uint8, uint16, int16 or float32)")
     shape = tuple(_nonneg_int(v, f"{key} shape") for v in doc["shape"])
+    if doc.get("storage_transformers"):
+        raise StoreError(f"{key}: storage_transformers {doc['storage_transformers']!r} are not supported")
     grid = doc["chunk_grid"]
     if grid.get("name") != "regular":
         raise StoreError(f"{key}: unsupported chunk grid {grid.get('name')!r}")
@@ -210,9 +212,35 @@ def _decompress(codec: CodecSpec | None, data: bytes, expected: int, dtype: np.d
         return out
     if codec.name == "blosc":
         _check_blosc_header(data, expected)
+    elif codec.name == "zstd":
+        declared = _zstd_content_size(data)
+        if declared is None:  # a streamed frame: numcodecs decodes it into a buffer of its own
+            return bytes(codec.compressor(dtype).decode(data))
+        if declared != expected:
+            raise StoreError(f"zstd frame holds {declared} bytes, expected {expected}")
     out = np.empty(expected, dtype=np.uint8)
     codec.compressor(dtype).decode(data, out=out)
     return out.data
+
+
+def _zstd_content_size(data: bytes) -> int | None:
+    """The content size a zstd frame header declares, None when the frame does not say.
+
+    numcodecs decodes a frame into a larger buffer without complaint and ignores the buffer for
+    a frame without a size, so the size is checked here before decoding (RFC 8878, 3.1.1.1).
+    """
+    if len(data) < 5 or data[:4] != b"\x28\xb5\x2f\xfd":
+        raise StoreError("chunk is not a zstd frame (bad magic number)")
+    descriptor = data[4]
+    single_segment = bool(descriptor & 0x20)
+    size_bytes = (1 if single_segment else 0, 2, 4, 8)[descriptor >> 6]
+    if size_bytes == 0:
+        return None
+    start = 5 + (0 if single_segment else 1) + (0, 1, 2, 4)[descriptor & 0x03]
+    if len(data) < start + size_bytes:
+        raise StoreError("zstd frame header is truncated")
+    size = int.from_bytes(data[start : start + size_bytes], "little")
+    return size + 256 if size_bytes == 2 else size
 
 
 def _check_blosc_header(data: bytes, expected: int) -> None:

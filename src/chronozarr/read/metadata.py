@@ -165,6 +165,8 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
 
         times_iso = iso_list(times.astype("datetime64[ms]").astype(np.int64))
     raw_bands = block.get("bands") or block.get("band_names") or []
+    if not isinstance(raw_bands, list):
+        raise StoreError(f"chronozarr.bands must be a list of band objects or names, got {raw_bands!r}")
     bands = tuple(Band.from_dict(b) for b in raw_bands)
     n_time, n_band = levels[0].shape[:2]
     _check_references(temporal, n_time)

@@ -198,6 +198,8 @@ class Temporal:
             return cls(NONE, selection=selection)
         interval = _require(value, "anchor_interval", int, "chronozarr.temporal")
         anchors = _require(value, "anchor_indices", list, "chronozarr.temporal")
+        if not all(isinstance(a, int) and not isinstance(a, bool) for a in anchors):
+            raise TypeError(f"chronozarr.temporal.anchor_indices: expected integers, got {anchors!r}")
         references = _require(value, "delta_reference", Mapping, "chronozarr.temporal")
         return cls(STAR_DELTA, interval, tuple(int(a) for a in anchors), references_from_json(references), selection)
 
