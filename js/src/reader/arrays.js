@@ -52,6 +52,10 @@ function parse(path, doc) {
     throw new StoreError(`${path}: unsupported data_type ${JSON.stringify(dtype)} (chronozarr data is uint8, uint16, int16 or float32)`);
   }
   const shape = doc.shape.map((v) => nonNegative(v, `${path} shape`));
+  const transformers = doc.storage_transformers ?? [];
+  if (!Array.isArray(transformers) || transformers.length) {
+    throw new StoreError(`${path}: storage_transformers ${JSON.stringify(transformers)} are not supported (they change where chunks are stored)`);
+  }
   if (doc.chunk_grid?.name !== 'regular') throw new StoreError(`${path}: unsupported chunk grid ${JSON.stringify(doc.chunk_grid?.name)}`);
   const outer = doc.chunk_grid.configuration.chunk_shape.map((v) => positive(v, `${path} chunk_shape`));
   const keys = doc.chunk_key_encoding ?? { name: 'default' };
@@ -89,7 +93,7 @@ function parse(path, doc) {
     path,
     shape,
     dtype,
-    fillValue: fillNumber(doc.fill_value ?? 0),
+    fillValue: fillNumber(path, doc.fill_value === undefined ? 0 : doc.fill_value, dtype),
     chunkShape,
     shardShape,
     codec,
@@ -121,13 +125,26 @@ function parseCodecs(path, codecs, dtype) {
   throw new StoreError(`${path}: unsupported codec ${JSON.stringify(name)}; chronozarr stores use zstd, blosc or gzip (spec 8)`);
 }
 
-function fillNumber(value) {
-  if (value === 'NaN') return NaN;
-  if (value === 'Infinity') return Infinity;
-  if (value === '-Infinity') return -Infinity;
-  if (typeof value === 'number') return value;
-  if (typeof value === 'boolean') return Number(value);
-  throw new StoreError(`unsupported fill_value ${JSON.stringify(value)}`);
+const NAMED_FLOATS = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
+const INT_RANGES = { uint8: [0, 2 ** 8 - 1], uint16: [0, 2 ** 16 - 1], int16: [-(2 ** 15), 2 ** 15 - 1], int32: [-(2 ** 31), 2 ** 31 - 1], int64: [-(2 ** 63), 2 ** 63 - 1] };
+
+/**
+ * fill_value as a number of the dtype (Zarr v3 JSON: a number; for floats also the names "NaN",
+ * "Infinity", "-Infinity" or "0x" and the big-endian bytes in hex). A chunk that is not stored
+ * decodes to it, so a value the dtype cannot hold is refused rather than wrapped.
+ */
+function fillNumber(path, value, dtype) {
+  const size = COORD_DTYPES[dtype].BYTES_PER_ELEMENT;
+  const range = INT_RANGES[dtype];
+  if (!range && typeof value === 'number') return value;
+  if (!range && typeof value === 'string' && Object.hasOwn(NAMED_FLOATS, value)) return NAMED_FLOATS[value];
+  if (!range && typeof value === 'string' && new RegExp(`^0x[0-9a-fA-F]{${2 * size}}$`).test(value)) {
+    const view = new DataView(new ArrayBuffer(size));
+    for (let i = 0; i < size; i++) view.setUint8(i, parseInt(value.slice(2 + 2 * i, 4 + 2 * i), 16));
+    return size === 4 ? view.getFloat32(0) : view.getFloat64(0);
+  }
+  if (range && Number.isInteger(value) && value >= range[0] && value <= range[1]) return value;
+  throw new StoreError(`${path}: fill_value ${JSON.stringify(value)} is not a ${dtype} value`);
 }
 
 function positive(value, where) {
@@ -155,6 +172,6 @@ export function typedView(dtype, bytes) {
 export function fillChunk(info) {
   const Type = COORD_DTYPES[info.dtype];
   const out = new Type(info.chunkBytes / Type.BYTES_PER_ELEMENT);
-  if (info.fillValue) out.fill(info.dtype === 'int64' ? BigInt(info.fillValue) : info.fillValue);
+  if (!Object.is(info.fillValue, 0)) out.fill(info.dtype === 'int64' ? BigInt(info.fillValue) : info.fillValue);
   return out;
 }

@@ -5,17 +5,10 @@
  * @module
  */
 import { DTYPES, parseArray, typedView } from './arrays.js';
+import { isObject, parseAnchorIndices, parseBands, parseNodata, parseShardBytes, parseTimes } from './attributes.js';
 import { decodeBytes } from './codecs.js';
 import { StoreError } from './errors.js';
-
-/**
- * @typedef {object} Band
- * @property {string} name
- * @property {string} [common_name]
- * @property {number} scale
- * @property {number} offset
- * @property {string} [units]
- */
+import { checkLevelLayout } from './layout.js';
 
 /**
  * @typedef {object} Level
@@ -38,7 +31,7 @@ import { StoreError } from './errors.js';
  * @property {string} specVersion
  * @property {string} variable
  * @property {string[]} times ISO-8601
- * @property {Band[]} bands
+ * @property {import('./attributes.js').Band[]} bands
  * @property {number | null} nodata
  * @property {string | null} crs
  * @property {'none' | 'star-delta'} encoding
@@ -94,15 +87,18 @@ async function parseRoot(transport, root, block, signal) {
   }
   const variable = block.variable ?? 'data';
   if (typeof variable !== 'string' || !variable || variable.includes('/')) throw new StoreError(`chronozarr.variable must be an array name, got ${JSON.stringify(variable)}`);
-  const consolidated = root.consolidated_metadata?.metadata ?? null;
+  const consolidated = isObject(root.consolidated_metadata?.metadata) ? root.consolidated_metadata.metadata : null;
   const mirrors = Array.isArray(block.levels) ? block.levels : null;
-  const paths = mirrors ? mirrors.map((m) => String(m.path)) : root.attributes.multiscales[0].datasets.map((d) => String(d.path));
+  const datasets = root.attributes.multiscales?.[0]?.datasets;
+  if (!mirrors && !Array.isArray(datasets)) throw new StoreError('the store lists no levels: no chronozarr.levels and no multiscales[0].datasets (spec 10.2)');
+  const paths = (mirrors ?? datasets).map((m) => String(m?.path));
   if (!paths.length) throw new StoreError('the store lists no levels');
   const maskVariable = typeof block.mask_variable === 'string' ? block.mask_variable : null;
   const coverageVariable = typeof block.coverage_variable === 'string' ? block.coverage_variable : null;
 
+  // A consolidated copy that is absent or not an object defers to the node's own document.
   const node = async (key) => {
-    const doc = consolidated?.[key] ?? (await readJson(transport, `${key}/zarr.json`, signal));
+    const doc = isObject(consolidated?.[key]) ? consolidated[key] : await readJson(transport, `${key}/zarr.json`, signal);
     if (doc == null) throw new StoreError(`${transport.url(`${key}/zarr.json`)} is missing`);
     return doc;
   };
@@ -117,9 +113,10 @@ async function parseRoot(transport, root, block, signal) {
         coverageVariable ? node(`${path}/${coverageVariable}`) : null,
       ]);
       const source = mirrors ? mirrors[index] : group.attributes;
-      const transform = source.transform.map(Number);
-      const resolution = Number(source.resolution);
-      if (transform.length !== 6 || transform.some((v) => !Number.isFinite(v))) throw new StoreError(`level ${path} transform must have 6 numbers`);
+      const transform = Array.isArray(source?.transform) ? source.transform.map(Number) : [];
+      const resolution = Number(source?.resolution);
+      if (transform.length !== 6 || transform.some((v) => !Number.isFinite(v))) throw new StoreError(`level ${path} transform must have 6 numbers, got ${JSON.stringify(source?.transform)}`);
+      if (!(resolution > 0 && Number.isFinite(resolution))) throw new StoreError(`level ${path} resolution must be a positive number, got ${JSON.stringify(source?.resolution)}`);
       const data = parseArray(`${path}/${variable}`, dataDoc);
       if (!(data.dtype in DTYPES) || data.shape.length !== 4) {
         throw new StoreError(`${path}/${variable}: unsupported data array (data_type ${data.dtype}, ${data.shape.length} dims)`);
@@ -142,18 +139,18 @@ async function parseRoot(transport, root, block, signal) {
       };
     }),
   );
+  for (const level of levels) checkLevelLayout(level, levels[0].data);
   const [nTime, nBand] = levels[0].data.shape;
   const dtype = levels[0].data.dtype;
   if (encoding === 'star-delta' && dtype !== 'uint8' && dtype !== 'uint16') {
     throw new StoreError(`star-delta store with data_type ${dtype}: star-delta is uint8/uint16 only`);
   }
-  const times = Array.isArray(block.times) ? block.times.map(String) : await timeMirror(transport, node, paths[0], signal);
-  const rawBands = block.bands ?? block.band_names ?? [];
-  const bands = rawBands.map((b) => parseBand(b, legacy));
+  const times = Array.isArray(block.times) ? parseTimes(block.times) : await timeMirror(transport, node, paths[0], signal);
+  const bands = parseBands(block, legacy);
   if (times.length !== nTime) throw new StoreError(`chronozarr.times lists ${times.length} timesteps but the data array has ${nTime}`);
   if (bands.length !== nBand) throw new StoreError(`chronozarr.bands lists ${bands.length} bands but the data array has ${nBand}`);
   const references = new Int32Array(nTime).fill(-1);
-  const anchorIndices = encoding === 'star-delta' ? temporal.anchor_indices.map(Number) : [];
+  const anchorIndices = encoding === 'star-delta' ? parseAnchorIndices(temporal.anchor_indices) : [];
   if (encoding === 'star-delta') {
     const anchors = new Set(anchorIndices);
     for (let t = 0; t < nTime; t++) {
@@ -170,30 +167,17 @@ async function parseRoot(transport, root, block, signal) {
     variable,
     times,
     bands,
-    nodata: typeof block.nodata === 'number' ? block.nodata : null,
+    nodata: parseNodata(block.nodata),
     crs: typeof block.crs === 'string' ? block.crs : null,
     encoding,
     anchorIndices,
     references,
     maskVariable,
     coverageVariable,
-    shardBytes: block.shard_bytes && typeof block.shard_bytes === 'object' ? block.shard_bytes : {},
+    shardBytes: parseShardBytes(block.shard_bytes),
     levels,
     block,
   };
-}
-
-/**
- * A band object; a v0.1 string is a band with that name, read with the Sentinel-2 L2A
- * reflectance scale 0.0001 (spec 3.6), which is what v0.1 stores held.
- */
-function parseBand(value, legacy) {
-  if (typeof value === 'string') return { name: value, scale: legacy ? 0.0001 : 1, offset: 0 };
-  if (!value || typeof value.name !== 'string' || !value.name) throw new StoreError(`band entry must be an object with a name or a string, got ${JSON.stringify(value)}`);
-  const scale = value.scale ?? 1;
-  const offset = value.offset ?? 0;
-  if (!Number.isFinite(scale) || !Number.isFinite(offset)) throw new StoreError(`band ${JSON.stringify(value.name)}: scale and offset must be finite numbers`);
-  return { ...value, scale, offset };
 }
 
 /** Timestamps from the int64 time coordinate, for stores without the times mirror. */
