@@ -17,29 +17,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
-from foreign_stores import Layout, build, integral_floats_as_ints, reversed_keys, rewrite_documents  # noqa: E402
+from foreign_stores import LAYOUTS as SHARED_LAYOUTS, REWRITES as SHARED_REWRITES, Layout, build, rewrite_documents  # noqa: E402
 
-LAYOUTS = {
-    "zstd-consolidated": Layout(),
-    "not-consolidated": Layout(consolidated=False),
-    "blosc-lz4-shuffle": Layout(codec="blosc"),
-    "gzip": Layout(codec="gzip"),
-    "chunk-256": Layout(cs=256, height=300, width=280, n_time=3),
-    "shard-time-not-dividing": Layout(shard_time=2),
-    "shard-time-without-shard-bytes": Layout(shard_time=2, shard_bytes=False),
-    "shard-time-above-n-time": Layout(shard_time=7, codec="blosc"),
-    "index-at-start": Layout(shard_time=2, index_location="start", shard_bytes=False),
-    "star-delta-3": Layout(anchor_interval=3, n_time=7),
-    "star-delta-3-sharded": Layout(anchor_interval=3, n_time=7, shard_time=2, codec="gzip"),
-    "mask-without-coverage": Layout(mask=True),
-    "mask-and-coverage-sharded": Layout(mask=True, coverage=True, shard_time=3),
-    "unknown-attributes-and-array": Layout(extras=True),
-    "pixels-per-tile": Layout(pixels_per_tile=True),
-    "uint8-star-delta": Layout(dtype="uint8", anchor_interval=2),
-    "int16-blosc": Layout(dtype="int16", nodata=None, codec="blosc"),
-    "float32-no-nodata": Layout(dtype="float32", nodata=None),
-}
-REWRITES = {"reversed-keys": reversed_keys, "integral-floats-as-ints": integral_floats_as_ints}
+# The shared layouts, named with dashes as the JS tests refer to them.
+LAYOUTS = {name.replace("_", "-"): layout for name, layout in SHARED_LAYOUTS.items()}
+REWRITES = {name.replace("_", "-"): change for name, change in SHARED_REWRITES.items()}
 
 
 def v01_root(path: Path) -> None:

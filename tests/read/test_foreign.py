@@ -10,32 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import xarray as xr
-from foreign_stores import Layout, build, integral_floats_as_ints, reversed_keys, rewrite_documents
+from foreign_stores import LAYOUTS, REWRITES, Layout, build, rewrite_documents
 
 import chronozarr
 from chronozarr import StoreError
 from chronozarr.serve import StoreServer
 
-LAYOUTS = {
-    "zstd_checksum_consolidated": Layout(),
-    "not_consolidated": Layout(consolidated=False),
-    "blosc_lz4_shuffle": Layout(codec="blosc"),
-    "gzip": Layout(codec="gzip"),
-    "chunk_256": Layout(cs=256, height=300, width=280, n_time=3),
-    "shard_time_not_dividing": Layout(shard_time=2),
-    "shard_time_without_shard_bytes": Layout(shard_time=2, shard_bytes=False),
-    "shard_time_above_n_time": Layout(shard_time=7, codec="blosc"),
-    "index_at_start": Layout(shard_time=2, index_location="start", shard_bytes=False),
-    "star_delta_3": Layout(anchor_interval=3, n_time=7),
-    "star_delta_3_sharded": Layout(anchor_interval=3, n_time=7, shard_time=2, codec="gzip"),
-    "mask_without_coverage": Layout(mask=True),
-    "mask_and_coverage_sharded": Layout(mask=True, coverage=True, shard_time=3),
-    "unknown_attributes_and_array": Layout(extras=True),
-    "pixels_per_tile": Layout(pixels_per_tile=True),
-    "float32_no_nodata": Layout(dtype="float32", nodata=None),
-    "uint8_star_delta": Layout(dtype="uint8", anchor_interval=2),
-}
-REWRITES = {"reversed_keys": reversed_keys, "integral_floats_as_ints": integral_floats_as_ints}
 
 
 @pytest.fixture(scope="module")
