@@ -10,9 +10,13 @@ async function timed(fn) {
   return performance.now() - start;
 }
 
-/** Bring a fresh handle to steady state (decode workers up, codecs loaded) on a cell never timed. */
+/**
+ * Bring a fresh handle to steady state (codecs loaded, decode workers up and ready: until then the
+ * reader decodes on the calling thread) on a cell never timed.
+ */
 async function warm(store, array, gridRows, gridCols, nTime) {
   const t = nTime - 1;
+  while (store.stats().workersReady < store.stats().workers) await new Promise((resolve) => setTimeout(resolve, 5));
   await store.getCell(0, gridRows - 1, gridCols - 1, t);
   await array.getChunk([t, 0, gridRows - 1, gridCols - 1]);
 }

@@ -12,11 +12,12 @@ import { FileSystemStore } from '@zarrita/storage';
 import { openStore } from '../src/index.js';
 import { python, serve } from '../test/helpers.js';
 import { runOps } from './ops.js';
+import { warmPageCache } from './page-cache.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const jsRoot = join(here, '..');
 const work = join(here, 'work');
-const reps = Number(process.env.BENCH_REPS ?? 7);
+const reps = Number(process.env.BENCH_REPS ?? 11);
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const LATENCY_MS = 1000;
 
@@ -46,8 +47,10 @@ const results = {
 
 const zarritaDisk = () => zarr.open.v3(zarr.root(new FileSystemStore(storePath)).resolve('0/data'), { kind: 'array' });
 console.error('node, disk, workers 0');
+warmPageCache(join(storePath, '0'));
 results.nodeDisk = await runOps({ openChrono: () => openStore(storePath, { workers: 0 }), openZarrita: zarritaDisk, zarr, reps });
 console.error('node, disk, workers 2');
+warmPageCache(join(storePath, '0'));
 results.nodeDiskWorkers2 = await runOps({ openChrono: () => openStore(storePath, { workers: 2 }), openZarrita: zarritaDisk, zarr, reps });
 
 const server = await serve(jsRoot);
@@ -97,6 +100,7 @@ try {
       results.chromium = { version: browser.version() };
       for (const workers of [2, 0]) {
         console.error(`chromium, http, workers ${workers}`);
+        warmPageCache(join(storePath, '0'));
         results.chromium[`workers${workers}`] = await page.evaluate(([u, w, n, z]) => window.bench(u, w, n, z), [`${server.url}/bench/work/none.zarr`, workers, reps, `${server.url}/bench/work/none-zarrita.zarr`]);
       }
     } finally {

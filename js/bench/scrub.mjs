@@ -1,12 +1,17 @@
 // Scrubbing benchmark of the browser viewer (issue 7): Chromium, a local server, CDP throttling.
 //
-//   node bench/scrub.mjs [STORE_DIR] [--json OUT] [--profile unthrottled|50|10]
+//   node bench/scrub.mjs [STORE_DIR] [--json OUT] [--profile unthrottled|50|10] [--open-reps N] [--cold-browser]
 //
 // STORE_DIR defaults to ../demo-output/demo.zarr (make it with `make demo` or
 // `python -m chronozarr.demo DIR`). The store is served next to js/viewer by `chronozarr view`.
-// Per network profile, in a fresh browser context (empty HTTP cache):
-//   first frame / first complete frame: ms from navigation start to the first painted frame and to
-//     the first frame with every visible cell of the asked level (a 3 x 3 cell view);
+// The browser first opens a throwaway page with a WebGL2 context, as a browser that has been
+// running has done (under SwiftShader the very first context costs the GPU process 0.3 to 1 s);
+// --cold-browser skips that. The store's files are read once per profile so that the server finds
+// them in the OS page cache. Per network profile, in fresh browser contexts (empty HTTP cache):
+//   first frame / first complete frame: ms from navigation start to the first painted frame (the
+//     first with a cell on it) and to the first frame with every visible cell of the asked level
+//     (a 3 x 3 cell view), the median of --open-reps openings (default 5; each in a new context),
+//     with the reader's requests and bytes at that frame;
 //   paced scrub: after the prefetch around t has finished, 20 steps forward one every 500 ms;
 //     step latency = time from the step to the frame switching to it (median, p95), and the time to
 //     its paint; bytes and aborted requests during the scrub;
@@ -17,6 +22,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
+import { warmPageCache } from './page-cache.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..');
@@ -25,6 +31,10 @@ const jsonAt = args.indexOf('--json');
 const jsonOut = jsonAt >= 0 ? args.splice(jsonAt, 2)[1] : null;
 const profileAt = args.indexOf('--profile');
 const onlyProfile = profileAt >= 0 ? args.splice(profileAt, 2)[1] : null;
+const repsAt = args.indexOf('--open-reps');
+const openReps = repsAt >= 0 ? Math.max(1, Number(args.splice(repsAt, 2)[1])) : 5;
+const coldAt = args.indexOf('--cold-browser');
+const coldBrowser = coldAt >= 0 && Boolean(args.splice(coldAt, 1));
 const storeDir = resolve(args[0] ?? join(repo, 'demo-output', 'demo.zarr'));
 if (!existsSync(join(storeDir, 'zarr.json'))) {
   console.error(`no store at ${storeDir}; run \`make demo\` or \`python -m chronozarr.demo DIR\` first`);
@@ -56,6 +66,12 @@ const { chromium } = await import('playwright-core');
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 const results = [];
 try {
+  if (!coldBrowser) {
+    const warm = await browser.newContext();
+    await (await warm.newPage()).evaluate(() => document.createElement('canvas').getContext('webgl2'));
+    await warm.close();
+    await new Promise((r) => setTimeout(r, 1000));
+  }
   for (const profile of PROFILES) {
     if (onlyProfile && !profile.name.startsWith(onlyProfile)) continue;
     results.push(await runProfile(profile));
@@ -64,11 +80,57 @@ try {
   await browser.close();
   server.kill();
 }
-const report = { date: new Date().toISOString(), machine: `${os.cpus()[0]?.model} x${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()}`, chromium: browser.version(), store: storeDir, results };
+const report = { date: new Date().toISOString(), machine: `${os.cpus()[0]?.model} x${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()}`, chromium: browser.version(), store: storeDir, browserWarmup: !coldBrowser, openReps, results };
 console.log(JSON.stringify(report, null, 2));
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(report, null, 2));
 
 async function runProfile(profile) {
+  warmPageCache(storeDir);
+  const opens = [];
+  let context;
+  let page;
+  let net;
+  for (let i = 0; i < openReps; i++) {
+    await context?.close();
+    ({ context, page, net } = await newTab(profile));
+    opens.push(await open(page, net));
+  }
+  const middle = (key) => q(opens.map((o) => o[key]), 0.5);
+  const first = {
+    firstFrameMs: middle('firstFrameMs'),
+    firstCompleteMs: middle('firstCompleteMs'),
+    completeAfterOpenStartMs: middle('completeAfterOpenStartMs'),
+    completeAfterOpenedMs: middle('completeAfterOpenedMs'),
+    runs: opens,
+  };
+  const last = opens[opens.length - 1];
+  const t0 = Date.now();
+  // Let the prefetch around t start (after the first complete frame) and finish (bounded).
+  await page.waitForFunction(() => window.__chronozarrViewer.api.store.stats().prefetching, null, { timeout: 5_000, polling: 10 }).catch(() => {});
+  await page.waitForFunction(() => {
+    const s = window.__chronozarrViewer.api.store.stats();
+    return !s.prefetching && s.pending === 0;
+  }, null, { timeout: 180_000, polling: 250 }).catch(() => {});
+  const prefetchMs = Date.now() - t0;
+  const prefetchBytes = net.bytes - last.bytes;
+
+  const paced = await scrub(page, net, 500);
+  await page.evaluate(() => window.__chronozarrViewer.api.setT(40));
+  await page.waitForFunction(() => window.__chronozarrViewer.api.state().settled, null, { timeout: 120_000 });
+  await page.waitForTimeout(300);
+  const burst = await scrub(page, net, 100);
+  await context.close();
+  return {
+    profile: profile.name,
+    open: first,
+    prefetch: { afterOpenUntilIdleMs: prefetchMs, bytes: prefetchBytes },
+    paced,
+    burst,
+  };
+}
+
+/** A page in a fresh context (empty HTTP cache), its network throttled to the profile and counted. */
+async function newTab(profile) {
   const context = await browser.newContext({ viewport: { width: 700, height: 790 } });
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
@@ -89,9 +151,13 @@ async function runProfile(profile) {
   cdp.on('Network.loadingFailed', (e) => {
     if (isStore.get(e.requestId) && e.canceled) net.aborted++;
   });
+  return { context, page, net };
+}
+
+/** Open the viewer on a 3 x 3 cell view and time its first frames. */
+async function open(page, net) {
   // A 3 x 3 cell view at level 0: 256 px cells at 1 CSS px per pixel, centred on cell (1, 1).
   const url = `${viewerUrl}&t=0&z=1&c=${await centre(page)}`;
-  const t0 = Date.now();
   await page.goto(url);
   await page.waitForFunction(() => window.__chronozarrViewer?.firstCompleteAt != null, null, { timeout: 120_000 });
   const first = await page.evaluate(() => {
@@ -102,34 +168,15 @@ async function runProfile(profile) {
       firstCompleteMs: h.firstCompleteAt,
       // From the start of openStore (page, modules and worker start excluded) to the complete frame.
       completeAfterOpenStartMs: h.firstCompleteAt - h.openStartAt,
+      // From the store's metadata in hand (its one request done) to the complete frame.
       completeAfterOpenedMs: h.firstCompleteAt - h.openedAt,
       cells: f.cells.length,
       lod: f.lod,
+      readerAtComplete: h.firstCompleteReads,
     };
   });
-  const openBytes = net.bytes;
-  const openRequests = net.requests;
-  // Let the prefetch around t finish (bounded).
-  await page.waitForFunction(() => {
-    const s = window.__chronozarrViewer.api.store.stats();
-    return !s.prefetching && s.pending === 0;
-  }, null, { timeout: 180_000, polling: 250 }).catch(() => {});
-  const prefetchMs = Date.now() - t0;
-  const prefetchBytes = net.bytes - openBytes;
-
-  const paced = await scrub(page, net, 500);
-  await page.evaluate(() => window.__chronozarrViewer.api.setT(40));
-  await page.waitForFunction(() => window.__chronozarrViewer.api.state().settled, null, { timeout: 120_000 });
-  await page.waitForTimeout(300);
-  const burst = await scrub(page, net, 100);
-  await context.close();
-  return {
-    profile: profile.name,
-    open: { ...first, bytes: openBytes, requests: openRequests },
-    prefetch: { untilIdleMs: prefetchMs, bytes: prefetchBytes },
-    paced,
-    burst,
-  };
+  // What the network had carried when the page answered (a little after the frame).
+  return { ...first, bytes: net.bytes, requests: net.requests };
 }
 
 async function centre(page) {

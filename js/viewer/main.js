@@ -224,9 +224,16 @@ async function start(store) {
       firstFrame = true;
       hook.firstFrameAt = performance.now();
     }
-    if (frame.complete && hook.firstCompleteAt == null) hook.firstCompleteAt = performance.now();
+    if (frame.complete && !firstComplete) {
+      firstComplete = true;
+      hook.firstCompleteAt = performance.now();
+      const { requests, bytes } = store.stats();
+      hook.firstCompleteReads = { requests, bytes };
+      if (prefetchWanted) schedulePrefetch(true);
+    }
   }
   let firstFrame = false;
+  let firstComplete = false;
 
   // ---- time ---------------------------------------------------------------------------------
   const label = (t) => store.times[t].slice(0, 10);
@@ -247,9 +254,13 @@ async function start(store) {
   }
 
   let prefetchTimer = 0;
+  /** Prefetch waits for the first complete frame: until then the visible cells have the network and the decode worker to themselves. */
+  let prefetchWanted = false;
   function schedulePrefetch(viewChanged) {
     if (playback?.playing && !viewChanged) return;
     clearTimeout(prefetchTimer);
+    prefetchWanted = !firstComplete;
+    if (prefetchWanted) return;
     prefetchTimer = setTimeout(() => {
       const lod = scene.lod;
       const cells = scene.visibleAt(lod);

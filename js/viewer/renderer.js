@@ -96,21 +96,33 @@ export function createRenderer(canvas, { dtype, nBands }) {
   if (!gl) throw new Error('this browser has no WebGL2, which the viewer needs');
   const fmt = FORMATS[dtype];
   if (!fmt) throw new Error(`no texture format for data_type ${dtype}`);
-  const program = link(gl, VERTEX, fragment(fmt.sampler, fmt.bits));
-  const loc = {};
-  const count = gl.getProgramParameter(program, gl.ACTIVE_UNIFORMS);
-  for (let i = 0; i < count; i++) {
-    const name = gl.getActiveUniform(program, i).name.replace(/\[0\]$/, '');
-    loc[name] = gl.getUniformLocation(program, name);
+  // Compiled and linked in the GPU process while the first chunks load: nothing here waits for it
+  // (no status or location query) until the first frame needs the program.
+  const program = compile(gl, VERTEX, fragment(fmt.sampler, fmt.bits));
+  /** @type {Record<string, WebGLUniformLocation | null> | null} */
+  let loc = null;
+  const parallel = gl.getExtension('KHR_parallel_shader_compile');
+  /** False while the GPU still compiles the program (where the driver can say so without waiting). */
+  const ready = () => Boolean(loc) || !parallel || gl.getProgramParameter(program, parallel.COMPLETION_STATUS_KHR);
+  /** Uniform locations, once the program is known to have linked (the first frame waits for that here). */
+  function uniforms() {
+    if (loc) return loc;
+    checkLinked(gl, program);
+    loc = {};
+    const count = gl.getProgramParameter(program, gl.ACTIVE_UNIFORMS);
+    for (let i = 0; i < count; i++) {
+      const name = gl.getActiveUniform(program, i).name.replace(/\[0\]$/, '');
+      loc[name] = gl.getUniformLocation(program, name);
+    }
+    return loc;
   }
   const quad = gl.createBuffer();
   gl.bindBuffer(gl.ARRAY_BUFFER, quad);
   gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([0, 0, 1, 0, 0, 1, 1, 1]), gl.STATIC_DRAW);
   const vao = gl.createVertexArray();
   gl.bindVertexArray(vao);
-  const aPos = gl.getAttribLocation(program, 'aPos');
-  gl.enableVertexAttribArray(aPos);
-  gl.vertexAttribPointer(aPos, 2, gl.FLOAT, false, 0, 0);
+  gl.enableVertexAttribArray(A_POS);
+  gl.vertexAttribPointer(A_POS, 2, gl.FLOAT, false, 0, 0);
   gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
   const noMask = maskTexture(gl, new Uint8Array([1]), 1, 1);
   // Bound to the anchor unit when a chunk holds true values, so that sampler always has a texture of its type.
@@ -172,6 +184,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
    * @param {{ product: number, display: number, bands: number[], scale: number[], offset: number[], range: number[], nodata: number | null, hasMask: boolean }} look
    */
   function begin(cam, size, look) {
+    const loc = uniforms();
     gl.viewport(0, 0, canvas.width, canvas.height);
     gl.clearColor(bg[0], bg[1], bg[2], 1);
     gl.clear(gl.COLOR_BUFFER_BIT);
@@ -228,7 +241,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
     return Array.from(out);
   }
 
-  return { gl, upload, dataTexture, deleteTexture: (tex) => gl.deleteTexture(tex), resize, begin, draw, readPixel, release, shaderDelta: Boolean(fmt.bits) };
+  return { gl, ready, upload, dataTexture, deleteTexture: (tex) => gl.deleteTexture(tex), resize, begin, draw, readPixel, release, shaderDelta: Boolean(fmt.bits) };
 }
 
 function params(gl, target) {
@@ -246,16 +259,26 @@ function maskTexture(gl, mask, width, height) {
   return tex;
 }
 
-function link(gl, vs, fs) {
+/** The attribute location of the quad's corners, bound before linking (no query needed). */
+const A_POS = 0;
+
+/** Compile and link without waiting for the result (see checkLinked). */
+function compile(gl, vs, fs) {
   const program = gl.createProgram();
   for (const [type, src] of [[gl.VERTEX_SHADER, vs], [gl.FRAGMENT_SHADER, fs]]) {
     const shader = gl.createShader(type);
     gl.shaderSource(shader, src);
     gl.compileShader(shader);
-    if (!gl.getShaderParameter(shader, gl.COMPILE_STATUS)) throw new Error(`shader: ${gl.getShaderInfoLog(shader)}`);
     gl.attachShader(program, shader);
   }
+  gl.bindAttribLocation(program, A_POS, 'aPos');
   gl.linkProgram(program);
-  if (!gl.getProgramParameter(program, gl.LINK_STATUS)) throw new Error(`program: ${gl.getProgramInfoLog(program)}`);
   return program;
+}
+
+/** Throw the compiler's or linker's message when the program did not link. */
+function checkLinked(gl, program) {
+  if (gl.getProgramParameter(program, gl.LINK_STATUS)) return;
+  const logs = gl.getAttachedShaders(program).map((shader) => gl.getShaderInfoLog(shader)).filter(Boolean);
+  throw new Error(`shader program: ${[gl.getProgramInfoLog(program), ...logs].filter(Boolean).join('; ')}`);
 }

@@ -289,31 +289,44 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
   function paint() {
     raf = 0;
     if (!dirty || destroyed || !look) return;
+    if (!renderer.ready()) {
+      raf = requestAnimationFrame(paint);
+      return;
+    }
+    const { entries, complete } = drawable();
+    // Nothing to show yet: the first use of the GL program would wait, on the main thread, for the
+    // GPU to finish compiling it, while the first chunks still need that thread.
+    if (!entries.length && frameNo === 0) return;
     dirty = false;
     size = { ...size, ...renderer.resize() };
     renderer.begin(cam, size, look);
-    const drawn = [];
-    let complete = false;
-    if (shownT != null) {
-      const target = visibleAt(lod);
-      complete = target.every((c) => has(lod, c, shownT));
-      const from = complete ? lod : coarsest;
-      for (let k = from; k >= lod; k--) {
-        const cells = k === lod ? target : visibleAt(k);
-        for (const c of cells) {
-          const e = cache.get(key(k, c.row, c.col, shownT));
-          if (!e) continue;
-          e.used = ++clock;
-          drawCell(e);
-          drawn.push({ lod: k, row: c.row, col: c.col, t: e.t });
-        }
-      }
+    for (const e of entries) {
+      e.used = ++clock;
+      drawCell(e);
     }
-    if (shownT == null) return;
-    const record = { n: ++frameNo, t: shownT, lod, complete, cells: drawn, at: performance.now(), swapAt };
+    const cells = entries.map((e) => ({ lod: e.lod, row: e.row, col: e.col, t: e.t }));
+    const record = { n: ++frameNo, t: shownT, lod, complete, cells, at: performance.now(), swapAt };
     frames.push(record);
     if (frames.length > 20000) frames.splice(0, 10000);
     onFrame(record);
+  }
+
+  /**
+   * The loaded cells the frame draws, coarsest first: the asked level's alone when every one of
+   * them is there, else coarser stand-ins below them.
+   */
+  function drawable() {
+    if (shownT == null) return { entries: [], complete: false };
+    const target = visibleAt(lod);
+    const complete = target.every((c) => has(lod, c, shownT));
+    const entries = [];
+    for (let k = complete ? lod : coarsest; k >= lod; k--) {
+      for (const c of k === lod ? target : visibleAt(k)) {
+        const e = cache.get(key(k, c.row, c.col, shownT));
+        if (e) entries.push(e);
+      }
+    }
+    return { entries, complete };
   }
 
   function drawCell(e) {

@@ -54,20 +54,33 @@ function codecModule(name) {
 }
 
 /**
- * Load a codec's module and instantiate its WebAssembly now, then run it over a synthetic chunk of
- * about `bytes` bytes a few times, so that the first real chunk a fresh decode worker gets neither
- * waits for compilation, nor grows the WebAssembly memory, nor runs on V8's baseline tier.
- * `stop()` true ends the warm-up early (real work arrived). Failures are ignored: the real decode
- * reports them.
+ * Load a codec now and compile its WebAssembly (by running it over a small synthetic chunk), so
+ * that the first real chunk waits for neither. Failures are ignored: the real decode reports them.
  * @param {'zstd' | 'blosc' | 'gzip'} name
- * @param {{ bytes?: number, stop?: () => boolean }} [options]
  */
-export async function warmCodec(name, { bytes = 2 ** 21, stop = () => false } = {}) {
+export async function prepareCodec(name) {
+  await exercise(name, 4096, 1);
+}
+
+/**
+ * Load a codec and run it over a synthetic chunk of about `bytes` bytes a few times, so that the
+ * real chunks decoded later neither wait for compilation, nor grow the WebAssembly memory, nor run
+ * on V8's baseline tier (the optimized code is shared by every thread of the page).
+ * @param {'zstd' | 'blosc' | 'gzip'} name
+ * @param {number} [bytes]
+ */
+export async function warmCodec(name, bytes = 2 ** 21) {
+  await exercise(name, Math.max(4096, Math.min(bytes, 2 ** 23)), 3);
+}
+
+/** Encode a synthetic chunk of `size` bytes and decode it `times` times. */
+async function exercise(name, size, times) {
   try {
+    if (name === 'gzip' && typeof DecompressionStream === 'undefined') await codecModule(name);
     if (name !== 'zstd' && name !== 'blosc') return;
     const { default: Codec } = await codecModule(name);
     const codec = new Codec();
-    const sample = new Uint8Array(Math.max(4096, Math.min(bytes, 2 ** 23)));
+    const sample = new Uint8Array(size);
     let x = 1;
     for (let i = 0; i < sample.length; i += 2) {
       x = (x * 1103515245 + 12345) >>> 0;
@@ -75,10 +88,7 @@ export async function warmCodec(name, { bytes = 2 ** 21, stop = () => false } = 
       sample[i + 1] = 1;
     }
     const frame = await codec.encode(sample);
-    for (let i = 0; i < 3 && !stop(); i++) {
-      await codec.decode(frame);
-      await new Promise((resolve) => setTimeout(resolve, 0)); // let a real job in
-    }
+    for (let i = 0; i < times; i++) await codec.decode(frame);
   } catch {
     // the real decode reports a codec that cannot load
   }

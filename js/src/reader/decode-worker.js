@@ -1,12 +1,14 @@
 /**
  * The decode worker: a module worker (browsers) or worker thread (Node) that decompresses chunks
- * posted by the reader's pool. Messages: { urls, warm, warmBytes } once (codec module URLs, and the
- * codecs to load and warm up right away on a chunk of about warmBytes), then { id, codec, bytes, expected, where }; answers
- * { id, bytes, input } or { id, error, input }. `bytes` arrives transferred, and the decoded array
- * and the compressed one (`input`, so the reader can keep caching it) go back transferred.
+ * posted by the reader's pool. Messages: { urls } once (codec module URLs), { codecs, warmBytes }
+ * when the store's codecs are known (they load, compile and warm up on a chunk of about warmBytes,
+ * then the worker answers { ready: true }), then { id, codec, bytes, expected, where }; answers
+ * { id, bytes, input } or { id, error, input }.
+ * `bytes` arrives transferred, and the decoded array and the compressed one (`input`, so the
+ * reader can keep caching it) go back transferred.
  * @module
  */
-import { decodeBytes, setCodecUrls, warmCodec } from './codecs.js';
+import { decodeBytes, prepareCodec, setCodecUrls, warmCodec } from './codecs.js';
 
 const port =
   typeof self !== 'undefined' && typeof self.postMessage === 'function'
@@ -16,24 +18,21 @@ const port =
         return { post: (m, t) => parentPort.postMessage(m, t), listen: (fn) => parentPort.on('message', fn) };
       })();
 
-/** Resolves once the codecs named at start are loaded and warm; decodes wait for it. */
-let warming = Promise.resolve();
-/** Set when a real job arrives: the warm-up stops at its next step. */
-let wanted = false;
-
 port.listen(async (message) => {
   if (message.urls) {
     setCodecUrls(message.urls);
-    const names = Array.isArray(message.warm) ? message.warm : [];
-    const bytes = Number(message.warmBytes) || undefined;
-    warming = (async () => {
-      for (const name of names) await warmCodec(name, { bytes, stop: () => wanted });
-    })();
+    // zstd is the spec's default codec: it loads and compiles now, before the store's metadata
+    // has named the codecs (a store that uses another one prepares it then).
+    await prepareCodec('zstd');
+    return;
+  }
+  if (message.codecs) {
+    // No job comes before { ready }, so the warm-up delays none.
+    for (const name of message.codecs) await warmCodec(name, message.warmBytes);
+    port.post({ ready: true });
     return;
   }
   const { id, codec, bytes, expected, where } = message;
-  wanted = true;
-  await warming;
   const input = bytes;
   const give = (m, transfer) => {
     // the compressed bytes go back unless the decoded array is a view of them (no codec)

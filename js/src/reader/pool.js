@@ -1,25 +1,30 @@
 /**
- * A pool of decode workers. Workers start when the store opens (`warm`) or on first use, load and
- * warm up the store's codecs right away, and end after `idleMs` without work or on close(). In
- * browsers each is a module worker; one whose script is on another origin (a CDN) is started
- * through a same-origin blob: URL that imports it. In Node each is a worker thread, unreferenced
- * while it has no work so an idle pool never keeps the process alive.
+ * A pool of decode workers. Workers start when the store begins to open (`warm`) or on first use,
+ * load the store's codecs as soon as `prepare` names them, and end after `idleMs` without work or
+ * on close(). A worker takes jobs once its codecs are warm; until one is, foreground chunks decode
+ * on the calling thread. Prefetch (background) decodes queue behind foreground ones. In browsers each worker is a module worker;
+ * one whose script is on another origin (a CDN) is started through a same-origin blob: URL that
+ * imports it. In Node each is a worker thread, unreferenced once it is ready and while it has no
+ * work, so an idle pool never keeps the process alive.
  * @module
  */
 import { StoreError, abortError } from './errors.js';
-import { resolveCodecUrls } from './codecs.js';
+import { decodeBytes, resolveCodecUrls } from './codecs.js';
 
 const WORKER_URL = new URL('./decode-worker.js', import.meta.url);
+/**
+ * Background jobs a worker is given at once: enough that the next one is there when one ends, few
+ * enough that a foreground job never waits behind more than this many.
+ */
+const DEPTH = 2;
 
 /**
  * @param {object} options
  * @param {number} options.size
  * @param {number} [options.idleMs]
- * @param {string[]} [options.codecs] codecs each worker loads and warms up when it starts
- * @param {number} [options.warmBytes] decoded size of the synthetic chunk they warm up on
  */
-export function createPool({ size, idleMs = 30_000, codecs = [], warmBytes }) {
-  /** @typedef {{ post: Function, terminate: Function, ref: Function, unref: Function, busy: number }} Entry */
+export function createPool({ size, idleMs = 30_000 }) {
+  /** @typedef {{ post: Function, terminate: Function, ref: Function, unref: Function, busy: number, done: number, ready: boolean }} Entry */
   /** @type {Entry[]} */
   let workers = [];
   /** @type {Map<number, { resolve: Function, reject: Function, worker: Entry, returned?: Function }>} */
@@ -29,19 +34,26 @@ export function createPool({ size, idleMs = 30_000, codecs = [], warmBytes }) {
   let closed = false;
   let starting = null;
   let decodes = 0;
+  let localDecodes = 0;
+  /** What `prepare` asked the workers to load, also sent to workers started later. */
+  let codecs = null;
+  /** Every worker started and not yet terminated, including those still starting. */
+  const spawned = new Set();
+  /** Jobs not yet handed to a worker: [foreground, background]. */
+  const waiting = [[], []];
 
   async function start() {
     const urls = resolveCodecUrls();
     const made = await Promise.all(Array.from({ length: size }, () => spawn(urls)));
     if (closed) {
-      made.forEach((w) => w.terminate());
+      stop();
       throw new StoreError('the store is closed');
     }
     workers = made;
     armIdle();
   }
 
-  /** Start the workers now (they load and warm the codecs) unless they are running or starting. */
+  /** Start the workers now (they load and compile the codecs) unless they are running or starting. */
   function ensureStarted() {
     if (workers.length) return Promise.resolve();
     starting ??= start().catch((err) => {
@@ -53,13 +65,19 @@ export function createPool({ size, idleMs = 30_000, codecs = [], warmBytes }) {
 
   async function spawn(urls) {
     /** @type {Entry} */
-    const entry = { busy: 0, post: null, terminate: null, ref: () => {}, unref: () => {} };
+    const entry = { busy: 0, done: 0, ready: false, post: null, terminate: null, ref: () => {}, unref: () => {} };
     const finish = (job) => {
       entry.busy--;
+      entry.done++;
       if (entry.busy === 0) entry.unref();
       job.returned?.(null);
     };
     const onMessage = (message) => {
+      if (message.ready) {
+        entry.ready = true;
+        dispatch();
+        if (entry.busy === 0) entry.unref();
+      }
       const job = jobs.get(message.id);
       if (!job) return;
       jobs.delete(message.id);
@@ -67,6 +85,7 @@ export function createPool({ size, idleMs = 30_000, codecs = [], warmBytes }) {
       finish(job);
       if (message.error) job.reject(new StoreError(message.error));
       else job.resolve(message.bytes);
+      dispatch();
       armIdle();
     };
     const onError = (err) => {
@@ -77,6 +96,7 @@ export function createPool({ size, idleMs = 30_000, codecs = [], warmBytes }) {
           job.reject(new StoreError(`the decode worker failed (${err?.message ?? err})`));
         }
       }
+      dispatch();
     };
     if (typeof globalThis.Worker === 'function' && !globalThis.process?.versions?.node) {
       let worker;
@@ -102,26 +122,28 @@ export function createPool({ size, idleMs = 30_000, codecs = [], warmBytes }) {
       entry.post = (m, t) => worker.postMessage(m, t);
       entry.terminate = () => worker.terminate();
       entry.ref = () => worker.ref();
-      entry.unref = () => worker.unref();
-      worker.unref();
+      entry.unref = () => worker.unref(); // once it is ready and idle (jobs may wait for it until then)
     }
-    entry.post({ urls, warm: codecs, warmBytes });
+    spawned.add(entry);
+    entry.post({ urls });
+    if (codecs) entry.post(codecs);
     return entry;
   }
 
   function armIdle() {
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = null;
-    if (jobs.size || !workers.length) return;
+    if (jobs.size || waiting[0].length || waiting[1].length || !workers.length) return;
     idleTimer = setTimeout(() => {
       idleTimer = null;
-      if (!jobs.size) stop();
+      if (!jobs.size && !waiting[0].length && !waiting[1].length) stop();
     }, idleMs);
     /** @type {any} */ (idleTimer).unref?.();
   }
 
   function stop() {
-    for (const w of workers) w.terminate();
+    for (const w of spawned) w.terminate();
+    spawned.clear();
     workers = [];
     starting = null;
   }
@@ -130,48 +152,96 @@ export function createPool({ size, idleMs = 30_000, codecs = [], warmBytes }) {
    * Decode in a worker. With `returned`, a `bytes` that spans its whole buffer is transferred
    * (not copied) and comes back through `returned(input)` once the worker is done with it, or
    * `returned(null)` when it cannot come back; otherwise it is copied and the caller keeps it.
+   * Foreground jobs go to a worker at once; background ones wait here until a worker holds fewer
+   * than DEPTH jobs, so a foreground job never queues behind more background work than that.
    * @param {import('./codecs.js').CodecSpec} codec
    * @param {Uint8Array} bytes
    * @param {number} expected
    * @param {string} where
-   * @param {AbortSignal} [signal]
+   * @param {AbortSignal} [signal] aborts the job while it waits for a worker
    * @param {(input: Uint8Array | null) => void} [returned]
+   * @param {0 | 1} [priority] 0 foreground, 1 background (prefetch)
    * @returns {Promise<Uint8Array>}
    */
-  async function decode(codec, bytes, expected, where, signal, returned) {
+  async function decode(codec, bytes, expected, where, signal, returned, priority = 0) {
     if (closed) throw new StoreError('the store is closed');
     if (signal?.aborted) throw abortError(signal);
+    if (!api.ready && priority === 0) {
+      // No worker can decode yet (still loading its scripts and codec, which can take longer
+      // than the first chunks do on a slow link): decode here rather than wait. Prefetch waits.
+      ensureStarted().catch(() => {});
+      returned?.(bytes);
+      localDecodes++;
+      return decodeBytes(codec, bytes, expected, where);
+    }
     if (!workers.length) await ensureStarted();
     if (closed) throw new StoreError('the store is closed');
+    if (signal?.aborted) throw abortError(signal);
     if (idleTimer) {
       clearTimeout(idleTimer);
       idleTimer = null;
     }
-    const worker = workers.reduce((a, b) => (b.busy < a.busy ? b : a));
-    const id = nextId++;
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !(typeof SharedArrayBuffer !== 'undefined' && bytes.buffer instanceof SharedArrayBuffer);
     const lend = Boolean(returned) && whole;
     const sent = lend ? bytes : bytes.slice();
     if (returned && !lend) returned(bytes);
-    decodes++;
     return new Promise((resolve, reject) => {
       let once = false;
       const back = returned && lend ? (input) => { if (!once) { once = true; returned(input); } } : undefined;
-      jobs.set(id, { resolve, reject, worker, returned: back });
-      if (worker.busy++ === 0) worker.ref();
-      worker.post({ id, codec, bytes: sent, expected, where }, [sent.buffer]);
+      const job = { message: { codec, bytes: sent, expected, where }, resolve, reject, returned: back, cleanup: () => {} };
+      if (signal) {
+        const onAbort = () => {
+          const queue = waiting[priority];
+          const at = queue.indexOf(job);
+          if (at < 0) return; // already with a worker: it finishes, and the caller has moved on
+          queue.splice(at, 1);
+          back?.(bytes); // never left this thread
+          reject(abortError(signal));
+          armIdle();
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        job.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      waiting[priority].push(job);
+      dispatch();
     });
+  }
+
+  /**
+   * Hand waiting jobs to the least busy workers: foreground ones at once, background ones only to
+   * a worker holding fewer than DEPTH jobs, so a foreground job never waits behind more than DEPTH.
+   */
+  function dispatch() {
+    for (;;) {
+      if (!workers.length) return;
+      // The least busy ready worker; between equals, the one that has decoded most.
+      const ready = workers.filter((w) => w.ready);
+      if (!ready.length) return;
+      const worker = ready.reduce((a, b) => (b.busy < a.busy || (b.busy === a.busy && b.done > a.done) ? b : a));
+      const queue = waiting[0].length ? waiting[0] : worker.busy < DEPTH ? waiting[1] : [];
+      if (!queue.length) return;
+      const job = queue.shift();
+      job.cleanup();
+      const id = nextId++;
+      jobs.set(id, { resolve: job.resolve, reject: job.reject, worker, returned: job.returned });
+      if (worker.busy++ === 0) worker.ref();
+      decodes++;
+      worker.post({ id, ...job.message }, [job.message.bytes.buffer]);
+    }
   }
 
   function close() {
     closed = true;
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = null;
-    for (const job of jobs.values()) {
+    for (const job of [...jobs.values(), ...waiting[0], ...waiting[1]]) {
+      job.cleanup?.();
       job.returned?.(null);
       job.reject(new StoreError('the store is closed'));
     }
     jobs.clear();
+    waiting[0].length = 0;
+    waiting[1].length = 0;
     stop();
   }
 
@@ -181,15 +251,37 @@ export function createPool({ size, idleMs = 30_000, codecs = [], warmBytes }) {
     ensureStarted().catch(() => {});
   }
 
-  return {
+  /**
+   * Name the store's codecs: the workers load, compile and warm them up on a synthetic chunk of
+   * about `warmBytes` decoded bytes, then take jobs.
+   * @param {string[]} names
+   * @param {number} [warmBytes]
+   */
+  function prepare(names, warmBytes) {
+    codecs = { codecs: names, warmBytes };
+    for (const w of spawned) w.post(codecs);
+  }
+
+  const api = {
     decode,
     warm,
+    prepare,
     close,
     get size() {
       return workers.length;
     },
+    /** Workers ready to decode (with none, foreground decodes run on the calling thread). */
+    get ready() {
+      return [...spawned].filter((w) => w.ready).length;
+    },
+    /** Chunks decoded in the workers. */
     get decodes() {
       return decodes;
     },
+    /** Chunks decoded on the calling thread because no worker was ready yet. */
+    get localDecodes() {
+      return localDecodes;
+    },
   };
+  return api;
 }

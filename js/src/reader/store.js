@@ -6,7 +6,7 @@
  */
 import { fillChunk, typedView } from './arrays.js';
 import { createCache } from './cache.js';
-import { decodeBytes } from './codecs.js';
+import { decodeBytes, prepareCodec } from './codecs.js';
 import { StoreError, abortError, isAbort } from './errors.js';
 import { chunkKey } from './keys.js';
 import { createLimiter } from './limiter.js';
@@ -99,31 +99,21 @@ export async function openStore(location, options = {}) {
   const limiter = createLimiter(settings.maxRequests);
   const { base, fetch } = await resolveLocation(location, options.fetch);
   const transport = createTransport({ base, fetch, retryDelaysMs: settings.retryDelaysMs, limiter, maxObjectBytes: settings.maxObjectBytes, stats });
+  // The decode workers start now: their scripts and codec load while the metadata request is out.
+  const pool = settings.workers > 0 ? createPool({ size: settings.workers }) : null;
+  pool?.warm();
   const opening = linkSignals(root.signal, options.signal);
   let meta;
   try {
     meta = await loadMetadata(transport, opening.signal);
+    options.signal?.throwIfAborted();
+  } catch (err) {
+    pool?.close();
+    throw err;
   } finally {
     opening.dispose();
   }
-  options.signal?.throwIfAborted();
   options.signal?.addEventListener('abort', onUserAbort, { once: true });
-
-  for (const level of meta.levels) {
-    for (const info of [level.data, level.mask, level.coverage]) {
-      if (!info) continue;
-      const spatial = info.banded ? 2 : 1;
-      if (info.chunkShape[0] !== 1 || (info.banded && info.chunkShape[1] !== info.shape[1])) {
-        throw new StoreError(`${info.path}: chunks must hold one timestep and every band, got chunk_shape ${JSON.stringify(info.chunkShape)}`);
-      }
-      if (info.shardShape && info.shardShape.slice(1).some((s, i) => s !== info.chunkShape[i + 1])) {
-        throw new StoreError(`${info.path}: shards must hold one cell over time, got shard shape ${JSON.stringify(info.shardShape)}`);
-      }
-      if (info.chunkShape[spatial] !== level.chunkSize || info.chunkShape[spatial + 1] !== level.chunkSize) {
-        throw new StoreError(`${info.path}: chunk size differs from the data array's ${level.chunkSize}`);
-      }
-    }
-  }
 
   const cache = createCache(settings.totalBytes);
   const codecNames = new Set();
@@ -135,10 +125,10 @@ export async function openStore(location, options = {}) {
       warmBytes = Math.max(warmBytes, info.chunkBytes);
     }
   }
-  const pool = settings.workers > 0 ? createPool({ size: settings.workers, codecs: [...codecNames], warmBytes }) : null;
-  // Start the decode workers now: module loading, WebAssembly compilation and warm-up happen
-  // while the first chunks are still on the wire, not after them.
-  pool?.warm();
+  // The codecs load now, while the first chunks are still on the wire, in the workers and here
+  // (for the chunks that arrive before a worker is ready, and for all of them without workers).
+  pool?.prepare([...codecNames], warmBytes);
+  for (const name of codecNames) prepareCodec(name);
   /** Compressed chunks lent (transferred) to a decode worker: key → settles when they are back. */
   const lent = new Map();
   /** @type {Map<string, import('./shards.js').ShardIndex | null>} */
@@ -220,7 +210,7 @@ export async function openStore(location, options = {}) {
     decodes++;
     let raw;
     if (!info.codec) raw = bytes.slice();
-    else if (pool) raw = await decodeInPool(info, `z|${info.path}|${t}|${row}|${col}`, bytes, where, signal);
+    else if (pool) raw = await decodeInPool(info, `z|${info.path}|${t}|${row}|${col}`, bytes, where, signal, priority);
     else raw = await decodeBytes(info.codec, bytes, info.chunkBytes, where);
     if (raw.length !== info.chunkBytes) throw new StoreError(`${where}: chunk decodes to ${raw.length} bytes, expected ${info.chunkBytes}`);
     return typedView(info.dtype, raw);
@@ -231,7 +221,7 @@ export async function openStore(location, options = {}) {
    * away their cache entry is marked lent (a reader of it waits); the worker sends them back and
    * they go back into the entry, or the entry is dropped if they are lost (a failed worker).
    */
-  async function decodeInPool(info, key, bytes, where, signal) {
+  async function decodeInPool(info, key, bytes, where, signal, priority) {
     let settle;
     const away = new Promise((resolve) => (settle = resolve));
     lent.set(key, away);
@@ -247,7 +237,7 @@ export async function openStore(location, options = {}) {
       settle();
     };
     try {
-      return await pool.decode(info.codec, bytes, info.chunkBytes, where, signal, returned);
+      return await pool.decode(info.codec, bytes, info.chunkBytes, where, signal, returned, priority);
     } finally {
       if (!handled) returned(bytes.byteLength ? bytes : null); // empty: it left and did not come back
     }
@@ -461,7 +451,9 @@ export async function openStore(location, options = {}) {
       cachedChunks: c.entries,
       shardIndexes: indexes.size,
       decodes,
+      workerDecodes: pool ? pool.decodes : 0,
       workers: pool ? pool.size : 0,
+      workersReady: pool ? pool.ready : 0,
       inFlight: limiter.active,
       queued: limiter.queued,
       pending: inflight.size,

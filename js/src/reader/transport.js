@@ -65,7 +65,9 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
       try {
         stats.requests++;
         stats[kind]++;
-        const response = await fetch(where, { method, headers, signal });
+        // A background read also tells the browser so: it goes behind foreground ones already
+        // handed over (a host allows a browser a few connections; the limiter only orders the rest).
+        const response = await fetch(where, priority === 1 ? { method, headers, signal, priority: 'low' } : { method, headers, signal });
         status = response.status;
         if (status === 404 || status === 410) {
           await discard(response);
