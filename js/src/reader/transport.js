@@ -229,6 +229,11 @@ async function readBody(response, limit, where) {
     }
     parts.push(value);
   }
+  return concat(parts, total);
+}
+
+/** One buffer holding `parts` in order; `total` is their summed length. @param {Uint8Array[]} parts */
+function concat(parts, total) {
   const out = new Uint8Array(total);
   let at = 0;
   for (const part of parts) {
@@ -266,13 +271,7 @@ async function readInto(reader, size, limit, where, status) {
     parts.push(value);
   }
   if (parts.length === 1) return size === buffer.byteLength ? new Uint8Array(buffer) : parts[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return concat(parts, total);
 }
 
 /** @param {Response} response @param {string} where */
