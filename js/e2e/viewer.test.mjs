@@ -251,6 +251,27 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     await page.close();
   });
 
+  test('once the view has settled, a step to either neighbouring timestep swaps the frame within the step', async () => {
+    const page = await openViewer(`store=${s2}&t=5&z=3`);
+    await settled(page);
+    // The neighbours (4 and 6) go to the GPU after the frame is complete.
+    await page.waitForFunction(() => window.__chronozarrViewer.api.scene.pending === 0);
+    const shown = await page.evaluate(() => {
+      const { api } = window.__chronozarrViewer;
+      const after = (t) => {
+        api.setT(t);
+        return api.state().shownT; // read in the same task as the step
+      };
+      return { forward: after(6), back: after(5), twoAhead: after(7 + 1) };
+    });
+    assert.equal(shown.forward, 6);
+    assert.equal(shown.back, 5);
+    // Two steps from 5 was not loaded ahead: the frame keeps 5 until 8 arrives.
+    assert.equal(shown.twoAhead, 5);
+    await page.waitForFunction(() => window.__chronozarrViewer.api.state().shownT === 8);
+    await page.close();
+  });
+
   test('playback pauses with a message when the loop cannot be buffered', async () => {
     const page = await openViewer(`store=${s2}&z=3`);
     await settled(page);

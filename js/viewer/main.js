@@ -12,7 +12,7 @@ import { fullViewerUrl, readParams, stateUrl } from './params.js';
 import { SPEEDS, createPlayback, snapSpeed } from './playback.js';
 import { DISPLAY_CODES, PRODUCT_CODES } from './products.glsl.js';
 import { defaultProduct, displayMode, productBands, productList } from './products.js';
-import { createRenderer, cssSize, shaderDeltaFor } from './renderer.js';
+import { acquireContext, createRenderer, cssSize, shaderDeltaFor } from './renderer.js';
 import { createScene } from './scene.js';
 import { percentileRange } from './stretch.js';
 import { createTimeline } from './timeline.js';
@@ -68,7 +68,9 @@ async function main() {
   try {
     // Enough request slots for a first view's chunks, masks and coarse stand-ins at once (3 x 3 cells
     // and their masks plus the coarsest level's), so none waits for a slot the busy main thread holds.
-    store = await openStore(new URL(params.store, location.href).href, { maxRequests: 24 });
+    const opening = openStore(new URL(params.store, location.href).href, { maxRequests: 24 });
+    acquireContext(/** @type {HTMLCanvasElement} */ ($('map')));
+    store = await opening;
     hook.openedAt = performance.now();
   } catch (err) {
     fatal('store_open_failed', `Could not open the store ${params.store}: ${err instanceof Error ? err.message : err}`);

@@ -88,11 +88,40 @@ export function cssSize(canvas) {
 }
 
 /**
+ * The canvas' WebGL2 context (null without WebGL2). Creating it is the slowest step of a first
+ * frame on some machines (a new page's GPU channel; software GL); the viewer asks for it while the
+ * store's metadata request is out, and createRenderer then gets the same context at no cost.
+ * @param {HTMLCanvasElement} canvas
+ * @returns {WebGL2RenderingContext | null}
+ */
+export function acquireContext(canvas) {
+  const gl = canvas.getContext('webgl2', { antialias: false, preserveDrawingBuffer: true, premultipliedAlpha: false, alpha: false });
+  fitCanvas(canvas);
+  return gl;
+}
+
+/**
+ * Size the drawing buffer to the canvas' CSS box in device pixels. Done before the shaders are
+ * queued: a resize after them waits, on this thread, for the GPU process to get through them.
+ * @param {HTMLCanvasElement} canvas
+ */
+function fitCanvas(canvas) {
+  const size = cssSize(canvas);
+  const bw = Math.round(size.w * size.dpr);
+  const bh = Math.round(size.h * size.dpr);
+  if (canvas.width !== bw || canvas.height !== bh) {
+    canvas.width = bw;
+    canvas.height = bh;
+  }
+  return size;
+}
+
+/**
  * @param {HTMLCanvasElement} canvas
  * @param {{ dtype: string, nBands: number }} store
  */
 export function createRenderer(canvas, { dtype, nBands }) {
-  const gl = canvas.getContext('webgl2', { antialias: false, preserveDrawingBuffer: true, premultipliedAlpha: false, alpha: false });
+  const gl = acquireContext(canvas);
   if (!gl) throw new Error('this browser has no WebGL2, which the viewer needs');
   const fmt = FORMATS[dtype];
   if (!fmt) throw new Error(`no texture format for data_type ${dtype}`);
@@ -164,18 +193,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
   }
 
   /** Size the drawing buffer to the canvas' CSS box; returns the CSS size. */
-  function resize() {
-    const dpr = window.devicePixelRatio || 1;
-    const w = Math.max(1, canvas.clientWidth);
-    const h = Math.max(1, canvas.clientHeight);
-    const bw = Math.round(w * dpr);
-    const bh = Math.round(h * dpr);
-    if (canvas.width !== bw || canvas.height !== bh) {
-      canvas.width = bw;
-      canvas.height = bh;
-    }
-    return { w, h, dpr };
-  }
+  const resize = () => fitCanvas(canvas);
 
   /**
    * Start a frame: clear to the background and set the per-frame uniforms.

@@ -109,12 +109,15 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     const need = [];
     const targetReady = target.every((c) => has(lod, c, wantedT));
     const shownComplete = shownT != null && target.every((c) => has(lod, c, shownT));
+    // A timestep already on the GPU everywhere is swapped in before any load starts.
+    advance();
     // The asked level's cells are requested first; while the asked view is not on screen yet, the
     // coarsest level's cells load alongside and stand in until it is.
     for (const c of target) need.push([lod, c, wantedT]);
     if (!targetReady && !shownComplete && coarsest !== lod) {
       for (const c of visibleAt(coarsest)) need.push([coarsest, c, wantedT]);
     }
+    if (targetReady) for (const t of neighbours(wantedT)) for (const c of target) need.push([lod, c, t]);
     const wanted = new Set(need.map(([k, c, t]) => key(k, c.row, c.col, t)));
     for (const [k, ctrl] of loads) {
       if (!wanted.has(k)) {
@@ -124,8 +127,24 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
       }
     }
     for (const [k, c, t] of need) ensure(k, c.row, c.col, t);
-    advance();
     redraw();
+  }
+
+  /**
+   * The timesteps a step from `t` lands on (forward first, wrapping as playback does): loaded onto
+   * the GPU once `t` is on screen, so that a step to one of them swaps the frame at once.
+   */
+  function neighbours(t) {
+    const n = store.times.length;
+    return [...new Set([(t + 1) % n, Math.max(0, t - 1)])].filter((s) => s !== t);
+  }
+
+  /** Load the neighbouring timesteps of the visible cells once the asked frame is complete. */
+  function preload() {
+    if (destroyed || shownT !== wantedT) return;
+    const target = visibleAt(lod);
+    if (!target.every((c) => has(lod, c, wantedT))) return;
+    for (const t of neighbours(wantedT)) for (const c of target) ensure(lod, c.row, c.col, t);
   }
 
   function ensure(k, row, col, t) {
@@ -168,10 +187,12 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
         gpuBytes += gpu.bytes;
         evict();
         advance();
+        if (t !== shownT) return; // a neighbour loaded ahead, or a stand-in for a timestep not shown yet
         // The frame this completes is painted now rather than on the next animation frame.
-        if (look && shownT === wantedT && t === wantedT && k === lod && visibleAt(lod).every((c) => has(lod, c, wantedT))) {
+        if (look && shownT === wantedT && k === lod && visibleAt(lod).every((c) => has(lod, c, wantedT))) {
           dirty = true;
           paint();
+          preload();
         } else redraw();
       },
       (err) => {
