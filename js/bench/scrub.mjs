@@ -17,15 +17,11 @@
 //     its paint; bytes and aborted requests during the scrub;
 //   burst scrub: 20 steps one per 100 ms; steps shown, steps skipped, latency to the last step,
 //     bytes and aborted requests.
-import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { warmPageCache } from './page-cache.mjs';
+import { VIEWPORT, firstViewUrl, launchBrowser, q, serveViewer, storeFromArgs } from './viewer-harness.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, '..', '..');
 const args = process.argv.slice(2);
 const jsonAt = args.indexOf('--json');
 const jsonOut = jsonAt >= 0 ? args.splice(jsonAt, 2)[1] : null;
@@ -35,13 +31,7 @@ const repsAt = args.indexOf('--open-reps');
 const openReps = repsAt >= 0 ? Math.max(1, Number(args.splice(repsAt, 2)[1])) : 5;
 const coldAt = args.indexOf('--cold-browser');
 const coldBrowser = coldAt >= 0 && Boolean(args.splice(coldAt, 1));
-const storeDir = resolve(args[0] ?? join(repo, 'demo-output', 'demo.zarr'));
-if (!existsSync(join(storeDir, 'zarr.json'))) {
-  console.error(`no store at ${storeDir}; run \`make demo\` or \`python -m chronozarr.demo DIR\` first`);
-  process.exit(2);
-}
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const storeDir = storeFromArgs(args[0]);
 const PROFILES = [
   { name: 'unthrottled', mbit: 0, rtt: 0 },
   { name: '50 Mbit/s + 40 ms', mbit: 50, rtt: 40 },
@@ -49,29 +39,10 @@ const PROFILES = [
 ];
 const STEPS = 20;
 
-const server = spawn(join(repo, '.venv', 'bin', 'chronozarr'), ['view', storeDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-const viewerUrl = await new Promise((ok, fail) => {
-  let text = '';
-  const take = (d) => {
-    text += d;
-    const m = /Viewer: (\S+)/.exec(text);
-    if (m) ok(m[1]);
-  };
-  server.stdout.on('data', take);
-  server.stderr.on('data', take);
-  server.on('exit', (code) => fail(new Error(`chronozarr view exited ${code}: ${text}`)));
-});
-
-const { chromium } = await import('playwright-core');
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+const { url: viewerUrl, server } = await serveViewer(storeDir);
+const browser = await launchBrowser({ cold: coldBrowser });
 const results = [];
 try {
-  if (!coldBrowser) {
-    const warm = await browser.newContext();
-    await (await warm.newPage()).evaluate(() => document.createElement('canvas').getContext('webgl2'));
-    await warm.close();
-    await new Promise((r) => setTimeout(r, 1000));
-  }
   for (const profile of PROFILES) {
     if (onlyProfile && !profile.name.startsWith(onlyProfile)) continue;
     results.push(await runProfile(profile));
@@ -131,7 +102,7 @@ async function runProfile(profile) {
 
 /** A page in a fresh context (empty HTTP cache), its network throttled to the profile and counted. */
 async function newTab(profile) {
-  const context = await browser.newContext({ viewport: { width: 700, height: 790 } });
+  const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
@@ -156,9 +127,7 @@ async function newTab(profile) {
 
 /** Open the viewer on a 3 x 3 cell view and time its first frames. */
 async function open(page, net) {
-  // A 3 x 3 cell view at level 0: 256 px cells at 1 CSS px per pixel, centred on cell (1, 1).
-  const url = `${viewerUrl}&t=0&z=1&c=${await centre(page)}`;
-  await page.goto(url);
+  await page.goto(firstViewUrl(viewerUrl, storeDir));
   await page.waitForFunction(() => window.__chronozarrViewer?.firstCompleteAt != null, null, { timeout: 120_000 });
   const first = await page.evaluate(() => {
     const h = window.__chronozarrViewer;
@@ -177,15 +146,6 @@ async function open(page, net) {
   });
   // What the network had carried when the page answered (a little after the frame).
   return { ...first, bytes: net.bytes, requests: net.requests };
-}
-
-async function centre(page) {
-  // Store coordinates of level-0 pixel (384, 384) of the demo store's transform.
-  const { readFileSync } = await import('node:fs');
-  const block = JSON.parse(readFileSync(join(storeDir, 'zarr.json'), 'utf8')).attributes.chronozarr;
-  const [a, , c, , e, f] = block.levels[0].transform;
-  void page;
-  return `${c + a * 384},${f + e * 384}`;
 }
 
 async function scrub(page, net, everyMs) {
@@ -237,10 +197,4 @@ async function scrub(page, net, everyMs) {
     requests: net.requests - before.requests,
     aborted: net.aborted - before.aborted,
   };
-}
-
-function q(values, p) {
-  if (!values.length) return null;
-  const s = [...values].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))] * 10) / 10;
 }

@@ -1,0 +1,126 @@
+// Where the time to the viewer's first complete frame goes: each opening is traced (Chrome
+// tracing, all processes), and the window from the store's metadata in hand to the first
+// complete 3 x 3 frame is split by process and thread, with the GPU process's main thread split
+// into display compositing (SkiaOutputSurfaceImplOnGpu::SwapBuffers, the page's own composite)
+// and the WebGL command buffer (the viewer's uploads and draws).
+//
+//   node bench/first-frame.mjs [STORE_DIR] [--reps N] [--json OUT]
+//
+// Same server, browser, viewport and view as bench/scrub.mjs (bench/viewer-harness.mjs).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { warmPageCache } from './page-cache.mjs';
+import { VIEWPORT, firstViewUrl, launchBrowser, q, serveViewer, storeFromArgs } from './viewer-harness.mjs';
+
+const args = process.argv.slice(2);
+const jsonAt = args.indexOf('--json');
+const jsonOut = jsonAt >= 0 ? args.splice(jsonAt, 2)[1] : null;
+const repsAt = args.indexOf('--reps');
+const reps = repsAt >= 0 ? Math.max(1, Number(args.splice(repsAt, 2)[1])) : 7;
+const storeDir = storeFromArgs(args[0]);
+const CATEGORIES = ['toplevel', 'blink.user_timing', 'devtools.timeline', 'gpu', 'viz', 'loading'];
+
+const { url: viewerUrl, server } = await serveViewer(storeDir);
+const browser = await launchBrowser();
+const scratch = mkdtempSync(join(os.tmpdir(), 'cz-first-frame-'));
+const runs = [];
+try {
+  warmPageCache(storeDir);
+  for (let i = 0; i < reps; i++) runs.push(await tracedOpening(join(scratch, `trace-${i}.json`)));
+} finally {
+  await browser.close();
+  server.kill();
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+const middle = (pick) => q(runs.map(pick), 0.5);
+const threads = [...new Set(runs.flatMap((r) => Object.keys(r.busyMs)))];
+const summary = {
+  openedToCompleteMs: middle((r) => r.openedToCompleteMs),
+  navigationToCompleteMs: middle((r) => r.navigationToCompleteMs),
+  busyMs: Object.fromEntries(threads.map((t) => [t, middle((r) => r.busyMs[t] ?? 0)]).sort((a, b) => b[1] - a[1])),
+  gpuMain: {
+    displaySwapMs: middle((r) => r.gpuMain.displaySwapMs),
+    webglMs: middle((r) => r.gpuMain.webglMs),
+  },
+};
+const report = { date: new Date().toISOString(), machine: `${os.cpus()[0]?.model} x${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB`, chromium: browser.version(), store: storeDir, reps, summary, runs };
+console.log(JSON.stringify(summary, null, 2));
+if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify(report, null, 2)}\n`);
+
+/** Open the viewer in a fresh context with tracing on; the split of the opened -> complete window. */
+async function tracedOpening(path) {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  const page = await context.newPage();
+  await browser.startTracing(page, { path, categories: CATEGORIES });
+  await page.goto(firstViewUrl(viewerUrl, storeDir));
+  await page.waitForFunction(() => window.__chronozarrViewer?.firstCompleteAt != null, null, { timeout: 120_000 });
+  const marks = await page.evaluate(() => {
+    const h = window.__chronozarrViewer;
+    return { opened: h.openedAt, complete: h.firstCompleteAt };
+  });
+  await browser.stopTracing();
+  await context.close();
+  return split(JSON.parse(readFileSync(path, 'utf8')), marks);
+}
+
+/** Busy ms per thread (merged top-level tasks) between the viewer's `opened` and `complete` marks. */
+function split(trace, marks) {
+  const events = Array.isArray(trace) ? trace : trace.traceEvents;
+  const names = new Map();
+  for (const e of events) {
+    if (e.ph !== 'M') continue;
+    if (e.name === 'process_name') names.set(`p${e.pid}`, e.args.name);
+    if (e.name === 'thread_name') names.set(`t${e.pid}/${e.tid}`, e.args.name);
+  }
+  const label = (e) => `${names.get(`p${e.pid}`) ?? e.pid}: ${names.get(`t${e.pid}/${e.tid}`) ?? e.tid}`;
+  // performance.now() of the page counts from its navigationStart.
+  const starts = events.filter((e) => e.name === 'navigationStart' && /\/viewer\//.test(e.args?.data?.documentLoaderURL ?? ''));
+  const origin = starts[starts.length - 1].ts;
+  const from = origin + marks.opened * 1000;
+  const to = origin + marks.complete * 1000;
+  const spans = new Map();
+  let displaySwap = 0;
+  let webgl = 0;
+  for (const e of events) {
+    if (e.ph !== 'X' || !e.dur) continue;
+    const a = Math.max(e.ts, from);
+    const b = Math.min(e.ts + e.dur, to);
+    if (b <= a) continue;
+    if (String(e.cat).includes('toplevel')) {
+      const key = label(e);
+      if (!spans.has(key)) spans.set(key, []);
+      spans.get(key).push([a, b]);
+    }
+    if (names.get(`t${e.pid}/${e.tid}`) === 'CrGpuMain') {
+      if (e.name === 'SkiaOutputSurfaceImplOnGpu::SwapBuffers') displaySwap += b - a;
+      if (e.name === 'WebGL') webgl += b - a;
+    }
+  }
+  const busyMs = {};
+  for (const [key, list] of spans) {
+    const ms = merged(list) / 1000;
+    if (ms >= 1) busyMs[key] = Math.round(ms * 10) / 10;
+  }
+  return {
+    openedToCompleteMs: Math.round(marks.complete - marks.opened),
+    navigationToCompleteMs: Math.round(marks.complete),
+    busyMs,
+    gpuMain: { displaySwapMs: Math.round(displaySwap / 100) / 10, webglMs: Math.round(webgl / 100) / 10 },
+  };
+}
+
+/** Total length of the union of [start, end] intervals. */
+function merged(list) {
+  list.sort((x, y) => x[0] - y[0]);
+  let total = 0;
+  let [s, e] = list[0];
+  for (const [a, b] of list.slice(1)) {
+    if (a > e) {
+      total += e - s;
+      [s, e] = [a, b];
+    } else e = Math.max(e, b);
+  }
+  return total + (e - s);
+}
