@@ -63,3 +63,25 @@ def test_an_integer_cast_of_a_decoded_fill_value_names_the_way_out(tmp_path):
     with open_source(write(ds, tmp_path / "in.nc"), cast="uint16") as source:
         with pytest.raises(InputError, match="without --cast the stored values are kept and the fill value becomes the nodata"):
             source.data.values
+
+
+@pytest.mark.parametrize("bits", [8, 16])
+def test_unsigned_flagged_integers_are_stored_as_the_unsigned_values_they_mean(tmp_path, bits):
+    # GOES-R ABI style: uint stored in its signed twin with _Unsigned = "true", fill -1, packing.
+    ds, raw = cf_encoded(dtype=f"uint{bits}", fill=(1 << bits) - 1, scale=0.5, offset=-3.0, names=("Rad",), units="W m-2")
+    ds["Rad"].encoding.update(dtype=f"int{bits}", _Unsigned="true", _FillValue=np.dtype(f"int{bits}").type(-1))
+    path = write(ds, tmp_path / "in.nc")
+    with open_source(path) as source:
+        assert source.data.dtype == np.dtype(f"uint{bits}")
+        np.testing.assert_array_equal(source.data.values[:, 0], raw["Rad"])
+        assert source.nodata == (1 << bits) - 1
+        (band,) = source.encode_arguments()["bands"]
+        assert (band.scale, band.offset, band.units) == (0.5, -3.0, "W m-2")
+        # Physical values as xarray's own CF decoding gives them.
+        import xarray as xr
+
+        with xr.open_dataset(path) as decoded:
+            expected = decoded["Rad"].values
+        stored = source.data.values[:, 0].astype("float64")
+        physical = np.where(stored == source.nodata, np.nan, stored * band.scale + band.offset)
+        np.testing.assert_array_equal(physical, expected)

@@ -5,7 +5,9 @@ NaN, and packed integers become floats (stored * scale_factor + add_offset). Wri
 a uint16 band with a fill value would turn into float32 and a packed int16 into float64, larger
 and no longer exact. A store says the same things natively: the fill value is its nodata and the
 packing is each band's scale and offset, which readers apply the same way. So such variables are
-read as stored, and their encoding becomes the store's nodata and band objects.
+read as stored, and their encoding becomes the store's nodata and band objects. Integers flagged
+`_Unsigned = "true"` (NetCDF-3 has no unsigned types; GOES-R ABI radiances are stored so) are read
+as the unsigned integers they mean, fill value included.
 """
 
 from __future__ import annotations
@@ -27,17 +29,28 @@ PACKING_ATTRS = ("scale_factor", "add_offset")
 
 
 def decoded_on_read(var: xr.DataArray) -> bool:
-    """True when xarray changes the stored values of `var` and a store can hold them undecoded.
-
-    Unsigned-flagged integers (`_Unsigned`) keep xarray's decoding: their stored dtype is the
-    signed twin of the one they mean.
-    """
+    """True when xarray changes the stored values of `var` and a store can hold them undecoded."""
     stored = np.dtype(var.encoding.get("dtype", var.dtype))
-    return (
-        stored.name in DTYPES
-        and "_Unsigned" not in var.encoding
-        and any(key in var.encoding for key in FILL_ATTRS + PACKING_ATTRS)
-    )
+    if _flagged_unsigned(var.encoding):
+        stored = _unsigned_twin(stored)
+    return stored.name in DTYPES and any(key in var.encoding for key in FILL_ATTRS + PACKING_ATTRS + ("_Unsigned",))
+
+
+def read_unsigned(ds: xr.Dataset, names: Sequence[str]) -> xr.Dataset:
+    """`ds` with the variables among `names` flagged `_Unsigned` (and read undecoded) as unsigned integers."""
+    for name in names:
+        var = ds[name]
+        if _flagged_unsigned(var.attrs) and var.dtype.kind == "i":
+            ds[name] = var.copy(data=var.data.view(_unsigned_twin(var.dtype)))
+    return ds
+
+
+def _flagged_unsigned(attrs: Mapping[str, Any]) -> bool:
+    return str(attrs.get("_Unsigned", "")).strip().lower() == "true"
+
+
+def _unsigned_twin(dtype: np.dtype) -> np.dtype:
+    return np.dtype(f"u{dtype.itemsize}") if dtype.kind == "i" else dtype
 
 
 @dataclass(frozen=True)
@@ -55,7 +68,7 @@ def declared(variables: Mapping[str, Mapping[str, Any]], labels: Sequence[str], 
     `variables` maps each input variable to its attributes: one variable for a (time, band, y, x)
     input (its packing applies to every band), or one per band for stacked variables.
     """
-    fills = {name: fill_value(attrs, name) for name, attrs in variables.items()}
+    fills = {name: _as_stored(fill_value(attrs, name), attrs, dtype) for name, attrs in variables.items()}
     distinct = sorted({v for v in fills.values() if v is not None})
     if len(distinct) > 1:
         listing = ", ".join(f"{n}: {v}" for n, v in fills.items() if v is not None)
@@ -85,6 +98,13 @@ def fill_value(attrs: Mapping[str, Any], name: str) -> float | int | None:
             "store has one nodata value. Re-run with --cast float32 to read all of them as invalid pixels"
         )
     return values.pop() if values else None
+
+
+def _as_stored(value: float | int | None, attrs: Mapping[str, Any], dtype: str) -> float | int | None:
+    """A fill value of an `_Unsigned` variable, given in its signed stored type, as the unsigned value it marks."""
+    if value is None or not _flagged_unsigned(attrs) or not isinstance(value, int):
+        return value
+    return value % (1 << (8 * np.dtype(dtype).itemsize))
 
 
 def _packing(attrs: Mapping[str, Any], name: str) -> tuple[float, float, str | None]:

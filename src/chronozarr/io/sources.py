@@ -19,7 +19,7 @@ from ..crs import CRS_FIX, epsg, find_crs
 from ..errors import InputError
 from ..spec.metadata import DTYPES, Band
 from ..write.source import band_labels
-from .cf import Declared, decoded_on_read
+from .cf import Declared, decoded_on_read, read_unsigned
 from .cf import declared as cf_declared
 from .stores import chronozarr_level, open_store_level
 from .timeaxis import standard_time_axis
@@ -119,7 +119,7 @@ def open_source(
         raise
     if undecoded:
         ds.close()
-        ds = open_dataset(path, group, undecoded=undecoded)
+        ds = read_unsigned(open_dataset(path, group, undecoded=undecoded), undecoded)
     try:
         if undecoded:
             selected = _select(ds, *pick)
