@@ -272,6 +272,21 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     await page.close();
   });
 
+  test('while a view loads, frames painted for arriving cells come at least 120 ms apart', async () => {
+    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    watch(page, false);
+    // Chunks answered one after another, 25 ms apart, as over a slow link.
+    let nth = 0;
+    await page.route(/\/s2\.zarr\/.*\/c\//, (route) => setTimeout(() => route.continue(), 25 * ++nth));
+    await page.goto(`${base}/viewer/?store=${s2}&t=2&z=3`);
+    await page.waitForFunction(() => window.__chronozarrViewer?.firstCompleteAt != null, null, { timeout: 60_000 });
+    const frames = await page.evaluate(() => window.__chronozarrViewer.frames.map((f) => ({ at: f.at, complete: f.complete, cells: f.cells.length })));
+    const partial = frames.slice(0, frames.findIndex((f) => f.complete));
+    assert.ok(partial.length >= 1, `the slow link shows progress before the complete frame: ${JSON.stringify(frames)}`);
+    for (let i = 1; i < partial.length; i++) assert.ok(partial[i].at - partial[i - 1].at >= 119, `progress frames ${i - 1} and ${i} are ${partial[i].at - partial[i - 1].at} ms apart`);
+    await page.close();
+  });
+
   test('playback pauses with a message when the loop cannot be buffered', async () => {
     const page = await openViewer(`store=${s2}&z=3`);
     await settled(page);

@@ -37,6 +37,13 @@ import { visibleCells } from './camera.js';
 
 const key = (lod, row, col, t) => `${lod}/${row}/${col}/${t}`;
 const RETRY_MS = 2000;
+/**
+ * Least ms between frames painted only because another cell of an incomplete view arrived: every
+ * painted frame is composited by the browser, which on a software-GL machine costs 30-110 ms of the
+ * GPU process that the cells still loading need, so progress shows at this pace (a complete frame,
+ * a camera move or a look change paints at once).
+ */
+const PROGRESS_MS = 120;
 
 /**
  * @param {object} o
@@ -70,6 +77,9 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
   let dirty = false;
   let raf = 0;
   let retryTimer = 0;
+  let progressTimer = 0;
+  /** performance.now() of the last paint; the scene's creation before the first. */
+  let lastPaintAt = performance.now();
   let destroyed = false;
   const stats = { uploads: 0, evictions: 0, aborted: 0, failed: 0, anchorUploads: 0 };
   /** Reconstruct star-delta timesteps on the GPU from stored anchors and residuals. */
@@ -193,7 +203,7 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
           dirty = true;
           paint();
           preload();
-        } else redraw();
+        } else redrawProgress();
       },
       (err) => {
         settle();
@@ -301,6 +311,17 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     a.tex = null;
   }
 
+  /** A redraw for a cell that arrived in an incomplete view: no sooner than PROGRESS_MS after the last paint. */
+  function redrawProgress() {
+    if (progressTimer || destroyed) return;
+    const wait = lastPaintAt + PROGRESS_MS - performance.now();
+    if (wait <= 0) redraw();
+    else progressTimer = setTimeout(() => {
+      progressTimer = 0;
+      redraw();
+    }, wait);
+  }
+
   function redraw() {
     dirty = true;
     if (!raf && !destroyed) raf = requestAnimationFrame(paint);
@@ -319,6 +340,9 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     // GPU to finish compiling it, while the first chunks still need that thread.
     if (!entries.length && frameNo === 0) return;
     dirty = false;
+    lastPaintAt = performance.now();
+    clearTimeout(progressTimer); // this frame shows that progress
+    progressTimer = 0;
     size = { ...size, ...renderer.resize() };
     renderer.begin(cam, size, look);
     for (const e of entries) {
@@ -438,6 +462,7 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     destroyed = true;
     cancelAnimationFrame(raf);
     clearTimeout(retryTimer);
+    clearTimeout(progressTimer);
     for (const ctrl of loads.values()) ctrl.abort();
     loads.clear();
     for (const e of [...cache.values()]) drop(e);
