@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 import chronozarr
-from chronozarr.check import doctor as doctor_module
-from chronozarr.check.doctor import doctor, looks_versioned
+from chronozarr.check.doctor import doctor
+from chronozarr.check.doctor_http import HttpDoctor, looks_versioned
 from chronozarr.cli import app
 from chronozarr.serve import StoreServer
 from conftest import make_series
@@ -114,7 +114,7 @@ def test_plain_zarr_falls_back_to_whole_object_reads(site: Path, monkeypatch: py
     def broken(self, meta, index):
         raise OSError("no fsspec here")
 
-    monkeypatch.setattr(doctor_module._HttpDoctor, "_plain_fsspec", broken)
+    monkeypatch.setattr(HttpDoctor, "_plain_fsspec", broken)
     with StoreServer(site) as srv:
         for store in ("sharded", "unsharded"):
             report = doctor(f"{srv.url}/{store}/chronozarr-1")

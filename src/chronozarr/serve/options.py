@@ -1,0 +1,54 @@
+"""How the server behaves: a correct host by default, one fault for each other value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cache_control import ASSET_CACHE, IMMUTABLE_CACHE, MUTABLE_CACHE
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """How the server behaves. The defaults are a correct host; every other value is a fault."""
+
+    cors: bool = True  # False: no Access-Control-* header at all, OPTIONS answered without them
+    expose_headers: bool = True  # False: no Access-Control-Expose-Headers
+    timing_allow_origin: bool = True
+    ranges: bool = True  # False: Range ignored and no Accept-Ranges, like `python -m http.server`
+    # A suffix range (bytes=-N) under a fault: False answers 400, as some hosts do; an int answers
+    # that status instead (200 ignores the Range and sends the whole body).
+    suffix_ranges: bool | int = True
+    range_200: bool = False  # advertises Accept-Ranges, then answers every range 200 + whole body
+    wrong_content_range: bool = False  # 206 with a range one byte off the one asked for
+    head: bool = True  # False: HEAD answered 405
+    gzip: bool = False  # gzip bodies when the client accepts it; ranges cut the gzipped bytes
+    spa_fallback: bool = False  # absent keys answered 200 with an HTML page
+    index_html: bool = True  # a directory outside any store serves its index.html when present
+    short_cache: bool = False  # every object gets `mutable_cache`, immutable ones included
+    forbidden: frozenset[str] = frozenset()  # keys starting with one of these answer 403
+    missing_status: int = 404  # 403 or 410 imitate hosts that answer so for an absent key
+    fail_status: tuple[int, int] | None = None  # (code, count): the first count requests fail
+    latency: float = 0.0  # seconds slept before each response
+    mutable_cache: str = MUTABLE_CACHE
+    immutable_cache: str = IMMUTABLE_CACHE
+    asset_cache: str = ASSET_CACHE
+
+    def __post_init__(self) -> None:
+        if isinstance(self.forbidden, str):
+            raise TypeError(f"forbidden must be a set of key prefixes, got the string {self.forbidden!r}")
+        object.__setattr__(self, "forbidden", frozenset(p.strip("/") for p in self.forbidden))
+        if self.suffix_ranges is not True and not isinstance(self.suffix_ranges, bool):
+            if not isinstance(self.suffix_ranges, int) or not 200 <= self.suffix_ranges <= 599:
+                raise ValueError(f"suffix_ranges must be a bool or an HTTP status, got {self.suffix_ranges!r}")
+        if self.fail_status is not None:
+            code, count = self.fail_status
+            if not 400 <= int(code) <= 599 or int(count) < 0:
+                raise ValueError(f"fail_status must be (error status, count >= 0), got {self.fail_status!r}")
+        if self.latency < 0:
+            raise ValueError(f"latency must be >= 0 seconds, got {self.latency!r}")
+
+    def suffix_status(self) -> int | None:
+        """None when suffix ranges are honoured, else the status a suffix range is answered with."""
+        if self.suffix_ranges is True:
+            return None
+        return 400 if self.suffix_ranges is False else int(self.suffix_ranges)

@@ -1,0 +1,55 @@
+"""The `Range` header: one byte range per request, as readers send it (spec 9, RFC 9110 14)."""
+
+from __future__ import annotations
+
+import re
+
+# One range only. A list of ranges does not match, so it is ignored and answered 200 with the
+# whole body, which RFC 9110 (14.2) allows; readers never need multipart/byteranges.
+_RANGE = re.compile(r"\s*bytes\s*=\s*([0-9]*)\s*-\s*([0-9]*)\s*", re.IGNORECASE)
+
+
+class Unsatisfiable(Exception):
+    """A range that selects no byte of the object: answered 416."""
+
+
+def parse_range(value: str, size: int) -> tuple[int, int] | None:
+    """Inclusive (first, last) byte of a single `Range: bytes=...` against an object of `size`.
+
+    None means the header is to be ignored (another unit, malformed, several ranges, last < first)
+    and the whole body sent with 200. Raises Unsatisfiable for a range past the end, a zero-length
+    suffix, or any range of an empty object.
+    """
+    match = _RANGE.fullmatch(value)
+    if match is None:
+        return None
+    first, last = match.groups()
+    if not first:
+        if not last:
+            return None
+        length = int(last)
+        if length == 0 or size == 0:
+            raise Unsatisfiable(value)
+        return max(0, size - length), size - 1
+    start = int(first)
+    end = int(last) if last else size - 1
+    if last and end < start:
+        return None
+    if start >= size:
+        raise Unsatisfiable(value)
+    return start, min(end, size - 1)
+
+
+def is_suffix_range(value: str) -> bool:
+    """True for `bytes=-N`, which the `suffix_ranges` fault answers differently."""
+    match = _RANGE.fullmatch(value)
+    return bool(match and not match.group(1) and match.group(2))
+
+
+def skewed_range(first: int, last: int, size: int) -> tuple[int, int]:
+    """A range one byte off (first, last); the same range when the object leaves no room."""
+    if last + 1 < size:
+        return first + 1, last + 1
+    if first > 0:
+        return first - 1, last - 1
+    return first, last
