@@ -10,8 +10,7 @@ import { createInspector, pixelValues } from './inspect.js';
 import { attachInput } from './input.js';
 import { fullViewerUrl, readParams, stateUrl } from './params.js';
 import { SPEEDS, createPlayback, snapSpeed } from './playback.js';
-import { DISPLAY_CODES, PRODUCT_CODES } from './products.glsl.js';
-import { defaultProduct, displayMode, productBands, productList } from './products.js';
+import { defaultProduct, lookFor, productList } from './products.js';
 import { acquireContext, createRenderer, cssSize, shaderDeltaFor } from './renderer.js';
 import { createScene } from './scene.js';
 import { percentileRange } from './stretch.js';
@@ -174,24 +173,7 @@ async function start(store) {
   }
 
   // ---- look ---------------------------------------------------------------------------------
-  function look() {
-    const used = productBands(state.product, bands, state.band);
-    const natural = displayMode(state.product, bands, used, store.dtype);
-    // A range the user set wins over tone mapping and the 8-bit identity.
-    const mode = state.range && natural !== 'index' ? 'linear' : natural;
-    const range = state.range ?? state.auto ?? [0, 1];
-    return {
-      product: PRODUCT_CODES[state.product],
-      display: mode === 'index' ? 0 : DISPLAY_CODES[mode],
-      mode,
-      bands: used,
-      scale: used.map((i) => (i >= 0 ? bands[i].scale : 1)),
-      offset: used.map((i) => (i >= 0 ? bands[i].offset : 0)),
-      range,
-      nodata: store.nodata,
-      hasMask: store.hasMask,
-    };
-  }
+  const look = () => lookFor(store, state);
   let stretchKey = '';
   function applyLook() {
     const l = look();

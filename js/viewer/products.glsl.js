@@ -1,5 +1,5 @@
 /**
- * Product colours as one GLSL ES 3.00 source, shared by the viewer and (later) the MapLibre layer.
+ * Product colours as one GLSL ES 3.00 source, shared by the viewer and the MapLibre layer.
  *
  * The host shader fetches the product's bands, applies validity, scale and offset, and calls
  * `czProductColor(product, display, v, range)` with the physical values `v` in the product's band
@@ -11,6 +11,8 @@
  * `CZ_RECONSTRUCT_GLSL` is the star-delta modular add for a host that uploads stored anchors and
  * residuals as integer textures (the viewer does, for uint8 and uint16 star-delta stores): the true
  * value is `czReconstruct(anchor, residual, bits)`, exact, before validity, scale and product math.
+ * `valuesGlsl` is the part both hosts share before the colour: the chunk's textures and the
+ * `czValues(texel, out v)` that reads the product's bands there and says whether the pixel is valid.
  * @module
  */
 
@@ -77,5 +79,43 @@ export const CZ_RECONSTRUCT_GLSL = /* glsl */ `
 // Star-delta (spec 4.2): anchor + residual modulo 2^bits of the stored type (8 or 16), no clamp.
 uint czReconstruct(uint anchor, uint residual, uint bits) {
   return (anchor + residual) & ((1u << bits) - 1u);
+}
+`;
+
+/**
+ * Uniforms for a chunk's data (and anchor, mask) textures and `bool czValues(ivec2 p, out vec3 v)`:
+ * the physical values of the product's bands at texel p, false where the mask or nodata says invalid.
+ * @param {string} sampler the data texture's sampler type
+ * @param {number} [bits] bits of an unsigned stored type: residuals are reconstructed against uAnchor
+ */
+export const valuesGlsl = (sampler, bits) => /* glsl */ `
+uniform ${sampler} uData;
+uniform usampler2D uMask;
+uniform bool uHasMask;
+uniform bool uHasNodata;
+uniform float uNodata;
+uniform ivec3 uBands;       // band layers feeding the product, -1 unused
+uniform vec3 uScale;
+uniform vec3 uOffset;
+${bits ? `${CZ_RECONSTRUCT_GLSL}
+uniform ${sampler} uAnchor;
+uniform bool uDelta;        // uData holds residuals against uAnchor
+float czStored(ivec3 q) {
+  uint r = texelFetch(uData, q, 0).r;
+  return float(uDelta ? czReconstruct(texelFetch(uAnchor, q, 0).r, r, ${bits}u) : r);
+}` : `float czStored(ivec3 q) {
+  return float(texelFetch(uData, q, 0).r);
+}`}
+bool czValues(ivec2 p, out vec3 v) {
+  bool valid = !uHasMask || texelFetch(uMask, p, 0).r != 0u;
+  v = vec3(0.0);
+  for (int i = 0; i < 3; i++) {
+    int b = uBands[i];
+    if (b < 0) continue;
+    float raw = czStored(ivec3(p, b));
+    if (!uHasMask && uHasNodata && raw == uNodata) valid = false;
+    v[i] = raw * uScale[i] + uOffset[i];
+  }
+  return valid;
 }
 `;

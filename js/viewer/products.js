@@ -3,6 +3,7 @@
  * Bands are found by `common_name`, falling back to `name` (spec 3.6).
  * @module
  */
+import { DISPLAY_CODES, PRODUCT_CODES } from './products.glsl.js';
 
 /** @typedef {{ name: string, common_name?: string | null, scale: number, offset: number, units?: string | null }} Band */
 
@@ -100,4 +101,31 @@ export function indexValue(product, v) {
   const s = a + b;
   const i = s === 0 ? 0 : Math.max(-1, Math.min(1, (a - b) / s));
   return { label: product, values: [i] };
+}
+
+/**
+ * What the fragment shader needs to colour a product: band layers, scale and offset, the display
+ * mode (reflectance tone map, linear stretch, 8-bit as stored) and the stretch range.
+ * @param {{ bands: Band[], dtype: string, nodata: number | null, hasMask: boolean }} store
+ * @param {object} o
+ * @param {string} o.product
+ * @param {number} o.band index of the band the `band` product shows
+ * @param {[number, number] | null} o.range fixed stretch in physical units; it wins over tone mapping
+ * @param {[number, number] | null} o.auto the percentile stretch of what is on screen
+ */
+export function lookFor(store, { product, band, range, auto }) {
+  const used = productBands(product, store.bands, band);
+  const natural = displayMode(product, store.bands, used, store.dtype);
+  const mode = range && natural !== 'index' ? 'linear' : natural;
+  return {
+    product: PRODUCT_CODES[/** @type {keyof PRODUCT_CODES} */ (product)],
+    display: mode === 'index' ? 0 : DISPLAY_CODES[/** @type {keyof DISPLAY_CODES} */ (mode)],
+    mode,
+    bands: used,
+    scale: used.map((i) => (i >= 0 ? store.bands[i].scale : 1)),
+    offset: used.map((i) => (i >= 0 ? store.bands[i].offset : 0)),
+    range: range ?? auto ?? [0, 1],
+    nodata: store.nodata,
+    hasMask: store.hasMask,
+  };
 }

@@ -7,17 +7,12 @@
  * band math. Otherwise the chunks are true values.
  * @module
  */
-import { CZ_RECONSTRUCT_GLSL, PRODUCT_GLSL } from './products.glsl.js';
+import { PRODUCT_GLSL, valuesGlsl } from './products.glsl.js';
+import { FORMATS } from './formats.js';
+import { setLookUniforms } from './look-uniforms.js';
 
 /** The background colour of invalid pixels and empty canvas, in 8-bit sRGB. */
 export const BACKGROUND = /** @type {const} */ ([9, 12, 18]);
-
-const FORMATS = {
-  uint8: { internal: 'R8UI', format: 'RED_INTEGER', type: 'UNSIGNED_BYTE', sampler: 'usampler2DArray', bits: 8 },
-  uint16: { internal: 'R16UI', format: 'RED_INTEGER', type: 'UNSIGNED_SHORT', sampler: 'usampler2DArray', bits: 16 },
-  int16: { internal: 'R16I', format: 'RED_INTEGER', type: 'SHORT', sampler: 'isampler2DArray' },
-  float32: { internal: 'R32F', format: 'RED', type: 'FLOAT', sampler: 'sampler2DArray' },
-};
 
 const VERTEX = `#version 300 es
 in vec2 aPos;
@@ -38,17 +33,9 @@ precision highp float;
 precision highp int;
 precision highp ${sampler};
 precision highp usampler2D;
-uniform ${sampler} uData;
-uniform usampler2D uMask;
-uniform bool uHasMask;
-uniform bool uHasNodata;
-uniform float uNodata;
 uniform float uLevelScale;  // level-0 pixels per texel of the drawn level
 uniform ivec2 uOrigin;      // texel of the chunk's top-left corner in its level
 uniform ivec2 uSize;        // texels of the chunk inside the level
-uniform ivec3 uBands;       // band layers feeding the product, -1 unused
-uniform vec3 uScale;
-uniform vec3 uOffset;
 uniform int uProduct;
 uniform int uDisplay;
 uniform vec2 uRange;
@@ -56,26 +43,11 @@ uniform vec3 uBackground;
 in vec2 vPos;
 out vec4 outColor;
 ${PRODUCT_GLSL}
-${bits ? `${CZ_RECONSTRUCT_GLSL}
-uniform ${sampler} uAnchor;
-uniform bool uDelta;        // uData holds residuals against uAnchor
-float czStored(ivec3 q) {
-  uint r = texelFetch(uData, q, 0).r;
-  return float(uDelta ? czReconstruct(texelFetch(uAnchor, q, 0).r, r, ${bits}u) : r);
-}` : `float czStored(ivec3 q) {
-  return float(texelFetch(uData, q, 0).r);
-}`}
+${valuesGlsl(sampler, bits)}
 void main() {
   ivec2 p = clamp(ivec2(floor(vPos / uLevelScale)) - uOrigin, ivec2(0), uSize - 1);
-  bool valid = !uHasMask || texelFetch(uMask, p, 0).r != 0u;
-  vec3 v = vec3(0.0);
-  for (int i = 0; i < 3; i++) {
-    int b = uBands[i];
-    if (b < 0) continue;
-    float raw = czStored(ivec3(p, b));
-    if (!uHasMask && uHasNodata && raw == uNodata) valid = false;
-    v[i] = raw * uScale[i] + uOffset[i];
-  }
+  vec3 v;
+  bool valid = czValues(p, v);
   outColor = valid ? vec4(czProductColor(uProduct, uDisplay, v, uRange), 1.0) : vec4(uBackground, 1.0);
 }`;
 
@@ -159,7 +131,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
     const tex = gl.createTexture();
     gl.bindTexture(gl.TEXTURE_2D_ARRAY, tex);
     params(gl, gl.TEXTURE_2D_ARRAY);
-    gl.texImage3D(gl.TEXTURE_2D_ARRAY, 0, gl[fmt.internal], 1, 1, 1, 0, gl[fmt.format], gl[fmt.type], fmt.bits === 8 ? new Uint8Array(1) : new Uint16Array(1));
+    gl.texImage3D(gl.TEXTURE_2D_ARRAY, 0, gl[fmt.internal], 1, 1, 1, 0, gl[fmt.format], gl[fmt.type], new fmt.empty(1));
     return tex;
   })() : null;
   const bg = BACKGROUND.map((c) => c / 255);
@@ -210,18 +182,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
     gl.bindVertexArray(vao);
     gl.uniform3f(loc.uView, cam.cx, cam.cy, cam.zoom);
     gl.uniform2f(loc.uCanvas, size.w, size.h);
-    gl.uniform1i(loc.uData, 0);
-    gl.uniform1i(loc.uMask, 1);
-    if (loc.uAnchor) gl.uniform1i(loc.uAnchor, 2);
-    gl.uniform1i(loc.uHasMask, look.hasMask ? 1 : 0);
-    gl.uniform1i(loc.uHasNodata, look.nodata == null ? 0 : 1);
-    gl.uniform1f(loc.uNodata, look.nodata ?? 0);
-    gl.uniform3i(loc.uBands, look.bands[0], look.bands[1], look.bands[2]);
-    gl.uniform3f(loc.uScale, look.scale[0], look.scale[1], look.scale[2]);
-    gl.uniform3f(loc.uOffset, look.offset[0], look.offset[1], look.offset[2]);
-    gl.uniform1i(loc.uProduct, look.product);
-    gl.uniform1i(loc.uDisplay, look.display);
-    gl.uniform2f(loc.uRange, look.range[0], look.range[1]);
+    setLookUniforms(gl, loc, look);
     gl.uniform3f(loc.uBackground, bg[0], bg[1], bg[2]);
   }
 

@@ -1,0 +1,307 @@
+// The MapLibre custom layer end to end: a real MapLibre map (blank style, fixed view) in Debian
+// Chromium through playwright-core, against `chronozarr serve`, on stores the Python writer makes
+// during the run. Where a pixel lands is computed here with pyproj (e2e/lonlat.py) and this file's
+// own Web Mercator formulas, not with the layer's code.
+// Run: cd js && node --test e2e/maplibre.test.mjs   (also part of `npm test`).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { join, dirname, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const here = dirname(fileURLToPath(import.meta.url));
+const jsDir = join(here, '..');
+const repo = join(jsDir, '..');
+const PY = join(repo, '.venv', 'bin', 'python');
+const CLI = join(repo, '.venv', 'bin', 'chronozarr');
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const BACKGROUND = [16, 32, 48];
+const BG_CSS = 'rgb(16, 32, 48)';
+const W = 800;
+const H = 600;
+const skip = !existsSync(CHROMIUM) ? 'no /usr/bin/chromium' : !existsSync(PY) ? 'no .venv' : false;
+
+/** Web Mercator of lon/lat in 0..1 (y down), as MapLibre places the world at zoom 0 in 512 px. */
+function mercator(lon, lat) {
+  const phi = (lat * Math.PI) / 180;
+  return { x: (lon + 180) / 360, y: (1 - Math.log(Math.tan(phi) + 1 / Math.cos(phi)) / Math.PI) / 2 };
+}
+
+/** CSS pixel of lon/lat on a W x H map centred on `center` at `zoom`, bearing and pitch 0. */
+function screenOf([lon, lat], center, zoom) {
+  const world = 512 * 2 ** zoom;
+  const c = mercator(center[0], center[1]);
+  const p = mercator(lon, lat);
+  return { x: W / 2 + (p.x - c.x) * world, y: H / 2 + (p.y - c.y) * world };
+}
+
+describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
+  let tmp;
+  let server;
+  let base;
+  let browser;
+  let s2;
+  let rgb;
+  const consoleErrors = [];
+
+  before(async () => {
+    tmp = mkdtempSync(join(here, '.tmp-maplibre-'));
+    await run(PY, [join(here, 'make_stores.py'), tmp], { cwd: repo });
+    server = spawn(CLI, ['serve', jsDir, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    base = await new Promise((resolve, reject) => {
+      let text = '';
+      server.stderr.on('data', (d) => {
+        text += d;
+        const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
+        if (m) resolve(m[1]);
+      });
+      server.on('exit', (code) => reject(new Error(`server exited ${code}: ${text}`)));
+    });
+    const rel = relative(jsDir, tmp);
+    s2 = `${base}/${rel}/s2.zarr`;
+    rgb = `${base}/${rel}/rgb.zarr`;
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  });
+
+  after(async () => {
+    await browser?.close();
+    server?.kill();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  function watch(page) {
+    page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${page.url()}: ${m.text()}`));
+    page.on('pageerror', (e) => consoleErrors.push(`${page.url()}: ${e.message}`));
+  }
+
+  /** A host page with a map at a fixed view and the layer on it, once the layer is ready. */
+  async function openMap({ center, zoom, layer }) {
+    const page = await browser.newPage({ viewport: { width: W, height: H } });
+    watch(page);
+    // Every decode worker the page starts, and whether it was terminated.
+    await page.addInitScript(() => {
+      const Native = window.Worker;
+      window.workerLog = [];
+      window.Worker = class extends Native {
+        constructor(url, options) {
+          super(url, options);
+          this.entry = { url: String(url), terminated: false };
+          window.workerLog.push(this.entry);
+        }
+        terminate() {
+          this.entry.terminated = true;
+          super.terminate();
+        }
+      };
+    });
+    await page.goto(`${base}/e2e/maplibre-host.html`);
+    await page.waitForFunction(() => window.hostReady);
+    await page.evaluate(({ center, zoom, background }) => window.makeMap({ center, zoom, background }), { center, zoom, background: BG_CSS });
+    await page.evaluate((options) => window.addLayer(options), layer);
+    await page.evaluate(() => window.nextRender());
+    return page;
+  }
+
+  const expected = async (store, t, pixels) => JSON.parse((await run(PY, [join(here, 'read_expected.py'), store, '0', String(t), ...pixels.map((p) => p.join(','))], { cwd: repo })).stdout);
+  const lonLats = async (store, pixels) => JSON.parse((await run(PY, [join(here, 'lonlat.py'), store, ...pixels.map((p) => p.join(','))], { cwd: repo })).stdout);
+  const grey = (v, lo, hi) => Math.round(Math.min(1, Math.max(0, (v - lo) / (hi - lo))) * 255);
+
+  /**
+   * Draws a fixed-range band product and compares every sampled pixel centre with the grey its
+   * stored value gives (invalid pixels: the map background). Returns how many were checked.
+   */
+  async function checkColours(page, store, { t, band, lo, hi, center, zoom, pixels }) {
+    const exp = await expected(store, t, pixels);
+    const where = await lonLats(store, pixels);
+    const screen = where.map((ll) => screenOf(ll, center, zoom));
+    const inside = screen.map((s) => s.x >= 1 && s.y >= 1 && s.x < W - 1 && s.y < H - 1);
+    const colours = await page.evaluate((pts) => window.pixelsAt(pts), screen.map((s) => [s.x, s.y]));
+    let checked = 0;
+    let masked = 0;
+    exp.pixels.forEach((p, i) => {
+      if (!inside[i]) return;
+      const c = colours[i];
+      if (p.mask === 0) {
+        assert.deepEqual(c.slice(0, 3), BACKGROUND, `masked pixel ${p.x},${p.y} at ${screen[i].x},${screen[i].y}: drew ${c}`);
+        masked++;
+        return;
+      }
+      const g = grey(p.stored[band] * exp.scale[band] + exp.offset[band], lo, hi);
+      for (const ch of c.slice(0, 3)) assert.ok(Math.abs(ch - g) <= 1, `pixel ${p.x},${p.y} at ${screen[i].x.toFixed(2)},${screen[i].y.toFixed(2)}: drew ${c}, expected grey ${g} (stored ${p.stored[band]})`);
+      checked++;
+    });
+    return { checked, masked };
+  }
+
+  test('UTM store: a fixed-range band product draws the colours of the stored values where pyproj puts them; masked pixels show the map', async () => {
+    const store = join(tmp, 's2.zarr');
+    const [center] = await lonLats(store, [[100, 60]]);
+    const zoom = 15.5; // about 6 CSS px per 10 m texel: level 0
+    const lo = 0.03;
+    const hi = 0.25;
+    const page = await openMap({ center, zoom, layer: { url: s2, t: 6, product: 'band', band: 'B08', range: [lo, hi] } });
+    const state = await page.evaluate(() => ({ lod: window.layer.lod, stats: window.layer.stats, frame: window.layer.frames.at(-1) }));
+    assert.equal(state.lod, 0);
+    assert.equal(state.stats.shownT, 6);
+    assert.ok(state.frame.complete && state.frame.cells.every((c) => c.lod === 0 && c.t === 6));
+    const pixels = [];
+    for (let y = 12; y < 110; y += 7) for (let x = 36; x < 166; x += 9) pixels.push([x, y]);
+    pixels.push([50, 20], [62, 25], [41, 11], [69, 29]); // inside the masked block
+    const { checked, masked } = await checkColours(page, store, { t: 6, band: 3, lo, hi, center, zoom, pixels });
+    assert.ok(checked > 150, `checked ${checked}`);
+    assert.ok(masked >= 4, `masked ${masked}`);
+    await page.close();
+  });
+
+  test('EPSG:3857 store: colours match at known pixels, and the map shows outside the footprint', async () => {
+    const store = join(tmp, 'rgb.zarr');
+    const [center] = await lonLats(store, [[40, 30]]);
+    const zoom = 18.5; // about 4.7 CSS px per 1 m texel
+    const lo = 20;
+    const hi = 230;
+    const page = await openMap({ center, zoom, layer: { url: rgb, t: 3, product: 'band', band: 'red', range: [lo, hi] } });
+    assert.equal(await page.evaluate(() => window.layer.lod), 0);
+    const pixels = [];
+    for (let y = 2; y < 60; y += 5) for (let x = 3; x < 80; x += 6) pixels.push([x, y]);
+    const { checked } = await checkColours(page, store, { t: 3, band: 0, lo, hi, center, zoom, pixels });
+    assert.equal(checked, pixels.length);
+    // Two texels beyond each edge of the 80 x 60 footprint.
+    const outside = (await lonLats(store, [[-2, 30], [81, 30], [40, -2], [40, 61]])).map((ll) => screenOf(ll, center, zoom));
+    const colours = await page.evaluate((pts) => window.pixelsAt(pts), outside.map((s) => [s.x, s.y]));
+    for (const c of colours) assert.deepEqual(c.slice(0, 3), BACKGROUND);
+    const bounds = await page.evaluate(() => window.layer.bounds);
+    assert.ok(bounds[0][0] < center[0] && center[0] < bounds[1][0] && bounds[0][1] < center[1] && center[1] < bounds[1][1]);
+    await page.close();
+  });
+
+  test('setTime keeps the shown timestep until every visible cell has the new one, and does not refetch cached ones', async () => {
+    const store = join(tmp, 's2.zarr');
+    const [center] = await lonLats(store, [[100, 60]]);
+    const page = await openMap({ center, zoom: 15.5, layer: { url: s2, t: 5, product: 'band', band: 'B03', range: [0.04, 0.22] } });
+    // The scene also loads the timesteps either side of the one shown; let those finish first.
+    const idle = () => page.waitForFunction(() => window.layer.stats.pending === 0 && window.layer.stats.settled);
+    await idle();
+    // Hold every request of timestep 7; they are let through one at a time below.
+    const held = [];
+    const chunkRequests = [];
+    page.on('request', (r) => /\/c\/\d+\//.test(r.url()) && chunkRequests.push(r.url()));
+    await page.route(/\/c\/7\//, (route) => held.push(route));
+    const before = await page.evaluate(() => ({ stats: window.layer.stats, n: window.layer.frames.length, cells: window.layer.frames.at(-1).cells.length }));
+    assert.equal(before.stats.shownT, 5);
+    assert.ok(before.cells >= 8, `visible cells ${before.cells}`);
+    await page.evaluate(() => window.layer.setTime(7));
+    let released = 0;
+    for (;;) {
+      const s = await page.evaluate(() => window.nextRender().then(() => window.layer.stats));
+      // Switched means every visible cell of the asked level has t = 7 (settled); else 5 stays.
+      if (s.shownT === 7) {
+        assert.ok(s.settled, 'switched to 7 before every visible cell had it');
+        break;
+      }
+      assert.equal(s.shownT, 5);
+      assert.ok(released < 500, 'the new timestep never arrived');
+      if (held.length) {
+        await held.shift().continue();
+        released++;
+      } else await new Promise((r) => setTimeout(r, 20));
+    }
+    // Each visible cell needed at least its residual chunk of t = 7, all of them held.
+    assert.ok(released >= before.cells, `switched after ${released} of the held requests`);
+    await page.unroute(/\/c\/7\//);
+    await page.evaluate(() => window.nextRender());
+    const frames = await page.evaluate((n) => window.layer.frames.slice(n), before.n);
+    for (const f of frames) for (const c of f.cells) assert.equal(c.t, f.t, `frame ${f.n} mixes timesteps`);
+    const first7 = frames.find((f) => f.t === 7);
+    assert.ok(first7, 'no frame of t = 7 was drawn');
+    assert.ok(first7.complete && first7.cells.length === before.cells, `first t = 7 frame: ${JSON.stringify(first7)}`);
+    assert.ok(frames.slice(0, frames.indexOf(first7)).every((f) => f.t === 5));
+    // Back to a timestep on the GPU: shown at once, no request.
+    await idle();
+    const count = chunkRequests.length;
+    const back = await page.evaluate(() => {
+      window.layer.setTime(5);
+      return window.layer.stats;
+    });
+    assert.equal(back.shownT, 5);
+    await page.evaluate(() => window.nextRender());
+    await idle();
+    assert.deepEqual(chunkRequests.slice(count), []);
+    await page.close();
+  });
+
+  test('getValueAt gives the stored and physical values of the level-0 pixel, as the Python reader reads them', async () => {
+    const store = join(tmp, 's2.zarr');
+    const pixels = [[123, 77], [50, 20], [3, 140], [199, 0]];
+    const where = await lonLats(store, pixels);
+    const page = await openMap({ center: where[0], zoom: 13, layer: { url: s2, t: 6 } });
+    const exp = await expected(store, 6, pixels);
+    for (const [i, p] of exp.pixels.entries()) {
+      const v = await page.evaluate((ll) => window.layer.getValueAt({ lng: ll[0], lat: ll[1] }), where[i]);
+      assert.deepEqual([v.x, v.y, v.t], [p.x, p.y, 6]);
+      assert.deepEqual(v.bands.map((b) => b.stored), p.stored);
+      assert.equal(v.valid, p.mask === 1);
+      v.bands.forEach((b, k) => {
+        if (p.mask === 1) assert.ok(Math.abs(b.value - (p.stored[k] * exp.scale[k] + exp.offset[k])) < 1e-12);
+        else assert.equal(b.value, null);
+      });
+    }
+    assert.equal(await page.evaluate(() => window.layer.getValueAt([0, 0])), null);
+    await page.close();
+  });
+
+  test('remove takes the layer off the map and ends the decode workers; a missing matrix is reported', async () => {
+    const store = join(tmp, 's2.zarr');
+    const [center] = await lonLats(store, [[100, 75]]);
+    const page = await openMap({ center, zoom: 14, layer: { url: s2 } });
+    const message = await page.evaluate(() => new Promise((resolve) => {
+      window.layer.on('error', (e) => resolve(e.error.message));
+      window.layer.render(null, {});
+    }));
+    assert.match(message, /MapLibre GL JS 5 or later.*defaultProjectionData\.mainMatrix/);
+    const started = await page.evaluate(() => window.workerLog.filter((w) => w.url.includes('decode-worker')).length);
+    assert.ok(started > 0, 'the reader started no decode worker');
+    const after = await page.evaluate(async () => {
+      window.layer.remove();
+      await window.nextRender();
+      return {
+        layer: Boolean(window.map.getLayer('chronozarr')),
+        workers: window.workerLog.filter((w) => w.url.includes('decode-worker')),
+        stats: window.layer.stats,
+        alive: window.layer.store.stats().workers,
+      };
+    });
+    assert.equal(after.layer, false);
+    assert.ok(after.workers.every((w) => w.terminated), JSON.stringify(after.workers));
+    assert.equal(after.stats, null);
+    assert.equal(after.alive, 0);
+    await page.close();
+  });
+
+  test('the demo page opens ?store=, fits it, and its slider, product select and click readout work', async () => {
+    const page = await browser.newPage({ viewport: { width: W, height: H } });
+    watch(page);
+    await page.goto(`${base}/maplibre/?store=${encodeURIComponent(s2)}&t=2`);
+    await page.waitForFunction(() => window.__chronozarrMap?.layer.stats?.settled && document.getElementById('status').textContent === '', null, { timeout: 20_000 });
+    await page.evaluate(() => {
+      const slider = document.getElementById('time');
+      slider.value = '4';
+      slider.dispatchEvent(new Event('input'));
+    });
+    await page.selectOption('#product', 'ndvi');
+    const state = await page.evaluate(() => ({ t: window.__chronozarrMap.layer.t, product: window.__chronozarrMap.layer.product, date: document.getElementById('date').textContent }));
+    assert.deepEqual(state, { t: 4, product: 'ndvi', date: '2020-05-01 (5/10)' });
+    await page.mouse.click(W / 2, H / 2);
+    await page.waitForFunction(() => document.getElementById('readout').textContent.startsWith('pixel'));
+    assert.match(await page.textContent('#readout'), /^pixel \d+, \d+ {2}2020-05-01/);
+    await page.close();
+  });
+
+  test('no console errors', () => {
+    assert.deepEqual(consoleErrors, []);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * The MapLibre demo page: `?store=URL` on a blank style (no tiles, works offline), with a time
+ * slider, product and band selects, opacity and a click readout. `&t=`, `&product=`, `&band=`
+ * set the start. `window.__chronozarrMap` holds { map, layer } for tests.
+ * @module
+ */
+import * as maplibregl from 'maplibre-gl';
+import { ChronozarrLayer } from './layer.js';
+
+const $ = (id) => /** @type {any} */ (document.getElementById(id));
+const params = new URLSearchParams(location.search);
+const store = params.get('store');
+
+/** A style with nothing but a background: the page needs no tile server. */
+const BLANK_STYLE = { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#2a2f3a' } }] };
+
+const map = new maplibregl.Map({ container: 'map', style: BLANK_STYLE, center: [0, 0], zoom: 1, attributionControl: false });
+map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
+
+function status(text, error = false) {
+  $('status').textContent = text;
+  $('status').classList.toggle('error', error);
+}
+
+if (!store) {
+  status('No store: open this page with ?store=URL of a chronozarr store (the directory holding zarr.json).', true);
+} else {
+  const t = Number(params.get('t') ?? 0);
+  const layer = new ChronozarrLayer({ url: store, t, product: params.get('product') ?? undefined, band: params.get('band') ?? 0, prefetch: true });
+  // @ts-ignore
+  window.__chronozarrMap = { map, layer };
+  layer.on('error', (event) => {
+    console.error(event.error);
+    status(String(event.error?.message ?? event.error), true);
+  });
+  layer.on('loading', () => status('Loading…'));
+  layer.on('ready', () => status(''));
+  layer.on('open', () => {
+    map.fitBounds(layer.bounds, { padding: 40, duration: 0 });
+    const slider = $('time');
+    slider.max = String(layer.times.length - 1);
+    slider.value = String(layer.t);
+    slider.disabled = false;
+    const showDate = () => ($('date').textContent = `${layer.times[layer.t].slice(0, 10)} (${layer.t + 1}/${layer.times.length})`);
+    showDate();
+    slider.addEventListener('input', () => {
+      layer.setTime(Number(slider.value));
+      showDate();
+    });
+    const product = $('product');
+    for (const p of layer.products) {
+      const option = new Option(p.name + (p.available ? '' : ' (unavailable)'), p.id);
+      option.disabled = !p.available;
+      product.append(option);
+    }
+    product.value = layer.product;
+    product.disabled = false;
+    product.addEventListener('change', () => layer.setProduct(product.value));
+    const band = $('band');
+    layer.bandNames.forEach((name, i) => band.append(new Option(name, String(i))));
+    band.value = String(layer.band);
+    band.disabled = false;
+    band.addEventListener('change', () => layer.setBand(Number(band.value)));
+  });
+  layer.opened.catch((err) => status(`Could not open ${store}: ${err.message}`, true));
+  $('opacity').addEventListener('input', () => layer.setOpacity(Number($('opacity').value)));
+  map.on('click', async (event) => {
+    const v = await layer.getValueAt(event.lngLat).catch((err) => ({ error: err }));
+    if (!v) $('readout').textContent = 'outside the store';
+    else if ('error' in v) $('readout').textContent = String(v.error.message);
+    else {
+      const lines = v.bands.map((b) => `${b.name.padEnd(6)} ${b.value == null ? '–' : Number(b.value.toPrecision(6))}  (stored ${b.stored})`);
+      $('readout').textContent = [`pixel ${v.x}, ${v.y}  ${v.time.slice(0, 10)}${v.valid ? '' : '  invalid'}`, ...lines].join('\n');
+    }
+  });
+  map.on('load', () => map.addLayer(layer));
+}

@@ -1,0 +1,347 @@
+/**
+ * The layer's GPU side, shaped as the renderer the viewer's scene drives: the scene uploads
+ * chunks, starts a frame and lists the chunks it draws; this module keeps that list as the frame
+ * to show and draws it when MapLibre calls the layer's render, with MapLibre's matrix.
+ *
+ * MapLibre tracks its GL state and may only be touched from inside render, while the scene uploads
+ * whenever a chunk arrives. So `upload` returns texture handles that are created on the GPU the
+ * first time a frame draws them, and deletions wait for the next render too.
+ *
+ * Each cell is drawn as a mesh of `divisions` x `divisions` quads whose vertices are the cell's
+ * level-0 pixel positions projected to mercator: a UTM store lands where it belongs without a
+ * resampling pass, and the fragment shader still fetches exact texels.
+ * @module
+ */
+import { FORMATS } from '../viewer/formats.js';
+import { setLookUniforms } from '../viewer/look-uniforms.js';
+import { A_MERC, A_PIX, VERTEX, fragmentShader } from './shaders.js';
+
+/** Meshes kept for cells out of view, beyond which the least recently drawn are deleted. */
+const MESH_CACHE = 1024;
+
+/**
+ * A texture the scene holds: its data until the first draw creates it on the GPU.
+ * @typedef {{ data: ArrayBufferView | null, width: number, height: number, mask: boolean, tex: WebGLTexture | null, dead: boolean }} Handle
+ */
+
+/**
+ * @param {object} o
+ * @param {string} o.dtype
+ * @param {number} o.nBands
+ * @param {(px: number, py: number) => { x: number, y: number }} o.toMercator level-0 pixel to mercator
+ * @param {number} [o.divisions] quads per cell side
+ */
+export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
+  const fmt = FORMATS[dtype];
+  if (!fmt) throw new Error(`no texture format for data_type ${dtype}`);
+  /** @type {WebGLTexture[]} */
+  let doomed = [];
+  /** @type {{ look: any, items: any[] } | null} */
+  let pending = null;
+  /** @type {{ look: any, items: any[], record: any } | null} */
+  let frame = null;
+  /** @type {any} */
+  let gl = null;
+  /** @type {WebGLProgram | null} */
+  let program = null;
+  /** @type {Record<string, WebGLUniformLocation | null> | null} */
+  let loc = null;
+  /** @type {WebGLBuffer | null} */
+  let indices = null;
+  /** @type {WebGLTexture | null} */
+  let noMask = null;
+  /** @type {WebGLTexture | null} */
+  let noAnchor = null;
+  /** @type {Map<string, { vao: WebGLVertexArrayObject, buffer: WebGLBuffer, centre: { x: number, y: number }, used: number }>} */
+  const meshes = new Map();
+  let drawNo = 0;
+  const stats = { textureUploads: 0, meshBuilds: 0 };
+  const indexCount = divisions * divisions * 6;
+
+  /** @returns {Handle} */
+  const handle = (data, width, height, mask) => ({ data, width, height, mask, tex: null, dead: false });
+  /** @param {Handle | null | undefined} h */
+  function kill(h) {
+    if (!h || h.dead) return;
+    h.dead = true;
+    h.data = null;
+    if (h.tex) doomed.push(h.tex);
+    h.tex = null;
+  }
+
+  // ---- the renderer interface the scene uses --------------------------------------------------
+
+  const renderer = {
+    shaderDelta: Boolean(fmt.bits),
+    ready: () => true,
+    /** The scene's view size is the level-0 box it was given: nothing to resize here. */
+    resize: () => ({}),
+    /** @param {ArrayBufferView | null} data @param {Uint8Array | null} mask @param {number} width @param {number} height */
+    upload(data, mask, width, height) {
+      return {
+        tex: data ? handle(data, width, height, false) : null,
+        maskTex: mask ? handle(mask, width, height, true) : null,
+        anchorTex: null,
+        bytes: (data ? data.byteLength : 0) + (mask ? mask.byteLength : 0),
+      };
+    },
+    /** @param {ArrayBufferView} data @param {number} width @param {number} height */
+    dataTexture: (data, width, height) => handle(data, width, height, false),
+    deleteTexture: kill,
+    /** @param {{ tex: Handle | null, maskTex: Handle | null }} gpu */
+    release(gpu) {
+      kill(gpu.tex);
+      kill(gpu.maskTex);
+    },
+    begin(_cam, _size, look) {
+      pending = { look, items: [] };
+    },
+    draw(gpu, k, rect, _origin, size) {
+      pending?.items.push({ gpu, k, rect, size });
+    },
+  };
+
+  /** Make the frame the scene just listed the one render draws. @param {any} record the scene's frame record */
+  function commit(record) {
+    if (pending) frame = { ...pending, record };
+    pending = null;
+  }
+
+  // ---- drawing inside MapLibre's render --------------------------------------------------------
+
+  /** Compile and link (no binding state is touched, so this may run outside render). @param {WebGL2RenderingContext} context */
+  function attach(context) {
+    gl = context;
+    program = gl.createProgram();
+    for (const [type, src] of [[gl.VERTEX_SHADER, VERTEX], [gl.FRAGMENT_SHADER, fragmentShader(fmt.sampler, fmt.bits)]]) {
+      const shader = /** @type {WebGLShader} */ (gl.createShader(type));
+      gl.shaderSource(shader, src);
+      gl.compileShader(shader);
+      gl.attachShader(program, shader);
+    }
+    gl.bindAttribLocation(program, A_MERC, 'aMerc');
+    gl.bindAttribLocation(program, A_PIX, 'aPix');
+    gl.linkProgram(program);
+  }
+
+  function uniforms() {
+    if (loc) return loc;
+    if (!gl.getProgramParameter(program, gl.LINK_STATUS)) {
+      const logs = gl.getAttachedShaders(program).map((s) => gl.getShaderInfoLog(s)).filter(Boolean);
+      throw new Error(`chronozarr layer shaders: ${[gl.getProgramInfoLog(program), ...logs].filter(Boolean).join('; ')}`);
+    }
+    loc = {};
+    const count = gl.getProgramParameter(program, gl.ACTIVE_UNIFORMS);
+    for (let i = 0; i < count; i++) {
+      const name = gl.getActiveUniform(program, i).name;
+      loc[name] = gl.getUniformLocation(program, name);
+    }
+    return loc;
+  }
+
+  function textureParams(target) {
+    gl.texParameteri(target, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(target, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    gl.texParameteri(target, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+    gl.texParameteri(target, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+  }
+
+  function maskTexture(data, width, height) {
+    const tex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, tex);
+    textureParams(gl.TEXTURE_2D);
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.R8UI, width, height, 0, gl.RED_INTEGER, gl.UNSIGNED_BYTE, data);
+    return tex;
+  }
+
+  function dataTexture(data, width, height) {
+    const tex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D_ARRAY, tex);
+    textureParams(gl.TEXTURE_2D_ARRAY);
+    gl.texImage3D(gl.TEXTURE_2D_ARRAY, 0, gl[fmt.internal], width, height, nBands, 0, gl[fmt.format], gl[fmt.type], data);
+    return tex;
+  }
+
+  /** The GL texture of a handle, created now if this is its first draw. @param {Handle} h */
+  function realise(h) {
+    if (!h.tex) {
+      h.tex = h.mask ? maskTexture(h.data, h.width, h.height) : dataTexture(h.data, h.width, h.height);
+      h.data = null;
+      stats.textureUploads++;
+    }
+    return h.tex;
+  }
+
+  /** The mesh of a cell's footprint (rect in level-0 pixels; the corner is the chunk's). */
+  function meshFor(k, rect) {
+    const id = `${k}:${rect.x0},${rect.y0},${rect.x1},${rect.y1}`;
+    let mesh = meshes.get(id);
+    if (!mesh) {
+      const centre = toMercator((rect.x0 + rect.x1) / 2, (rect.y0 + rect.y1) / 2);
+      const n = divisions;
+      const verts = new Float32Array((n + 1) * (n + 1) * 4);
+      let o = 0;
+      for (let j = 0; j <= n; j++) {
+        for (let i = 0; i <= n; i++) {
+          const px = rect.x0 + ((rect.x1 - rect.x0) * i) / n;
+          const py = rect.y0 + ((rect.y1 - rect.y0) * j) / n;
+          const m = toMercator(px, py);
+          verts[o++] = m.x - centre.x;
+          verts[o++] = m.y - centre.y;
+          verts[o++] = px - rect.x0;
+          verts[o++] = py - rect.y0;
+        }
+      }
+      const vao = gl.createVertexArray();
+      gl.bindVertexArray(vao);
+      const buffer = gl.createBuffer();
+      gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
+      gl.bufferData(gl.ARRAY_BUFFER, verts, gl.STATIC_DRAW);
+      gl.enableVertexAttribArray(A_MERC);
+      gl.vertexAttribPointer(A_MERC, 2, gl.FLOAT, false, 16, 0);
+      gl.enableVertexAttribArray(A_PIX);
+      gl.vertexAttribPointer(A_PIX, 2, gl.FLOAT, false, 16, 8);
+      gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, sharedIndices());
+      mesh = { vao, buffer, centre, used: 0 };
+      meshes.set(id, mesh);
+      stats.meshBuilds++;
+    }
+    mesh.used = drawNo;
+    return mesh;
+  }
+
+  function sharedIndices() {
+    if (indices) return indices;
+    const n = divisions;
+    const idx = new Uint16Array(indexCount);
+    let o = 0;
+    for (let j = 0; j < n; j++) {
+      for (let i = 0; i < n; i++) {
+        const a = j * (n + 1) + i;
+        const b = a + n + 1;
+        idx.set([a, a + 1, b, a + 1, b + 1, b], o);
+        o += 6;
+      }
+    }
+    indices = gl.createBuffer();
+    gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, indices);
+    gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, idx, gl.STATIC_DRAW);
+    return indices;
+  }
+
+  function dropMesh(id) {
+    const mesh = meshes.get(id);
+    if (!mesh) return;
+    gl.deleteVertexArray(mesh.vao);
+    gl.deleteBuffer(mesh.buffer);
+    meshes.delete(id);
+  }
+
+  function flushDeletes() {
+    for (const tex of doomed) gl.deleteTexture(tex);
+    doomed = [];
+  }
+
+  /** 1 x 1 stand-ins so each sampler always has a texture of its type bound. */
+  function placeholders() {
+    noMask ??= maskTexture(new Uint8Array([1]), 1, 1);
+    if (fmt.bits) noAnchor ??= dataTexture(new fmt.empty(nBands), 1, 1);
+  }
+
+  /**
+   * Draw the committed frame. Called from MapLibre's render, which has set the viewport, blending
+   * (premultiplied) and depth; MapLibre resets its state cache afterwards.
+   * @param {ArrayLike<number>} matrix MapLibre's mercator (0..1) to clip matrix
+   * @param {number} opacity
+   * @returns {any} the scene's record of the frame drawn, or null
+   */
+  function render(matrix, opacity) {
+    flushDeletes();
+    if (!frame || !frame.look) return null;
+    const u = uniforms();
+    drawNo++;
+    gl.useProgram(program);
+    gl.disable(gl.CULL_FACE);
+    gl.bindBuffer(gl.PIXEL_UNPACK_BUFFER, null);
+    gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
+    gl.pixelStorei(gl.UNPACK_FLIP_Y_WEBGL, false);
+    gl.pixelStorei(gl.UNPACK_PREMULTIPLY_ALPHA_WEBGL, false);
+    placeholders();
+    const look = frame.look;
+    setLookUniforms(gl, u, look);
+    gl.uniform1f(u.uOpacity, opacity);
+    const m = new Float32Array(16);
+    for (const item of frame.items) {
+      const { gpu } = item;
+      // A texture the scene released since it listed this frame: its next frame is on the way.
+      if (gpu.tex?.dead || gpu.maskTex?.dead || gpu.anchorTex?.dead) continue;
+      gl.activeTexture(gl.TEXTURE0);
+      gl.bindTexture(gl.TEXTURE_2D_ARRAY, realise(gpu.tex));
+      gl.activeTexture(gl.TEXTURE1);
+      gl.bindTexture(gl.TEXTURE_2D, gpu.maskTex ? realise(gpu.maskTex) : noMask);
+      if (fmt.bits) {
+        gl.activeTexture(gl.TEXTURE2);
+        gl.bindTexture(gl.TEXTURE_2D_ARRAY, gpu.anchorTex ? realise(gpu.anchorTex) : noAnchor);
+        gl.uniform1i(u.uDelta, gpu.anchorTex ? 1 : 0);
+      }
+      gl.uniform1f(u.uLevelScale, 2 ** item.k);
+      gl.uniform2i(u.uSize, item.size[0], item.size[1]);
+      const mesh = meshFor(item.k, item.rect);
+      translated(matrix, mesh.centre, m);
+      gl.uniformMatrix4fv(u.uMatrix, false, m);
+      gl.bindVertexArray(mesh.vao);
+      gl.drawElements(gl.TRIANGLES, indexCount, gl.UNSIGNED_SHORT, 0);
+    }
+    gl.bindVertexArray(null);
+    gl.activeTexture(gl.TEXTURE0);
+    if (meshes.size > MESH_CACHE) {
+      for (const [id, mesh] of meshes) if (mesh.used !== drawNo) dropMesh(id);
+    }
+    return frame.record;
+  }
+
+  /** Free every GL object (the scene has released its handles before). */
+  function dispose() {
+    frame = null;
+    pending = null;
+    if (!gl) return;
+    flushDeletes();
+    for (const id of [...meshes.keys()]) dropMesh(id);
+    for (const tex of [noMask, noAnchor]) if (tex) gl.deleteTexture(tex);
+    if (indices) gl.deleteBuffer(indices);
+    if (program) {
+      for (const shader of gl.getAttachedShaders(program) ?? []) gl.deleteShader(shader);
+      gl.deleteProgram(program);
+    }
+    noMask = noAnchor = indices = program = null;
+    gl = null;
+  }
+
+  return {
+    renderer,
+    commit,
+    attach,
+    render,
+    dispose,
+    get frame() {
+      return frame?.record ?? null;
+    },
+    get meshes() {
+      return meshes.size;
+    },
+    stats,
+  };
+}
+
+/**
+ * `matrix` times a translation to `centre`, in float64, rounded to float32 only at the end: the
+ * vertices are small offsets from the centre, so nothing large is rounded on the GPU.
+ * @param {ArrayLike<number>} matrix column-major 4 x 4
+ * @param {{ x: number, y: number }} centre
+ * @param {Float32Array} out
+ */
+export function translated(matrix, centre, out) {
+  for (let i = 0; i < 12; i++) out[i] = matrix[i];
+  for (let i = 0; i < 4; i++) out[12 + i] = matrix[i] * centre.x + matrix[4 + i] * centre.y + matrix[12 + i];
+  return out;
+}

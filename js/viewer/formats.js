@@ -1,0 +1,12 @@
+/**
+ * The WebGL2 texture format of each stored dtype: integer textures for integers (the shader reads
+ * exact stored values with texelFetch), R32F for float32. `bits` is set for the unsigned types whose
+ * star-delta residuals the shader can add (spec 4.2); `empty` makes a typed array of the type.
+ * @module
+ */
+export const FORMATS = /** @type {const} */ ({
+  uint8: { internal: 'R8UI', format: 'RED_INTEGER', type: 'UNSIGNED_BYTE', sampler: 'usampler2DArray', bits: 8, empty: Uint8Array },
+  uint16: { internal: 'R16UI', format: 'RED_INTEGER', type: 'UNSIGNED_SHORT', sampler: 'usampler2DArray', bits: 16, empty: Uint16Array },
+  int16: { internal: 'R16I', format: 'RED_INTEGER', type: 'SHORT', sampler: 'isampler2DArray', bits: 0, empty: Int16Array },
+  float32: { internal: 'R32F', format: 'RED', type: 'FLOAT', sampler: 'sampler2DArray', bits: 0, empty: Float32Array },
+});
