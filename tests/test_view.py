@@ -64,6 +64,22 @@ def test_local_store_is_served_next_to_the_viewer(store: Path, js_dir: Path) -> 
         session.server.stop()
 
 
+def test_the_map_page_is_offered_when_it_and_maplibre_are_installed(store: Path, js_dir: Path) -> None:
+    session = start_view(store, js_dir=js_dir)
+    session.server.stop()
+    assert session.map_url is None  # no maplibre/ page in this js/
+    (js_dir / "maplibre").mkdir()
+    (js_dir / "maplibre" / "index.html").write_text("<!doctype html><title>map</title>")
+    (js_dir / "node_modules" / "maplibre-gl").mkdir(parents=True)
+    session = start_view(store, js_dir=js_dir)
+    try:
+        base = session.server.url
+        assert session.map_url == f"{base}/maplibre/?store={base}/store/"
+        assert _get(session.map_url)[2] == b"<!doctype html><title>map</title>"
+    finally:
+        session.server.stop()
+
+
 def test_without_the_viewer_page_the_store_url_is_given(store: Path, tmp_path: Path) -> None:
     session = start_view(store, js_dir=tmp_path / "no-js")
     try:

@@ -36,16 +36,23 @@ class MissingDependency(ChronozarrError, ImportError):
 @dataclass(frozen=True)
 class ViewSession:
     """What `view` started: the URL to open, the store URL, and the server (None for a URL store
-    without a viewer page, where nothing needs serving)."""
+    without a viewer page, where nothing needs serving); `map_url` is the MapLibre demo page on the
+    same store, when it and MapLibre (a development dependency of js/) are installed."""
 
     url: str
     store_url: str
     server: StoreServer | None
     viewer_installed: bool
+    map_url: str | None = None
 
 
 def viewer_installed(js_dir: str | os.PathLike[str] | None = None) -> bool:
     return (Path(js_dir or DEFAULT_JS_DIR) / "viewer" / "index.html").is_file()
+
+
+def map_page_installed(js_dir: str | os.PathLike[str] | None = None) -> bool:
+    js = Path(js_dir or DEFAULT_JS_DIR)
+    return (js / "maplibre" / "index.html").is_file() and (js / "node_modules" / "maplibre-gl").is_dir()
 
 
 def is_url(store: str | os.PathLike[str]) -> bool:
@@ -85,8 +92,8 @@ class _ViewRoot:
         shutil.rmtree(self.dir, ignore_errors=True)  # removes the links, never what they point to
 
 
-def viewer_url(server_url: str, store_url: str) -> str:
-    return f"{server_url}/viewer/?store={quote(store_url, safe=':/')}"
+def viewer_url(server_url: str, store_url: str, page: str = "viewer") -> str:
+    return f"{server_url}/{page}/?store={quote(store_url, safe=':/')}"
 
 
 def start_view(
@@ -106,15 +113,22 @@ def start_view(
             return ViewSession(text, text, None, False)
         view_root = root or _ViewRoot(js, port)
         view_root.server.start()
-        return ViewSession(viewer_url(view_root.server.url, text), text, view_root.server, True)
+        return _session(view_root.server, text, js)
     if not (Path(text) / "zarr.json").is_file():
         raise StoreError(f"no store at {text!r}: there is no zarr.json in it")
     view_root = root or _ViewRoot(js if installed else None, port)
     name = view_root.mount(Path(text))
     view_root.server.start()
     store_url = f"{view_root.server.url}/{name}/"
-    url = viewer_url(view_root.server.url, store_url) if installed else store_url
-    return ViewSession(url, store_url, view_root.server, installed)
+    if not installed:
+        return ViewSession(store_url, store_url, view_root.server, False)
+    return _session(view_root.server, store_url, js)
+
+
+def _session(server: StoreServer, store_url: str, js: Path) -> ViewSession:
+    """The pages on `server` that show `store_url`: the viewer, and the map page when installed."""
+    map_url = viewer_url(server.url, store_url, "maplibre") if map_page_installed(js) else None
+    return ViewSession(viewer_url(server.url, store_url), store_url, server, True, map_url)
 
 
 def view_command(store: str, *, port: int = 0, open_browser: bool = False, echo: Any = print) -> int:
@@ -126,6 +140,8 @@ def view_command(store: str, *, port: int = 0, open_browser: bool = False, echo:
         return 0
     if session.viewer_installed:
         echo(f"Viewer: {session.url}")
+        if session.map_url:
+            echo(f"On a map (MapLibre): {session.map_url}")
     else:
         echo(f"Store: {session.store_url}")
         echo(f"Note: {NOT_INSTALLED}; the store is served with ranges and CORS for any viewer")
