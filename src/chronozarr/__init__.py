@@ -5,9 +5,12 @@ from .spec.metadata import SPEC_VERSION, Band, Provenance
 from .read.store import ChronoStore, open_store
 from .write.encode import EncodeSummary, encode
 from .write.append import AppendSummary, append
+from .io.convert import convert
 from .check import info, validate
 from .check.doctor import doctor
 from .view import view
+from .export.cog import ExportSummary, export_cog
+from .export.stac import StacSummary, write_stac
 
 __version__ = "0.2.0"
 
@@ -18,15 +21,20 @@ __all__ = [
     "ChronoStore",
     "ChronozarrError",
     "EncodeSummary",
+    "ExportSummary",
     "InputError",
     "OutputExistsError",
     "Provenance",
+    "StacSummary",
     "StoreError",
     "append",
+    "convert",
     "encode",
+    "export_cog",
     "info",
     "doctor",
     "open_store",
     "validate",
     "view",
+    "write_stac",
 ]

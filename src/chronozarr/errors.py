@@ -15,3 +15,7 @@ class StoreError(ChronozarrError, ValueError):
 
 class OutputExistsError(ChronozarrError, FileExistsError):
     """The output path already holds something; stores are never overwritten."""
+
+
+class MissingExtraError(ChronozarrError, ImportError):
+    """A command needs an optional dependency group (an extra) that is not installed."""

@@ -10,6 +10,7 @@ import typer
 from ..write.append import AppendSummary, append
 from ..write.existing import open_existing
 from .inputs import open_input
+from .options import progress_option, split_names
 
 HELP = """Append the timesteps of INPUT (NetCDF file or Zarr store) to the end of STORE, in place.
 
@@ -45,12 +46,10 @@ def append_command(
     cast: Optional[str] = typer.Option(None, metavar="DTYPE", help="Convert the data to the store's dtype first (exact casts only)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="List every object the append would write, with its class; write nothing."),
     workers: Optional[int] = typer.Option(None, min=1, help="Compression threads; default: all cores."),
-    progress: Optional[bool] = typer.Option(
-        None, "--progress/--no-progress", help="Progress bar; default: only when stderr is a terminal.", show_default=False
-    ),
+    progress: Optional[bool] = progress_option(),
 ) -> None:
     store_crs = open_existing(store).meta.crs
-    with open_input(input, variable, variables, mask_variable, coverage_variable, group, crs, cast, store_crs) as source:
+    with open_input(input, variable, split_names(variables), mask_variable, coverage_variable, group, crs, cast, store_crs) as source:
         summary = append(store, source.data, **source.encode_arguments(), workers=workers, progress=progress, dry_run=dry_run)
     _report(summary)
 

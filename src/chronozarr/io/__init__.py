@@ -1,6 +1,7 @@
-"""Inputs for encode: NetCDF files and Zarr stores opened as lazy (time, band, y, x) series."""
+"""Inputs for encode and convert: NetCDF files, Zarr stores and manifests of raster files opened as
+lazy (time, band, y, x) series."""
 
 from ..crs import find_crs
-from .sources import Source, cast_exactly, open_dataset, open_source
+from .sources import Source, cast_exactly, open_dataset, open_source, require_stored_dtype
 
-__all__ = ["Source", "cast_exactly", "find_crs", "open_dataset", "open_source"]
+__all__ = ["Source", "cast_exactly", "find_crs", "open_dataset", "open_source", "require_stored_dtype"]

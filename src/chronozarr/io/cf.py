@@ -81,7 +81,7 @@ def declared(variables: Mapping[str, Mapping[str, Any]], labels: Sequence[str], 
         packings = packings * len(labels)
     bands = None
     if any(p[:2] != (1.0, 0.0) for p in packings):
-        bands = tuple(_band(label, dtype, packing) for label, packing in zip(labels, packings))
+        bands = tuple(band_with_packing(label, dtype, packing) for label, packing in zip(labels, packings))
     return Declared(distinct[0] if distinct else "default", bands)
 
 
@@ -119,7 +119,7 @@ def _packing(attrs: Mapping[str, Any], name: str) -> tuple[float, float, str | N
     return out[0], out[1], units if isinstance(units, str) and units else None
 
 
-def _band(label: str, dtype: str, packing: tuple[float, float, str | None]) -> Band:
+def band_with_packing(label: str, dtype: str, packing: tuple[float, float, str | None]) -> Band:
     """The band a name suggests (Sentinel-2 common names), with the input's own packing."""
     scale, offset, units = packing
     inferred = Band.infer(label, dtype)

@@ -30,6 +30,8 @@ SERIES_DIMS = ("time", "band", "y", "x")
 _HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 _CLASSIC_MAGIC = (b"CDF\x01", b"CDF\x02", b"CDF\x05")
 _ZARR_MARKERS = ("zarr.json", ".zgroup", ".zarray", ".zmetadata")
+# Suggested --cast targets for dtypes a store cannot hold.
+CAST_TARGETS = {"float64": "float32", "float16": "float32", "int8": "int16", "bool": "uint8"}
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ def open_source(
         raise InputError("give either --variable (one (time, band, y, x) variable) or --variables, not both")
     level = chronozarr_level(path, group)
     if level is not None:
-        ds, declared = open_store_level(*level, _chunks())
+        ds, declared = open_store_level(*level, time_chunks())
         mask_variable = mask_variable or ("mask" if "mask" in ds else None)
         coverage_variable = coverage_variable or ("coverage" if "coverage" in ds else None)
     else:
@@ -158,7 +160,7 @@ def open_dataset(path: str | os.PathLike[str], group: str | None = None, undecod
     The `undecoded` variables are read as stored, without CF masking and scaling (io/cf.py).
     """
     kind, engine = _format(path)
-    chunks = _chunks()
+    chunks = time_chunks()
     where = f"{path}" + (f" (group {group!r})" if group else "")
     options: dict[str, Any] = {"mask_and_scale": {n: False for n in undecoded}} if undecoded else {}
     try:
@@ -200,7 +202,7 @@ def _format(path: str | os.PathLike[str]) -> tuple[str, str]:
         return "NetCDF", _engine(("netcdf4", "scipy"), text)
     raise InputError(
         f"{text} is neither a NetCDF file nor a Zarr store; encode reads those two "
-        "(GeoTIFF stacks are not read by this command)"
+        "(GeoTIFF, COG and PNG files are read by `chronozarr convert` from a manifest: a .csv or .json list of them)"
     )
 
 
@@ -217,7 +219,8 @@ def _engine(candidates: tuple[str, ...], path: str) -> str:
     raise InputError(f"reading the NetCDF file {path} needs netCDF4: pip install 'chronozarr[netcdf]'")
 
 
-def _chunks() -> dict[str, int] | None:
+def time_chunks() -> dict[str, int] | None:
+    """Dask chunks of one timestep for lazy inputs, or None when dask is not installed."""
     try:
         import dask.array  # noqa: F401
     except ImportError:
@@ -408,3 +411,16 @@ def _exact_integers(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
             f"{info.min}..{info.max}); cast to float32 instead, or fix those values in the input{hint}"
         )
     return values.astype(dtype)
+
+
+def require_stored_dtype(dtype: str) -> None:
+    """Refuse a dtype a store cannot hold, naming the --cast that fixes it (the writer's own message
+    for the same problem speaks to Python callers of encode)."""
+    if dtype in DTYPES:
+        return
+    target = CAST_TARGETS.get(dtype)
+    fix = f"--cast {target}" if target else f"--cast with one of {', '.join(DTYPES)} that holds every value"
+    raise InputError(
+        f"the input data is {dtype}, which chronozarr does not store ({', '.join(DTYPES)}); nothing is cast "
+        f"silently. Re-run with {fix}"
+    )

@@ -23,6 +23,7 @@ from . import distributed, selection
 from .layout import chronozarr_block, level_nodes, root_attributes, volatility_node, write_metadata
 from .objects import ObjectCounter, ObjectWriter
 from .plan import Plan, Schedule
+from .preview import EncodePreview
 from .source import Series, prepare
 from .timesteps import RangeResult, write_timesteps
 
@@ -72,14 +73,16 @@ def encode(
     max_levels: int | None = None,
     workers: int | None = None,
     progress: bool | None = None,
-) -> EncodeSummary:
+    dry_run: bool = False,
+) -> EncodeSummary | EncodePreview:
     """Write `da` (time, band, y, x) as a chronozarr 0.2 store at `path`, which must be new or empty.
 
     `nodata` defaults to 0 for uint8/uint16 and None for int16/float32. `encoding` is "auto"
     (star-delta only where a sample compresses to <= 0.85 of plain), "none" or "star-delta".
     `shard=True` groups `shard_time` timesteps (default: all) of a cell into one object.
     `progress` shows a bar (default: only on a terminal). With a dask array and an active
-    dask.distributed client, windows of the time axis run as cluster tasks.
+    dask.distributed client, windows of the time axis run as cluster tasks. `dry_run=True` checks
+    everything the same way and returns what would be written, writing nothing.
     """
     started = time.perf_counter()
     _refuse_existing(Path(path))
@@ -89,6 +92,8 @@ def encode(
         shard=shard, shard_time=shard_time, codec=_codec(codec, level, blosc_cname, blosc_shuffle), bands=bands, provenance=provenance, variable=variable,
         max_levels=max_levels, workers=workers,
     )
+    if dry_run:
+        return EncodePreview.of(plan, series, band_objects)
     existed = plan.root.exists()
     root = _claim_output(plan.root)
     try:

@@ -1,0 +1,151 @@
+"""Options that several commands share, defined once: the input options of a NetCDF or Zarr
+series and the writer options of a new store (`encode` and `convert` both take them).
+
+`with_options` appends a group to a command's signature, where typer finds it; the command gets
+the values in `**options` and turns them into API arguments with `input_arguments` and
+`writer_arguments`, so both commands check and pass them the same way.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Mapping
+from enum import Enum
+from pathlib import Path
+from typing import Any, Optional, TypeVar
+
+import typer
+
+from ..errors import InputError
+from ..spec.metadata import DTYPES
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Encoding(str, Enum):
+    auto = "auto"
+    none = "none"
+    star_delta = "star-delta"
+
+
+class Codec(str, Enum):
+    zstd = "zstd"
+    blosc = "blosc"
+    gzip = "gzip"
+
+
+def progress_option() -> Any:
+    """--progress/--no-progress, as every long-running command takes it."""
+    return typer.Option(None, "--progress/--no-progress", help="Progress bar; default: only when stderr is a terminal.", show_default=False)
+
+
+def _option(name: str, annotation: Any, info: Any) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=annotation)
+
+
+INPUT_OPTIONS = (
+    _option("crs", Optional[str], typer.Option(None, metavar="EPSG:CODE", help="CRS of the grid, e.g. EPSG:32631; default: read from the input.")),
+    _option("variable", Optional[str], typer.Option(None, metavar="NAME", help="The (time, band, y, x) variable; default: the only 4-D one.")),
+    _option("variables", Optional[str], typer.Option(None, metavar="A,B,...", help="Comma-separated (time, y, x) variables stacked as bands.")),
+    _option("mask_variable", Optional[str], typer.Option(None, metavar="NAME", help="(time, y, x) validity variable: 1 valid, 0 invalid.")),
+    _option("coverage_variable", Optional[str], typer.Option(None, metavar="NAME", help="(time, y, x) count of observations per pixel.")),
+    _option("group", Optional[str], typer.Option(None, metavar="PATH", help="Group inside the input that holds the variables.")),
+    _option("cast", Optional[str], typer.Option(
+        None, metavar="DTYPE", help=f"Convert the data first: one of {', '.join(DTYPES)}. Integer casts refuse values they would change."
+    )),
+)
+
+WRITER_OPTIONS = (
+    _option("encoding", Encoding, typer.Option(Encoding.auto, help="Temporal encoding; auto keeps star-delta where it saves bytes.")),
+    _option("anchor_interval", int, typer.Option(6, min=1, help="Timesteps per anchor under star-delta.")),
+    _option("chunk_size", int, typer.Option(512, min=2, help="Chunk edge in pixels (even; 256 or 512).")),
+    _option("shard", bool, typer.Option(False, "--shard/--no-shard", help="Group the timesteps of a cell into shards.")),
+    _option("shard_time", Optional[int], typer.Option(None, min=1, help="Timesteps per shard (needs --shard); default: all.")),
+    _option("codec", Codec, typer.Option(Codec.zstd, help="Compression codec.")),
+    _option("level", Optional[int], typer.Option(None, help="Compression level; default 5.")),
+    _option("blosc_cname", Optional[str], typer.Option(None, help="Blosc compressor (with --codec blosc); default zstd.")),
+    _option("blosc_shuffle", Optional[str], typer.Option(None, help="noshuffle or shuffle (with --codec blosc).")),
+    _option("nodata", Optional[str], typer.Option(
+        None, metavar="NUMBER|none",
+        help="Nodata value, or 'none' for no nodata; default: the input's fill value, else 0 for uint8/uint16 and none otherwise."
+    )),
+    _option("bands_json", Optional[Path], typer.Option(
+        None, help='JSON list of bands: [{"name", "common_name", "scale", "offset", "units"}, ...]; default: from the '
+        "input's CF packing (scale_factor, add_offset) or band names.",
+    )),
+    _option("provenance_json", Optional[Path], typer.Option(None, help="JSON object: sources, composite, gap_fill, notes.")),
+    _option("max_levels", Optional[int], typer.Option(None, min=1, help="Stop the pyramid after this many levels.")),
+    _option("workers", Optional[int], typer.Option(None, min=1, help="Compression threads; default: all cores.")),
+    _option("progress", Optional[bool], progress_option()),
+)
+
+
+def with_options(*groups: tuple[inspect.Parameter, ...]) -> Callable[[F], F]:
+    """Add the option groups to the command's signature, after its own parameters."""
+
+    def add(command: F) -> F:
+        signature = inspect.signature(command, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        command.__signature__ = signature.replace(parameters=own + [p for group in groups for p in group])  # type: ignore[attr-defined]
+        return command
+
+    return add
+
+
+def input_arguments(options: Mapping[str, Any]) -> dict[str, Any]:
+    """open_source's keyword arguments from the input options (--variables split at commas)."""
+    return {p.name: options[p.name] for p in INPUT_OPTIONS} | {"variables": split_names(options["variables"])}
+
+
+def split_names(text: str | None) -> list[str] | None:
+    """The names of a comma-separated option such as --variables."""
+    return None if text is None else text.split(",")
+
+
+def writer_arguments(options: Mapping[str, Any]) -> dict[str, Any]:
+    """encode's keyword arguments from the writer options, checked before any input is opened."""
+    if options["shard_time"] is not None and not options["shard"]:
+        raise InputError("--shard-time requires --shard (the default layout is unsharded)")
+    args = {p.name: options[p.name] for p in WRITER_OPTIONS if p.name not in ("nodata", "bands_json", "provenance_json")}
+    args |= {"encoding": options["encoding"].value, "codec": options["codec"].value}
+    args |= _blosc_options(args["codec"], options["blosc_cname"], options["blosc_shuffle"])
+    if options["nodata"] is not None:
+        args["nodata"] = _nodata(options["nodata"])
+    if options["bands_json"]:
+        args["bands"] = _json_file(options["bands_json"], "--bands-json", list)
+    args["provenance"] = _json_file(options["provenance_json"], "--provenance-json", dict) if options["provenance_json"] else None
+    return args
+
+
+def _nodata(text: str) -> Any:
+    """None for 'none', else the number."""
+    if text.strip().lower() in ("none", "null"):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"--nodata must be a number or 'none', got {text!r}") from None
+
+
+def _blosc_options(codec: str, cname: str | None, shuffle: str | None) -> dict[str, str]:
+    if codec != "blosc" and (cname is not None or shuffle is not None):
+        raise InputError("--blosc-cname and --blosc-shuffle apply only with --codec blosc")
+    return {"blosc_cname": cname or "zstd", "blosc_shuffle": shuffle or "noshuffle"}
+
+
+def _json_file(path: Path, option: str, kind: type) -> Any:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"{option} {path}: cannot read it ({exc.strerror or exc})") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{option} {path} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    if not isinstance(value, kind):
+        expected = "a list of band objects" if kind is list else "an object"
+        raise InputError(f"{option} {path} must hold {expected}, got {type(value).__name__}")
+    return value

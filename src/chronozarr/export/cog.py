@@ -1,0 +1,149 @@
+"""One Cloud Optimized GeoTIFF per timestep, holding the store's true values at one level.
+
+Values come through the reader, so star-delta timesteps are reconstructed and every level reads
+exactly as stored. GDAL's COG driver writes tiles, compression and overviews in one call.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from ..extras import import_extra
+from ..progress import progress_bar
+from ..read.store import ChronoStore, LevelInfo, open_store
+from .files import check_targets, replacing
+from .times import select_times
+
+TILE = 512
+OVERVIEW_FACTORS = (2, 4, 8)
+
+
+@dataclass(frozen=True)
+class ExportSummary:
+    """What export_cog wrote."""
+
+    directory: Path
+    level: int
+    shape: tuple[int, int]
+    files: tuple[Path, ...]
+    nbytes: int
+
+    def __str__(self) -> str:
+        height, width = self.shape
+        return (
+            f"{self.directory}: {len(self.files)} COGs of level {self.level} ({width} x {height} px), "
+            f"{self.nbytes / 1e6:.1f} MB"
+        )
+
+
+def export_cog(
+    store: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str],
+    *,
+    level: int = 0,
+    times: str | Sequence[int] | None = None,
+    overwrite: bool = False,
+    progress: bool | None = None,
+) -> ExportSummary:
+    """Write `L{level}_{date}.tif` in `out_dir` for each timestep (all, or those `times` names).
+
+    `times` is a list of indices or the `--times` text (indices, ISO date prefixes, FROM..TO).
+    Files that exist are refused unless `overwrite`; each file appears only once complete.
+    """
+    rasterio = import_extra("rasterio", "geo", "export-cog")
+    directory = Path(out_dir)
+    with open_store(store) as source:
+        info = _level(source, level)
+        steps = select_times(source.times_iso, times) if times is None or isinstance(times, str) else _indices(source, times)
+        names = file_names(source.times, level)
+        check_targets(directory, [names[t] for t in steps], overwrite)
+        profile = cog_profile(source, info)
+        written = []
+        with rasterio.Env(GDAL_PAM_ENABLED="NO"), progress_bar("exporting", len(steps), enabled=progress) as advance:
+            for t in steps:
+                path = directory / names[t]
+                with replacing(path) as partial:
+                    _write(rasterio, partial, source, t, level, profile)
+                written.append(path)
+                advance(1)
+    return ExportSummary(directory, level, (info.shape[2], info.shape[3]), tuple(written), sum(p.stat().st_size for p in written))
+
+
+def file_names(times: np.ndarray, level: int) -> list[str]:
+    """`L{level}_{YYYY-MM-DD}.tif` per timestep; the time of day joins the date when two timesteps
+    of the store share a date, so names do not depend on which timesteps are exported."""
+    dates = np.datetime_as_string(times.astype("datetime64[D]"))
+    unit = "ms" if np.any(times.astype("datetime64[s]") != times) else "s"
+    stamps = np.datetime_as_string(times.astype(f"datetime64[{unit}]"))
+    shared = {d for d in dates if np.count_nonzero(dates == d) > 1}
+    return [f"L{level}_{stamp.replace(':', '-') if date in shared else date}.tif" for date, stamp in zip(dates, stamps)]
+
+
+def overview_count(height: int, width: int) -> int:
+    """How many of the 2, 4, 8 overviews fit: GDAL cannot reduce a single pixel, and a level
+    always has more than one (stores are at least 2 x 2 and the pyramid stops at one cell)."""
+    return min(len(OVERVIEW_FACTORS), int(math.log2(max(height, width))))
+
+
+def cog_profile(source: ChronoStore, info: LevelInfo) -> dict[str, Any]:
+    """rasterio creation arguments: grid, CRS and nodata from the store, the COG layout we promise."""
+    from affine import Affine  # installed with rasterio
+
+    _, n_band, height, width = info.shape
+    profile: dict[str, Any] = {
+        "driver": "COG",
+        "width": width,
+        "height": height,
+        "count": n_band,
+        "dtype": source.dtype.name,
+        "transform": Affine(*info.transform),
+        "compress": "DEFLATE",
+        # Horizontal differencing for integers, floating-point prediction for float32.
+        "predictor": "3" if source.dtype.kind == "f" else "2",
+        "blocksize": TILE,
+        "interleave": "PIXEL",
+        "overview_resampling": "AVERAGE",
+        "overview_count": overview_count(height, width),
+        "num_threads": "ALL_CPUS",
+    }
+    if source.crs:
+        profile["crs"] = source.crs
+    if source.nodata is not None:
+        profile["nodata"] = source.nodata
+    return profile
+
+
+def _write(rasterio: Any, path: Path, source: ChronoStore, t: int, level: int, profile: dict[str, Any]) -> None:
+    """One timestep. Where the store has a mask, its invalid pixels become nodata (when there is
+    one) and the mask is kept as the file's mask band too: a valid pixel may hold the nodata value."""
+    values = source.read(t, level)
+    mask = source.read_mask(t, level)
+    if mask is not None and source.nodata is not None:
+        values = np.where(mask.astype(bool), values, np.asarray(source.nodata, dtype=values.dtype))
+    with rasterio.open(path, "w", **profile) as dst:
+        dst.write(values)
+        if mask is not None:
+            dst.write_mask(np.where(mask.astype(bool), 255, 0).astype(np.uint8))
+        dst.descriptions = tuple(source.band_names)
+        dst.scales = tuple(b.scale for b in source.bands)
+        dst.offsets = tuple(b.offset for b in source.bands)
+        dst.units = tuple(b.units or "" for b in source.bands)
+
+
+def _level(source: ChronoStore, level: int) -> LevelInfo:
+    levels = source.levels
+    if not 0 <= level < len(levels):
+        raise InputError(f"--level {level}: the store has levels 0..{len(levels) - 1}")
+    return levels[level]
+
+
+def _indices(source: ChronoStore, times: Sequence[int]) -> list[int]:
+    return select_times(source.times_iso, ",".join(str(int(t)) for t in times))

@@ -1,0 +1,183 @@
+"""A manifest: the raster files of a series, one per date, listed in CSV or JSON.
+
+CSV has a header with `uri` and `datetime` columns and an optional `bands` column. JSON is a list
+of {uri, datetime, bands?} objects, or an object {items: [...], bounds?: [west, south, east, north]}.
+Rows are sorted by date here, so a manifest may list them in any order; two rows with one date are
+an error, because a store has one timestep per date.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+MANIFEST_SUFFIXES = (".csv", ".json")
+_REMOTE = ("http://", "https://")
+_NAME_SEPARATORS = re.compile(r"[,;|]")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One file of the series: where GDAL reads it, its date, and the band names it gives, if any."""
+
+    uri: str
+    datetime: np.datetime64
+    bands: tuple[str, ...] | None
+    row: str  # how the manifest's author finds it again: "row 3" (CSV) or "item 2" (JSON)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """The items in date order, the band names they give and the extent the manifest gives, if any."""
+
+    path: Path
+    items: tuple[Item, ...]
+    bounds: tuple[float, float, float, float] | None = None
+
+    @property
+    def bands(self) -> tuple[str, ...] | None:
+        """The band names the rows give; rows that give names must give the same ones."""
+        named = [item for item in self.items if item.bands is not None]
+        for item in named[1:]:
+            if item.bands != named[0].bands:
+                raise InputError(
+                    f"manifest {self.path}: {named[0].row} names the bands {', '.join(named[0].bands or ())} but "
+                    f"{item.row} names {', '.join(item.bands)}; a store has one list of bands, give the same "
+                    "names on every row (or on none)"
+                )
+        return named[0].bands if named else None
+
+
+def is_manifest(path: str | os.PathLike[str]) -> bool:
+    """True for a .csv or .json file (a Zarr store is a directory, a NetCDF file ends otherwise)."""
+    text = os.fspath(path)
+    return text.lower().endswith(MANIFEST_SUFFIXES) and not os.path.isdir(text)
+
+
+def read_manifest(path: str | os.PathLike[str]) -> Manifest:
+    """The manifest at `path` with URIs resolved and rows in date order; raises InputError naming the row."""
+    where = Path(path)
+    try:
+        text = where.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise InputError(f"cannot read the manifest {where}: {exc.strerror or exc}") from None
+    if where.suffix.lower() == ".json":
+        rows, bounds = _json_rows(text, where)
+    else:
+        rows, bounds = _csv_rows(text, where), None
+    if not rows:
+        raise InputError(f"manifest {where} lists no files; add one row per date with a uri and a datetime")
+    items = sorted((_item(row, label, where) for label, row in rows), key=lambda item: item.datetime)
+    for before, after in zip(items, items[1:]):
+        if before.datetime == after.datetime:
+            raise InputError(
+                f"manifest {where}: {before.row} ({before.uri}) and {after.row} ({after.uri}) have the same "
+                f"date {before.datetime.astype('datetime64[s]')}; a store has one file per date, remove one of them"
+            )
+    return Manifest(where, tuple(items), bounds)
+
+
+def _csv_rows(text: str, where: Path) -> list[tuple[str, Mapping[str, Any]]]:
+    reader = csv.DictReader(text.splitlines())
+    columns = [c.strip().lower() for c in reader.fieldnames or []]
+    missing = [c for c in ("uri", "datetime") if c not in columns]
+    if missing:
+        raise InputError(
+            f"manifest {where} has no {' and no '.join(missing)} column; its first line must be a header "
+            "such as uri,datetime (optionally ,bands)"
+        )
+    rows = []
+    for number, row in enumerate(reader, start=2):  # line 1 is the header
+        cleaned = {str(k).strip().lower(): v for k, v in row.items() if k is not None}
+        if any((v or "").strip() for v in cleaned.values()):
+            rows.append((f"line {number}", cleaned))
+    return rows
+
+
+def _json_rows(text: str, where: Path) -> tuple[list[tuple[str, Mapping[str, Any]]], tuple[float, float, float, float] | None]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"manifest {where} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    bounds = None
+    if isinstance(value, Mapping):
+        if "bounds" in value:
+            bounds = parse_bounds(value["bounds"], f"manifest {where} bounds")
+        value = value.get("items")
+    if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+        raise InputError(
+            f"manifest {where} must hold a list of {{\"uri\", \"datetime\"}} objects, or an object with such a "
+            "list under \"items\""
+        )
+    return [(f"item {i}", item) for i, item in enumerate(value)], bounds
+
+
+def _item(row: Mapping[str, Any], label: str, where: Path) -> Item:
+    uri = str(row.get("uri") or "").strip()
+    if not uri:
+        raise InputError(f"manifest {where}: {label} has no uri")
+    stamp = row.get("datetime")
+    return Item(_resolve(uri, where), _date(stamp, label, where), _band_names(row.get("bands"), label, where), label)
+
+
+def _resolve(uri: str, where: Path) -> str:
+    """What GDAL opens: http(s) through /vsicurl/, a relative path against the manifest's folder."""
+    if uri.startswith(_REMOTE):
+        return f"/vsicurl/{uri}"
+    if uri.startswith("file://"):
+        uri = uri[len("file://"):]
+    if uri.startswith("/vsi") or os.path.isabs(uri):
+        return uri
+    return str(where.parent / uri)
+
+
+def _date(value: Any, label: str, where: Path) -> np.datetime64:
+    """An ISO 8601 date or datetime; one with a time zone is converted to UTC, which the store records."""
+    text = str(value or "").strip()
+    try:
+        stamp = datetime.fromisoformat(text)
+    except ValueError:
+        raise InputError(
+            f"manifest {where}: {label} has the datetime {text!r}, which is not an ISO date or datetime; "
+            "write it as 2024-03-01 or 2024-03-01T10:30:00Z"
+        ) from None
+    if stamp.tzinfo is not None:
+        stamp = stamp.astimezone(timezone.utc).replace(tzinfo=None)
+    return np.datetime64(stamp, "ns")
+
+
+def _band_names(value: Any, label: str, where: Path) -> tuple[str, ...] | None:
+    """Names from a list, or one text with names separated by commas, semicolons or bars."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    names = value if isinstance(value, Sequence) and not isinstance(value, str) else _NAME_SEPARATORS.split(str(value))
+    cleaned = tuple(str(n).strip() for n in names)
+    if not all(cleaned):
+        raise InputError(f"manifest {where}: {label} has an empty band name in {value!r}")
+    return cleaned
+
+
+def parse_bounds(value: Any, where: str) -> tuple[float, float, float, float]:
+    """(west, south, east, north) from four numbers or the text 'west,south,east,north'."""
+    parts = value.split(",") if isinstance(value, str) else value
+    try:
+        west, south, east, north = (float(v) for v in parts)
+    except (TypeError, ValueError):
+        raise InputError(f"{where} must be four numbers west,south,east,north, got {value!r}") from None
+    if not (west < east and south < north):
+        raise InputError(
+            f"{where} {value!r}: west must be less than east and south less than north (the order is "
+            "west,south,east,north)"
+        )
+    return west, south, east, north

@@ -1,0 +1,116 @@
+"""What one raster file declares, read with GDAL (rasterio): size, bands, dtype, georeferencing,
+nodata, scale and offset, names and colour interpretation.
+
+Nothing is read here but the header; the pixels are read later, one file per timestep
+(io/frames.py).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from ..crs import epsg
+from ..errors import InputError
+from ..extras import import_extra
+
+Affine6 = tuple[float, float, float, float, float, float]
+HEADER_READERS = 8
+PALETTE_FIX = (
+    "Expand it to RGB first, for example `gdal_translate -expand rgba in.png out.png`, or save the frames as RGB"
+)
+
+
+@dataclass(frozen=True)
+class Raster:
+    """The header of one file. `transform` is None when the file has no georeferencing (a PNG
+    without a world file or .aux.xml); `crs` is None when it names no CRS."""
+
+    uri: str
+    driver: str
+    width: int
+    height: int
+    dtypes: tuple[str, ...]
+    transform: Affine6 | None
+    crs: str | None
+    nodata: tuple[float | None, ...]
+    scales: tuple[float, ...]
+    offsets: tuple[float, ...]
+    units: tuple[str | None, ...]
+    descriptions: tuple[str | None, ...]
+    colors: tuple[str, ...]  # GDAL colour interpretation per band: "gray", "red", "alpha", "palette", ...
+
+    @property
+    def count(self) -> int:
+        return len(self.dtypes)
+
+    @property
+    def alpha(self) -> int | None:
+        """The 1-based index of the alpha band, which is validity rather than data."""
+        return self.colors.index("alpha") + 1 if "alpha" in self.colors else None
+
+    @property
+    def data_bands(self) -> tuple[int, ...]:
+        """1-based indexes of the bands that hold data."""
+        return tuple(i for i in range(1, self.count + 1) if i != self.alpha)
+
+
+def rasterio_module() -> Any:
+    """rasterio, or an error saying how to install it."""
+    return import_extra("rasterio", "geo", "reading raster files (GeoTIFF, COG, PNG)")
+
+
+def read_headers(uris: Sequence[str]) -> list[Raster]:
+    """The headers of the files, several read at once (a remote header costs a request or two)."""
+    from rasterio.errors import NotGeoreferencedWarning
+
+    with warnings.catch_warnings(), ThreadPoolExecutor(max_workers=min(HEADER_READERS, len(uris))) as pool:
+        # A frame without georeferencing is expected (--bounds places it); it is told by its identity transform.
+        warnings.simplefilter("ignore", NotGeoreferencedWarning)
+        return list(pool.map(read_header, uris))
+
+
+def read_header(uri: str) -> Raster:
+    """The header of the file at `uri`; raises InputError for a missing file or a palette PNG."""
+    rasterio = rasterio_module()
+    from rasterio.errors import RasterioIOError
+
+    try:
+        with rasterio.open(uri) as ds:
+            raster = _header(uri, ds)
+    except RasterioIOError as exc:
+        raise InputError(
+            f"cannot open source {uri}: {exc}. Check the uri (relative paths are read from the manifest's folder)"
+        ) from None
+    if raster.driver == "PNG" and "palette" in raster.colors:
+        raise InputError(
+            f"cannot open source {uri}: it is a palette (indexed colour) PNG, so its values are palette indices, "
+            f"not colours. {PALETTE_FIX}"
+        )
+    return raster
+
+
+def _header(uri: str, ds: Any) -> Raster:
+    # GDAL reports a file without georeferencing as the identity transform, which is south-up and
+    # so never a grid a store could take.
+    not_georeferenced = ds.transform.is_identity
+    crs = epsg(ds.crs.to_wkt(), f"the CRS of {uri}") if ds.crs else None
+    return Raster(
+        uri=uri,
+        driver=ds.driver,
+        width=ds.width,
+        height=ds.height,
+        dtypes=tuple(ds.dtypes),
+        transform=None if not_georeferenced else tuple(ds.transform)[:6],
+        crs=crs,
+        nodata=tuple(None if v is None or math.isnan(v) else v for v in ds.nodatavals),
+        scales=tuple(float(s) for s in ds.scales),
+        offsets=tuple(float(o) for o in ds.offsets),
+        units=tuple(u or None for u in ds.units),
+        descriptions=tuple(d or None for d in ds.descriptions),
+        colors=tuple(c.name for c in ds.colorinterp),
+    )
