@@ -107,6 +107,25 @@ describe('prefetch', () => {
     }
   });
 
+  test('a newer prefetch lets the requests it also wants finish: none aborted, none sent twice', async () => {
+    const { fetch, log } = slowFetch(50);
+    const store = await openStore(path, { fetch, maxRequests: 2 });
+    try {
+      const first = store.prefetch({ lod: 0, cells: [[0, 0]], t: 0 });
+      await new Promise((r) => setTimeout(r, 10)); // two requests on the wire, t 0 and its neighbour
+      const onWire = log.length;
+      // One step on: the window around t 1 holds what the first run is reading.
+      const second = store.prefetch({ lod: 0, cells: [[0, 0]], t: 1 });
+      assert.equal((await first).state, 'aborted'); // it took no new task
+      assert.equal((await second).state, 'done');
+      assert.equal(store.stats().aborted, 0);
+      assert.equal(new Set(log).size, log.length, 'no chunk requested twice');
+      assert.ok(onWire >= 2);
+    } finally {
+      store.close();
+    }
+  });
+
   test('a getCell that joins a prefetched request survives the prefetch being cancelled', async () => {
     const { fetch } = slowFetch(40);
     const store = await openStore(path, { fetch, maxRequests: 4 });

@@ -52,6 +52,9 @@ function defaultTotalBytes() {
   return typeof memory === 'number' && memory >= 8 ? 1536 * MiB : 768 * MiB;
 }
 
+/** One chunk of one array: the part of its cache keys after the tier prefix. */
+const chunkId = (info, step, row, col) => `${info.path}|${step}|${row}|${col}`;
+
 function defaultWorkers() {
   if (globalThis.process?.versions?.node || typeof globalThis.Worker !== 'function') return 0;
   const cores = globalThis.navigator?.hardwareConcurrency ?? 2;
@@ -370,9 +373,11 @@ export async function openStore(location, options = {}) {
   function prefetch({ lod, cells, t, playing = false, masks = false, stored: raw = false, signal }) {
     checkOpen();
     const lvl = level(lod);
-    prefetchRun?.link.controller.abort();
+    const previous = prefetchRun;
     const link = linkSignals(root.signal, signal);
-    const run = { link };
+    /** Requests this run has out, by chunk: a newer run lets those it also wants finish. */
+    const reading = new Map();
+    const run = { link, reading, stopped: false };
     prefetchRun = run;
     const pairs = cells.map((c) => (Array.isArray(c) ? c : [c.row, c.col]));
     for (const [row, col] of pairs) checkCell(lvl, row, col, Math.min(Math.max(0, t), nTime - 1));
@@ -390,13 +395,20 @@ export async function openStore(location, options = {}) {
         if (masks && lvl.mask) tasks.push({ info: lvl.mask, step, row, col, decode: near });
       }
     }
+    if (previous) {
+      // The older run takes no new task; of its requests on the wire, those this run also wants
+      // go on (this run joins them), the others are aborted.
+      previous.stopped = true;
+      const wanted = new Set(tasks.map((task) => chunkId(task.info, task.step, task.row, task.col)));
+      for (const [id, controller] of previous.reading) if (!wanted.has(id)) controller.abort(abortError(undefined));
+    }
     const budgetBytes = playing ? settings.totalBytes / 2 : settings.idleBytes;
     const deadline = playing ? Infinity : Date.now() + settings.idleMs;
     const result = { state: 'done', order, chunks: 0, bytes: 0, failed: 0 };
     let next = 0;
     const worker = async () => {
       while (next < tasks.length) {
-        if (link.signal.aborted) {
+        if (link.signal.aborted || run.stopped) {
           result.state = 'aborted';
           return;
         }
@@ -410,20 +422,26 @@ export async function openStore(location, options = {}) {
           result.chunks++;
           continue;
         }
+        const id = chunkId(task.info, task.step, task.row, task.col);
+        const own = linkSignals(link.signal, undefined);
+        reading.set(id, own.controller);
         try {
-          const before = cache.has(`z|${task.info.path}|${task.step}|${task.row}|${task.col}`);
-          const bytes = await compressed(task.info, task.step, task.row, task.col, link.signal, 1);
+          const before = cache.has(`z|${id}`);
+          const bytes = await compressed(task.info, task.step, task.row, task.col, own.signal, 1);
           const length = bytes ? bytes.length : 0; // read before a decode worker borrows them
-          if (task.decode) await (residual ? storedValues : values)(task.info, task.step, task.row, task.col, link.signal, 1);
+          if (task.decode) await (residual ? storedValues : values)(task.info, task.step, task.row, task.col, own.signal, 1);
           result.chunks++;
           if (!before) result.bytes += length;
         } catch (err) {
-          if (isAbort(err) || link.signal.aborted) {
+          if (isAbort(err) || own.signal.aborted) {
             result.state = 'aborted';
             return;
           }
           result.failed++;
           prefetchErrors++;
+        } finally {
+          reading.delete(id);
+          own.dispose();
         }
       }
     };
