@@ -396,10 +396,12 @@ export async function openStore(location, options = {}) {
       }
     }
     if (previous) {
-      // The older run takes no new task; of its requests on the wire, those this run also wants
-      // go on (this run joins them), the others are aborted.
+      // The older run takes no new task; of its requests on the wire, those this run would send
+      // first go on (this run joins them), the others are aborted: on a slow link they would hold
+      // bandwidth the steps near t need.
       previous.stopped = true;
-      const wanted = new Set(tasks.map((task) => chunkId(task.info, task.step, task.row, task.col)));
+      const first = tasks.slice(0, Math.max(1, settings.maxRequests));
+      const wanted = new Set(first.map((task) => chunkId(task.info, task.step, task.row, task.col)));
       for (const [id, controller] of previous.reading) if (!wanted.has(id)) controller.abort(abortError(undefined));
     }
     const budgetBytes = playing ? settings.totalBytes / 2 : settings.idleBytes;
