@@ -1,7 +1,8 @@
 // Benchmark: chronozarr against zarrita 0.7.5 on the same `none` store (24 x 4 x 2765 x 2759
 // uint16, zstd 5, chunk 512): one cell, a whole level-0 frame, one pixel's full history, in Node
 // from disk and in Chromium over `chronozarr serve`; plus requests and sequential round trips to
-// the first complete 3 x 3 view, unsharded and sharded. Writes results/<date>.json.
+// the first complete 3 x 3 view, unsharded and sharded; and in Chromium the floor under a frame:
+// its chunks fetched without decoding, with the machine's CPU per frame. Writes results/<date>.json.
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -103,6 +104,7 @@ try {
         warmPageCache(join(storePath, '0'));
         results.chromium[`workers${workers}`] = await page.evaluate(([u, w, n, z]) => window.bench(u, w, n, z), [`${server.url}/bench/work/none.zarr`, workers, reps, `${server.url}/bench/work/none-zarrita.zarr`]);
       }
+      results.chromium.fetchOnlyFrame = await fetchFloor(page, `${server.url}/bench/work/none.zarr`);
     } finally {
       await browser.close();
     }
@@ -111,12 +113,36 @@ try {
   await server.stop();
 }
 
+/**
+ * A level-0 frame's chunks fetched and not decoded, `reps` times (other timesteps each time): the
+ * median wall time, and the CPU the whole machine spent per frame (every Chromium process and the
+ * server; Linux /proc/stat), the share of a frame no reader can avoid on this machine.
+ */
+async function fetchFloor(page, url) {
+  const busyMs = () => {
+    if (!existsSync('/proc/stat')) return null;
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const ticks = f.reduce((a, b) => a + b, 0) - f[3] - f[4]; // all but idle and iowait
+    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  };
+  const runs = [];
+  const before = busyMs();
+  for (let i = 0; i < reps; i++) runs.push(await page.evaluate(([u, t]) => window.fetchFrame(u, t, 6, 6), [url, (i * 5 + 2) % 24]));
+  const after = busyMs();
+  const median = [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+  return { medianMs: Number(median.toFixed(1)), machineCpuMsPerFrame: before == null ? null : Math.round((after - before) / reps), runsMs: runs.map((v) => Number(v.toFixed(1))) };
+}
+
 mkdirSync(join(here, 'results'), { recursive: true });
 const file = join(here, 'results', `${results.date.slice(0, 10)}-node${process.versions.node.split('.')[0]}.json`);
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
 const row = (label, r) => console.log(`${label.padEnd(28)} cell ${r.cell.chronozarr.medianMs} vs ${r.cell.zarrita.medianMs} ms (${r.cell.ratio}x) | frame ${r.frame.chronozarr.medianMs} vs ${r.frame.zarrita.medianMs} ms (${r.frame.ratio}x; zarr.get ${r.frame.zarritaGet.medianMs}) | history ${r.history.chronozarr.medianMs} vs ${r.history.zarrita.medianMs} ms (${r.history.ratio}x)`);
 row('node disk workers 0', results.nodeDisk);
 row('node disk workers 2', results.nodeDiskWorkers2);
-if (results.chromium) for (const w of [2, 0]) row(`chromium http workers ${w}`, results.chromium[`workers${w}`]);
+if (results.chromium) {
+  for (const w of [2, 0]) row(`chromium http workers ${w}`, results.chromium[`workers${w}`]);
+  const floor = results.chromium.fetchOnlyFrame;
+  console.log(`chromium fetch only (a frame's 36 chunks, no decode): ${floor.medianMs} ms, machine CPU ${floor.machineCpuMsPerFrame} ms per frame`);
+}
 console.log(JSON.stringify(results.firstView));
 console.log(`wrote ${file}`);

@@ -5,25 +5,13 @@
 // Run: cd js && node --test e2e/maplibre.test.mjs   (also part of `npm test`).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { join, dirname, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
+import { PY, here, repo, run, skip, startBrowserStores } from './browser-stores.mjs';
 
-const run = promisify(execFile);
-const here = dirname(fileURLToPath(import.meta.url));
-const jsDir = join(here, '..');
-const repo = join(jsDir, '..');
-const PY = join(repo, '.venv', 'bin', 'python');
-const CLI = join(repo, '.venv', 'bin', 'chronozarr');
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const BACKGROUND = [16, 32, 48];
 const BG_CSS = 'rgb(16, 32, 48)';
 const W = 800;
 const H = 600;
-const skip = !existsSync(CHROMIUM) ? 'no /usr/bin/chromium' : !existsSync(PY) ? 'no .venv' : false;
 
 /** Web Mercator of lon/lat in 0..1 (y down), as MapLibre places the world at zoom 0 in 512 px. */
 function mercator(lon, lat) {
@@ -41,38 +29,22 @@ function screenOf([lon, lat], center, zoom) {
 
 describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
   let tmp;
-  let server;
   let base;
   let browser;
   let s2;
   let rgb;
   const consoleErrors = [];
 
+  let close;
+
   before(async () => {
-    tmp = mkdtempSync(join(here, '.tmp-maplibre-'));
-    await run(PY, [join(here, 'make_stores.py'), tmp], { cwd: repo });
-    server = spawn(CLI, ['serve', jsDir, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    base = await new Promise((resolve, reject) => {
-      let text = '';
-      server.stderr.on('data', (d) => {
-        text += d;
-        const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
-        if (m) resolve(m[1]);
-      });
-      server.on('exit', (code) => reject(new Error(`server exited ${code}: ${text}`)));
-    });
-    const rel = relative(jsDir, tmp);
-    s2 = `${base}/${rel}/s2.zarr`;
-    rgb = `${base}/${rel}/rgb.zarr`;
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    let stores;
+    ({ tmp, base, browser, stores, close } = await startBrowserStores('maplibre'));
+    s2 = `${stores}/s2.zarr`;
+    rgb = `${stores}/rgb.zarr`;
   });
 
-  after(async () => {
-    await browser?.close();
-    server?.kill();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
+  after(() => close?.());
 
   function watch(page) {
     page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${page.url()}: ${m.text()}`));

@@ -3,59 +3,31 @@
 // Run: cd js && node --test e2e/viewer.test.mjs   (also part of `npm test`).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
-import { join, dirname, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { readdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PY, here, repo, run, skip, startBrowserStores } from './browser-stores.mjs';
 
-const run = promisify(execFile);
-const here = dirname(fileURLToPath(import.meta.url));
-const jsDir = join(here, '..');
-const repo = join(jsDir, '..');
-const PY = join(repo, '.venv', 'bin', 'python');
-const CLI = join(repo, '.venv', 'bin', 'chronozarr');
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const BACKGROUND = [9, 12, 18];
-const skip = !existsSync(CHROMIUM) ? 'no /usr/bin/chromium' : !existsSync(PY) ? 'no .venv' : false;
 
 describe('viewer', { skip, timeout: 300_000 }, () => {
   let tmp;
-  let server;
   let base; // http://127.0.0.1:PORT
   let other; // the same server as http://localhost:PORT: another origin
   let browser;
   let s2; // store URL
   let rgb;
+  let close;
   const consoleErrors = [];
 
   before(async () => {
-    tmp = mkdtempSync(join(here, '.tmp-viewer-'));
-    await run(PY, [join(here, 'make_stores.py'), tmp], { cwd: repo });
-    server = spawn(CLI, ['serve', jsDir, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    base = await new Promise((resolve, reject) => {
-      let text = '';
-      server.stderr.on('data', (d) => {
-        text += d;
-        const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
-        if (m) resolve(m[1]);
-      });
-      server.on('exit', (code) => reject(new Error(`server exited ${code}: ${text}`)));
-    });
+    let stores;
+    ({ tmp, base, browser, stores, close } = await startBrowserStores('viewer'));
     other = base.replace('127.0.0.1', 'localhost');
-    const rel = relative(jsDir, tmp);
-    s2 = `${base}/${rel}/s2.zarr`;
-    rgb = `${base}/${rel}/rgb.zarr`;
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    s2 = `${stores}/s2.zarr`;
+    rgb = `${stores}/rgb.zarr`;
   });
 
-  after(async () => {
-    await browser?.close();
-    server?.kill();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
+  after(() => close?.());
 
   /** A page on the viewer; console errors are collected unless `allowErrors`. */
   async function openViewer(query, { width = 800, height = 600, allowErrors = false } = {}) {

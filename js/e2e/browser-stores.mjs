@@ -1,0 +1,56 @@
+// What the browser end-to-end tests share: stores the Python writer makes during the run
+// (e2e/make_stores.py), `chronozarr serve` over js/ on a free port, and Debian's Chromium with
+// software WebGL through playwright-core.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+export const run = promisify(execFile);
+export const here = dirname(fileURLToPath(import.meta.url));
+export const jsDir = join(here, '..');
+export const repo = join(jsDir, '..');
+export const PY = join(repo, '.venv', 'bin', 'python');
+const CLI = join(repo, '.venv', 'bin', 'chronozarr');
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/** Why the browser tests cannot run here, or false. */
+export const skip = !existsSync(CHROMIUM) ? 'no /usr/bin/chromium' : !existsSync(PY) ? 'no .venv' : false;
+
+/**
+ * Write the test stores into a new `.tmp-<prefix>-*` directory under e2e/, serve js/ (and so them)
+ * and start Chromium. Returns their URLs and a `close` that ends all three.
+ * @param {string} prefix
+ */
+export async function startBrowserStores(prefix) {
+  const tmp = mkdtempSync(join(here, `.tmp-${prefix}-`));
+  let server;
+  let browser;
+  const close = async () => {
+    await browser?.close();
+    server?.kill();
+    rmSync(tmp, { recursive: true, force: true });
+  };
+  try {
+    await run(PY, [join(here, 'make_stores.py'), tmp], { cwd: repo });
+    server = spawn(CLI, ['serve', jsDir, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const base = await new Promise((resolve, reject) => {
+      let text = '';
+      server.stderr.on('data', (d) => {
+        text += d;
+        const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
+        if (m) resolve(m[1]);
+      });
+      server.on('exit', (code) => reject(new Error(`server exited ${code}: ${text}`)));
+    });
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    const stores = `${base}/${relative(jsDir, tmp)}`;
+    return { tmp, base, browser, stores, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
