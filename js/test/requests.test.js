@@ -197,6 +197,26 @@ describe('HTTP status rules', () => {
     }
   });
 
+  test('a shard shorter than its index (no shard_bytes, read by a suffix range) is an error naming both sizes', async () => {
+    const { fetch } = faulty(async (url, init) => {
+      if (url.endsWith('/zarr.json') && !url.includes('/0/')) {
+        // The same store as written by a writer that does not list shard lengths.
+        const root = JSON.parse(await (await fileFetch(url, init)).text());
+        delete root.attributes.chronozarr.shard_bytes;
+        return new Response(JSON.stringify(root), { status: 200 });
+      }
+      // A 10-byte object, answered as RFC 9110 says for a longer suffix: the whole representation.
+      if (/^bytes=-\d+$/.test(init.headers?.Range ?? '')) return new Response(new Uint8Array(10), { status: 206, headers: { 'Content-Range': 'bytes 0-9/10' } });
+      return null;
+    });
+    const store = await openStore(path(), { fetch });
+    try {
+      await assert.rejects(store.getCell(0, 0, 0, 0, { mask: false }), (err) => err instanceof FetchError && /the object is 10 bytes, shorter than the last \d+ bytes asked for/.test(err.message));
+    } finally {
+      store.close();
+    }
+  });
+
   test('a body past its bound and a corrupt shard index are errors, not allocations', async () => {
     const big = faulty((url) => (url.endsWith('/0/data/c/0/0/0/0') ? new Response(new Uint8Array(10), { status: 200, headers: { 'Content-Length': String(2 ** 31) } }) : null));
     const store = await openStore(join(fx.stores, 'u16-sd-plain-zstd'), { fetch: big.fetch });

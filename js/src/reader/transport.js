@@ -157,6 +157,8 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
       return answer.body.subarray(answer.body.length - length);
     }
     const total = contentRangeTotal(answer.headers.get('content-range'));
+    // A server answers a suffix longer than the object with all of it (RFC 9110 14.1.2).
+    if (total != null && total < length) throw new FetchError(where, answer.status, `the object is ${total} bytes, shorter than the last ${length} bytes asked for`);
     if (total != null) checkPartial(answer, where, total - length, total - 1, length);
     else checkPartial(answer, where, null, null, length);
     return answer.body;

@@ -122,6 +122,8 @@ def _serve(store: Path, port: int, out: Callable[[str], None]) -> int:
     except OSError:
         session = start_view(store, port=0)  # the port is taken: any free one
     out(f"viewer: {session.url}")
+    if session.map_url:
+        out(f"on a map (MapLibre): {session.map_url}")
     out("serving on 127.0.0.1 until Ctrl-C")
     try:
         threading_event().wait()
