@@ -172,3 +172,22 @@ def test_tiny_levels_get_the_overviews_that_fit(tmp_path):
         with rasterio.open(path) as src:
             assert len(src.overviews(1)) == overviews
             assert src.tags(ns="IMAGE_STRUCTURE")["LAYOUT"] == "COG"
+
+
+def test_a_level_is_written_in_strips_of_chunk_rows_and_the_staging_file_goes(star, tmp_path, monkeypatch):
+    monkeypatch.setattr("chronozarr.export.cog.STRIP_ROWS", 16)  # 37 rows of 16-pixel chunks: 3 strips
+    reads = []
+    original = chronozarr.read.store.ChronoStore.read
+
+    def counted(self, t, lod=0, bands=None, window=None):
+        reads.append(window)
+        return original(self, t, lod, bands, window)
+
+    monkeypatch.setattr(chronozarr.read.store.ChronoStore, "read", counted)
+    summary = export_cog(star.path, tmp_path, times=[1], progress=False)
+    assert [w[0] for w in reads] == [slice(0, 16), slice(16, 32), slice(32, 37)]
+    values, mask_band, _ = _read(summary.files[0])
+    expected, mask = _expected(star, 1, 0)
+    np.testing.assert_array_equal(values, expected)
+    np.testing.assert_array_equal(mask_band, np.where(mask.astype(bool), 255, 0))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [summary.files[0].name]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,10 @@ from .times import select_times
 
 TILE = 512
 OVERVIEW_FACTORS = (2, 4, 8)
+# Rows of a level written at a time while staging a COG (rounded to whole chunk rows).
+STRIP_ROWS = 1024
+# Profile keys that describe the grid; the others are the COG driver's creation options.
+GRID_KEYS = ("width", "height", "count", "dtype", "transform", "crs", "nodata")
 
 
 @dataclass(frozen=True)
@@ -67,11 +71,11 @@ def export_cog(
         check_targets(directory, [names[t] for t in steps], overwrite)
         profile = cog_profile(source, info)
         written = []
-        with rasterio.Env(GDAL_PAM_ENABLED="NO"), progress_bar("exporting", len(steps), enabled=progress) as advance:
+        with rasterio.Env(GDAL_PAM_ENABLED="NO", GDAL_TIFF_INTERNAL_MASK="YES"), progress_bar("exporting", len(steps), enabled=progress) as advance:
             for t in steps:
                 path = directory / names[t]
                 with replacing(path) as partial:
-                    _write(rasterio, partial, source, t, level, profile)
+                    _write(rasterio, partial, source, t, info, profile)
                 written.append(path)
                 advance(1)
     return ExportSummary(directory, level, (info.shape[2], info.shape[3]), tuple(written), sum(p.stat().st_size for p in written))
@@ -94,12 +98,12 @@ def overview_count(height: int, width: int) -> int:
 
 
 def cog_profile(source: ChronoStore, info: LevelInfo) -> dict[str, Any]:
-    """rasterio creation arguments: grid, CRS and nodata from the store, the COG layout we promise."""
+    """The grid, CRS and nodata from the store (GRID_KEYS), and the COG driver's creation options
+    for the layout we promise."""
     from affine import Affine  # installed with rasterio
 
     _, n_band, height, width = info.shape
     profile: dict[str, Any] = {
-        "driver": "COG",
         "width": width,
         "height": height,
         "count": n_band,
@@ -121,21 +125,46 @@ def cog_profile(source: ChronoStore, info: LevelInfo) -> dict[str, Any]:
     return profile
 
 
-def _write(rasterio: Any, path: Path, source: ChronoStore, t: int, level: int, profile: dict[str, Any]) -> None:
+def _write(rasterio: Any, path: Path, source: ChronoStore, t: int, info: LevelInfo, profile: dict[str, Any]) -> None:
     """One timestep. Where the store has a mask, its invalid pixels become nodata (when there is
-    one) and the mask is kept as the file's mask band too: a valid pixel may hold the nodata value."""
-    values = source.read(t, level)
-    mask = source.read_mask(t, level)
-    if mask is not None and source.nodata is not None:
-        values = np.where(mask.astype(bool), values, np.asarray(source.nodata, dtype=values.dtype))
-    with rasterio.open(path, "w", **profile) as dst:
-        dst.write(values)
-        if mask is not None:
-            dst.write_mask(np.where(mask.astype(bool), 255, 0).astype(np.uint8))
-        dst.descriptions = tuple(source.band_names)
-        dst.scales = tuple(b.scale for b in source.bands)
-        dst.offsets = tuple(b.offset for b in source.bands)
-        dst.units = tuple(b.units or "" for b in source.bands)
+    one) and the mask is kept as the file's mask band too: a valid pixel may hold the nodata value.
+
+    The COG driver only copies a whole dataset, so the level is first written strip by strip to a
+    tiled GeoTIFF next to `path` (memory stays at a few rows of chunks, whatever the level's size),
+    which GDAL then copies into the COG with its overviews.
+    """
+    from rasterio.shutil import copy as copy_dataset  # installed with rasterio
+    from rasterio.windows import Window
+
+    grid = {key: profile[key] for key in GRID_KEYS if key in profile}
+    cog = {key: value for key, value in profile.items() if key not in GRID_KEYS}
+    _, _, height, width = info.shape
+    staging = path.with_name(f"{path.name}.staging")
+    try:
+        with rasterio.open(staging, "w", driver="GTiff", tiled=True, blockxsize=TILE, blockysize=TILE, bigtiff="IF_SAFER", **grid) as dst:
+            for rows in _strips(height, info.chunk_size):
+                window = Window(0, rows.start, width, rows.stop - rows.start)
+                values = source.read(t, info.index, window=(rows, slice(0, width)))
+                mask = source.read_mask(t, info.index, window=(rows, slice(0, width)))
+                if mask is not None and source.nodata is not None:
+                    values = np.where(mask.astype(bool), values, np.asarray(source.nodata, dtype=values.dtype))
+                dst.write(values, window=window)
+                if mask is not None:
+                    dst.write_mask(np.where(mask.astype(bool), 255, 0).astype(np.uint8), window=window)
+            dst.descriptions = tuple(source.band_names)
+            dst.scales = tuple(b.scale for b in source.bands)
+            dst.offsets = tuple(b.offset for b in source.bands)
+            dst.units = tuple(b.units or "" for b in source.bands)
+        copy_dataset(staging, path, driver="COG", **cog)
+    finally:
+        staging.unlink(missing_ok=True)
+
+
+def _strips(height: int, chunk_size: int) -> Iterator[slice]:
+    """Row ranges of whole chunk rows, about STRIP_ROWS high, so that each chunk is read once."""
+    step = chunk_size * max(1, STRIP_ROWS // chunk_size)
+    for start in range(0, height, step):
+        yield slice(start, min(height, start + step))
 
 
 def _level(source: ChronoStore, level: int) -> LevelInfo:
