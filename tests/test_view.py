@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 import chronozarr
 import importlib
 from chronozarr.cli import app
-from chronozarr.view import MissingDependency, start_view
+from chronozarr.errors import MissingExtraError
+from chronozarr.view import start_view
 from conftest import make_series
 
 view_module = importlib.import_module("chronozarr.view")  # chronozarr.view is the function
@@ -119,7 +120,7 @@ def test_cli_view_prints_the_url(store: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def test_notebook_widget_needs_anywidget(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "anywidget", None)
-    with pytest.raises(MissingDependency, match=r"chronozarr\[notebook\]"):
+    with pytest.raises(MissingExtraError, match=r"chronozarr\[notebook\]"):
         chronozarr.view(store)
 
 

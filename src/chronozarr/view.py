@@ -20,17 +20,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from .errors import ChronozarrError, StoreError
+from .errors import MissingExtraError, StoreError
 from .serve import StoreServer
 
 STORE_MOUNT = "store"
 # src/chronozarr/view.py -> the repository's js/ directory (an editable or source checkout).
 DEFAULT_JS_DIR = Path(__file__).resolve().parents[2] / "js"
 NOT_INSTALLED = "the viewer page is not installed (no js/viewer/index.html)"
-
-
-class MissingDependency(ChronozarrError, ImportError):
-    """An optional dependency a feature needs is not installed; the message names the extra."""
 
 
 @dataclass(frozen=True)
@@ -200,7 +196,7 @@ def view(store: str | os.PathLike[str], *, height: int = 480) -> Any:
         import anywidget
         import traitlets
     except ImportError:
-        raise MissingDependency(
+        raise MissingExtraError(
             "chronozarr.view in a notebook needs anywidget: pip install 'chronozarr[notebook]' (or use the "
             "`chronozarr view STORE` command, which needs nothing extra)"
         ) from None
