@@ -127,7 +127,7 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     if (!targetReady && !shownComplete && coarsest !== lod) {
       for (const c of visibleAt(coarsest)) need.push([coarsest, c, wantedT]);
     }
-    if (targetReady) for (const t of neighbours(wantedT)) for (const c of target) need.push([lod, c, t]);
+    if (targetReady) need.push(...ahead(target));
     const wanted = new Set(need.map(([k, c, t]) => key(k, c.row, c.col, t)));
     for (const [k, ctrl] of loads) {
       if (!wanted.has(k)) {
@@ -141,20 +141,15 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
   }
 
   /**
-   * The timesteps a step from `t` lands on (forward first, wrapping as playback does): loaded onto
-   * the GPU once `t` is on screen, so that a step to one of them swaps the frame at once.
+   * The visible cells at the timesteps a step from the asked one lands on (forward first, wrapping
+   * as playback does): loaded onto the GPU once the asked frame is complete, so that a step to one
+   * of them swaps the frame at once.
+   * @returns {[number, {row: number, col: number}, number][]}
    */
-  function neighbours(t) {
+  function ahead(target) {
     const n = store.times.length;
-    return [...new Set([(t + 1) % n, Math.max(0, t - 1)])].filter((s) => s !== t);
-  }
-
-  /** Load the neighbouring timesteps of the visible cells once the asked frame is complete. */
-  function preload() {
-    if (destroyed || shownT !== wantedT) return;
-    const target = visibleAt(lod);
-    if (!target.every((c) => has(lod, c, wantedT))) return;
-    for (const t of neighbours(wantedT)) for (const c of target) ensure(lod, c.row, c.col, t);
+    const steps = [...new Set([(wantedT + 1) % n, Math.max(0, wantedT - 1)])].filter((s) => s !== wantedT);
+    return steps.flatMap((t) => target.map((c) => /** @type {[number, any, number]} */ ([lod, c, t])));
   }
 
   function ensure(k, row, col, t) {
@@ -202,7 +197,7 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
         if (look && shownT === wantedT && k === lod && visibleAt(lod).every((c) => has(lod, c, wantedT))) {
           dirty = true;
           paint();
-          preload();
+          for (const [level, cell, step] of ahead(visibleAt(lod))) ensure(level, cell.row, cell.col, step);
         } else redrawProgress();
       },
       (err) => {
