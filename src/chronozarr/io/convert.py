@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import InputError
 from ..write.encode import EncodeSummary, encode
 from ..write.preview import EncodePreview
-from .frames import RasterFrames, lazy_array
+from .frames import FileReads, RasterFrames, lazy_array
 from .manifest import is_manifest, parse_bounds, read_manifest
 from .raster_series import check_series
 from .rasters import read_headers
@@ -77,10 +77,11 @@ def open_manifest(path: str | os.PathLike[str], *, crs: Any = None, bounds: Any 
         "x": west + (np.arange(first.width) + 0.5) * a,
     }
     size = (first.height, first.width, first.dtypes[0])
-    data = lazy_array(RasterFrames(uris, first.data_bands, *size), SERIES_DIMS, coords)
+    reads = FileReads(first.data_bands + ((first.alpha,) if first.alpha is not None else ()))
+    data = lazy_array(RasterFrames(uris, first.data_bands, *size, reads), SERIES_DIMS, coords)
     mask = None
     if first.alpha is not None:
-        mask = lazy_array(RasterFrames(uris, (first.alpha,), *size, alpha=True), ("time", "y", "x"), coords)
+        mask = lazy_array(RasterFrames(uris, (first.alpha,), *size, reads, alpha=True), ("time", "y", "x"), coords)
     if cast is not None:
         data = cast_exactly(data, cast)
     return Source(data, series.crs, mask, nodata=series.nodata, bands=series.bands)

@@ -1,13 +1,16 @@
 """Raster files as one lazy (time, band, y, x) array: indexing it reads the files it covers, and
 only the window asked for, so the writer reads one file per timestep when it asks for it.
 
-The same class gives the (time, y, x) mask of an alpha band (1 where alpha is nonzero). It is an
-xarray backend array, so it needs no dask; with dask installed it is chunked one timestep per
-chunk like the NetCDF and Zarr inputs.
+The same class gives the (time, y, x) mask of an alpha band (1 where alpha is nonzero). The data
+and mask arrays of one manifest share their reads (`FileReads`): a window is decoded once for both,
+which matters for PNG frames, decoded whole for any window. It is an xarray backend array, so it
+needs no dask; with dask installed it is chunked one timestep per chunk like the NetCDF and Zarr
+inputs.
 """
 
 from __future__ import annotations
 
+import threading
 import warnings
 from collections.abc import Sequence
 
@@ -19,15 +22,46 @@ from xarray.core import indexing
 from .rasters import rasterio_module
 
 
+class FileReads:
+    """Windows of the files read with every band the series uses, the last one kept: the data and
+    alpha arrays ask for the same window of a timestep one after the other."""
+
+    def __init__(self, bands: Sequence[int]):
+        self.bands = tuple(bands)
+        self._last: tuple[tuple[str, tuple[int, int, int, int]], np.ndarray] | None = None
+        self._lock = threading.Lock()
+
+    def read(self, uri: str, bands: Sequence[int], rows: range, cols: range) -> np.ndarray:
+        """`bands` (1-based) of `uri` over the bounding window of `rows` and `cols`."""
+        from rasterio.errors import NotGeoreferencedWarning
+        from rasterio.windows import Window
+
+        top, left = min(rows), min(cols)
+        box = (left, top, max(cols) - left + 1, max(rows) - top + 1)
+        with self._lock:
+            if self._last is None or self._last[0] != (uri, box):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", NotGeoreferencedWarning)  # checked with the headers (--bounds)
+                    with rasterio_module().open(uri) as ds:
+                        self._last = ((uri, box), ds.read(list(self.bands), window=Window(*box)))
+            values = self._last[1]
+        values = values[[self.bands.index(b) for b in bands]]
+        return values[:, np.asarray(rows) - top][:, :, np.asarray(cols) - left]
+
+
 class RasterFrames(BackendArray):
-    """Bands `indexes` (1-based) of the files `uris`, one file per timestep.
+    """Bands `indexes` (1-based) of the files `uris`, one file per timestep, read through `reads`.
 
     With `alpha=True` the array is (time, y, x) uint8 validity from the one band in `indexes`.
     """
 
-    def __init__(self, uris: Sequence[str], indexes: Sequence[int], height: int, width: int, dtype: str, alpha: bool = False):
+    def __init__(
+        self, uris: Sequence[str], indexes: Sequence[int], height: int, width: int, dtype: str, reads: FileReads,
+        alpha: bool = False,
+    ):
         self.uris = tuple(uris)
         self.indexes = tuple(indexes)
+        self.reads = reads
         self.alpha = alpha
         self.dtype = np.dtype("uint8" if alpha else dtype)
         planes = (height, width) if alpha else (len(self.indexes), height, width)
@@ -48,22 +82,10 @@ class RasterFrames(BackendArray):
         out = np.empty((len(picked), len(bands), len(row_range), len(col_range)), dtype=self.dtype)
         if out.size:
             for n, i in enumerate(picked):
-                out[n] = self._window(self.uris[i], bands, row_range, col_range)
+                values = self.reads.read(self.uris[i], bands, row_range, col_range)
+                out[n] = (values != 0).astype(np.uint8) if self.alpha else values
         squeeze = tuple(0 if isinstance(k, int) else slice(None) for k in (t, b, rows, cols))
         return out[squeeze]
-
-    def _window(self, uri: str, bands: list[int], rows: range, cols: range) -> np.ndarray:
-        from rasterio.errors import NotGeoreferencedWarning
-        from rasterio.windows import Window
-
-        top, left = min(rows), min(cols)
-        window = Window(left, top, max(cols) - left + 1, max(rows) - top + 1)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotGeoreferencedWarning)  # checked with the headers (--bounds)
-            with rasterio_module().open(uri) as ds:
-                values = ds.read(bands, window=window)
-        values = values[:, np.asarray(rows) - top][:, :, np.asarray(cols) - left]
-        return (values != 0).astype(np.uint8) if self.alpha else values
 
 
 def _as_range(index: int | range) -> range:
