@@ -24,7 +24,7 @@ from chronozarr import publish as publish_module  # noqa: E402
 from chronozarr.cli import app  # noqa: E402
 from chronozarr.errors import OutputExistsError  # noqa: E402
 from chronozarr.publish import PublishError, append_mismatch, parse_newer_than, plan, publish  # noqa: E402
-from chronozarr.spec.caching import IMMUTABLE_CACHE_CONTROL, chronozarr_block  # noqa: E402
+from chronozarr.format.caching import IMMUTABLE_CACHE_CONTROL, chronozarr_block  # noqa: E402
 from conftest import make_series  # noqa: E402
 
 BUCKET = "chronozarr-test"

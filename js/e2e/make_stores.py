@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from chronozarr.spec.metadata import Band
+from chronozarr.format.metadata import Band
 from chronozarr.write.encode import encode
 
 

@@ -1,7 +1,7 @@
 """chronozarr: a Zarr v3 layout for raster time series, and the tools around it."""
 
 from .errors import ChronozarrError, InputError, OutputExistsError, StoreError
-from .spec.metadata import SPEC_VERSION, Band, Provenance
+from .format.metadata import SPEC_VERSION, Band, Provenance
 from .read.store import ChronoStore, open_store
 from .write.encode import EncodeSummary, encode
 from .write.append import AppendSummary, append

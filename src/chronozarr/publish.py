@@ -4,7 +4,7 @@ Three phases: the chunk, shard and coordinate objects in parallel (within it, `t
 volatility after the chunks and shards, as spec 14 orders an append), then every `zarr.json` below
 the root, then the root `zarr.json`. A phase starts only when the one before has finished without an
 error, so a reader that finds the root finds a complete store, and an interrupted upload leaves no
-root. Each object carries the Cache-Control of its class (`spec.caching`), never a
+root. Each object carries the Cache-Control of its class (`format.caching`), never a
 Content-Encoding. A non-empty destination is refused unless the local store is an append of the
 store already there (or `force`).
 """
@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .errors import ChronozarrError, OutputExistsError, StoreError
-from .spec.caching import IMMUTABLE, METADATA, REWRITTEN, ROOT, SHORT_TTL_SECONDS, TRAILING, cache_control, chronozarr_block, object_class
+from .format.caching import IMMUTABLE, METADATA, REWRITTEN, ROOT, SHORT_TTL_SECONDS, TRAILING, cache_control, chronozarr_block, object_class
 
 SCHEMES = ("s3", "gs", "az")
 # The order objects go up in: (phase shown to the user, classes uploaded together).

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 import chronozarr
 from chronozarr.cli import app
 from chronozarr.errors import InputError
-from chronozarr.spec.temporal import anchor_indices, nearest_references
+from chronozarr.format.temporal import anchor_indices, nearest_references
 from conftest import make_series
 from append_helpers import assert_matches_fresh, file_hashes, section14_objects
 from source_inputs import cf_encoded, write

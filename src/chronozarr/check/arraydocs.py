@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..spec.codecs import BLOSC_CNAMES, BLOSC_SHUFFLES, CODEC_NAMES
+from ..format.codecs import BLOSC_CNAMES, BLOSC_SHUFFLES, CODEC_NAMES
 from .context import ArrayFacts, Context, doc_key, int_list, is_int
 
 Compressor = tuple[str, str] | None  # (name, canonical configuration without typesize)

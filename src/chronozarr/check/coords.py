@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import StoreError
 from ..read.arrays import decode_chunk, decode_strings, parse_array
-from ..spec.times import TIME_CALENDAR, TIME_UNITS, iso
+from ..format.times import TIME_CALENDAR, TIME_UNITS, iso
 from .arraydocs import attributes, check_codecs, check_node, layout
 from .context import Context, LevelFacts, canonical, doc_key
 

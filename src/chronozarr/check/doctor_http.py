@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 import urllib3
 
 from ..errors import ChronozarrError
-from ..spec.caching import TRAILING, chronozarr_block, object_class
+from ..format.caching import TRAILING, chronozarr_block, object_class
 from .doctor_decode import ArrayMeta, decode_checks, validate_check
 from .doctor_report import DoctorReport
 from .doctor_source import HostTolerantSource

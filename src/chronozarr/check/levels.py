@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..spec.metadata import DTYPES
+from ..format.metadata import DTYPES
 from .arraydocs import Compressor, attributes, check_codecs, check_node, layout
 from .context import ArrayFacts, Context, LevelFacts, close, doc_key, is_number, number_list
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import StoreError
 from ..read.store import ChronoStore
-from ..spec.pyramid import block_max, block_mean, block_rounded_mean, validity
+from ..format.pyramid import block_max, block_mean, block_rounded_mean, validity
 from .context import Context
 
 SAMPLE_TIMES = 2

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ..spec.metadata import GAP_FILLS, SUPPORTED_VERSIONS
-from ..spec.temporal import ENCODINGS, NONE, STAR_DELTA, STAR_DELTA_DTYPES
+from ..format.metadata import GAP_FILLS, SUPPORTED_VERSIONS
+from ..format.temporal import ENCODINGS, NONE, STAR_DELTA, STAR_DELTA_DTYPES
 from .context import Context, int_list, is_int, is_number, number_list
 
 ROOT = "zarr.json"

@@ -18,7 +18,7 @@ from typing import Any, Optional, TypeVar
 import typer
 
 from ..errors import InputError
-from ..spec.metadata import DTYPES
+from ..format.metadata import DTYPES
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from ..publish import publish
-from ..spec.caching import SHORT_TTL_SECONDS
+from ..format.caching import SHORT_TTL_SECONDS
 
 HELP = """Upload STORE (a directory) to DEST (s3://bucket/prefix, gs://bucket/prefix, az://container/prefix):
 chunks, shards and coordinates first, in parallel; then the zarr.json below the root; then the root

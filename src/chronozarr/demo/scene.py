@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..spec.metadata import Band
+from ..format.metadata import Band
 
 BANDS = (
     Band("B02", "blue", 1e-4, 0.0, "reflectance"),

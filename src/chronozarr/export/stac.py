@@ -16,8 +16,8 @@ import numpy as np
 
 from ..errors import StoreError
 from ..read.store import ChronoStore, open_store
-from ..spec.geometry import LevelGeometry
-from ..spec.times import iso_list
+from ..format.geometry import LevelGeometry
+from ..format.times import iso_list
 from .files import check_targets, replacing
 from .footprint import wgs84_footprint
 

@@ -22,7 +22,7 @@ import numpy as np
 import xarray as xr
 
 from ..errors import InputError
-from ..spec.metadata import DTYPES, Band
+from ..format.metadata import DTYPES, Band
 
 FILL_ATTRS = ("_FillValue", "missing_value")
 PACKING_ATTRS = ("scale_factor", "add_offset")

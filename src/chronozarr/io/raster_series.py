@@ -14,7 +14,7 @@ from typing import Any
 
 from ..crs import CRS_FIX, epsg
 from ..errors import InputError
-from ..spec.metadata import Band
+from ..format.metadata import Band
 from .cf import band_with_packing
 from .rasters import Affine6, Raster
 

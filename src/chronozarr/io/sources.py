@@ -17,7 +17,7 @@ import xarray as xr
 
 from ..crs import CRS_FIX, epsg, find_crs
 from ..errors import InputError
-from ..spec.metadata import DTYPES, Band
+from ..format.metadata import DTYPES, Band
 from ..write.source import band_labels
 from .cf import Declared, decoded_on_read, read_unsigned
 from .cf import declared as cf_declared

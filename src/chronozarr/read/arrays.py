@@ -17,7 +17,7 @@ import google_crc32c
 import numpy as np
 
 from ..errors import StoreError
-from ..spec.codecs import CodecSpec
+from ..format.codecs import CodecSpec
 
 READ_DTYPES = ("uint8", "uint16", "int16", "float32", "int64", "float64", "int32")
 EMPTY = 2**64 - 1

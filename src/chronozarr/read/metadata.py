@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..spec.geometry import Transform
-from ..spec.metadata import DTYPES, Band, LevelMirror, Temporal, check_spec_version
-from ..spec.times import from_iso
+from ..format.geometry import Transform
+from ..format.metadata import DTYPES, Band, LevelMirror, Temporal, check_spec_version
+from ..format.times import from_iso
 from .arrays import ArrayInfo, decode_chunk, parse_array
 from .sources import ObjectSource
 
@@ -161,7 +161,7 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
     times_iso = block.get("times")
     times = _times_mirror(times_iso) if isinstance(times_iso, list) else _time_array(source, node, paths[0])
     if not isinstance(times_iso, list):
-        from ..spec.times import iso_list
+        from ..format.times import iso_list
 
         times_iso = iso_list(times.astype("datetime64[ms]").astype(np.int64))
     raw_bands = block.get("bands") or block.get("band_names") or []

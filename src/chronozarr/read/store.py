@@ -12,9 +12,9 @@ import numpy as np
 import xarray as xr
 
 from ..errors import StoreError
-from ..spec.geometry import Transform
-from ..spec.metadata import Band
-from ..spec.temporal import STAR_DELTA, reconstruct
+from ..format.geometry import Transform
+from ..format.metadata import Band
+from ..format.temporal import STAR_DELTA, reconstruct
 from .arrays import ArrayInfo, fill_chunk
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef

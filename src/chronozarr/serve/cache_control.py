@@ -8,7 +8,7 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..spec.caching import IMMUTABLE_CACHE_CONTROL, SHORT_LIVED, chronozarr_block, object_class
+from ..format.caching import IMMUTABLE_CACHE_CONTROL, SHORT_LIVED, chronozarr_block, object_class
 
 if TYPE_CHECKING:
     from .options import ServeOptions

@@ -1,1 +1,1 @@
-"""Writing stores: encode (and later append) built on `chronozarr.spec`."""
+"""Writing stores: encode (and later append) built on `chronozarr.format`."""

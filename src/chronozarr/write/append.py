@@ -28,10 +28,10 @@ import xarray as xr
 
 from ..progress import progress_bar
 from ..read.store import ChronoStore
-from ..spec.codecs import CodecSpec
-from ..spec.metadata import Band
-from ..spec.temporal import STAR_DELTA, anchor_indices, nearest_references, references_to_json, volatility_value
-from ..spec.times import iso_list
+from ..format.codecs import CodecSpec
+from ..format.metadata import Band
+from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, references_to_json, volatility_value
+from ..format.times import iso_list
 from . import journal as jr
 from .existing import ExistingStore, open_existing, prepare_batch
 from .layout import coordinate_chunk, ordered_shard_bytes, volatility_chunk

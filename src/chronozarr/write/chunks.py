@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec.codecs import CodecSpec
+from ..format.codecs import CodecSpec
 
 
 def is_all_fill(chunk: np.ndarray, fill: float | int) -> bool:

@@ -15,10 +15,10 @@ import xarray as xr
 
 from ..errors import InputError, OutputExistsError
 from ..progress import progress_bar
-from ..spec.codecs import CodecSpec
-from ..spec.geometry import pyramid_levels
-from ..spec.metadata import Band, LevelMirror, Provenance, Selection, Temporal
-from ..spec.temporal import NONE, STAR_DELTA, STAR_DELTA_DTYPES, volatility_value
+from ..format.codecs import CodecSpec
+from ..format.geometry import pyramid_levels
+from ..format.metadata import Band, LevelMirror, Provenance, Selection, Temporal
+from ..format.temporal import NONE, STAR_DELTA, STAR_DELTA_DTYPES, volatility_value
 from . import distributed, selection
 from .layout import chronozarr_block, level_nodes, root_attributes, volatility_node, write_metadata
 from .objects import ObjectCounter, ObjectWriter

@@ -22,11 +22,11 @@ from ..errors import InputError, StoreError
 from ..read.arrays import decode_chunk, parse_array
 from ..read.metadata import StoreMetadata, load
 from ..read.sources import open_source
-from ..spec.codecs import CodecSpec
-from ..spec.geometry import LevelGeometry
-from ..spec.metadata import Band
-from ..spec.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
-from ..spec.times import iso_list
+from ..format.codecs import CodecSpec
+from ..format.geometry import LevelGeometry
+from ..format.metadata import Band
+from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
+from ..format.times import iso_list
 from .source import Series, prepare
 
 

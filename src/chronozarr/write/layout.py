@@ -8,11 +8,11 @@ from typing import Any
 import numcodecs
 import numpy as np
 
-from ..spec.codecs import CodecSpec
-from ..spec.geometry import LevelGeometry
-from ..spec.metadata import SPEC_VERSION, Band, LevelMirror, Provenance, Temporal, crs_code, multiscales
-from ..spec.times import TIME_CALENDAR, TIME_UNITS, iso_list
-from ..spec.zarrjson import array_json, group_json, with_consolidated
+from ..format.codecs import CodecSpec
+from ..format.geometry import LevelGeometry
+from ..format.metadata import SPEC_VERSION, Band, LevelMirror, Provenance, Temporal, crs_code, multiscales
+from ..format.times import TIME_CALENDAR, TIME_UNITS, iso_list
+from ..format.zarrjson import array_json, group_json, with_consolidated
 from .objects import ObjectWriter
 
 COORD_CODEC = CodecSpec("zstd", 5)

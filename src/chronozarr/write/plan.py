@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..spec.codecs import CodecSpec
-from ..spec.geometry import LevelGeometry, chunk_key, time_shard
-from ..spec.temporal import NONE, STAR_DELTA, anchor_indices, nearest_references
+from ..format.codecs import CodecSpec
+from ..format.geometry import LevelGeometry, chunk_key, time_shard
+from ..format.temporal import NONE, STAR_DELTA, anchor_indices, nearest_references
 
 if TYPE_CHECKING:
     from .selection import Sample

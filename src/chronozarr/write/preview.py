@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..check.info import cadence
-from ..spec.geometry import Transform
-from ..spec.metadata import Band
-from ..spec.times import from_iso, iso_list
+from ..format.geometry import Transform
+from ..format.metadata import Band
+from ..format.times import from_iso, iso_list
 from .plan import Plan
 from .source import Series
 

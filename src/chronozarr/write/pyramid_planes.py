@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..spec.pyramid import block_max, block_mean, block_rounded_mean, validity
+from ..format.pyramid import block_max, block_mean, block_rounded_mean, validity
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..spec.codecs import CodecSpec
-from ..spec.geometry import LevelGeometry
-from ..spec.temporal import AUTO_THRESHOLD, STAR_DELTA_DTYPES, residual
+from ..format.codecs import CodecSpec
+from ..format.geometry import LevelGeometry
+from ..format.temporal import AUTO_THRESHOLD, STAR_DELTA_DTYPES, residual
 from .chunks import encode_chunk
 from .plan import Schedule
 from .readahead import ReadAhead

@@ -14,9 +14,9 @@ import xarray as xr
 
 from ..crs import CRS_FIX, epsg, find_crs
 from ..errors import InputError
-from ..spec.geometry import Transform
-from ..spec.metadata import DTYPES
-from ..spec.times import to_millis
+from ..format.geometry import Transform
+from ..format.metadata import DTYPES
+from ..format.times import to_millis
 
 DIMS = ("time", "band", "y", "x")
 CAST_ADVICE = {

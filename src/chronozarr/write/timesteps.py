@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..spec.geometry import LevelGeometry, time_shard
-from ..spec.temporal import abs_difference_sum, residual
+from ..format.geometry import LevelGeometry, time_shard
+from ..format.temporal import abs_difference_sum, residual
 from .chunks import encode_chunk
 from .objects import ObjectCounter, ObjectWriter, ShardBuilder
 from .plan import Plan

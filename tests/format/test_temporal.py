@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from expected import anchors_for, modular_residual, references_for
 
-from chronozarr.spec.temporal import (
+from chronozarr.format.temporal import (
     anchor_indices,
     nearest_references,
     reconstruct,

@@ -7,7 +7,7 @@ import math
 import pytest
 from expected import level_count
 
-from chronozarr.spec.geometry import pyramid_levels
+from chronozarr.format.geometry import pyramid_levels
 
 BASE = (10.0, 0.0, 500000.0, 0.0, -10.0, 5000000.0)
 

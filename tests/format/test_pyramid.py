@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from expected import reduce_coverage, reduce_data, reduce_mask, valid_pixels
 
-from chronozarr.spec.pyramid import block_max, block_mean, block_rounded_mean, validity
+from chronozarr.format.pyramid import block_max, block_mean, block_rounded_mean, validity
 
 SHAPES = [(2, 8, 6), (2, 7, 5), (1, 1, 1), (3, 1, 4), (2, 5, 1)]
 
