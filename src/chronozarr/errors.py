@@ -19,3 +19,7 @@ class OutputExistsError(ChronozarrError, FileExistsError):
 
 class MissingExtraError(ChronozarrError, ImportError):
     """A command needs an optional dependency group (an extra) that is not installed."""
+
+
+class OutputError(ChronozarrError, OSError):
+    """The output cannot be written: disk full, read-only, no permission, a bucket refusing."""

@@ -21,3 +21,37 @@ def progress_bar(label: str, total: int, enabled: bool | None = None) -> Iterato
     with Progress(*columns, transient=False) as bar:
         task = bar.add_task(label, total=total)
         yield lambda n=1: bar.advance(task, n)
+
+
+class WorkBar:
+    """Advances a bar counted in input bytes and finished work units."""
+
+    def __init__(self, advance: Callable[[int], None], unit_done: Callable[[], None]) -> None:
+        self.advance = advance
+        self.unit_done = unit_done
+
+
+@contextmanager
+def work_bar(label: str, total_bytes: int, units: int, enabled: bool | None = None) -> Iterator[WorkBar]:
+    """A bar for an encode: units done of all, MB done, MB/s and the time left; silent when
+    stderr is not a terminal (or `enabled` is False)."""
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    if not enabled:
+        yield WorkBar(lambda n=1: None, lambda: None)
+        return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+
+    columns = (
+        TextColumn("{task.description}"), BarColumn(), TextColumn("tasks {task.fields[done]}/{task.fields[units]}"),
+        DownloadColumn(), TransferSpeedColumn(), TimeRemainingColumn(),
+    )
+    with Progress(*columns, transient=False) as bar:
+        task = bar.add_task(label, total=total_bytes, done=0, units=units)
+        count = [0]
+
+        def unit_done() -> None:
+            count[0] += 1
+            bar.update(task, done=count[0])
+
+        yield WorkBar(lambda n=1: bar.advance(task, n), unit_done)

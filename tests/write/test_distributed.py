@@ -1,4 +1,4 @@
-"""encode on a dask.distributed cluster: windows run as cluster tasks and the store is the local one."""
+"""encode on a dask.distributed cluster: work units run as cluster tasks and the store is the local one."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ distributed = pytest.importorskip("distributed")
 pytest.importorskip("dask.array")
 
 N_TIME = 5
-WINDOW_TASK = "_window_task"  # the name dask gives keys of tasks submitted from distributed.write_windows
+UNIT_TASK = "chronozarr"  # the prefix of the keys of tasks submitted by distributed.run_on_cluster
 
 
 @pytest.fixture(scope="module")
@@ -88,11 +88,11 @@ def test_cluster_windows_write_the_local_store(tmp_path, client, inputs, options
     local = chronozarr.encode(da, tmp_path / "local", **common)
     lazy = da.chunk({"time": 1, "band": -1, "y": -1, "x": -1})
     with distributed.get_task_stream(client=client) as stream:
-        remote = chronozarr.encode(lazy, tmp_path / "remote", **common)
+        remote = chronozarr.encode(lazy, tmp_path / "remote", block_size=2, **common)
 
-    windows = [t for t in stream.data if str(t["key"]).startswith(WINDOW_TASK + "-")]
-    assert len(windows) >= 2, f"no window ran on the cluster: {sorted({t['key'] for t in stream.data})}"
-    assert {t["worker"] for t in windows} <= set(client.scheduler_info()["workers"])
+    tasks = [t for t in stream.data if str(t["key"]).startswith(UNIT_TASK + "-")]
+    assert len(tasks) >= 2, f"no unit ran on the cluster: {sorted({t['key'] for t in stream.data})}"
+    assert {t["worker"] for t in tasks} <= set(client.scheduler_info()["workers"])
     assert (local.levels, local.encoding, local.objects, local.nbytes) == (
         remote.levels, remote.encoding, remote.objects, remote.nbytes,
     )
@@ -101,11 +101,11 @@ def test_cluster_windows_write_the_local_store(tmp_path, client, inputs, options
 
 
 def test_numpy_input_stays_local_with_a_client(tmp_path, client, inputs):
-    """The control for the assertion above: the local path submits no window task."""
+    """The control for the assertion above: the local path submits no unit task."""
     da, _, _ = inputs
     with distributed.get_task_stream(client=client) as stream:
         chronozarr.encode(da, tmp_path / "store", crs="EPSG:32631", chunk_size=16, progress=False)
-    assert not [t for t in stream.data if str(t["key"]).startswith(WINDOW_TASK + "-")]
+    assert not [t for t in stream.data if str(t["key"]).startswith(UNIT_TASK + "-")]
 
 
 def _slow_mask_plane(plane: np.ndarray, delay: float) -> np.ndarray:

@@ -99,3 +99,55 @@ def chunk_key(variable: str, t_index: int, row: int, col: int, has_band: bool) -
     if has_band:
         return f"{variable}/c/{t_index}/0/{row}/{col}"
     return f"{variable}/c/{t_index}/{row}/{col}"
+
+
+@dataclass(frozen=True)
+class Block:
+    """A square of `span` x `span` cells at level `base`, and what lies under it at the levels above.
+
+    `span` is a power of two, so at level base + m the block holds span / 2^m cells a side (until
+    one) and its pixel edges fall on even rows and columns of every level below that: no 2 x 2
+    block of the pyramid straddles two blocks, and a block's levels are computed from its own
+    pixels alone. The edge replication of spec 6 happens only where a level ends (its last row or
+    column), which is also where the last block ends.
+    """
+
+    base: int
+    row: int
+    col: int
+    span: int
+
+    def _span_at(self, level: LevelGeometry) -> int:
+        up = level.index - self.base
+        if up < 0 or self.span % (2**up):
+            raise ValueError(f"level {level.index} is not within {self.span} cells of base level {self.base}")
+        return self.span >> up
+
+    def cells(self, level: LevelGeometry) -> list[tuple[int, int]]:
+        """The cells of `level` inside the block, row-major."""
+        span = self._span_at(level)
+        rows = range(self.row * span, min((self.row + 1) * span, level.rows))
+        cols = range(self.col * span, min((self.col + 1) * span, level.cols))
+        return [(r, c) for r in rows for c in cols]
+
+    def window(self, level: LevelGeometry) -> tuple[slice, slice]:
+        """The pixel rows and columns of `level` inside the block, cropped to the level."""
+        size = self._span_at(level) * level.chunk_size
+        return (
+            slice(self.row * size, min((self.row + 1) * size, level.height)),
+            slice(self.col * size, min((self.col + 1) * size, level.width)),
+        )
+
+    def cell_window(self, level: LevelGeometry, row: int, col: int) -> tuple[slice, slice]:
+        """A cell's pixels relative to the block's window at `level` (the slice of a block plane)."""
+        rows, cols = level.cell_slice(row, col)
+        top, left = (s.start for s in self.window(level))
+        return slice(rows.start - top, rows.stop - top), slice(cols.start - left, cols.stop - left)
+
+
+def blocks(level: LevelGeometry, span: int) -> list[Block]:
+    """The blocks of `span` x `span` cells tiling `level`, row-major."""
+    if span < 1 or span & (span - 1):
+        raise ValueError(f"a block spans a power of two of cells, got {span}")
+    rows, cols = -(-level.rows // span), -(-level.cols // span)
+    return [Block(level.index, r, c, span) for r in range(rows) for c in range(cols)]

@@ -26,8 +26,6 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..progress import progress_bar
-from ..read.store import ChronoStore
 from ..format.codecs import CodecSpec
 from ..format.metadata import Band
 from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, references_to_json, volatility_value
@@ -35,11 +33,15 @@ from ..format.times import iso_list
 from . import journal as jr
 from .existing import ExistingStore, open_existing, prepare_batch
 from .layout import coordinate_chunk, ordered_shard_bytes, volatility_chunk
-from .objects import ObjectCounter, ShardBase, ShardBuilder
+from ..progress import work_bar
+from .objects import ObjectCounter, ObjectWriter, ShardBase, ShardBuilder
+from .output import LocalOutput
 from .plan import Plan, Schedule
 from .pyramid_planes import Planes, build_pyramid
+from .readback import StoredLevels
 from .source import Series
-from .timesteps import RangeResult, write_timesteps
+from .units import Unit, default_span, phases, step_bytes, units
+from .walk import WriteResult, write_units
 
 KINDS = (jr.NEW, jr.REWRITTEN, jr.METADATA)
 
@@ -165,7 +167,7 @@ def _plan(store: ExistingStore, series: Series, workers: int | None) -> Plan:
     anchors = anchor_indices(n_time, interval)
     references = {**old_references, **nearest_references(range(old_n, n_time), anchors)}
     return Plan(
-        root=store.root / jr.STAGING,
+        output=LocalOutput(store.root / jr.STAGING),
         variable=store.meta.variable,
         dtype=store.meta.dtype.name,
         shape=(n_time, *series.shape[1:]),  # type: ignore[arg-type]
@@ -181,33 +183,63 @@ def _plan(store: ExistingStore, series: Series, workers: int | None) -> Plan:
     )
 
 
+@dataclass
+class _AppendPyramids:
+    """Timesteps of a unit's block at its levels: new ones built from the batch (phase 0) or from
+    the level below in staging, old ones (anchors and volatility references) as the store holds
+    them at every level, so a new residual is taken against exactly the bytes a reader adds it to."""
+
+    plan: Plan
+    series: Series
+    old_n: int
+    stored: StoredLevels
+
+    def __call__(self, unit: Unit, t: int) -> list[Planes]:
+        levels = self.plan.levels[unit.phase.base : unit.phase.last + 1]
+        if t < self.old_n:
+            return [Planes(*self.stored.window(t, level, *unit.block.window(level))) for level in levels]
+        rows, cols = unit.block.window(levels[0])
+        if unit.phase.first == 0:
+            window = self.series.read_window(t - self.old_n, rows, cols)
+        else:
+            window = self.stored.window(t, levels[0], rows, cols)
+        return build_pyramid(*window, unit.phase.local_levels, self.plan.nodata)
+
+
+def _windows(plan: Plan, old_n: int) -> list[tuple[int, int]]:
+    """The new timesteps by time shard (the first one extends the trailing shard), or all at once."""
+    if not plan.sharded:
+        return [(old_n, plan.n_time)]
+    return [(max(start, old_n), stop) for start, stop in plan.time_shards() if stop > old_n]
+
+
 def _stage(store: ExistingStore, plan: Plan, series: Series, progress: bool | None, fsync: bool) -> tuple[jr.Move, ...]:
     """Write every object of the append below the staging area; returns them in landing order."""
     writer = jr.StagingWriter(store.root, ObjectCounter())
-    old_n = store.n_time
-    with ChronoStore(store.root) as reader:
+    existing = LocalOutput(store.root)
+    pyramids = _AppendPyramids(plan, series, store.n_time, StoredLevels(plan, (writer.output, existing)))
 
-        def pyramid_of(t: int) -> list[Planes]:
-            if t >= old_n:
-                return build_pyramid(*series.read(t - old_n), len(plan.levels), plan.nodata)
-            return [Planes(reader.read(t, lod=level.index), None, None) for level in plan.levels]
+    def open_shard(w: ObjectWriter, key: str, n_inner: int) -> ShardBuilder:
+        return ShardBuilder(w, key, n_inner, ShardBase.read(existing, key, n_inner))
 
-        def open_shard(w: Any, key: str, n_inner: int) -> ShardBuilder:
-            existing = store.root / key
-            base = ShardBase.read(existing, n_inner) if existing.exists() else None
-            return ShardBuilder(w, key, n_inner, base)
-
-        with progress_bar("appending", series.shape[0], enabled=progress) as advance:
-            result = write_timesteps(
-                plan, series, old_n, plan.n_time, advance, pyramid_of=pyramid_of, open_shard=open_shard, writer=writer
+    span = default_span(plan, series.spatial_chunks)
+    per_phase = [units(plan, phase, span, _windows(plan, store.n_time)) for phase in phases(len(plan.levels), span)]
+    total = sum(step_bytes(plan, u) * (u.stop - u.start) for phase_units in per_phase for u in phase_units)
+    result = WriteResult()
+    with work_bar("appending", total, sum(map(len, per_phase)), enabled=progress) as bar:
+        for phase_units in per_phase:
+            done = write_units(
+                plan, phase_units, pyramids, writer, progress=bar.advance, open_shard=open_shard,
+                on_done=lambda unit, _: bar.unit_done(),
             )
+            result.merge(done)
     _stage_metadata(store, plan, series, result, writer)
     if fsync:
         writer.flush()
     return _moves(store, writer)
 
 
-def _stage_metadata(store: ExistingStore, plan: Plan, series: Series, result: RangeResult, writer: jr.StagingWriter) -> None:
+def _stage_metadata(store: ExistingStore, plan: Plan, series: Series, result: WriteResult, writer: jr.StagingWriter) -> None:
     """Array shapes, time/c/0, volatility when it changed, then the root document."""
     times_ms = np.concatenate([store.times_ms, series.times_ms])
     nodes: dict[str, dict[str, Any]] = {}
@@ -231,7 +263,7 @@ def _stage_metadata(store: ExistingStore, plan: Plan, series: Series, result: Ra
     writer.put_json("zarr.json", _root_document(store, plan, times_ms, result, nodes))
 
 
-def _volatility(store: ExistingStore, plan: Plan, old: np.ndarray, result: RangeResult) -> np.ndarray:
+def _volatility(store: ExistingStore, plan: Plan, old: np.ndarray, result: WriteResult) -> np.ndarray:
     """Each cell's mean |delta| with the new deltas joined in (spec 5).
 
     The stored value is mean / 10000 over the old deltas, so mean times the old count restores
@@ -240,17 +272,16 @@ def _volatility(store: ExistingStore, plan: Plan, old: np.ndarray, result: Range
     old_deltas = sum(1 for t in plan.schedule.references if t < store.n_time)
     level0 = plan.levels[0]
     new = old.copy()
-    assert result.volatility_sum is not None and result.volatility_count is not None
     for r, c in level0.cells():
         rows, cols = level0.cell_slice(r, c)
         old_count = old_deltas * plan.n_band * (rows.stop - rows.start) * (cols.stop - cols.start)
-        total = float(old[r, c]) * 10000.0 * old_count + float(result.volatility_sum[r, c])
-        new[r, c] = volatility_value(total, old_count + int(result.volatility_count[r, c]))
+        total = float(old[r, c]) * 10000.0 * old_count + result.volatility_sum((r, c))
+        new[r, c] = volatility_value(total, old_count + result.volatility_count.get((r, c), 0))
     return new
 
 
 def _root_document(
-    store: ExistingStore, plan: Plan, times_ms: np.ndarray, result: RangeResult, nodes: dict[str, dict[str, Any]]
+    store: ExistingStore, plan: Plan, times_ms: np.ndarray, result: WriteResult, nodes: dict[str, dict[str, Any]]
 ) -> dict[str, Any]:
     """The old root with only what an append changes: times, temporal, levels, shard_bytes and the
     consolidated copies of the changed nodes. multiscales and everything else stay as found."""

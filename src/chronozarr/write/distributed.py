@@ -1,18 +1,25 @@
-"""Windows of the time axis as dask.distributed tasks; each task writes its own objects."""
+"""Work units as dask.distributed tasks; each task writes its own objects straight to the output.
+
+No two units write one object or one shard (write/units.py), so tasks need no coordination; the
+caller records each finished unit and writes the metadata once every unit is done.
+"""
 
 from __future__ import annotations
 
-import math
-from dataclasses import replace
 import uuid
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import xarray as xr
 
+from .objects import ObjectWriter
 from .plan import Plan
-from .source import Series
-from .timesteps import RangeResult, write_timesteps
+from .units import Unit, step_bytes
+from .walk import WriteResult, write_units
+
+if TYPE_CHECKING:
+    from .phases import EncodePyramids
 
 
 def active_client(data: xr.DataArray) -> Any | None:
@@ -33,49 +40,58 @@ def _is_dask(data: xr.DataArray) -> bool:
     return type(data.variable._data).__module__.startswith("dask")
 
 
-def windows(plan: Plan, n_workers: int) -> list[tuple[int, int]]:
-    """[start, stop) ranges: whole time shards when sharded, else about two windows per worker."""
-    if plan.sharded:
-        return plan.time_shards()
-    size = max(1, math.ceil(plan.n_time / max(1, 2 * n_workers)))
-    return [(s, min(s + size, plan.n_time)) for s in range(0, plan.n_time, size)]
+def _unit_task(plan: Plan, pyramids: "EncodePyramids", unit: Unit, abort_name: str) -> WriteResult | None:
+    """Write one unit on a worker; None when the caller raised the abort event before it ended.
 
-
-def _window_task(plan: Plan, series: Series, start: int, stop: int, abort_name: str) -> RangeResult | None:
-    """Write one window; stop between timesteps once the caller raised the abort event."""
+    The input is computed with dask's synchronous scheduler: a task must not compute through the
+    cluster, it holds the worker thread that computation would wait for.
+    """
     import dask
     from distributed import Event
 
     abort = Event(abort_name)
+    finished: list[WriteResult] = []
+    local = replace(pyramids, series=replace(pyramids.series, scheduler="sync"))
     with dask.config.set(scheduler="sync"):
-        return write_timesteps(plan, replace(series, scheduler="sync"), start, stop, should_stop=abort.is_set)
+        write_units(
+            plan, [unit], local, ObjectWriter(plan.output), should_stop=abort.is_set,
+            on_done=lambda _, result: finished.append(result),
+        )
+    return finished[0] if finished else None
 
 
-def write_windows(plan: Plan, series: Series, advance: Callable[[int], None]) -> RangeResult:
-    """Submit every window to the cluster and merge what they wrote."""
+def run_on_cluster(
+    client: Any,
+    plan: Plan,
+    pyramids: "EncodePyramids",
+    units: list[Unit],
+    finished: Callable[[Unit, WriteResult], None],
+    advance: Callable[[int], None],
+) -> None:
+    """Submit every unit, report each as it finishes; on any failure stop the others first."""
     from distributed import Event, as_completed
 
-    client = active_client(series.data)
-    n_workers = max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
     abort = Event(f"chronozarr-abort-{uuid.uuid4().hex}", client=client)
     futures = {
-        client.submit(_window_task, plan, series, start, stop, abort.name, pure=False): stop - start
-        for start, stop in windows(plan, n_workers)
+        client.submit(_unit_task, plan, pyramids, unit, abort.name, pure=False, key=f"chronozarr-{unit.name}-{uuid.uuid4().hex[:8]}"): unit
+        for unit in units
     }
-    total = RangeResult()
     try:
         for future in as_completed(futures):
-            total.merge(future.result())
-            advance(futures[future])
+            unit = futures[future]
+            result = future.result()
+            if result is None:
+                raise RuntimeError(f"cluster task for {unit.name} stopped before it finished")
+            finished(unit, result)
+            advance(step_bytes(plan, unit) * (unit.stop - unit.start))
     except BaseException:
         _stop(abort, list(futures))
         raise
-    return total
 
 
 def _stop(abort: Any, futures: list[Any]) -> None:
-    """Tell every window to stop and wait until none is writing, so nothing is written after the
-    caller removes a failed store."""
+    """Tell every task to stop and wait until none is writing, so nothing is written after the
+    caller reports the failure."""
     from distributed import wait
 
     abort.set()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -13,19 +12,23 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..errors import InputError, OutputExistsError
-from ..progress import progress_bar
+from ..errors import InputError
 from ..format.codecs import CodecSpec
 from ..format.geometry import pyramid_levels
 from ..format.metadata import Band, LevelMirror, Provenance, Selection, Temporal
 from ..format.temporal import NONE, STAR_DELTA, STAR_DELTA_DTYPES, volatility_value
-from . import distributed, selection
+from . import selection
+from .crashpoints import crash_points
 from .layout import chronozarr_block, level_nodes, root_attributes, volatility_node, write_metadata
 from .objects import ObjectCounter, ObjectWriter
+from .output import Output, claim, discard_claim, open_output, sample_scratch
+from .phases import write_phases
 from .plan import Plan, Schedule
 from .preview import EncodePreview
+from .resume import Journal, RunRecord, input_digest
 from .source import Series, prepare
-from .timesteps import RangeResult, write_timesteps
+from .units import check_span, default_span
+from .walk import WriteResult
 
 ENCODING_CHOICES = ("auto", NONE, STAR_DELTA)
 
@@ -34,7 +37,7 @@ ENCODING_CHOICES = ("auto", NONE, STAR_DELTA)
 class EncodeSummary:
     """What encode wrote."""
 
-    path: Path
+    path: Path | str
     levels: int
     encoding: str
     selection_ratio: float | None
@@ -74,6 +77,9 @@ def encode(
     workers: int | None = None,
     progress: bool | None = None,
     dry_run: bool = False,
+    resume: bool = False,
+    block_size: int | None = None,
+    read_ahead: int = 2,
 ) -> EncodeSummary | EncodePreview:
     """Write `da` (time, band, y, x) as a chronozarr 0.2 store at `path`, which must be new or empty.
 
@@ -81,40 +87,75 @@ def encode(
     (star-delta only where a sample compresses to <= 0.85 of plain), "none" or "star-delta".
     `shard=True` groups `shard_time` timesteps (default: all) of a cell into one object.
     `progress` shows a bar (default: only on a terminal). With a dask array and an active
-    dask.distributed client, windows of the time axis run as cluster tasks. `dry_run=True` checks
-    everything the same way and returns what would be written, writing nothing.
+    dask.distributed client, the work units (time window x spatial block) run as cluster tasks.
+    `path` is a directory or an s3://, gs:// or az:// prefix. `resume=True` completes an encode that
+    was interrupted (same input and options). `block_size` is the cells per side of a block (a
+    power of two; default: about 64 MB of input), `read_ahead` the blocks read ahead of the one
+    being encoded. `dry_run=True` checks everything the same way and returns what would be
+    written, writing nothing.
     """
     started = time.perf_counter()
-    _refuse_existing(Path(path))
+    output = open_output(path)
+    claim(output, resume=resume, dry_run=True)
     series = prepare(da, crs=crs, nodata=nodata, mask=mask, coverage=coverage)
     plan, band_objects, prov = _plan(
-        series, Path(path), encoding=encoding, anchor_interval=anchor_interval, chunk_size=chunk_size,
+        series, output, encoding=encoding, anchor_interval=anchor_interval, chunk_size=chunk_size,
         shard=shard, shard_time=shard_time, codec=_codec(codec, level, blosc_cname, blosc_shuffle), bands=bands, provenance=provenance, variable=variable,
         max_levels=max_levels, workers=workers,
     )
+    span = check_span(block_size) if block_size is not None else default_span(plan, series.spatial_chunks)
     if dry_run:
         return EncodePreview.of(plan, series, band_objects)
-    existed = plan.root.exists()
-    root = _claim_output(plan.root)
+    record = RunRecord(_options(plan, encoding, anchor_interval, band_objects, prov, max_levels), input_digest(series), span)
+    journal = Journal(output, step=crash_points.step)
+    claimed = claim(output, resume=resume)
     try:
-        plan = _select(plan, series)
-        result = _write_chunks(plan, series, progress)
+        record = _start(journal, record) if claimed.started else journal.resume(record)
+        plan = _select(plan, series, journal, record)
+        result = write_phases(plan, series, span, journal, progress=progress, read_ahead=read_ahead, step=crash_points.step)
+        writer = ObjectWriter(output, ObjectCounter(), step=crash_points.step)
+        _write_layout(plan, series, band_objects, prov, result, writer)
+        journal.finish()
         if plan.sample is not None:
             plan.sample.discard()
-        counter = ObjectCounter(result.objects, result.nbytes)
-        _write_layout(plan, series, band_objects, prov, result, ObjectWriter(root, counter))
-    except BaseException:
-        _discard(root, keep_directory=existed)
+    except InputError:
+        if claimed.started:
+            discard_claim(output, claimed)
         raise
     return EncodeSummary(
-        path=root,
+        path=output.location,
         levels=len(plan.levels),
         encoding=plan.encoding,
-        selection_ratio=plan.sample.ratio if plan.sample else None,
-        objects=counter.objects,
-        nbytes=counter.nbytes,
+        selection_ratio=plan.selection[1] if plan.selection else None,
+        objects=result.objects + writer.counter.objects,
+        nbytes=result.nbytes + writer.counter.nbytes,
         seconds=time.perf_counter() - started,
     )
+
+
+def _start(journal: Journal, record: RunRecord) -> RunRecord:
+    journal.start(record)
+    return record
+
+
+def _options(
+    plan: Plan, encoding: str, anchor_interval: int, bands: list[Band], provenance: Provenance | None, max_levels: int | None
+) -> dict[str, Any]:
+    """Every option that decides the bytes of the store, as resume compares them."""
+    return {
+        "encoding": encoding,
+        "anchor_interval": anchor_interval,
+        "chunk_size": plan.chunk_size,
+        "shard_time": plan.shard_time,
+        "codec": plan.codec.to_json(np.dtype(plan.dtype)),
+        "nodata": plan.nodata,
+        "bands": [b.to_dict() for b in bands],
+        "provenance": provenance.to_dict() if provenance is not None else None,
+        "variable": plan.variable,
+        "max_levels": max_levels,
+        "mask": plan.has_mask,
+        "coverage": plan.has_coverage,
+    }
 
 
 def _codec(name: str, level: int | None, cname: str, shuffle: str) -> CodecSpec:
@@ -127,7 +168,7 @@ def _codec(name: str, level: int | None, cname: str, shuffle: str) -> CodecSpec:
 
 def _plan(
     series: Series,
-    root: Path,
+    output: Output,
     *,
     encoding: str,
     anchor_interval: int,
@@ -173,7 +214,7 @@ def _plan(
             raise InputError(str(exc)) from None
     levels = pyramid_levels(height, width, chunk_size, series.transform, max_levels)
     plan = Plan(
-        root=root,
+        output=output,
         variable=variable,
         dtype=dtype,
         shape=series.shape,
@@ -207,47 +248,19 @@ def _bands(bands: Sequence[Band | dict[str, Any] | str] | None, series: Series, 
     return objects
 
 
-def _claim_output(root: Path) -> Path:
-    """Create the output directory, refusing one that is not empty."""
-    _refuse_existing(root)
-    root.mkdir(parents=True, exist_ok=True)
-    return root
-
-
-def _discard(root: Path, keep_directory: bool) -> None:
-    """Remove what a failed encode wrote; an output directory the user made stays, empty."""
-    if not keep_directory:
-        shutil.rmtree(root, ignore_errors=True)
-        return
-    for child in root.iterdir():
-        shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink(missing_ok=True)
-
-
-def _refuse_existing(root: Path) -> None:
-    """Stores are never written over: the output must be new or an empty directory."""
-    if root.exists():
-        if not root.is_dir():
-            raise OutputExistsError(f"{root} exists and is not a directory; choose a new output path")
-        if any(root.iterdir()):
-            raise OutputExistsError(
-                f"{root} is not empty; stores are never overwritten. Choose a new path or remove it first"
-            )
-
-
-def _select(plan: Plan, series: Series) -> Plan:
-    """Resolve `auto` by measuring a sample of level-0 cells (spec 4.3)."""
+def _select(plan: Plan, series: Series, journal: Journal, record: RunRecord) -> Plan:
+    """Resolve `auto` by measuring a sample of level-0 cells (spec 4.3), or take the choice the
+    first run recorded (a resumed run never measures again, so it cannot choose otherwise)."""
     if plan.encoding != "auto":
         return plan
-    sample = selection.measure(series, plan.levels[0], plan.schedule, plan.codec, plan.fill, plan.workers, plan.root)
+    if record.selection is not None:
+        chosen, cells, ratio = record.selection
+        return replace(plan, encoding=chosen, selection=(cells, ratio))
+    scratch = sample_scratch(plan.output)
+    sample = selection.measure(series, plan.levels[0], plan.schedule, plan.codec, plan.fill, plan.workers, scratch)
     chosen = STAR_DELTA if selection.keeps_star_delta(sample.ratio) else NONE
-    return replace(plan, encoding=chosen, sample=sample)
-
-
-def _write_chunks(plan: Plan, series: Series, progress: bool | None) -> RangeResult:
-    with progress_bar("encoding", plan.n_time, enabled=progress) as advance:
-        if distributed.active_client(series.data) is not None:
-            return distributed.write_windows(plan, series, advance)
-        return write_timesteps(plan, series, 0, plan.n_time, advance)
+    journal.record_selection(record, (chosen, len(sample.cells), sample.ratio))
+    return replace(plan, encoding=chosen, sample=sample, selection=(len(sample.cells), sample.ratio))
 
 
 def _write_layout(
@@ -255,7 +268,7 @@ def _write_layout(
     series: Series,
     bands: list[Band],
     provenance: Provenance | None,
-    result: RangeResult,
+    result: WriteResult,
     writer: ObjectWriter,
 ) -> None:
     """Coordinates, volatility, then zarr.json below the root, then the root."""
@@ -271,7 +284,7 @@ def _write_layout(
     grid = plan.levels[0].grid
     vol = np.zeros(grid, dtype=np.float32)
     for r, c in plan.levels[0].cells():
-        vol[r, c] = volatility_value(result.volatility_sum[r, c], int(result.volatility_count[r, c]))
+        vol[r, c] = volatility_value(result.volatility_sum((r, c)), result.volatility_count.get((r, c), 0))
     nodes["volatility"] = volatility_node(writer, vol)
     temporal = _temporal(plan)
     mirrors = [
@@ -288,7 +301,7 @@ def _write_layout(
 
 
 def _temporal(plan: Plan) -> Temporal:
-    sel = Selection(len(plan.sample.cells), plan.sample.ratio) if plan.sample else None
+    sel = Selection(*plan.selection) if plan.selection else None
     if plan.encoding == NONE:
         return Temporal(NONE, selection=sel)
     s = plan.schedule

@@ -26,7 +26,6 @@ import fcntl
 import json
 import os
 import shutil
-import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,62 +33,33 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from .crashpoints import KILL_ENV, crash_points
 from .objects import ObjectCounter, ObjectWriter
+from .output import LocalOutput
 
 STAGING = ".chronozarr-append-staging"
 JOURNAL = ".chronozarr-append-journal"
 JOURNAL_VERSION = 1
-KILL_ENV = "CHRONOZARR_TEST_KILL_AFTER"
 NEW, REWRITTEN, METADATA = "new", "rewritten", "metadata"
-
-
-class _CrashPoints:
-    """Test hook: with CHRONOZARR_TEST_KILL_AFTER=N the process SIGKILLs itself at its N-th step.
-
-    A step is one staged write, the journal commit, one move into place or one cleanup. Crash
-    tests use it to stop an append at every point of its run; unset, it costs one comparison.
-    """
-
-    def __init__(self) -> None:
-        value = os.environ.get(KILL_ENV)
-        self.kill_after = int(value) if value else None
-        self.count = 0
-
-    def step(self) -> None:
-        if self.kill_after is None:
-            return
-        self.count += 1
-        if self.count >= self.kill_after:
-            os.kill(os.getpid(), signal.SIGKILL)
-
-
-crash_points = _CrashPoints()
 
 
 class StagingWriter(ObjectWriter):
     """An ObjectWriter under the staging area whose every write is a crash point."""
 
+    SPOOL = ".chronozarr-spool"
+
     def __init__(self, store: Path, counter: ObjectCounter | None = None) -> None:
-        super().__init__(Path(store) / STAGING, counter)
+        self.root = Path(store) / STAGING
+        super().__init__(LocalOutput(self.root, spool_name=self.SPOOL), counter, step=crash_points.step)
 
-    def put(self, key: str, data: bytes | memoryview) -> None:
-        super().put(key, data)
-        crash_points.step()
-
-    def append(self, key: str, data: bytes | memoryview, fresh: bool) -> int:
-        offset = super().append(key, data, fresh)
-        crash_points.step()
-        return offset
-
-    def copy_prefix(self, key: str, source: Path, nbytes: int) -> int:
-        copied = super().copy_prefix(key, source, nbytes)
-        crash_points.step()
-        return copied
+    def path(self, key: str) -> Path:
+        return self.root / key
 
     def staged(self) -> list[str]:
         """Every staged key, sorted."""
         out = []
-        for dirpath, _, files in os.walk(self.root):
+        for dirpath, dirnames, files in os.walk(self.root):
+            dirnames[:] = [d for d in dirnames if d != self.SPOOL]
             rel = os.path.relpath(dirpath, self.root)
             out += [name if rel == "." else f"{rel.replace(os.sep, '/')}/{name}" for name in files]
         return sorted(out)

@@ -1,17 +1,21 @@
-"""Objects on disk: plain chunk files and sharded objects built one inner chunk at a time."""
+"""Objects of a store: whole chunks, and shard objects built one inner chunk at a time."""
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import google_crc32c
 import numpy as np
 
+from .output import Output, write_error
+
 EMPTY = np.uint64(2**64 - 1)
+COPY_BLOCK = 8 * 2**20
 
 
 @dataclass
@@ -29,54 +33,52 @@ class ObjectCounter:
 
 
 class ObjectWriter:
-    """Writes store objects under a root directory by key."""
+    """Writes objects to an output by key, counting them; `step` runs after every object
+    (resume and append tests stop the process there)."""
 
-    def __init__(self, root: Path, counter: ObjectCounter | None = None) -> None:
-        self.root = Path(root)
+    def __init__(self, output: Output, counter: ObjectCounter | None = None, step: Callable[[], None] | None = None) -> None:
+        self.output = output
         self.counter = counter or ObjectCounter()
-
-    def path(self, key: str) -> Path:
-        return self.root / key
+        self._step = step
 
     def put(self, key: str, data: bytes | memoryview) -> None:
-        target = self.path(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "wb") as f:
-            f.write(data)
+        self.output.put(key, data)
         self.counter.add(1, len(data))
+        self.step()
 
     def put_json(self, key: str, document: dict[str, Any]) -> None:
-        self.put(key, json.dumps(document, indent=2).encode())
+        data = json.dumps(document, indent=2).encode()
+        self.output.put_atomic(key, data)
+        self.counter.add(1, len(data))
+        self.step()
 
-    def copy_prefix(self, key: str, source: Path, nbytes: int) -> int:
-        """Start object `key` with the first nbytes of another file, streamed (never held whole)."""
-        target = self.path(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(source, "rb") as src, open(target, "wb") as dst:
-            remaining = nbytes
-            while remaining:
-                block = src.read(min(remaining, 8 * 2**20))
-                if not block:
-                    raise OSError(f"{source} ended {remaining} bytes before its shard index")
-                dst.write(block)
-                remaining -= len(block)
-        return nbytes
+    def put_file(self, key: str, path: Path, nbytes: int) -> None:
+        self.output.put_file(key, path)
+        self.counter.add(1, nbytes)
+        self.step()
 
-    def append(self, key: str, data: bytes | memoryview, fresh: bool) -> int:
-        """Append to an object (truncating it first when fresh); returns the offset written at."""
-        target = self.path(key)
-        if fresh:
-            target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "wb" if fresh else "ab") as f:
-            offset = f.tell()
-            f.write(data)
-        return offset
+    def step(self) -> None:
+        if self._step is not None:
+            self._step()
 
 
 def shard_index_bytes(index: np.ndarray) -> bytes:
     """The encoded shard index: (offset, nbytes) uint64 little-endian pairs, then crc32c (spec 7.2)."""
     raw = np.ascontiguousarray(index, dtype="<u8").tobytes()
     return raw + int(google_crc32c.value(raw)).to_bytes(4, "little")
+
+
+def parse_shard_index(tail: bytes, n_inner: int, chunks_end: int, where: str) -> np.ndarray:
+    """The (n_inner, 2) index from the last 16 n + 4 bytes of a shard, checked: its crc32c, and
+    every entry inside the chunk bytes before the index."""
+    body, checksum = tail[:-4], int.from_bytes(tail[-4:], "little")
+    if len(tail) != 16 * n_inner + 4 or int(google_crc32c.value(body)) != checksum:
+        raise OSError(f"{where}: the shard index fails its crc32c checksum")
+    index = np.frombuffer(body, dtype="<u8").reshape(n_inner, 2).astype(np.uint64)
+    used = index[~((index[:, 0] == EMPTY) & (index[:, 1] == EMPTY))]
+    if used.size and int((used[:, 0] + used[:, 1]).max()) > chunks_end:
+        raise OSError(f"{where}: the shard index points past the shard's chunk bytes")
+    return index
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,8 @@ class ShardBase:
     still points at the same bytes and an index a reader cached earlier stays right.
     """
 
-    path: Path
+    output: Output
+    key: str
     length: int
     index: np.ndarray
 
@@ -96,29 +99,33 @@ class ShardBase:
         return self.length - self.index.size * 8 - 4
 
     @classmethod
-    def read(cls, path: Path, n_inner: int) -> "ShardBase":
-        """Read and check the end index of the shard at path (crc32c, entries inside the shard)."""
+    def read(cls, output: Output, key: str, n_inner: int) -> "ShardBase | None":
+        """The shard at key with its checked end index, or None when there is no such object."""
+        length = output.size(key)
+        if length is None:
+            return None
         n = 16 * n_inner + 4
-        length = path.stat().st_size
+        where = f"{output.describe()}/{key}"
         if length < n:
-            raise OSError(f"{path} is {length} bytes, shorter than its {n}-byte shard index")
-        with open(path, "rb") as f:
-            f.seek(length - n)
-            tail = f.read(n)
-        body, checksum = tail[:-4], int.from_bytes(tail[-4:], "little")
-        if int(google_crc32c.value(body)) != checksum:
-            raise OSError(f"{path}: the shard index fails its crc32c checksum")
-        index = np.frombuffer(body, dtype="<u8").reshape(n_inner, 2).astype(np.uint64)
-        used = index[~((index[:, 0] == EMPTY) & (index[:, 1] == EMPTY))]
-        if used.size and int((used[:, 0] + used[:, 1]).max()) > length - n:
-            raise OSError(f"{path}: the shard index points past the shard's chunk bytes")
-        return cls(path, length, index)
+            raise OSError(f"{where} is {length} bytes, shorter than its {n}-byte shard index")
+        index = parse_shard_index(output.get_range(key, length - n, n), n_inner, length - n, where)
+        return cls(output, key, length, index)
+
+    def copy_chunks(self, target: IO[bytes]) -> int:
+        """Stream the chunk bytes into target (never whole in memory); returns their length."""
+        done = 0
+        while done < self.chunks_end:
+            size = min(COPY_BLOCK, self.chunks_end - done)
+            target.write(self.output.get_range(self.key, done, size))
+            done += size
+        return done
 
 
 class ShardBuilder:
-    """One shard object written inner chunk by inner chunk, its index appended at the end.
+    """One shard object built inner chunk by inner chunk in a spool file, its index appended at the
+    end, then handed to the output whole.
 
-    The object is created on the first non-empty inner chunk, so an all-fill shard is never
+    The spool is created on the first non-empty inner chunk, so an all-fill shard is never
     written (spec 7.2 allows omitting it).
     """
 
@@ -127,26 +134,52 @@ class ShardBuilder:
         self.key = key
         self.base = base
         self.index = base.index.copy() if base is not None else np.full((n_inner, 2), EMPTY, dtype=np.uint64)
-        self.size = 0
+        self._spool: Path | None = None
+        self._file: IO[bytes] | None = None
 
     def add(self, position: int, data: bytes | None) -> None:
         """Store the encoded inner chunk at its position; None leaves the entry empty."""
         if data is None:
             return
-        if self.size == 0 and self.base is not None:
-            # Copied only once a chunk arrives: a base that gains nothing is never rewritten.
-            self.size = self.writer.copy_prefix(self.key, self.base.path, self.base.chunks_end)
-        offset = self.writer.append(self.key, data, fresh=self.size == 0)
+        try:
+            if self._file is None:
+                self._spool = self.writer.output.spool_file()
+                self._file = open(self._spool, "wb")
+                if self.base is not None:
+                    # Copied only once a chunk arrives: a base that gains nothing is never rewritten.
+                    self.base.copy_chunks(self._file)
+            offset = self._file.tell()
+            self._file.write(data)
+        except OSError as exc:
+            self.discard()
+            raise write_error(exc, f"a shard of {self.writer.output.describe()}/{self.key}") from None
         self.index[position] = (offset, len(data))
-        self.size = offset + len(data)
+
+    @property
+    def written(self) -> bool:
+        """Whether finish() writes an object (an inner chunk arrived)."""
+        return self._file is not None
 
     def finish(self) -> int | None:
-        """Append the index; returns the object's length, or None when nothing was written
-        (a base that gained nothing keeps its length and is not written)."""
-        if self.size == 0:
+        """Append the index and hand the object over; returns its length, or None when nothing was
+        written (a base that gained nothing keeps its length and is not written)."""
+        if self._file is None or self._spool is None:
             return self.base.length if self.base is not None else None
-        tail = shard_index_bytes(self.index)
-        self.writer.append(self.key, tail, fresh=False)
-        self.size += len(tail)
-        self.writer.counter.add(1, self.size)
-        return self.size
+        try:
+            self._file.write(shard_index_bytes(self.index))
+            size = self._file.tell()
+            self._file.close()
+        except OSError as exc:
+            self.discard()
+            raise write_error(exc, f"a shard of {self.writer.output.describe()}/{self.key}") from None
+        self._file = None
+        self.writer.put_file(self.key, self._spool, size)
+        return size
+
+    def discard(self) -> None:
+        """Drop the spool of a shard that will not be finished."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        if self._spool is not None:
+            self._spool.unlink(missing_ok=True)

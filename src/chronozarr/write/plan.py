@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..format.codecs import CodecSpec
@@ -12,6 +11,7 @@ from ..format.geometry import LevelGeometry, chunk_key, time_shard
 from ..format.temporal import NONE, STAR_DELTA, anchor_indices, nearest_references
 
 if TYPE_CHECKING:
+    from .output import Output
     from .selection import Sample
 
 
@@ -38,9 +38,9 @@ class Schedule:
 
 @dataclass(frozen=True)
 class Plan:
-    """The layout of one store about to be written."""
+    """The layout of one store about to be written, and where it goes."""
 
-    root: Path
+    output: Output
     variable: str
     dtype: str
     shape: tuple[int, int, int, int]
@@ -54,6 +54,7 @@ class Plan:
     has_coverage: bool
     workers: int = 2
     sample: Sample | None = field(default=None)
+    selection: tuple[int, float] | None = None  # auto's (sampled cells, ratio), recorded in temporal
 
     @property
     def n_time(self) -> int:
@@ -94,6 +95,11 @@ class Plan:
         """Key of the object holding timestep t of a cell: its chunk, or its time shard."""
         index = time_shard(t, self.shard_time)[0] if self.sharded else t
         return f"{level.path}/" + chunk_key(variable, index, row, col, has_band=variable == self.variable)
+
+    def shard_bytes_id(self, t: int, row: int, col: int) -> str:
+        """The shard_bytes entry of the time shard holding t (spec 7.3): "<t_shard>/<row>/<col>"."""
+        assert self.shard_time is not None
+        return f"{time_shard(t, self.shard_time)[0]}/{row}/{col}"
 
     def time_shards(self) -> list[tuple[int, int]]:
         """[start, stop) timesteps of each time shard (one range when unsharded)."""

@@ -38,7 +38,7 @@ class EncodePreview:
         n_time, n_band = plan.n_time, plan.n_band
         per_pixel = n_band * series.dtype.itemsize + len(plan.plane_variables)  # mask and coverage: one byte each
         return cls(
-            path=plan.root,
+            path=plan.output.location,
             times=tuple(iso_list(series.times_ms)),
             shape=plan.shape,
             dtype=plan.dtype,

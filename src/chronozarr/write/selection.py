@@ -1,7 +1,8 @@
 """`auto` encoding: measure a sample of level-0 cells both ways with the store's codec (spec 4.3).
 
-The sample is compressed once: its chunks are kept in a scratch directory of the output, and the
-writer stores the ones of the chosen encoding instead of compressing them again.
+The sample is compressed once: its chunks are kept in a local scratch directory, and the writer
+stores the ones of the chosen encoding instead of compressing them again (a worker that cannot see
+the directory, or a resumed run that lost it, compresses them again: the bytes are the same).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from .source import Series
 
 MIN_SAMPLED_CELLS = 3
 MAX_SAMPLED_CELLS = 8
-SCRATCH = ".chronozarr-sample"
 PLAIN, DELTA = "plain", "delta"
 
 
@@ -44,12 +44,16 @@ class Sample:
     def chunk_file(self, variant: str, t: int, row: int, col: int) -> Path:
         return self.directory / variant / f"{t}.{row}.{col}"
 
-    def take(self, stored_as_delta: bool, t: int, row: int, col: int) -> bytes | None:
-        """The stored bytes of a sampled level-0 chunk (None when all fill); the file is removed."""
-        path = self.chunk_file(DELTA if stored_as_delta else PLAIN, t, row, col)
-        data = path.read_bytes()
-        path.unlink()
-        return data or None
+    def lookup(self, stored_as_delta: bool, t: int, row: int, col: int) -> tuple[bool, bytes | None]:
+        """(found, stored bytes) of a level-0 chunk: found is False when it was not sampled or its
+        file is not here; the bytes are None for an all-fill chunk."""
+        if not self.holds(t, row, col):
+            return False, None
+        try:
+            data = self.chunk_file(DELTA if stored_as_delta else PLAIN, t, row, col).read_bytes()
+        except OSError:
+            return False, None
+        return True, data or None
 
     def discard(self) -> None:
         shutil.rmtree(self.directory, ignore_errors=True)
@@ -81,7 +85,7 @@ def sample_times(schedule: Schedule, n_time: int) -> list[int]:
 
 
 def measure(
-    series: Series, level: LevelGeometry, schedule: Schedule, codec: CodecSpec, fill: float, workers: int, root: Path
+    series: Series, level: LevelGeometry, schedule: Schedule, codec: CodecSpec, fill: float, workers: int, scratch: Path
 ) -> Sample:
     """Compress the sampled cells plain and as star-delta, timestep by timestep.
 
@@ -90,7 +94,7 @@ def measure(
     """
     cells = sample_cells(level)
     times = sample_times(schedule, series.shape[0])
-    sample = Sample(frozenset(cells), frozenset(times), 1.0, root / SCRATCH)
+    sample = Sample(frozenset(cells), frozenset(times), 1.0, scratch)
     for variant in (PLAIN, DELTA):
         sample.chunk_file(variant, 0, 0, 0).parent.mkdir(parents=True, exist_ok=True)
     anchors: dict[tuple[int, int, int], np.ndarray] = {}

@@ -65,9 +65,13 @@ class Series:
     def fill(self) -> float | int:
         return 0 if self.nodata is None else self.nodata
 
-    def plane(self, t: int) -> np.ndarray:
-        """The stored values (band, y, x) of timestep t as read from the input."""
-        return np.ascontiguousarray(_values(self.data[t], self.scheduler))
+    @property
+    def spatial_chunks(self) -> tuple[int, int] | None:
+        """The largest (y, x) chunk of a dask input (a block covers at least one), else None."""
+        chunks = self.data.chunks
+        if chunks is None:
+            return None
+        return max(chunks[2]), max(chunks[3])
 
     def windows(self, t: int, cells: list[tuple[slice, slice]]) -> list[np.ndarray]:
         """The stored values (band, rows, cols) of some windows of timestep t.
@@ -82,14 +86,19 @@ class Series:
             parts = list(dask.compute(*(part.data for part in parts), scheduler=self.scheduler))
         return [np.asarray(part.values if isinstance(part, xr.DataArray) else part) for part in parts]
 
-    def read(self, t: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-        """Timestep t as (data (band, y, x), mask (y, x) uint8 or None, coverage (y, x) uint8 or None)."""
-        data = self.plane(t)
-        mask = _plane(_values(self.mask[t], self.scheduler), t, "mask") if self.mask is not None else None
-        coverage = _plane(_values(self.coverage[t], self.scheduler), t, "coverage") if self.coverage is not None else None
-        if mask is not None and np.any(mask > 1):
-            raise InputError(f"mask of timestep {t} holds values other than 0 and 1; pass mask.astype(bool)")
-        if coverage is not None:
+    def read_window(
+        self, t: int, rows: slice, cols: slice
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """A window of timestep t as (data (band, rows, cols), mask (rows, cols) uint8 or None,
+        coverage (rows, cols) uint8 or None); only the input under the window is read."""
+        data = np.ascontiguousarray(_values(self.data[t, :, rows, cols], self.scheduler))
+        mask = coverage = None
+        if self.mask is not None:
+            mask = _plane(_values(self.mask[t, rows, cols], self.scheduler), t, "mask")
+            if np.any(mask > 1):
+                raise InputError(f"mask of timestep {t} holds values other than 0 and 1; pass mask.astype(bool)")
+        if self.coverage is not None:
+            coverage = _plane(_values(self.coverage[t, rows, cols], self.scheduler), t, "coverage")
             coverage = np.minimum(coverage, 255).astype(np.uint8)
         if self.dtype.kind == "f":
             data, mask = self._without_nan(t, data, mask)

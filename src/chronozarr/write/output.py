@@ -1,0 +1,234 @@
+"""Where a store's objects go: a local directory (object-store prefixes plug in beside it).
+
+The writer sees only keys and bytes, so one walk writes a directory or a bucket with the same
+bytes in the same order. An output is small and picklable: cluster tasks receive it and write
+their objects straight to it. Shards are built in a local spool file first and handed over
+whole (`put_file`), which on a directory is one rename: an object is either absent or complete.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from ..errors import OutputError, OutputExistsError
+
+SCRATCH = ".chronozarr-encode"  # the writer's own entries in an output, removed when it completes
+
+
+class Output(Protocol):
+    """The object operations the writer, resume and read-back need."""
+
+    def put(self, key: str, data: bytes | memoryview) -> None: ...
+
+    def put_atomic(self, key: str, data: bytes) -> None: ...
+
+    def put_file(self, key: str, path: Path) -> None: ...
+
+    def get(self, key: str) -> bytes | None: ...
+
+    def get_range(self, key: str, start: int, length: int) -> bytes: ...
+
+    def size(self, key: str) -> int | None: ...
+
+    def keys(self, prefix: str = "") -> Iterator[str]: ...
+
+    def delete_prefix(self, prefix: str) -> None: ...
+
+    def spool_file(self) -> Path: ...
+
+    def describe(self) -> str: ...
+
+    @property
+    def location(self) -> Path | str: ...
+
+    def is_empty(self) -> bool: ...
+
+
+def write_error(exc: OSError, where: str) -> OutputError:
+    """Our error for an OSError while writing: the path and what to do (disk full, read-only, ...)."""
+    fix = {
+        errno.ENOSPC: "the disk is full; free space or write elsewhere, then run the same command with --resume",
+        errno.EDQUOT: "the disk quota is exhausted; free space, then run the same command with --resume",
+        errno.EROFS: "the file system is read-only; choose an output on a writable disk",
+        errno.EACCES: "permission denied; choose an output you can write to",
+        errno.EPERM: "permission denied; choose an output you can write to",
+    }.get(exc.errno or 0, "check the output location, then run the same command with --resume")
+    return OutputError(f"cannot write {where}: {exc.strerror or exc}; {fix}")
+
+
+@dataclass(frozen=True)
+class LocalOutput:
+    """A store directory; its spool lives inside it, so a finished shard moves in by rename."""
+
+    root: Path
+    spool_name: str = f"{SCRATCH}/spool"
+
+    def path(self, key: str) -> Path:
+        return self.root / key
+
+    def describe(self) -> str:
+        return str(self.root)
+
+    @property
+    def location(self) -> Path:
+        return self.root
+
+    def put(self, key: str, data: bytes | memoryview) -> None:
+        target = self.path(key)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "wb") as f:
+                f.write(data)
+        except OSError as exc:
+            raise write_error(exc, str(target)) from None
+
+    def put_atomic(self, key: str, data: bytes) -> None:
+        """Write under a temporary name and rename: a reader never sees half a document."""
+        target = self.path(key)
+        temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(temporary, "wb") as f:
+                f.write(data)
+            os.replace(temporary, target)
+        except OSError as exc:
+            temporary.unlink(missing_ok=True)
+            raise write_error(exc, str(target)) from None
+
+    def put_file(self, key: str, path: Path) -> None:
+        target = self.path(key)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target)
+        except OSError as exc:
+            raise write_error(exc, str(target)) from None
+
+    def get(self, key: str) -> bytes | None:
+        path = self.path(key)
+        if not path.is_file():
+            return None
+        return path.read_bytes()
+
+    def get_range(self, key: str, start: int, length: int) -> bytes:
+        with open(self.path(key), "rb") as f:
+            f.seek(start)
+            data = f.read(length)
+        if len(data) != length:
+            raise OSError(f"{self.path(key)} ended {length - len(data)} bytes early")
+        return data
+
+    def size(self, key: str) -> int | None:
+        path = self.path(key)
+        return path.stat().st_size if path.is_file() else None
+
+    def keys(self, prefix: str = "") -> Iterator[str]:
+        base = self.path(prefix) if prefix else self.root
+        for dirpath, _, names in os.walk(base):
+            for name in names:
+                yield (Path(dirpath) / name).relative_to(self.root).as_posix()
+
+    def delete_prefix(self, prefix: str) -> None:
+        target = self.path(prefix)
+        if target.is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            target.unlink(missing_ok=True)
+
+    def spool_file(self) -> Path:
+        """A new local file name for a shard being built (the directory is created)."""
+        spool = self.root / self.spool_name
+        try:
+            spool.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise write_error(exc, str(spool)) from None
+        return spool / f"{uuid.uuid4().hex}.part"
+
+    def is_empty(self) -> bool:
+        return not self.root.exists() or not any(self.root.iterdir())
+
+
+def local_spool_file() -> Path:
+    """A spool file in the machine's temporary directory (for outputs that are not directories)."""
+    return Path(tempfile.gettempdir()) / f"chronozarr-{uuid.uuid4().hex}.part"
+
+
+SCHEMES = ("s3", "gs", "az")
+
+
+def open_output(target: str | os.PathLike[str]) -> Output:
+    """The output a path or URL names. A URL is never taken as a local path: an unsupported scheme
+    is an error naming the ones chronozarr writes."""
+    text = os.fspath(target)
+    if "://" in text:
+        scheme = text.split("://", 1)[0].lower()
+        raise OutputError(
+            f"cannot write to {text!r}: {scheme}:// is not an output chronozarr writes; "
+            "give a local directory or an s3://, gs:// or az:// prefix"
+        )
+    return LocalOutput(Path(text))
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What claiming an output found: whether this run starts it, and whether it created it."""
+
+    started: bool
+    created: bool
+
+
+def claim(output: Output, *, resume: bool, dry_run: bool = False) -> Claim:
+    """Check that the output may be written and (unless dry_run) create it.
+
+    A store is never written over: the output must be new or empty, unless `resume` continues
+    the interrupted encode it holds. The refusal names --resume when that is what the user needs.
+    """
+    if isinstance(output, LocalOutput) and output.root.exists() and not output.root.is_dir():
+        raise OutputExistsError(f"{output.root} exists and is not a directory; choose a new output path")
+    if output.is_empty():
+        created = isinstance(output, LocalOutput) and not output.root.exists()
+        if created and not dry_run:
+            try:
+                output.root.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise write_error(exc, str(output.root)) from None
+        return Claim(started=True, created=created)
+    if resume:
+        return Claim(started=False, created=False)
+    where = output.describe()
+    if output.get(f"{SCRATCH}/run.json") is not None:
+        raise OutputExistsError(
+            f"{where} holds an interrupted encode; run the same command again with --resume to complete it, "
+            "or choose a new path"
+        )
+    raise OutputExistsError(
+        f"{where} is not empty; stores are never overwritten. Choose a new path or remove it first "
+        "(an interrupted encode is completed with --resume)"
+    )
+
+
+def discard_claim(output: Output, claimed: Claim) -> None:
+    """Remove what a failed run started; an output directory the user made stays, empty."""
+    if not isinstance(output, LocalOutput):
+        output.delete_prefix("")
+        return
+    if claimed.created:
+        shutil.rmtree(output.root, ignore_errors=True)
+        return
+    for child in output.root.iterdir():
+        shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink(missing_ok=True)
+
+
+def sample_scratch(output: Output) -> Path:
+    """A local directory for auto selection's sample chunks: inside a directory output (so it
+    goes with the encode's record), else in the machine's temporary directory."""
+    if isinstance(output, LocalOutput):
+        return output.root / SCRATCH / "sample"
+    return Path(tempfile.mkdtemp(prefix="chronozarr-sample-"))

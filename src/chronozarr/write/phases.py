@@ -1,0 +1,110 @@
+"""Running an encode's work units, phase after phase, on this machine or on a dask cluster.
+
+Phase p + 1 reads back the top level phase p wrote, so a phase starts when the one below it has
+finished. Within a phase units are independent: locally they run one after another through one
+walk (reads ahead and compression overlap across units); with a dask.distributed client they run
+as cluster tasks that write their own objects. Finished units are recorded in the journal, and a
+resumed run skips them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..progress import work_bar
+from .distributed import active_client, run_on_cluster
+from .objects import ObjectWriter
+from .plan import Plan
+from .pyramid_planes import Planes, build_pyramid
+from .readback import StoredLevels
+from .resume import Journal
+from .source import Series
+from .units import Unit, phases, step_bytes, time_windows, units
+from .walk import Window, WriteResult, write_units
+
+
+@dataclass
+class EncodePyramids:
+    """A unit's block at its levels: built from the input window for phase 0, from the level
+    below read back for the phases above it."""
+
+    plan: Plan
+    series: Series
+    _stored: StoredLevels | None = field(default=None, repr=False, compare=False)
+
+    def __call__(self, unit: Unit, t: int) -> list[Planes]:
+        return build_pyramid(*self.window(unit, t), unit.phase.local_levels, self.plan.nodata)
+
+    def window(self, unit: Unit, t: int) -> Window:
+        level = self.plan.levels[unit.phase.base]
+        rows, cols = unit.block.window(level)
+        if unit.phase.first == 0:
+            return self.series.read_window(t, rows, cols)
+        if self._stored is None:
+            self._stored = StoredLevels(self.plan, (self.plan.output,))
+        return self._stored.window(t, level, rows, cols)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"plan": self.plan, "series": self.series, "_stored": None}
+
+
+def all_units(plan: Plan, span: int, window: int | None = None) -> list[list[Unit]]:
+    """Every unit of the encode, phase by phase."""
+    windows = time_windows(plan, window)
+    return [units(plan, phase, span, windows) for phase in phases(len(plan.levels), span)]
+
+
+def write_phases(
+    plan: Plan,
+    series: Series,
+    span: int,
+    journal: Journal | None,
+    *,
+    progress: bool | None,
+    read_ahead: int = 2,
+    step: Callable[[], None] | None = None,
+) -> WriteResult:
+    """Write every unit not yet recorded as done; returns what all units (earlier runs' included)
+    wrote. `step` runs after every object written here (the crash-test hook)."""
+    client = active_client(series.data)
+    per_phase = all_units(plan, span, window=_cluster_window(plan, client))
+    done = journal.done_units() if journal is not None else {}
+    flat = [u for phase_units in per_phase for u in phase_units]
+    total = sum(step_bytes(plan, u) * (u.stop - u.start) for u in flat)
+    pyramids = EncodePyramids(plan, series)
+    with work_bar("encoding", total, len(flat), enabled=progress) as bar:
+        for unit in flat:
+            if unit.name in done:
+                bar.advance(step_bytes(plan, unit) * (unit.stop - unit.start))
+                bar.unit_done()
+
+        def finished(unit: Unit, result: WriteResult) -> None:
+            if journal is not None:
+                journal.record_unit(unit, result)
+            done[unit.name] = result
+            bar.unit_done()
+
+        for phase_units in per_phase:
+            todo = [u for u in phase_units if u.name not in done]
+            if not todo:
+                continue
+            if client is not None:
+                run_on_cluster(client, plan, pyramids, todo, finished, bar.advance)
+            else:
+                writer = ObjectWriter(plan.output, step=step)
+                write_units(plan, todo, pyramids, writer, progress=bar.advance, on_done=finished, read_ahead=read_ahead)
+    merged = WriteResult()
+    for unit in flat:
+        merged.merge(done[unit.name])
+    return merged
+
+
+def _cluster_window(plan: Plan, client: Any) -> int | None:
+    """Timesteps per unit on a cluster: about two windows per worker when the axis is long enough
+    (sharded stores use whole time shards anyway); locally the whole axis."""
+    if client is None or plan.sharded:
+        return None
+    workers = max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
+    return max(plan.schedule.anchor_interval, -(-plan.n_time // (2 * workers)))

@@ -1,0 +1,107 @@
+"""Reading back, as true values, what a store already holds at one level.
+
+The levels above a block are built from the level below them, which earlier work units wrote;
+append builds the pyramid of an anchor written by an earlier run. Both read that level back here,
+a window at a time: chunks decoded with the store's codec, star-delta residuals added to their
+anchor (spec 4.2), mask and coverage as stored. Only the chunks under the window are read.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import StoreError
+from ..format.geometry import LevelGeometry, time_shard
+from ..format.temporal import reconstruct
+from .objects import EMPTY, ShardBase
+from .output import Output
+from .plan import Plan
+
+Window = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]
+INDEX_CACHE = 64
+
+
+@dataclass
+class StoredLevels:
+    """Windows of one store's levels; `outputs` are searched in order (staging before the store)."""
+
+    plan: Plan
+    outputs: tuple[Output, ...]
+    _indexes: OrderedDict[tuple[int, str], ShardBase | None] = field(default_factory=OrderedDict, repr=False)
+
+    def window(self, t: int, level: LevelGeometry, rows: slice, cols: slice) -> Window:
+        """Timestep t of `level` over rows x cols: (data (band, y, x), mask, coverage)."""
+        data = self._variable(t, level, self.plan.variable, rows, cols)
+        ref = self.plan.storage_reference(t)
+        if ref is not None:
+            data = reconstruct(self._variable(ref, level, self.plan.variable, rows, cols), data)
+        planes = {name: self._variable(t, level, name, rows, cols) for name in self.plan.plane_variables}
+        return data, planes.get("mask"), planes.get("coverage")
+
+    def _variable(self, t: int, level: LevelGeometry, name: str, rows: slice, cols: slice) -> np.ndarray:
+        """Stored values of one variable over the window, assembled from the cells under it."""
+        band = name == self.plan.variable
+        dtype = np.dtype(self.plan.dtype) if band else np.dtype(np.uint8)
+        lead = (self.plan.n_band,) if band else ()
+        out = np.empty(lead + (rows.stop - rows.start, cols.stop - cols.start), dtype=dtype)
+        cs = level.chunk_size
+        for row in range(rows.start // cs, -(-rows.stop // cs)):
+            for col in range(cols.start // cs, -(-cols.stop // cs)):
+                cell_rows, cell_cols = level.cell_slice(row, col)
+                chunk = self._chunk(t, level, name, row, col, lead, dtype)
+                top, left = max(rows.start, cell_rows.start), max(cols.start, cell_cols.start)
+                bottom, right = min(rows.stop, cell_rows.stop), min(cols.stop, cell_cols.stop)
+                out[..., top - rows.start : bottom - rows.start, left - cols.start : right - cols.start] = chunk[
+                    ..., top - cell_rows.start : bottom - cell_rows.start, left - cell_cols.start : right - cell_cols.start
+                ]
+        return out
+
+    def _chunk(self, t: int, level: LevelGeometry, name: str, row: int, col: int, lead: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+        key = self.plan.object_key(level, name, t, row, col)
+        cs = level.chunk_size
+        fill = self.plan.fill if name == self.plan.variable else 0
+        raw = self._shard_chunk(key, t) if self.plan.sharded else self._read(lambda o: o.get(key))
+        if raw is None:
+            return np.full(lead + (cs, cs), fill, dtype=dtype)
+        decoded = np.frombuffer(self.plan.codec.compressor(dtype).decode(raw), dtype=dtype.newbyteorder("<"))
+        if decoded.size != int(np.prod(lead + (cs, cs))):
+            raise StoreError(f"{key} decodes to {decoded.size} values, not one {lead + (cs, cs)} chunk")
+        return decoded.reshape(lead + (cs, cs)).astype(dtype, copy=False)
+
+    def _shard_chunk(self, key: str, t: int) -> bytes | None:
+        assert self.plan.shard_time is not None
+        found = self._shard(key)
+        if found is None:
+            return None
+        offset, length = (int(v) for v in found.index[time_shard(t, self.plan.shard_time)[1]])
+        if offset == EMPTY and length == EMPTY:
+            return None
+        return found.output.get_range(key, offset, length)
+
+    def _shard(self, key: str) -> ShardBase | None:
+        """The shard's checked index from the first output that holds it, cached (LRU)."""
+        assert self.plan.shard_time is not None
+        for i, output in enumerate(self.outputs):
+            cached = (i, key)
+            if cached in self._indexes:
+                self._indexes.move_to_end(cached)
+                found = self._indexes[cached]
+            else:
+                found = ShardBase.read(output, key, self.plan.shard_time)
+                self._indexes[cached] = found
+                if len(self._indexes) > INDEX_CACHE:
+                    self._indexes.popitem(last=False)
+            if found is not None:
+                return found
+        return None
+
+    def _read(self, get: Callable[[Output], bytes | None]) -> bytes | None:
+        for output in self.outputs:
+            data = get(output)
+            if data is not None:
+                return data
+        return None
