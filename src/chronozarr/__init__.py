@@ -1,6 +1,6 @@
 """chronozarr: a Zarr v3 layout for raster time series, and the tools around it."""
 
-from .errors import ChronozarrError, InputError, OutputExistsError, StoreError
+from .errors import ChronozarrError, InputError, OutputError, OutputExistsError, StoreError
 from .format.metadata import SPEC_VERSION, Band, Provenance
 from .read.store import ChronoStore, open_store
 from .write.encode import EncodeSummary, encode
@@ -23,6 +23,7 @@ __all__ = [
     "EncodeSummary",
     "ExportSummary",
     "InputError",
+    "OutputError",
     "OutputExistsError",
     "Provenance",
     "StacSummary",

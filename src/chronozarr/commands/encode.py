@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import typer
@@ -21,6 +20,10 @@ the input's CF grid_mapping; lat/lon grids default to EPSG:4326. OUT must be new
 Values are stored as the input stores them: a CF fill value (_FillValue, missing_value) becomes
 the nodata and CF packing (scale_factor, add_offset) each band's scale and offset; --cast reads
 the decoded values instead. A chronozarr store as INPUT is read reconstructed (--group: level).
+
+OUT is a directory or an s3://, gs:// or az:// prefix. Memory is bounded by one block of cells,
+whatever the area; with a dask.distributed client the blocks run on the cluster. A run that was
+stopped (killed, disk full, network down) is completed by the same command with --resume.
 """
 
 EPILOG = """\b
@@ -28,6 +31,7 @@ Examples:
   chronozarr encode scenes.nc my_store --variables B02,B03,B04,B08 --crs EPSG:32631
   chronozarr encode cube.zarr my_store --variable reflectance --encoding none --shard
   chronozarr encode sst.nc sst_store --variable sst --cast float32 --mask-variable valid
+  chronozarr encode mosaic.zarr s3://my-bucket/mosaic.zarr --variable data --resume
 """
 
 
@@ -40,7 +44,9 @@ def register(app: typer.Typer) -> None:
 @with_options(INPUT_OPTIONS, WRITER_OPTIONS)
 def encode_command(
     input: str = typer.Argument(..., metavar="INPUT", help="NetCDF file or Zarr store (directory or URL).", show_default=False),
-    out: Path = typer.Argument(..., metavar="OUT", help="New store directory; must not exist or be empty.", show_default=False),
+    out: str = typer.Argument(
+        ..., metavar="OUT", help="New store: a directory that is absent or empty, or an s3://, gs://, az:// prefix.", show_default=False
+    ),
     **options: Any,
 ) -> None:
     writer = writer_arguments(options)

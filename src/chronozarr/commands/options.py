@@ -77,6 +77,13 @@ WRITER_OPTIONS = (
     _option("provenance_json", Optional[Path], typer.Option(None, help="JSON object: sources, composite, gap_fill, notes.")),
     _option("max_levels", Optional[int], typer.Option(None, min=1, help="Stop the pyramid after this many levels.")),
     _option("workers", Optional[int], typer.Option(None, min=1, help="Compression threads; default: all cores.")),
+    _option("block_size", Optional[int], typer.Option(
+        None, min=2, metavar="CELLS", help="Cells per side of a work block, a power of two; default: about 64 MB of input."
+    )),
+    _option("read_ahead", int, typer.Option(2, min=0, metavar="N", help="Blocks read ahead of the one being encoded.")),
+    _option("resume", bool, typer.Option(
+        False, "--resume", help="Complete an interrupted run into OUT; it must be the same input and options."
+    )),
     _option("progress", Optional[bool], progress_option()),
 )
 

@@ -54,13 +54,14 @@ class Output(Protocol):
 
 def write_error(exc: OSError, where: str) -> OutputError:
     """Our error for an OSError while writing: the path and what to do (disk full, read-only, ...)."""
+    again = "then run the same command again (encode and convert: with --resume) to finish the work"
     fix = {
-        errno.ENOSPC: "the disk is full; free space or write elsewhere, then run the same command with --resume",
-        errno.EDQUOT: "the disk quota is exhausted; free space, then run the same command with --resume",
+        errno.ENOSPC: f"the disk is full; free space, {again}",
+        errno.EDQUOT: f"the disk quota is exhausted; free space, {again}",
         errno.EROFS: "the file system is read-only; choose an output on a writable disk",
         errno.EACCES: "permission denied; choose an output you can write to",
         errno.EPERM: "permission denied; choose an output you can write to",
-    }.get(exc.errno or 0, "check the output location, then run the same command with --resume")
+    }.get(exc.errno or 0, f"check the output location, {again}")
     return OutputError(f"cannot write {where}: {exc.strerror or exc}; {fix}")
 
 

@@ -11,7 +11,7 @@ T = TypeVar("T")
 
 
 class ReadAhead(Generic[T]):
-    """Calls read(t) for the timesteps of `order` on one background thread, at most `depth` ahead.
+    """Calls read(t) for the timesteps of `order` on `depth` background threads, at most `depth` ahead.
 
     get(t) must follow the order; a timestep asked for out of order is read on the spot.
     """
@@ -20,7 +20,7 @@ class ReadAhead(Generic[T]):
         self._read = read
         self._order = deque(order)
         self._pending: deque[tuple[int, Future[T]]] = deque()
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chronozarr-readahead")
+        self._pool = ThreadPoolExecutor(max_workers=max(1, depth), thread_name_prefix="chronozarr-readahead")
         self._depth = depth
         self._fill()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import shutil
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,6 +20,7 @@ from ..format.codecs import CodecSpec
 from ..format.geometry import LevelGeometry
 from ..format.temporal import AUTO_THRESHOLD, STAR_DELTA_DTYPES, residual
 from .chunks import encode_chunk
+from .output import write_error
 from .plan import Schedule
 from .readahead import ReadAhead
 from .pyramid_planes import padded_cell
@@ -96,7 +98,7 @@ def measure(
     times = sample_times(schedule, series.shape[0])
     sample = Sample(frozenset(cells), frozenset(times), 1.0, scratch)
     for variant in (PLAIN, DELTA):
-        sample.chunk_file(variant, 0, 0, 0).parent.mkdir(parents=True, exist_ok=True)
+        _scratch_write(lambda: sample.chunk_file(variant, 0, 0, 0).parent.mkdir(parents=True, exist_ok=True), scratch)
     anchors: dict[tuple[int, int, int], np.ndarray] = {}
     waiting: dict[int, list[tuple[int, int, int, np.ndarray]]] = {}
     last_use = {a: max([a] + [t for t in times if schedule.references.get(t) == a]) for a in schedule.anchors}
@@ -105,7 +107,7 @@ def measure(
     def store(variant: str, t: int, row: int, col: int, chunk: np.ndarray) -> None:
         def run() -> int:
             data = encode_chunk(codec, chunk, fill) or b""
-            sample.chunk_file(variant, t, row, col).write_bytes(data)
+            _scratch_write(lambda: sample.chunk_file(variant, t, row, col).write_bytes(data), scratch)
             return len(data)
 
         jobs.append((variant, t, pool.submit(run)))
@@ -132,6 +134,13 @@ def measure(
         plain = sum(f.result() for variant, _, f in jobs if variant == PLAIN)
         delta = sum(f.result() for variant, t, f in jobs if (variant == DELTA) == (t in schedule.references))
     return replace(sample, ratio=delta / plain if plain else 1.0)
+
+
+def _scratch_write(write: Callable[[], object], scratch: Path) -> None:
+    try:
+        write()
+    except OSError as exc:
+        raise write_error(exc, f"the sample chunks in {scratch}") from None
 
 
 def choose(encoding: str, dtype: str) -> str:

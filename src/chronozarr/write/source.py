@@ -76,15 +76,20 @@ class Series:
     def windows(self, t: int, cells: list[tuple[slice, slice]]) -> list[np.ndarray]:
         """The stored values (band, rows, cols) of some windows of timestep t.
 
-        Only the input chunks under the windows are read; lazy input is computed in one call, so
-        a chunk under several windows is read once.
+        Only the input chunks under the windows are read. Windows that share an input chunk are
+        computed in one call, so that chunk is read once; the others one group at a time, so
+        memory holds the chunks of one group, not of every window.
         """
-        parts = [self.data[t, :, rows, cols] for rows, cols in cells]
-        if self.data.chunks is not None:
-            import dask  # present whenever the input is dask-backed (the `dask` extra)
+        if self.data.chunks is None:
+            return [np.asarray(self.data[t, :, rows, cols].values) for rows, cols in cells]
+        import dask  # present whenever the input is dask-backed (the `dask` extra)
 
-            parts = list(dask.compute(*(part.data for part in parts), scheduler=self.scheduler))
-        return [np.asarray(part.values if isinstance(part, xr.DataArray) else part) for part in parts]
+        out: list[np.ndarray | None] = [None] * len(cells)
+        for group in _sharing_chunks(cells, self.data.chunks[2], self.data.chunks[3]):
+            parts = dask.compute(*(self.data[t, :, cells[i][0], cells[i][1]].data for i in group), scheduler=self.scheduler)
+            for i, part in zip(group, parts):
+                out[i] = np.asarray(part)
+        return [part for part in out if part is not None]
 
     def read_window(
         self, t: int, rows: slice, cols: slice
@@ -123,6 +128,26 @@ class Series:
             derived = (~nan.any(axis=0)).astype(np.uint8)
             mask = derived if mask is None else np.minimum(mask, derived)
         return data, mask
+
+
+def _sharing_chunks(cells: list[tuple[slice, slice]], y_chunks: tuple[int, ...], x_chunks: tuple[int, ...]) -> list[list[int]]:
+    """Indices of `cells` grouped so that windows under a common input chunk share a group."""
+    y_edges, x_edges = np.cumsum((0,) + tuple(y_chunks)), np.cumsum((0,) + tuple(x_chunks))
+
+    def chunks_under(rows: slice, cols: slice) -> set[tuple[int, int]]:
+        ys = range(int(np.searchsorted(y_edges, rows.start, "right")) - 1, int(np.searchsorted(y_edges, rows.stop, "left")))
+        xs = range(int(np.searchsorted(x_edges, cols.start, "right")) - 1, int(np.searchsorted(x_edges, cols.stop, "left")))
+        return {(y, x) for y in ys for x in xs}
+
+    groups: list[tuple[set[tuple[int, int]], list[int]]] = []
+    for i, (rows, cols) in enumerate(cells):
+        under = chunks_under(rows, cols)
+        joined = [g for g in groups if g[0] & under]
+        for g in joined:
+            groups.remove(g)
+            under |= g[0]
+        groups.append((under, sorted([i] + [j for g in joined for j in g[1]])))
+    return [members for _, members in groups]
 
 
 def band_labels(da: xr.DataArray) -> list[str]:
