@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -138,3 +139,78 @@ def test_a_failing_window_stops_the_others_before_the_store_is_removed(tmp_path,
         )
     time.sleep(1.5)
     assert not out.exists()
+
+
+BIG = 18432  # one timestep of 4 x 18432 x 18432 uint16 is 2.7 GB, more than a worker's 2 GiB
+WORKER_LIMIT = 2 * 2**30
+
+
+def _pattern(t: int, block_info=None):
+    """One (1, 4, 2048, 2048) chunk of a cheap, compressible, position-dependent pattern."""
+    (_, _), (b0, b1), (y0, y1), (x0, x1) = block_info[None]["array-location"]
+    y = np.arange(y0, y1, dtype=np.uint32)[:, None]
+    x = np.arange(x0, x1, dtype=np.uint32)[None, :]
+    base = ((y // 7 + x // 5 + 3 * t) % 997 + 1).astype(np.uint16)
+    return np.stack([base + np.uint16(100 * b) for b in range(b0, b1)])[None]
+
+
+def _big_series(n_time: int):
+    import dask.array as dsa
+    import xarray as xr
+
+    chunks = ((1,), (4,), (2048,) * (BIG // 2048), (2048,) * (BIG // 2048))
+    steps = [dsa.map_blocks(_pattern, t, dtype=np.uint16, chunks=chunks) for t in range(n_time)]
+    return xr.DataArray(
+        dsa.concatenate(steps, axis=0),
+        dims=("time", "band", "y", "x"),
+        coords={
+            "time": np.array(["2024-01-01", "2024-01-11"][:n_time], dtype="datetime64[ns]"),
+            "band": ["B02", "B03", "B04", "B08"],
+            "y": 6_000_000 - (np.arange(BIG) + 0.5) * 10.0,
+            "x": 300_000 + (np.arange(BIG) + 0.5) * 10.0,
+        },
+    )
+
+
+def _peak_rss() -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+
+
+def _digest(root: Path) -> dict[str, str]:
+    import hashlib
+
+    out = {}
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            path = Path(dirpath) / name
+            out[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.mark.parametrize(
+    "n_time,options",
+    [(1, {"encoding": "none"}), (2, {"encoding": "star-delta", "anchor_interval": 2, "shard": True})],
+    ids=["none", "sharded-star-delta"],
+)
+def test_a_timestep_larger_than_a_worker_is_encoded_on_the_cluster(tmp_path, n_time, options):
+    """Every task holds one block, so workers limited to 2 GiB encode a series whose every timestep
+    is 2.7 GB; the store equals a local encode object for object, and each worker's peak is reported."""
+    da = _big_series(n_time)
+    assert da[0].nbytes > WORKER_LIMIT
+    common = dict(crs="EPSG:32631", progress=False, **options)
+    chronozarr.encode(da, tmp_path / "local", **common)
+    local = _digest(tmp_path / "local")
+    shutil.rmtree(tmp_path / "local")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, memory_limit="2GiB", dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as client:
+        with distributed.get_task_stream(client=client) as stream:
+            remote = chronozarr.encode(da, tmp_path / "remote", **common)
+        peaks = client.run(_peak_rss)
+    tasks = {t["worker"] for t in stream.data if str(t["key"]).startswith(UNIT_TASK + "-")}
+    print(f"\nworker peak RSS ({options}): " + ", ".join(f"{p / 2**20:.0f} MiB" for p in peaks.values()))
+    assert len(tasks) == 2, "both workers ran units"
+    assert max(peaks.values()) < WORKER_LIMIT
+    assert remote.levels == 7
+    assert _digest(tmp_path / "remote") == local
