@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import xarray as xr
 
 from .errors import InputError
@@ -99,6 +100,38 @@ def override_note(declared: Declared, code: str) -> str | None:
     if not diffs:
         return None
     return f"--crs {code} replaces {declared.where} ({own.name}), which differs in {', '.join(diffs)}"
+
+
+def series_crs(
+    ds: xr.Dataset, names: list[str], geographic: bool, data: xr.DataArray, crs: Any, default_crs: str | None
+) -> tuple[str, tuple[str, ...]]:
+    """The EPSG code of a NetCDF or Zarr series (--crs `crs` replaces what the input declares,
+    `default_crs` is taken when nothing names one) and what to say of it."""
+    declared = declared_crs(ds, names, geographic)
+    if crs is not None:
+        code = resolve(crs, "--crs").code
+        note = override_note(declared, code) if declared is not None else None
+        return code, (note,) if note else ()
+    if declared is not None:
+        found = declared.resolve(extent=_extent(data))
+        return found.code, (found.note,) if found.note else ()
+    if default_crs is not None:
+        return default_crs, ()  # append: an input without a CRS is on the store's grid
+    raise InputError(
+        f"the input grid of {', '.join(repr(n) for n in names)} is projected (dims y/x) and declares "
+        f"no CRS (no CF grid_mapping, spatial_ref or crs attribute); {CRS_FIX}"
+    )
+
+
+def _extent(data: xr.DataArray) -> Extent | None:
+    """The (west, south, east, north) of the pixel centres, for the suggestions of a CRS error."""
+    try:
+        x, y = np.asarray(data["x"].values, dtype=float), np.asarray(data["y"].values, dtype=float)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not x.size or not y.size:
+        return None
+    return float(x.min()), float(y.min()), float(x.max()), float(y.max())
 
 
 def _known(code: int, where: str) -> str:

@@ -4,7 +4,7 @@ or a Zarr store into a new store."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 

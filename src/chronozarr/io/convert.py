@@ -85,14 +85,33 @@ def convert(
     `skip_unreadable` leaves out files GDAL cannot read. `source_options` are open_source's for
     NetCDF and Zarr (variable, variables, mask_variable, coverage_variable, group). Without `cast`
     the data must already have a dtype a store holds."""
-    rasters = RasterOptions(
-        crs, bounds, WarpOptions(grid, resolution, None, resampling), assets, group_by, date_format, skip_unreadable
+    rasters = raster_options(
+        crs=crs, bounds=bounds, grid=grid, resolution=resolution, resampling=resampling, assets=assets,
+        group_by=group_by, date_format=date_format, skip_unreadable=skip_unreadable,
     )
     with open_series(source, cast=cast, rasters=rasters, **(source_options or {})) as opened:
         if cast is None:
             require_stored_dtype(str(opened.data.dtype))
         arguments = opened.encode_arguments() | options | {"provenance": opened.provenance(options.get("provenance"))}
         return Converted(encode(opened.data, out, **arguments, dry_run=dry_run), opened.notes)
+
+
+def raster_options(
+    crs: Any = None, bounds: Any = None, grid: str | None = None, resolution: float | None = None,
+    resampling: str | None = None, assets: Sequence[str] | None = None, group_by: str | None = None,
+    date_format: str | None = None, skip_unreadable: bool = False,
+) -> RasterOptions:
+    """The reading options of raster files, from convert's keyword arguments."""
+    warp = WarpOptions(grid=grid, resolution=resolution, resampling=resampling)
+    return RasterOptions(crs, bounds, warp, assets, group_by, date_format, skip_unreadable)
+
+
+def open_raster_glob(pattern: str, *, crs: Any, cast: str | None, rasters: dict[str, Any], refused: Sequence[str] = ()) -> Source:
+    """The dated files `pattern` matches as a series (encode's glob input); `refused` names
+    options given that select NetCDF or Zarr variables."""
+    if refused:
+        raise InputError(f"{', '.join(refused)} select variables of a NetCDF file or Zarr store; raster files have none")
+    return open_series(pattern, cast=cast, rasters=raster_options(crs=crs, **rasters))
 
 
 def open_series(source: str | os.PathLike[str], *, cast: str | None = None, rasters: RasterOptions = RasterOptions(), **source_options: Any) -> Source:

@@ -95,10 +95,9 @@ class _Handle:
 
 
 def _warped(dataset: Any, placement: Placement, series: RasterSeries) -> Any:
+    from rasterio.enums import ColorInterp
     from rasterio.transform import Affine
     from rasterio.vrt import WarpedVRT
-
-    from rasterio.enums import ColorInterp
 
     grid = series.grid
     has_alpha = ColorInterp.alpha in dataset.colorinterp  # then GDAL warps it as the alpha

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import xarray as xr
 
-from ..crs import CRS_FIX, Resolved, declared_crs, override_note, resolve
+from ..crs import series_crs
 from ..errors import InputError
 from ..format.metadata import DTYPES, Band
 from ..write.source import band_labels
@@ -145,41 +145,12 @@ def open_source(
         if declared is None:
             declared = cf_declared(selected.attrs, band_labels(selected.data), str(selected.data.dtype)) if undecoded else Declared()
         data = cast_exactly(selected.data, cast) if cast is not None else selected.data
-        resolved, notes = _input_crs(ds, selected, crs, default_crs)
+        resolved, notes = series_crs(ds, selected.names, selected.geographic, selected.data, crs, default_crs)
     except BaseException:
         ds.close()
         raise
     origin = (os.path.basename(os.fspath(path).rstrip("/")),)
     return Source(data, resolved, selected.mask, selected.coverage, ds, declared.nodata, declared.bands, notes, origin)
-
-
-def _input_crs(ds: xr.Dataset, selected: _Selected, crs: Any, default_crs: str | None) -> tuple[str, tuple[str, ...]]:
-    """The EPSG code of the series (--crs replaces what the input declares) and what to say of it."""
-    declared = declared_crs(ds, selected.names, selected.geographic)
-    if crs is not None:
-        code = resolve(crs, "--crs").code
-        note = override_note(declared, code) if declared is not None else None
-        return code, (note,) if note else ()
-    if declared is not None:
-        found: Resolved = declared.resolve(extent=_extent(selected.data))
-        return found.code, (found.note,) if found.note else ()
-    if default_crs is not None:
-        return default_crs, ()  # append: an input without a CRS is on the store's grid
-    raise InputError(
-        f"the input grid of {', '.join(repr(n) for n in selected.names)} is projected (dims y/x) and declares "
-        f"no CRS (no CF grid_mapping, spatial_ref or crs attribute); {CRS_FIX}"
-    )
-
-
-def _extent(data: xr.DataArray) -> tuple[float, float, float, float] | None:
-    """The (west, south, east, north) of the pixel centres, for the suggestions of a CRS error."""
-    try:
-        x, y = np.asarray(data["x"].values, dtype=float), np.asarray(data["y"].values, dtype=float)
-    except (KeyError, TypeError, ValueError):
-        return None
-    if not x.size or not y.size:
-        return None
-    return float(x.min()), float(y.min()), float(x.max()), float(y.max())
 
 
 def _select(
