@@ -40,14 +40,14 @@ def dated_timesteps(pattern: str, date_format: str | None = None) -> list[Timest
     matcher = _format_pattern(date_format) if date_format else None
     steps = []
     for path in paths:
-        stamp = _date_in(os.path.basename(path), path, matcher)
+        stamp = _date_in(os.path.basename(path), path, matcher, date_format)
         steps.append(Timestep(stamp, (Scene((Asset(path),), path),)))
     steps.sort(key=lambda step: step.datetime)
     one_per_date(steps, "give each date one file, or point --date-format at the date that differs")
     return steps
 
 
-def _date_in(name: str, path: str, matcher: re.Pattern[str] | None) -> np.datetime64:
+def _date_in(name: str, path: str, matcher: re.Pattern[str] | None, date_format: str | None) -> np.datetime64:
     patterns = [matcher] if matcher is not None else [re.compile(_ISO), re.compile(_COMPACT)]
     found: dict[datetime, str] = {}
     for pattern in patterns:
@@ -59,7 +59,7 @@ def _date_in(name: str, path: str, matcher: re.Pattern[str] | None) -> np.dateti
         return np.datetime64(next(iter(found)), "ns")
     example = "--date-format '*_%Y%m%d_*'"
     if not found:
-        what = f"--date-format {matcher.pattern!r} matches no date in it" if matcher else "holds no date (ISO 2024-03-01 or YYYYMMDD)"
+        what = f"holds no date matching --date-format {date_format!r}" if matcher else "holds no date (ISO 2024-03-01 or YYYYMMDD)"
         raise InputError(f"{path}: its name {what}; rename it, or say where the date is with --date-format (e.g. {example})")
     dates = " and ".join(sorted(found.values()))
     how = "make --date-format match one of them (add the text around it)" if matcher else f"say which is the date with --date-format (e.g. {example})"
@@ -103,4 +103,7 @@ def _format_pattern(date_format: str) -> re.Pattern[str]:
         i += 1
     if not seen & {"Y", "y"}:
         raise InputError(f"--date-format {date_format!r} has no year (%Y or %y); give the whole date, e.g. %Y%m%d")
-    return re.compile("".join(out))
+    # Digits a code reads stand apart from other digits unless the format's own text bounds them.
+    before = r"(?<!\d)" if date_format.startswith("%") else ""
+    after = r"(?!\d)" if re.search(r"%[A-Za-z]$", date_format) else ""
+    return re.compile(before + "".join(out) + after)

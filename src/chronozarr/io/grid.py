@@ -76,10 +76,11 @@ def first_grid(raster: Raster, transform: Affine6, crs: str) -> Grid:
     """The grid of the first file, which must be north-up."""
     a, b, _, d, e, _ = transform
     if b != 0 or d != 0 or a <= 0 or e >= 0:
+        size = f"{_pixel_size(transform):.3g}"
         raise InputError(
             f"{raster.uri} is not on a north-up grid (geotransform {rounded(transform)}); chronozarr stores rows "
-            f"north to south and columns west to east. Warp the files onto one: --grid {crs} --resolution "
-            f"{_pixel_size(transform):.6g} --resampling bilinear, or gdalwarp -t_srs {crs} IN OUT (GDAL writes north-up)"
+            f"north to south and columns west to east. Warp the files onto one: --grid {crs} --resolution {size} "
+            f"--resampling bilinear, or warp each first: gdalwarp -t_srs {crs} -tr {size} {size} -r bilinear IN OUT"
         )
     return Grid(crs, transform, raster.width, raster.height)
 
