@@ -12,6 +12,7 @@ import pytest
 import xarray as xr
 from raster_inputs import DATES, TRANSFORM, csv_manifest, geotiff, pixels
 from rasterio.transform import Affine
+from served_files import http_site  # noqa: F401  (a fixture)
 from source_inputs import HEIGHT, TIMES, WIDTH, values, write
 from typer.testing import CliRunner
 

@@ -21,6 +21,7 @@ from raster_inputs import (
     transform_of,
 )
 from rasterio.transform import from_bounds
+from served_files import http_site  # noqa: F401  (a fixture)
 from source_inputs import cube, write
 
 import chronozarr

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from raster_inputs import HEIGHT, TRANSFORM, UTM, WIDTH, geotiff, pixels
 from rasterio.transform import from_origin
+from served_files import http_site  # noqa: F401  (a fixture)
 from test_warp import BOUNDS, gdal_warp, neighbour_zone_file
 from typer.testing import CliRunner
 

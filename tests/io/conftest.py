@@ -1,3 +1,0 @@
-"""Fixtures of the input tests."""
-
-from served_files import http_site  # noqa: F401  (a fixture)
