@@ -123,6 +123,7 @@ class FrameReads:
         self.series = series
         self.files = files
         self.fill = np.asarray(0 if series.nodata is None else series.nodata, dtype=series.dtype)
+        self.validity = series.needs_mask  # without a mask array only mosaics look at validity
         self._last: tuple[tuple[int, range, range], tuple[np.ndarray, np.ndarray]] | None = None
         self._lock = threading.Lock()
 
@@ -140,24 +141,24 @@ class FrameReads:
     def _mosaic(self, t: int, rows: range, cols: range) -> tuple[np.ndarray, np.ndarray]:
         """The first scene as read, then each pixel it lacks from the next scene that has it."""
         scenes = self.series.timesteps[t].scenes
-        values, valid = self._scene(scenes[0], rows, cols)
+        values, valid = self._scene(scenes[0], rows, cols, self.validity or len(scenes) > 1)
         for scene in scenes[1:]:
             if valid.all():
                 break
-            scene_values, scene_valid = self._scene(scene, rows, cols)
+            scene_values, scene_valid = self._scene(scene, rows, cols, True)
             take = scene_valid & ~valid
             values[:, take] = scene_values[:, take]
             valid |= take
         return values, valid
 
-    def _scene(self, scene: Scene, rows: range, cols: range) -> tuple[np.ndarray, np.ndarray]:
+    def _scene(self, scene: Scene, rows: range, cols: range, validity: bool) -> tuple[np.ndarray, np.ndarray]:
         parts, valid = [], np.ones((len(rows), len(cols)), dtype=bool)
         for asset, position in zip(scene.assets, self.series.positions):
             values, inside = self._asset(asset, position, rows, cols)
             parts.append(values)
             valid &= inside
-        values = np.concatenate(parts)
-        if self.series.nodata is not None:
+        values = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        if validity and self.series.nodata is not None:
             valid &= ~(values == self.fill).any(axis=0)
         return values, valid
 
@@ -210,16 +211,28 @@ class RasterFrames(BackendArray):
         out = np.empty((len(picked), 1 if self.mask else len(bands), len(row_range), len(col_range)), dtype=self.dtype)
         if out.size:
             box_rows, box_cols = _box(row_range), _box(col_range)
+            r, c = _within(row_range, box_rows), _within(col_range, box_cols)
+            every_band = bands == list(range(self.n_band))
             for n, i in enumerate(picked):
                 values, valid = self.reads.read(i, box_rows, box_cols)
-                r, c = np.asarray(row_range) - box_rows.start, np.asarray(col_range) - box_cols.start
-                out[n] = valid[r][:, c][None].astype(np.uint8) if self.mask else values[bands][:, r][:, :, c]
+                if self.mask:
+                    out[n, 0] = valid[r, c] if isinstance(r, slice) and isinstance(c, slice) else valid[r][:, c]
+                else:
+                    chosen = values if every_band else values[bands]
+                    out[n] = chosen[:, r, c] if isinstance(r, slice) and isinstance(c, slice) else chosen[:, r][:, :, c]
         squeeze = tuple(0 if isinstance(k, int) else slice(None) for k in (t, b, rows, cols))
         return out[squeeze]
 
 
 def _as_range(index: int | range) -> range:
     return range(index, index + 1) if isinstance(index, int) else index
+
+
+def _within(index: range, box: range) -> slice | np.ndarray:
+    """The positions of `index` inside `box`: a slice when it walks forward."""
+    if index.step > 0:
+        return slice(index.start - box.start, index.stop - box.start, index.step)
+    return np.asarray(index) - box.start
 
 
 def _box(index: range) -> range:
