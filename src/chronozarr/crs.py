@@ -48,10 +48,10 @@ class Declared:
     value: Any
     where: str
 
-    def resolve(self, extent: Extent | None = None, warpable: bool = False) -> Resolved:
+    def resolve(self, extent: Extent | None = None, pixel: float | None = None) -> Resolved:
         if isinstance(self.value, Mapping):
             return _from_cf(self.value, self.where, extent)
-        return resolve(self.value, self.where, extent, warpable)
+        return resolve(self.value, self.where, extent, pixel)
 
 
 def epsg(value: Any, where: str) -> str:
@@ -59,9 +59,10 @@ def epsg(value: Any, where: str) -> str:
     return resolve(value, where).code
 
 
-def resolve(value: Any, where: str, extent: Extent | None = None, warpable: bool = False) -> Resolved:
+def resolve(value: Any, where: str, extent: Extent | None = None, pixel: float | None = None) -> Resolved:
     """The EPSG code of `value`, matched by pyproj when it names none; `extent` (in the CRS's
-    units) places the input for the suggestions of an error, `warpable` adds convert's warp options."""
+    units) places the input for the suggestions of an error, and the pixel size of raster files
+    (`pixel`) adds convert's options that warp them."""
     if isinstance(value, bool):
         raise InputError(f"{where}: {value!r} is not a CRS; {CRS_FIX}")
     if isinstance(value, int) or (hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0 and value.dtype.kind in "iu"):
@@ -70,7 +71,7 @@ def resolve(value: Any, where: str, extent: Extent | None = None, warpable: bool
     match = _EPSG_TEXT.fullmatch(text)
     if match:
         return Resolved(_known(int(match.group(1)), where))
-    return _code(parse(text, where), where, extent, warpable)
+    return _code(parse(text, where), where, extent, pixel)
 
 
 def parse(value: Any, where: str) -> Any:
@@ -214,10 +215,10 @@ def _pyproj_crs(where: str) -> Any:
 
 
 def _from_cf(attrs: Mapping[str, Any], where: str, extent: Extent | None) -> Resolved:
-    return _code(parse(attrs, where), where, extent, warpable=False)
+    return _code(parse(attrs, where), where, extent, None)
 
 
-def _code(crs: Any, where: str, extent: Extent | None, warpable: bool) -> Resolved:
+def _code(crs: Any, where: str, extent: Extent | None, pixel: float | None) -> Resolved:
     """The code `crs` carries (its EPSG identifier, or CRS84 as 4326), else its EPSG match."""
     code = crs.to_epsg(min_confidence=100)
     if code is None and crs.to_authority() == ("OGC", "CRS84"):
@@ -226,5 +227,5 @@ def _code(crs: Any, where: str, extent: Extent | None, warpable: bool) -> Resolv
         return Resolved(f"EPSG:{code}")
     from .crs_match import match_epsg
 
-    found = match_epsg(crs, where, extent, warpable)
+    found = match_epsg(crs, where, extent, pixel)
     return Resolved(found.code, found.note)

@@ -47,15 +47,15 @@ class Match:
     note: str
 
 
-def match_epsg(crs: Any, where: str, extent: tuple[float, float, float, float] | None = None, warpable: bool = False) -> Match:
+def match_epsg(crs: Any, where: str, extent: tuple[float, float, float, float] | None = None, pixel: float | None = None) -> Match:
     """The EPSG CRS equivalent to `crs` (a pyproj CRS without a code), or an InputError naming the
-    closest ones; `extent` (west, south, east, north in the CRS's units) places the input, and
-    `warpable` adds the convert options that warp raster files onto an EPSG grid."""
+    closest ones; `extent` (west, south, east, north in the CRS's units) places the input, and the
+    pixel size of raster files (`pixel`, in those units) adds the convert options that warp them."""
     candidates = _candidates(crs.to_wkt(), extent)
     equivalent = [c for c in candidates if not c.differences]
     if equivalent:
         return Match(f"EPSG:{equivalent[0].code}", _match_note(crs, where, equivalent))
-    raise InputError(_no_match_message(crs, where, candidates, extent, warpable))
+    raise InputError(_no_match_message(crs, where, candidates, extent, pixel))
 
 
 @lru_cache(maxsize=64)
@@ -197,17 +197,38 @@ def _describe(crs: Any) -> str:
     return " and ".join(parts)
 
 
-def _no_match_message(crs: Any, where: str, candidates: tuple[Candidate, ...], extent: Any, warpable: bool) -> str:
+def _no_match_message(crs: Any, where: str, candidates: tuple[Candidate, ...], extent: Any, pixel: float | None) -> str:
     shown = candidates[:CANDIDATES_SHOWN]
     listing = "; ".join(
-        f"{c.label}, pyproj confidence {c.confidence}%, differs in {', '.join(c.differences)}" for c in shown
+        f"{c.label}, pyproj confidence {c.confidence}%, differs in {_some(c.differences)}" for c in shown
     )
     closest = f"the closest are {listing}" if shown else "pyproj finds no EPSG CRS close to it"
     lon, lat = centre_lonlat(crs, extent)
-    target = f"EPSG:{utm_code(lon, lat)}" if math.isfinite(lon) and math.isfinite(lat) else "EPSG:4326"
+    code = utm_code(lon, lat) if math.isfinite(lon) and math.isfinite(lat) else 4326
+    target = f"EPSG:{code}"
     declare = f"If the data is in fact on {shown[0].label}, say so with --crs EPSG:{shown[0].code}; otherwise r" if shown else "R"
-    warp = f", or let convert warp the files: --grid {target} --resolution R --resampling bilinear" if warpable else ""
+    size = _size_in(crs, code, extent, pixel) if pixel else None
+    warp = f", or let convert warp the files: --grid {target} --resolution {size:.4g} --resampling bilinear" if size else ""
     return (
         f"{where} ({crs.name}) is not an EPSG CRS and no EPSG CRS is equivalent to it ({closest}). "
         f"{declare}eproject it onto an EPSG grid (here the UTM zone it lies in): gdalwarp -t_srs {target} -r bilinear IN OUT{warp}"
     )
+
+
+def _some(differences: tuple[str, ...], shown: int = 3) -> str:
+    more = len(differences) - shown
+    return ", ".join(differences[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
+def _size_in(crs: Any, code: int, extent: Any, pixel: float) -> float | None:
+    """About how long a pixel of `crs` at the input's centre is in the units of EPSG `code`."""
+    from pyproj import CRS, Transformer
+
+    if extent is None:
+        return None
+    west, south, east, north = extent
+    x, y = (west + east) / 2, (south + north) / 2
+    to_target = Transformer.from_crs(crs, CRS.from_epsg(code), always_xy=True)
+    (x0, x1), (y0, y1) = to_target.transform([x, x + pixel], [y, y])
+    size = math.hypot(x1 - x0, y1 - y0)
+    return size if math.isfinite(size) and size > 0 else None

@@ -147,3 +147,31 @@ def test_a_window_read_asks_the_files_for_that_window_only(tmp_path, monkeypatch
     with open_series(csv_manifest(tmp_path / "m.csv", rows), rasters=raster_options(resampling="bilinear")) as source:
         source.data[1, :, 4:8, 2:6].values
     assert boxes == [(2, 4, 4, 4)]
+
+
+LCC = "+proj=lcc +lat_1=25 +lat_2=60 +lat_0=42.5 +lon_0=-100 +x_0=0 +y_0=0 +ellps=WGS84 +units=m +no_defs"
+
+
+def test_files_in_a_crs_without_epsg_code_are_refused_with_the_warp_that_takes_them(tmp_path):
+    rows = [(geotiff(tmp_path / "lcc.tif", pixels(1), crs=LCC, transform=from_origin(-10_000, 10_000, 1000, 1000)).name, DATES[0])]
+    with pytest.raises(InputError) as caught:
+        convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", **FAST)
+    message = str(caught.value)
+    assert "lcc.tif (unknown) is not an EPSG CRS and no EPSG CRS is equivalent to it" in message
+    assert "gdalwarp -t_srs EPSG:32614 -r bilinear IN OUT" in message
+    assert "let convert warp the files: --grid EPSG:32614 --resolution 10" in message  # about 1 km in UTM 14N
+
+
+def test_files_in_a_crs_without_epsg_code_are_warped_onto_an_epsg_grid(tmp_path):
+    values = pixels(1, seed=3)
+    rows = [(geotiff(tmp_path / "lcc.tif", values, crs=LCC, transform=from_origin(-10_000, 10_000, 1000, 1000), nodata=0).name, DATES[0])]
+    result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", grid="EPSG:32614", resolution=1000,
+                     resampling="bilinear", **FAST)
+    assert "warped by GDAL with bilinear resampling from a Lambert Conic Conformal (2SP) CRS without an EPSG code" in result.notes[0]
+    with chronozarr.open_store(tmp_path / "out") as store:
+        a, _, west, _, e, north = store.levels[0].transform
+        height, width = store.levels[0].shape[2:]
+        expected = gdal_warp(tmp_path / "lcc.tif", "bilinear", from_origin(west, north, 1000, 1000), (height, width), "EPSG:32614")
+        mask = store.read_mask(0).astype(bool)
+        np.testing.assert_array_equal(mask, expected[0] != 0)
+        np.testing.assert_array_equal(store.read(0)[0][mask], expected[0][mask])

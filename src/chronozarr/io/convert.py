@@ -235,6 +235,9 @@ def _crs_label(crs: str | None) -> str:
 
         parsed = CRS.from_user_input(crs)
         code = parsed.to_epsg()
-        return f"EPSG:{code}" if code else parsed.name
+        if code:
+            return f"EPSG:{code}"
+        method = parsed.coordinate_operation.method_name if parsed.coordinate_operation else "custom"
+        return parsed.name if parsed.name not in ("unknown", "undefined") else f"a {method} CRS without an EPSG code"
     except Exception:  # pyproj raises CRSError for text it cannot read
         return "a CRS pyproj cannot name"

@@ -85,19 +85,26 @@ def first_grid(raster: Raster, transform: Affine6, crs: str) -> Grid:
     return Grid(crs, transform, raster.width, raster.height)
 
 
-def target_grid(options: WarpOptions, first: Grid, footprints: list[tuple[str, Affine6, int, int]]) -> Grid:
-    """The grid `options` ask for; `footprints` are (CRS, transform, width, height) of every file."""
-    crs = first.crs if options.target == "first" else options.target
+def target_grid(options: WarpOptions, first: Grid | None, footprints: list[tuple[str, Affine6, int, int]]) -> Grid:
+    """The grid `options` ask for, from the `first` file's grid with --grid first; `footprints`
+    are (CRS, transform, width, height) of every file."""
+    if first is None and options.target == "first":
+        raise ValueError("--grid first needs the first file's grid")
+    crs = first.crs if first is not None and options.target == "first" else options.target
     if options.resolution is None and options.target != "first":
         suggested = _suggested_resolution(footprints[0], crs)
         raise InputError(
             f"--grid {crs} needs --resolution, the pixel size in its units; the first file's pixels are about "
             f"{suggested:.4g} there: --resolution {suggested:.4g}"
         )
-    a, e = (options.resolution, -options.resolution) if options.resolution else (first.transform[0], first.transform[4])
+    if options.resolution:
+        a, e = options.resolution, -options.resolution
+    else:
+        assert first is not None  # a CRS grid without --resolution was refused above
+        a, e = first.transform[0], first.transform[4]
     if options.bounds is not None:
         west, south, east, north = options.bounds
-    elif options.target == "first":
+    elif first is not None and options.target == "first":
         west, south, east, north = first.bounds
     else:
         west, south, east, north = _snapped(_union(footprints, crs), a)

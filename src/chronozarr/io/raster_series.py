@@ -67,13 +67,13 @@ def check_series(
     positions = tuple(asset_bands(headers[a.uri], a) for a in first_scene.assets)
     georef = {uri: _georeferencing(raster, target, extent) for uri, raster in headers.items()}
     notes: dict[str, str | None] = {}  # per declared CRS: what resolving it says
-    codes = {uri: _code(headers[uri], target, options.active and uri != first.uri, notes) for uri in headers}
-    transform, code = georef[first.uri], codes[first.uri]
-    assert code is not None  # only a file other than the first may stay without an EPSG code
-    grid = first_grid(first, transform, code)
+    on_first = not options.active or options.target == "first"  # the first file's grid is the store's
+    codes = {uri: _code(headers[uri], target, not on_first or uri != first.uri, notes) for uri in headers}
+    grid = first_grid(first, georef[first.uri], codes[first.uri] or "") if on_first else None
     if options.active:
         footprints = [(_source(headers[u], target), t, headers[u].width, headers[u].height) for u, t in georef.items()]
         grid = target_grid(options, grid, footprints)
+    assert grid is not None
     placements = {}
     for step in timesteps:
         for scene in step.scenes:
@@ -124,7 +124,8 @@ def _code(raster: Raster, target: str | None, lenient: bool, notes: dict[str, st
     where = f"the CRS of {raster.uri}"
     extent = corners(raster.transform, raster.width, raster.height) if raster.transform else None
     try:
-        found = resolve(raster.crs, where, extent, warpable=True)
+        pixel = abs(raster.transform[0]) if raster.transform else None
+        found = resolve(raster.crs, where, extent, pixel)
     except InputError:
         if lenient:
             return None
