@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -120,14 +119,6 @@ def write_cogs(folder: Path, shape: tuple[int, int, int, int], offsets: list[tup
     return manifest
 
 
-def child(code: str) -> dict:
-    os.sync()
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"child failed:\n{done.stderr[-4000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true")
@@ -148,7 +139,7 @@ def main() -> None:
         }
         generated = time.perf_counter() - started
         cog_mb = sum(f.stat().st_size for f in (work / "aligned").glob("*.tif")) / 1e6
-        baseline = child(BASELINE.format(bench=bench, manifest=str(manifests["aligned"]), store=str(work / "baseline"), crs=CRS))
+        baseline = _common.run_child(BASELINE.format(bench=bench, manifest=str(manifests["aligned"]), store=str(work / "baseline"), crs=CRS))
         shutil.rmtree(work / "baseline", ignore_errors=True)
         print(f"baseline: rasterio read {baseline['read_seconds']:.1f} s + encode {baseline['encode_seconds']:.1f} s, "
               f"peak {baseline['peak_rss_mb']:.0f} MB")
@@ -156,7 +147,7 @@ def main() -> None:
         for name, (frames, options) in CONVERT_ROWS.items():
             out = work / name
             command = ["convert", str(manifests[frames]), str(out), *COMMON, *options]
-            rows[name] = child(CONVERT.format(bench=bench, args=command)) | {"frames": frames, "options": options}
+            rows[name] = _common.run_child(CONVERT.format(bench=bench, args=command)) | {"frames": frames, "options": options}
             shutil.rmtree(out, ignore_errors=True)
             print(f"{name}: {rows[name]['seconds']:.1f} s, peak {rows[name]['peak_rss_mb']:.0f} MB")
         convert = rows["convert"]

@@ -2,20 +2,13 @@
 code is matched against EPSG, and one with no equivalent is refused naming the closest."""
 
 import pytest
+from raster_inputs import ESRI_UTM_25S
 
 from chronozarr.crs import Declared, epsg, override_note, resolve
 from chronozarr.errors import InputError
 
 pyproj = pytest.importorskip("pyproj")
 
-# What ENVI, ArcGIS and older GDAL write for a UTM DEM on GRS80 with an unnamed datum.
-ESRI_UTM_25S = (
-    'PROJCS["UTM Zone 25, Southern Hemisphere",GEOGCS["GRS 1980(IUGG, 1980)",DATUM["unknown",'
-    'SPHEROID["GRS80",6378137,298.257222101]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]],'
-    'PROJECTION["Transverse_Mercator"],PARAMETER["latitude_of_origin",0],PARAMETER["central_meridian",-33],'
-    'PARAMETER["scale_factor",0.9996],PARAMETER["false_easting",500000],PARAMETER["false_northing",10000000],'
-    'UNIT["Meter",1]]'
-)
 # Daymet's CF grid mapping: Lambert conformal conic on WGS 84, no EPSG equivalent.
 DAYMET_LCC = {
     "grid_mapping_name": "lambert_conformal_conic", "standard_parallel": [25.0, 60.0],

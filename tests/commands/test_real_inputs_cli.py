@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import xarray as xr
-from raster_inputs import DATES, TRANSFORM, csv_manifest, geotiff, pixels
+from raster_inputs import DATES, ESRI_UTM_25S, TRANSFORM, csv_manifest, geotiff, pixels
 from rasterio.transform import Affine
 from served_files import http_site  # noqa: F401  (a fixture)
 from source_inputs import HEIGHT, TIMES, WIDTH, values, write
@@ -21,13 +21,6 @@ from chronozarr.cli import app
 from chronozarr.serve import StoreServer
 
 FAST = ["--chunk-size", "16", "--no-progress", "--encoding", "none"]
-ESRI_UTM_25S = (
-    'PROJCS["UTM Zone 25, Southern Hemisphere",GEOGCS["GRS 1980(IUGG, 1980)",DATUM["unknown",'
-    'SPHEROID["GRS80",6378137,298.257222101]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]],'
-    'PROJECTION["Transverse_Mercator"],PARAMETER["latitude_of_origin",0],PARAMETER["central_meridian",-33],'
-    'PARAMETER["scale_factor",0.9996],PARAMETER["false_easting",500000],PARAMETER["false_northing",10000000],'
-    'UNIT["Meter",1]]'
-)
 DEM_TRANSFORM = Affine(30, 0, 210_000, 0, -30, 9_100_000)  # off Natal, in UTM 25S
 
 
