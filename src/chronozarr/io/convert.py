@@ -11,7 +11,7 @@ in the summary and kept in the store's provenance notes. NetCDF and Zarr inputs 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -106,7 +106,7 @@ def raster_options(
     return RasterOptions(crs, bounds, warp, assets, group_by, date_format, skip_unreadable)
 
 
-def open_raster_glob(pattern: str, *, crs: Any, cast: str | None, rasters: dict[str, Any], refused: Sequence[str] = ()) -> Source:
+def open_raster_glob(pattern: str, *, crs: Any, cast: str | None, rasters: Mapping[str, Any], refused: Sequence[str] = ()) -> Source:
     """The dated files `pattern` matches as a series (encode's glob input); `refused` names
     options given that select NetCDF or Zarr variables."""
     if refused:
@@ -117,8 +117,8 @@ def open_raster_glob(pattern: str, *, crs: Any, cast: str | None, rasters: dict[
 def open_series(source: str | os.PathLike[str], *, cast: str | None = None, rasters: RasterOptions = RasterOptions(), **source_options: Any) -> Source:
     """Raster files (a manifest .csv or .json, STAC items, a glob), else a NetCDF file or Zarr store."""
     location = os.fspath(source)
-    timesteps = _listed(location, rasters)
-    if timesteps is None:
+    listed = _listed(location, rasters)
+    if listed is None:
         chosen = _raster_choices(rasters)
         if chosen:
             raise InputError(f"{chosen[0]} applies to raster files (a manifest, STAC items or a glob); a NetCDF file or Zarr store has its own grid")
@@ -127,7 +127,7 @@ def open_series(source: str | os.PathLike[str], *, cast: str | None = None, rast
     if given:
         options = ", ".join("--" + k.replace("_", "-") for k in given)
         raise InputError(f"{options} select variables of a NetCDF file or Zarr store; raster files have none")
-    timesteps, names, extent = timesteps
+    timesteps, names, extent = listed
     return open_rasters(timesteps, location, cast=cast, rasters=rasters, names=names, extent=extent)
 
 

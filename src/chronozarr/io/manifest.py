@@ -52,7 +52,7 @@ class Manifest:
             if item.bands != named[0].bands:
                 raise InputError(
                     f"manifest {self.path}: {named[0].row} names the bands {', '.join(named[0].bands or ())} but "
-                    f"{item.row} names {', '.join(item.bands)}; a store has one list of bands, give the same "
+                    f"{item.row} names {', '.join(item.bands or ())}; a store has one list of bands, give the same "
                     "names on every row (or on none)"
                 )
         return named[0].bands if named else None
@@ -99,7 +99,7 @@ def _csv_rows(text: str, where: str) -> list[tuple[str, Mapping[str, Any]]]:
             f"manifest {where} has no {' and no '.join(missing)} column; its first line must be a header "
             "such as uri,datetime (optionally ,bands)"
         )
-    rows = []
+    rows: list[tuple[str, Mapping[str, Any]]] = []
     for number, row in enumerate(reader, start=2):  # line 1 is the header
         cleaned = {str(k).strip().lower(): v for k, v in row.items() if k is not None}
         if any((v or "").strip() for v in cleaned.values()):

@@ -100,7 +100,7 @@ def read_header(uri: str) -> Raster:
     try:
         with rasterio.open(uri) as ds:
             raster = _header(uri, ds)
-            if raster.driver != "PNG":  # a PNG is decoded whole for any window: left to the read
+            if raster.driver in ("GTiff", "COG"):  # PNG and JPEG decode whole for any block: left to the read
                 _decode_last_block(ds)
     except RasterioError as exc:
         raise Unreadable(uri, str(exc)) from None

@@ -59,10 +59,11 @@ class Source:
         """The user's provenance with this input's notes added (one is made when there are notes)."""
         if not self.notes:
             return dict(given) if given is not None else None
-        out = dict(given) if given is not None else {
+        out: dict[str, Any] = dict(given) if given is not None else {
             "sources": list(self.origin) or ["unnamed input"], "composite": self.composite, "gap_fill": "none",
         }
-        out["notes"] = "; ".join(([out["notes"]] if out.get("notes") else []) + list(self.notes))
+        earlier = [str(out["notes"])] if out.get("notes") else []
+        out["notes"] = "; ".join(earlier + list(self.notes))
         return out
 
     def encode_arguments(self) -> dict[str, Any]:
