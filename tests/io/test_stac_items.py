@@ -220,3 +220,29 @@ def test_s3_hrefs_are_read_through_gdal_vsis3(tmp_path, s3_bucket):
 
     with chronozarr.open_store(tmp_path / "out") as store:
         np.testing.assert_array_equal(store.read(0)[0], values["B08"])
+
+
+def test_raster_bands_nodata_replaces_what_the_files_declare(tmp_path):
+    values = pixels(1, seed=4)
+    values[0, :3] = 7
+    geotiff(tmp_path / "a_B04.tif", values, driver="COG")  # the file declares no nodata
+    features = [item("a", "2024-06-01T10:00:00Z", {"B04": asset("a_B04.tif", "B04", scale=2.0, offset=0.0, nodata=7)})]
+    convert(collection(tmp_path / "items.json", features), tmp_path / "out", assets=["B04"], **FAST)
+    with chronozarr.open_store(tmp_path / "out") as store:
+        assert store.nodata == 7 and store.bands[0].scale == 2.0
+        np.testing.assert_array_equal(store.read(0), values)
+
+
+def test_skip_unreadable_drops_an_item_from_its_day_and_keeps_the_others(tmp_path):
+    kept = scene_files(tmp_path, "b", 2, keys=("B04",))
+    scene_files(tmp_path, "a", 1, keys=("B04",))
+    broken = tmp_path / "a_B04.tif"
+    broken.write_bytes(broken.read_bytes()[:600])
+    features = [item(n, f"2024-06-01T10:00:0{i}Z", {"B04": asset(f"{n}_B04.tif", "B04")}) for i, n in enumerate("ab")]
+    items = collection(tmp_path / "items.json", features)
+    with pytest.raises(InputError, match=r"cannot open source .*a_B04.tif.*--skip-unreadable"):
+        convert(items, tmp_path / "out", assets=["B04"], group_by="day", **FAST)
+    result = convert(items, tmp_path / "out", assets=["B04"], group_by="day", skip_unreadable=True, **FAST)
+    assert result.notes == (f"skipped 1 unreadable file(s) (--skip-unreadable): {broken}",)
+    with chronozarr.open_store(tmp_path / "out") as store:
+        np.testing.assert_array_equal(store.read(0)[0], kept["B04"])
