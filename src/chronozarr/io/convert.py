@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..write.encode import EncodeSummary, encode
 from ..write.preview import EncodePreview
 from .dated_files import dated_timesteps, is_glob
-from .frames import FrameReads, OpenFiles, RasterFrames, lazy_array
+from .frames import FrameReads, OpenFiles, RasterFrames, ReadCache, lazy_array
 from .grid import WarpOptions
 from .listing import fetch_text, suffix
 from .manifest import is_manifest, manifest_of, parse_bounds
@@ -203,7 +203,7 @@ def _source(series: RasterSeries, location: str, cast: str | None, skipped: list
     composite = "first valid pixel of the day's items, in the order listed" if mosaic else "none"
     return Source(
         data, grid.crs, mask, nodata=series.nodata, bands=series.bands, notes=tuple(notes),
-        origin=(os.path.basename(location.rstrip("/")) or location,), composite=composite, resources=(files,),
+        origin=(os.path.basename(location.rstrip("/")) or location,), composite=composite, resources=(files, ReadCache()),
     )
 
 

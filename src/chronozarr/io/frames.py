@@ -28,15 +28,18 @@ from .raster_series import RasterSeries
 from .rasters import rasterio_module
 from .scenes import Asset, Scene
 
-OPEN_FILES = 32  # a few timesteps of a mosaic of multi-asset scenes, for the writer's read-ahead
+TIMESTEPS_OPEN = 3  # the files of the timestep being read and of two read ahead stay open
+READ_CACHE_BYTES = 64 << 20  # GDAL's block cache while reading: each block is read once
 
 
 class OpenFiles:
-    """Open datasets (warped ones as WarpedVRTs on the grid), least recently used closed first."""
+    """Open datasets (warped ones as WarpedVRTs on the grid), least recently used closed first:
+    a closed file's decoded blocks leave GDAL's cache with it."""
 
-    def __init__(self, series: RasterSeries, limit: int = OPEN_FILES):
+    def __init__(self, series: RasterSeries, limit: int | None = None):
         self.series = series
-        self.limit = limit
+        per_timestep = max(len({a.uri for s in t.scenes for a in s.assets}) for t in series.timesteps)
+        self.limit = limit or TIMESTEPS_OPEN * per_timestep
         self._open: OrderedDict[str, _Handle] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -70,6 +73,24 @@ class OpenFiles:
             for handle in self._open.values():
                 handle.close()
             self._open.clear()
+
+
+class ReadCache:
+    """GDAL's block cache held to READ_CACHE_BYTES while a series is read (GDAL's default, 5 % of
+    memory, would keep gigabytes of blocks nothing reads twice); a GDAL_CACHEMAX the user set wins."""
+
+    def __init__(self) -> None:
+        import os
+
+        self._env = None
+        if "GDAL_CACHEMAX" not in os.environ:
+            self._env = rasterio_module().Env(GDAL_CACHEMAX=READ_CACHE_BYTES)
+            self._env.__enter__()
+
+    def close(self) -> None:
+        if self._env is not None:
+            self._env.__exit__(None, None, None)
+            self._env = None
 
 
 class _Handle:
