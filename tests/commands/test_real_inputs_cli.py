@@ -212,3 +212,22 @@ def test_raster_options_are_refused_for_netcdf_inputs(tmp_path):
     refused(run("encode", source, tmp_path / "out", "--resampling", "nearest", *FAST),
             "--resampling applies to raster files", out=tmp_path / "out")
     refused(run("convert", source, tmp_path / "out", "--grid", "first", *FAST), "--grid applies to raster files", out=tmp_path / "out")
+
+
+def test_a_frame_that_fails_while_the_store_is_written_is_named_and_leaves_no_store(tmp_path):
+    import rasterio
+
+    rows = []
+    for i in range(2):
+        path = tmp_path / f"{i}.tif"
+        with rasterio.open(path, "w", driver="GTiff", width=64, height=64, count=1, dtype="uint16", crs="EPSG:32631",
+                           transform=TRANSFORM, tiled=True, blockxsize=16, blockysize=16, compress="deflate") as ds:
+            ds.write(pixels(1, height=64, width=64, seed=i))
+        rows.append((path.name, DATES[i]))
+    with rasterio.open(tmp_path / "1.tif") as ds:  # damage the first tile; the header and last tile stay good
+        offset = int(ds.get_tag_item("BLOCK_OFFSET_0_0", "TIFF", bidx=1))
+    with open(tmp_path / "1.tif", "r+b") as f:
+        f.seek(offset)
+        f.write(b"\xff" * 64)
+    refused(run("convert", csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", *FAST),
+            "cannot read", "1.tif", "replace the file", out=tmp_path / "out")

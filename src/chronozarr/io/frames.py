@@ -103,9 +103,13 @@ class _Handle:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", NotGeoreferencedWarning)  # checked with the headers (--bounds)
                 self.dataset = rasterio_module().open(uri)
-            self.reader = self.dataset if placement.kind != "warped" else _warped(self.dataset, placement, series)
         except RasterioError as exc:
             raise InputError(f"cannot open {uri}: {exc}; replace the file, or leave it out of the listing") from None
+        try:
+            self.reader = self.dataset if placement.kind != "warped" else _warped(self.dataset, placement, series)
+        except RasterioError as exc:
+            self.dataset.close()
+            raise InputError(f"cannot warp {uri} onto the grid: {exc}; check its CRS, or warp it first with gdalwarp") from None
 
     def close(self) -> None:
         with self.lock:
