@@ -231,3 +231,25 @@ def test_a_frame_that_fails_while_the_store_is_written_is_named_and_leaves_no_st
         f.write(b"\xff" * 64)
     refused(run("convert", csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", *FAST),
             "cannot read", "1.tif", "replace the file", out=tmp_path / "out")
+
+
+def stac_items(folder: Path, dates: list[str], keys: tuple[str, ...] = ("B04",)) -> Path:
+    """A saved STAC search: one item per date, each asset a COG in `folder`."""
+    features = []
+    for i, when in enumerate(dates):
+        assets = {k: {"href": geotiff(folder / f"s{i}_{k}.tif", pixels(1, seed=i), driver="COG").name, "roles": ["data"]} for k in keys}
+        features.append({"type": "Feature", "stac_version": "1.0.0", "id": f"S2_{i}", "geometry": None,
+                         "properties": {"datetime": when}, "links": [], "assets": assets})
+    path = folder / "items.json"
+    path.write_text(json.dumps({"type": "FeatureCollection", "features": features}))
+    return path
+
+
+@pytest.mark.parametrize("dates, args, texts", [
+    (["2024-06-01T10:00:00Z"], ["--assets", "B08"], ["item S2_0 has no asset 'B08' (its assets are B04); drop it from --assets"]),
+    (["2024-06-01T10:00:00Z", "2024-06-01T10:00:00Z"], ["--assets", "B04"],
+     ["item S2_0 and item S2_1 have the same date 2024-06-01T10:00:00", "--group-by day"]),
+    (["2024-06-01T10:00:00Z"], ["--assets", "B04", "--group-by", "week"], ["--group-by 'week'", "'day'"]),
+])
+def test_stac_mistakes_are_one_line_naming_the_item_and_the_fix(tmp_path, dates, args, texts):
+    refused(run("convert", stac_items(tmp_path, dates), tmp_path / "out", *args, *FAST), *texts, out=tmp_path / "out")
