@@ -259,3 +259,16 @@ def _total_memory() -> int | None:
 
 def now_utc() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def run_child(code: str) -> dict[str, Any]:
+    """Run Python `code` in a fresh process (so its peak RSS is its own) and return the JSON object
+    its last line of output prints."""
+    import json
+    import subprocess
+
+    os.sync()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"child failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])

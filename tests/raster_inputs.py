@@ -16,6 +16,14 @@ HEIGHT, WIDTH = 20, 18
 DATES = ("2024-01-01", "2024-02-01", "2024-03-01")
 UTM = "EPSG:32631"
 TRANSFORM = from_origin(500_000, 5_000_200, 10, 10)
+# What ENVI, ArcGIS and older GDAL write for a UTM DEM on GRS80 with an unnamed datum.
+ESRI_UTM_25S = (
+    'PROJCS["UTM Zone 25, Southern Hemisphere",GEOGCS["GRS 1980(IUGG, 1980)",DATUM["unknown",'
+    'SPHEROID["GRS80",6378137,298.257222101]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]],'
+    'PROJECTION["Transverse_Mercator"],PARAMETER["latitude_of_origin",0],PARAMETER["central_meridian",-33],'
+    'PARAMETER["scale_factor",0.9996],PARAMETER["false_easting",500000],PARAMETER["false_northing",10000000],'
+    'UNIT["Meter",1]]'
+)
 
 
 def pixels(count: int, dtype: str = "uint16", seed: int = 0, height: int = HEIGHT, width: int = WIDTH) -> np.ndarray:

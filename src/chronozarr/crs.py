@@ -1,21 +1,25 @@
-"""The CRS of a NetCDF or Zarr input, as 'EPSG:<code>', from what CF and GDAL-style writers leave.
+"""The CRS of an input, as 'EPSG:<code>', from what CF and GDAL-style writers leave.
 
-Stores record one EPSG code (spec 3.3), so everything found here is reduced to a code, and a CRS
-that has none is an error the user fixes with an explicit `crs`.
+Stores record one EPSG code (spec 3.3), so everything found here is reduced to a code: a CRS that
+names none is matched against EPSG (crs_match.py), and the match is said in a note the commands
+print and the store's provenance keeps. `--crs` is the user's statement of the CRS and replaces
+what the input declares; `override_note` says when the two differ in more than naming.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import xarray as xr
 
 from .errors import InputError
 
 GEOGRAPHIC = "EPSG:4326"
-CRS_FIX = "pass the CRS explicitly (--crs EPSG:<code>, e.g. --crs EPSG:32631)"
+CRS_FIX = "pass the CRS explicitly with --crs EPSG:<code>, the EPSG code of the CRS the data is in"
 
 # Variables that hold a CRS in their attributes when no `grid_mapping` points to one:
 # rioxarray writes `spatial_ref`, many CF writers `crs`.
@@ -26,19 +30,109 @@ _PLAIN_KEYS = ("crs",) + _CODE_KEYS
 _EPSG_TEXT = re.compile(
     r"(?i)\s*(?:epsg:{1,2}|urn:ogc:def:crs:epsg:[^:]*:|https?://www\.opengis\.net/def/crs/epsg/0/)?(\d+)\s*"
 )
+Extent = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The EPSG code recorded, and the note saying how it was matched when the input named none."""
+
+    code: str
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A CRS as an input declares it: an EPSG code, WKT or PROJ text, or CF grid-mapping attributes."""
+
+    value: Any
+    where: str
+
+    def resolve(self, extent: Extent | None = None, pixel: float | None = None) -> Resolved:
+        if isinstance(self.value, Mapping):
+            return _from_cf(self.value, self.where, extent)
+        return resolve(self.value, self.where, extent, pixel)
 
 
 def epsg(value: Any, where: str) -> str:
     """'EPSG:<code>' for a code, an 'EPSG:n' string, a WKT or PROJ string; `where` names its origin."""
+    return resolve(value, where).code
+
+
+def resolve(value: Any, where: str, extent: Extent | None = None, pixel: float | None = None) -> Resolved:
+    """The EPSG code of `value`, matched by pyproj when it names none; `extent` (in the CRS's
+    units) places the input for the suggestions of an error, and the pixel size of raster files
+    (`pixel`) adds convert's options that warp them."""
     if isinstance(value, bool):
         raise InputError(f"{where}: {value!r} is not a CRS; {CRS_FIX}")
     if isinstance(value, int) or (hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0 and value.dtype.kind in "iu"):
-        return _known(int(value), where)
+        return Resolved(_known(int(value), where))
     text = str(value).strip()
     match = _EPSG_TEXT.fullmatch(text)
     if match:
-        return _known(int(match.group(1)), where)
-    return _epsg_from_pyproj(text, where)
+        return Resolved(_known(int(match.group(1)), where))
+    return _code(parse(text, where), where, extent, pixel)
+
+
+def parse(value: Any, where: str) -> Any:
+    """A pyproj CRS from any text or code pyproj reads, or CF grid-mapping attributes."""
+    CRS = _pyproj_crs(where)
+    try:
+        return CRS.from_cf(dict(value)) if isinstance(value, Mapping) else CRS.from_user_input(value)
+    except Exception:  # pyproj raises CRSError and others for text it cannot parse
+        shown = "its CF parameters" if isinstance(value, Mapping) else repr(str(value)[:80])
+        raise InputError(f"{where}: cannot read a CRS from {shown}; {CRS_FIX}") from None
+
+
+def override_note(declared: Declared, code: str) -> str | None:
+    """What --crs `code` changes over the CRS the input declares; None when only names differ."""
+    from .crs_match import differences
+
+    try:
+        own = parse(declared.value, declared.where)
+    except InputError:
+        return f"--crs {code} replaces {declared.where}, which pyproj cannot read"
+    given = parse(code, "--crs")
+    if own.to_epsg(min_confidence=100) == given.to_epsg():
+        return None
+    diffs, unnamed = differences(own, given)
+    if unnamed:
+        diffs = [d for d in diffs if not d.startswith("datum")]
+    if not diffs:
+        return None
+    return f"--crs {code} replaces {declared.where} ({own.name}), which differs in {', '.join(diffs)}"
+
+
+def series_crs(
+    ds: xr.Dataset, names: list[str], geographic: bool, data: xr.DataArray, crs: Any, default_crs: str | None
+) -> tuple[str, tuple[str, ...]]:
+    """The EPSG code of a NetCDF or Zarr series (--crs `crs` replaces what the input declares,
+    `default_crs` is taken when nothing names one) and what to say of it."""
+    declared = declared_crs(ds, names, geographic)
+    if crs is not None:
+        code = resolve(crs, "--crs").code
+        note = override_note(declared, code) if declared is not None else None
+        return code, (note,) if note else ()
+    if declared is not None:
+        found = declared.resolve(extent=_extent(data))
+        return found.code, (found.note,) if found.note else ()
+    if default_crs is not None:
+        return default_crs, ()  # append: an input without a CRS is on the store's grid
+    raise InputError(
+        f"the input grid of {', '.join(repr(n) for n in names)} is projected (dims y/x) and declares "
+        f"no CRS (no CF grid_mapping, spatial_ref or crs attribute); {CRS_FIX}"
+    )
+
+
+def _extent(data: xr.DataArray) -> Extent | None:
+    """The (west, south, east, north) of the pixel centres, for the suggestions of a CRS error."""
+    try:
+        x, y = np.asarray(data["x"].values, dtype=float), np.asarray(data["y"].values, dtype=float)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not x.size or not y.size:
+        return None
+    return float(x.min()), float(y.min()), float(x.max()), float(y.max())
 
 
 def _known(code: int, where: str) -> str:
@@ -55,6 +149,12 @@ def _known(code: int, where: str) -> str:
 
 
 def find_crs(ds: xr.Dataset, names: Iterable[str], geographic: bool) -> str | None:
+    """The EPSG code of the CRS the input declares for the variables `names`, or None."""
+    found = declared_crs(ds, names, geographic)
+    return found.resolve().code if found is not None else None
+
+
+def declared_crs(ds: xr.Dataset, names: Iterable[str], geographic: bool) -> Declared | None:
     """The CRS the input declares for the variables `names`, or None when it declares none.
 
     Order: the variables' CF `grid_mapping`, then a `spatial_ref` or `crs` variable, then
@@ -69,15 +169,15 @@ def find_crs(ds: xr.Dataset, names: Iterable[str], geographic: bool) -> str | No
             raise InputError(
                 f"variable {name!r} names the grid mapping {holder!r}, which is not in the input; {CRS_FIX}"
             )
-        return _from_grid_mapping(ds[holder].attrs, f"grid mapping {holder!r}")
+        return _in_grid_mapping(ds[holder].attrs, f"grid mapping {holder!r}")
     for holder in _HOLDERS:
         if holder in ds.variables and _has_crs_attrs(ds[holder].attrs):
-            return _from_grid_mapping(ds[holder].attrs, f"variable {holder!r}")
+            return _in_grid_mapping(ds[holder].attrs, f"variable {holder!r}")
     for attrs, where in [(ds[n].attrs, f"variable {n!r}") for n in names] + [(ds.attrs, "the input's attributes")]:
         for key in _PLAIN_KEYS:
             if key in attrs and isinstance(attrs[key], (str, int)):
-                return epsg(attrs[key], f"{where} attribute {key!r}")
-    return GEOGRAPHIC if geographic else None
+                return Declared(attrs[key], f"{where} attribute {key!r}")
+    return Declared(GEOGRAPHIC, "the lat/lon grid") if geographic else None
 
 
 def _grid_mapping_name(var: xr.DataArray) -> str | None:
@@ -93,17 +193,14 @@ def _has_crs_attrs(attrs: Mapping[str, Any]) -> bool:
     return any(k in attrs for k in _TEXT_KEYS + _CODE_KEYS + ("grid_mapping_name",))
 
 
-def _from_grid_mapping(attrs: Mapping[str, Any], where: str) -> str:
-    for key in _CODE_KEYS:
+def _in_grid_mapping(attrs: Mapping[str, Any], where: str) -> Declared:
+    for key in _CODE_KEYS + _TEXT_KEYS:
         if key in attrs:
-            return epsg(attrs[key], f"{where} attribute {key!r}")
-    for key in _TEXT_KEYS:
-        if key in attrs:
-            return epsg(attrs[key], f"{where} attribute {key!r}")
+            return Declared(attrs[key], f"{where} attribute {key!r}")
     if attrs.get("grid_mapping_name") == "latitude_longitude":
-        return GEOGRAPHIC
+        return Declared(GEOGRAPHIC, where)
     if "grid_mapping_name" in attrs:
-        return _epsg_from_cf(attrs, where)
+        return Declared(dict(attrs), where)
     raise InputError(f"{where} has no crs_wkt, spatial_ref or epsg_code attribute; {CRS_FIX}")
 
 
@@ -117,28 +214,18 @@ def _pyproj_crs(where: str) -> Any:
     return CRS
 
 
-def _epsg_from_pyproj(text: str, where: str) -> str:
-    CRS = _pyproj_crs(where)
-    try:
-        crs = CRS.from_user_input(text)
-    except Exception:  # pyproj raises CRSError and others for text it cannot parse
-        raise InputError(f"{where}: cannot read a CRS from {text[:80]!r}; {CRS_FIX}") from None
-    return _code(crs, where)
+def _from_cf(attrs: Mapping[str, Any], where: str, extent: Extent | None) -> Resolved:
+    return _code(parse(attrs, where), where, extent, None)
 
 
-def _epsg_from_cf(attrs: Mapping[str, Any], where: str) -> str:
-    CRS = _pyproj_crs(where)
-    try:
-        crs = CRS.from_cf(dict(attrs))
-    except Exception:
-        raise InputError(f"{where}: cannot read a CRS from its CF parameters; {CRS_FIX}") from None
-    return _code(crs, where)
-
-
-def _code(crs: Any, where: str) -> str:
-    code = crs.to_epsg()
+def _code(crs: Any, where: str, extent: Extent | None, pixel: float | None) -> Resolved:
+    """The code `crs` carries (its EPSG identifier, or CRS84 as 4326), else its EPSG match."""
+    code = crs.to_epsg(min_confidence=100)
     if code is None and crs.to_authority() == ("OGC", "CRS84"):
         code = 4326  # the same datum and coordinates; only the axis order differs, and x is longitude here
-    if code is None:
-        raise InputError(f"{where} describes a CRS with no EPSG code ({crs.name}); chronozarr records EPSG codes; {CRS_FIX}")
-    return f"EPSG:{code}"
+    if code is not None:
+        return Resolved(f"EPSG:{code}")
+    from .crs_match import match_epsg
+
+    found = match_epsg(crs, where, extent, pixel)
+    return Resolved(found.code, found.note)

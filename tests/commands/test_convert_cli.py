@@ -127,10 +127,16 @@ def _sidecar_and_bounds(folder: Path) -> list[tuple[str, str]]:
 @pytest.mark.parametrize(
     "make, args, messages",
     [
-        (_shape, [], ["odd.tif: its size (width x height) is (18, 21)", "gdalwarp -t_srs EPSG:32631 -tr 10 10 -te 500000 5000000 500180 5000200"]),
-        (_crs, [], ["odd.tif: its CRS is EPSG:32632, but", "in EPSG:32631", "gdalwarp -t_srs EPSG:32631"]),
-        (_crs, ["--crs", "EPSG:32631"], ["odd.tif declares the CRS EPSG:32632, not EPSG:32631 (--crs)", "gdalwarp -t_srs"]),
-        (_transform, [], ["odd.tif: its geotransform", "differs from", "Resample it: gdalwarp"]),
+        (_shape, [], [
+            "odd.tif is not on the grid of the store (it covers rows 0..20 and columns 0..17 of the 18 x 20 grid)",
+            "--grid first puts every file on the first one's grid",
+            "gdalwarp -t_srs EPSG:32631 -tr 10 10 -te 500000 5000000 500180 5000200",
+        ]),
+        (_crs, [], [
+            "odd.tif is not on the grid of the store (its CRS is EPSG:32632, not EPSG:32631)",
+            "values are never resampled silently: --resampling nearest|bilinear|cubic|average|mode", "gdalwarp -t_srs EPSG:32631",
+        ]),
+        (_transform, [], ["odd.tif is not on the grid of the store (its pixels are offset by (0.5, 0) of a pixel", "--resampling"]),
         (_dtype, [], ["odd.tif: its data type is int16, but", "has uint16", "gdal_translate -ot UInt16"]),
         (_nodata, [], ["odd.tif: its nodata is 65535, but", "has 0;", "gdal_edit.py -a_nodata 0 IN"]),
         (_duplicate, [], ["line 2 (", "line 3 (", "same date 2024-01-01T00:00:00;", "remove one of them"]),

@@ -3,19 +3,25 @@ times, grid, nodata, bands and mask the files declare."""
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 import rasterio
 import zarr
 from raster_inputs import (
-    DATES, HEIGHT, TRANSFORM, UTM, WIDTH, csv_manifest, geotiff, json_manifest, pixels, png, transform_of,
+    DATES,
+    HEIGHT,
+    TRANSFORM,
+    UTM,
+    WIDTH,
+    csv_manifest,
+    geotiff,
+    json_manifest,
+    pixels,
+    png,
+    transform_of,
 )
 from rasterio.transform import from_bounds
+from served_files import http_site  # noqa: F401  (a fixture)
 from source_inputs import cube, write
 
 import chronozarr
@@ -222,22 +228,6 @@ def test_jpeg_frames_keep_the_values_gdal_decodes(tmp_path):
         np.testing.assert_array_equal(frames_of(store), np.stack(decoded))
         assert store.band_names == ["red", "green", "blue"]
         assert_grid(store, transform_of(paths[0]))
-
-
-@pytest.fixture
-def http_site(tmp_path):
-    """A folder served over HTTP by `chronozarr serve` in its own process: GDAL holds the GIL while
-    it opens a file, so a server thread in the test process could not answer it."""
-    site = tmp_path / "site"
-    site.mkdir()
-    script = Path(sys.executable).parent / "chronozarr"
-    server = subprocess.Popen([script, "serve", site, "--port", "0"], stderr=subprocess.PIPE, text=True)
-    try:
-        url = re.search(r"http://127\.0\.0\.1:\d+", server.stderr.readline()).group(0)
-        yield site, url
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def test_http_uris_are_read_through_gdal_with_their_sidecars(tmp_path, http_site):

@@ -1,14 +1,20 @@
-"""RasterFrames: indexing the lazy array reads the same values numpy indexing gives on the stack."""
+"""RasterFrames: indexing the lazy array reads the same values numpy indexing gives on the stack,
+window by window, with mosaics and shifted files placed as the grid says."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import xarray as xr
-from raster_inputs import geotiff, pixels
+from raster_inputs import TRANSFORM, geotiff, pixels
+from rasterio.transform import from_origin
 from xarray.core import indexing
 
-from chronozarr.io.frames import FileReads, RasterFrames, lazy_array
+from chronozarr.io.frames import FrameReads, OpenFiles, RasterFrames, lazy_array
+from chronozarr.io.grid import WarpOptions
+from chronozarr.io.raster_series import check_series
+from chronozarr.io.rasters import read_headers
+from chronozarr.io.scenes import Asset, Scene, Timestep
 
 KEYS = [
     (0, slice(None), slice(None), slice(None)),
@@ -17,6 +23,17 @@ KEYS = [
     (slice(None), slice(0, 0), slice(None), slice(None)),
     (-1, 0, slice(19, 2, -4), 17),
 ]
+
+
+def reads_of(groups: list[list[str]], **warp) -> FrameReads:
+    """The frames of timesteps made of the scenes (one file each) in `groups`."""
+    steps = [
+        Timestep(np.datetime64(f"2024-01-{i + 1:02d}", "ns"), tuple(Scene((Asset(u),), u) for u in group))
+        for i, group in enumerate(groups)
+    ]
+    files = [u for group in groups for u in group]
+    series = check_series(steps, dict(zip(files, read_headers(files))), options=WarpOptions(**warp))
+    return FrameReads(series, OpenFiles(series, limit=2))
 
 
 @pytest.fixture
@@ -29,46 +46,64 @@ def stack(tmp_path):
 @pytest.mark.parametrize("key", KEYS)
 def test_indexing_matches_numpy(stack, key):
     arrays, uris = stack
-    frames = RasterFrames(uris, (1, 2, 3), *arrays.shape[2:], "uint16", FileReads((1, 2, 3)))
+    frames = RasterFrames(reads_of([[u] for u in uris]))
     np.testing.assert_array_equal(frames[indexing.BasicIndexer(key)], arrays[key])
 
 
-def test_band_subset_and_alpha_validity(stack):
+def test_alpha_band_is_the_validity_and_not_a_band(tmp_path):
+    values = pixels(3, "uint8")
+    values[2, :5] = 0
+    uri = str(tmp_path / "a.tif")
+    import rasterio
+    from rasterio.enums import ColorInterp
+
+    geotiff(tmp_path / "a.tif", values)
+    with rasterio.open(uri, "r+") as ds:
+        ds.colorinterp = [ColorInterp.gray, ColorInterp.gray, ColorInterp.alpha]
+    reads = reads_of([[uri]])
+    data, mask = RasterFrames(reads), RasterFrames(reads, mask=True)
+    assert data.shape == (1, 2, 20, 18) and mask.dtype == np.uint8
+    np.testing.assert_array_equal(data[indexing.BasicIndexer((0, slice(None), slice(None), slice(None)))], values[:2])
+    np.testing.assert_array_equal(mask[indexing.BasicIndexer((0, slice(3, 7), slice(None)))], (values[2, 3:7] != 0))
+
+
+def test_a_mosaic_takes_each_pixel_from_the_first_scene_valid_there(tmp_path):
+    first, second = pixels(2, seed=1), pixels(2, seed=2)
+    first[0, :6] = 0  # nodata in one band: the whole pixel comes from the next scene
+    uris = [str(geotiff(tmp_path / f"{i}.tif", a, nodata=0)) for i, a in enumerate((first, second))]
+    reads = reads_of([uris])
+    got = RasterFrames(reads)[indexing.BasicIndexer((0, slice(None), slice(None), slice(None)))]
+    expected = np.where((first == 0).any(axis=0), second, first)
+    np.testing.assert_array_equal(got, expected)
+    assert RasterFrames(reads, mask=True)[indexing.BasicIndexer((0, slice(None), slice(None)))].all()
+
+
+def test_a_file_shifted_by_whole_pixels_lands_where_it_belongs_and_the_rest_is_invalid(tmp_path):
+    base, moved = pixels(1, seed=1), pixels(1, seed=2)
+    uris = [str(geotiff(tmp_path / "0.tif", base)), str(geotiff(tmp_path / "1.tif", moved, transform=from_origin(
+        TRANSFORM.c + 30, TRANSFORM.f - 20, 10, 10)))]
+    reads = reads_of([[uris[0]], [uris[1]]], grid="first")
+    got = RasterFrames(reads)[indexing.BasicIndexer((1, 0, slice(None), slice(None)))]
+    valid = RasterFrames(reads, mask=True)[indexing.BasicIndexer((1, slice(None), slice(None)))]
+    np.testing.assert_array_equal(got[2:, 3:], moved[0, :-2, :-3])
+    assert valid[2:, 3:].all() and not valid[:2].any() and not valid[:, :3].any()
+    np.testing.assert_array_equal(got[:2], 0)
+
+
+def test_open_files_are_kept_within_the_limit_and_reopened_when_needed(stack):
     arrays, uris = stack
-    reads = FileReads((1, 3, 2))
-    subset = RasterFrames(uris, (3, 1), *arrays.shape[2:], "uint16", reads)
-    np.testing.assert_array_equal(subset[indexing.BasicIndexer((slice(None),) * 4)], arrays[:, [2, 0]])
-    alpha = RasterFrames(uris, (2,), *arrays.shape[2:], "uint16", reads, alpha=True)
-    expected = (arrays[:, 1] != 0).astype(np.uint8)
-    assert alpha.shape == expected.shape and alpha.dtype == np.uint8
-    np.testing.assert_array_equal(alpha[indexing.BasicIndexer((1, slice(3, 7), slice(None)))], expected[1, 3:7])
+    reads = reads_of([[u] for u in uris])
+    frames = RasterFrames(reads)
+    for _ in range(2):
+        for t in range(3):
+            np.testing.assert_array_equal(frames[indexing.BasicIndexer((t, 0, slice(0, 4), slice(None)))], arrays[t, 0, :4])
+    assert len(reads.files._open) == 2
+    reads.files.close()
+    assert not reads.files._open
 
 
 def test_lazy_array_reads_on_demand(stack):
     arrays, uris = stack
-    frames = RasterFrames(uris, (1, 2, 3), *arrays.shape[2:], "uint16", FileReads((1, 2, 3)))
-    da = lazy_array(frames, ("time", "band", "y", "x"), {"time": np.arange(3), "extra": np.arange(9)})
-    assert isinstance(da, xr.DataArray) and "extra" not in da.coords
+    da = lazy_array(RasterFrames(reads_of([[u] for u in uris])), ("time", "band", "y", "x"), {"time": np.arange(3), "extra": np.arange(9)})
+    assert isinstance(da, xr.DataArray) and "extra" not in da.coords and da.chunks is None
     np.testing.assert_array_equal(da[1, :, 4:6].values, arrays[1, :, 4:6])
-
-
-def test_data_and_alpha_of_a_timestep_come_from_one_read(stack, monkeypatch):
-    arrays, uris = stack
-    reads = FileReads((1, 3, 2))
-    data = RasterFrames(uris, (1, 3), *arrays.shape[2:], "uint16", reads)
-    alpha = RasterFrames(uris, (2,), *arrays.shape[2:], "uint16", reads, alpha=True)
-    opened = []
-    import chronozarr.io.frames as frames_module
-
-    real = frames_module.rasterio_module
-
-    class Counting:
-        def open(self, uri):
-            opened.append(uri)
-            return real().open(uri)
-
-    monkeypatch.setattr(frames_module, "rasterio_module", Counting)
-    for t in range(3):
-        np.testing.assert_array_equal(data[indexing.BasicIndexer((t, slice(None), slice(None), slice(None)))], arrays[t, [0, 2]])
-        np.testing.assert_array_equal(alpha[indexing.BasicIndexer((t, slice(None), slice(None)))], (arrays[t, 1] != 0).astype(np.uint8))
-    assert opened == uris  # one read per file, not one per array

@@ -1,57 +1,77 @@
-"""`chronozarr convert SOURCE OUT`: a manifest of raster files, a NetCDF file or a Zarr store into a new store."""
+"""`chronozarr convert SOURCE OUT`: raster files (a manifest, STAC items, a dated glob), a NetCDF file
+or a Zarr store into a new store."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
 from ..io.convert import convert
 from .options import INPUT_OPTIONS, WRITER_OPTIONS, input_arguments, with_options, writer_arguments
+from .raster_options import RASTER_OPTIONS, raster_arguments
 
-HELP = """Write a new chronozarr store OUT from SOURCE: a manifest of raster files, one per date, or
-a NetCDF file or Zarr store (read as `encode` reads them, with the same options).
+HELP = """Write a new chronozarr store OUT from SOURCE: raster files, one per date, listed by a
+manifest, by STAC items or by a glob of dated file names; or a NetCDF file or Zarr store (read as
+`encode` reads them, with the same options).
 
-A manifest is a CSV file with a header uri,datetime (and optionally bands, names separated by
-commas) or a JSON list of {"uri", "datetime", "bands"} objects, or an object {"items": [...],
-"bounds": [west, south, east, north]}. Rows may come in any order; dates are ISO dates or
-datetimes and must differ. Relative URIs are read from the manifest's folder, http(s) URIs
-through GDAL. Files are GeoTIFF, COG, PNG or JPEG, read with GDAL (pip install 'chronozarr[geo]').
+A manifest is a CSV file (or URL) with a header uri,datetime (and optionally bands, names separated
+by commas) or a JSON list of {"uri", "datetime", "bands"} objects, or an object {"items": [...],
+"bounds": [west, south, east, north]}. Rows may come in any order; dates must differ. Relative URIs
+are read from the manifest's folder or URL; http(s) and s3:// URIs through GDAL. Files are GeoTIFF,
+COG, PNG or JPEG, read with GDAL (pip install 'chronozarr[geo]').
 
-Every file must have the same size, bands, data type, nodata, scale, offset, geotransform and
-CRS: convert never resamples. A PNG or JPEG frame is located by a world file (.pgw, .wld; needs
---crs), an .aux.xml sidecar, or --crs with --bounds (its outer edges). Values are stored as the
-files hold them: GDAL nodata becomes the store's nodata (none if the files declare none), band
-descriptions, scales and offsets become the bands (the manifest's bands replace the names), an
-alpha band becomes the mask (valid where alpha is not 0) and red, green, blue channels are bands
-of those names. Palette PNGs are refused. OUT must be new or empty.
+A JSON file holding a GeoJSON FeatureCollection of STAC items (a saved STAC API search) gives one
+timestep per item, with --assets naming the assets that become bands; --group-by day mosaics the
+items of one day, first valid pixel in the listed order. A glob ('scenes/*.tif', quoted) dates
+each file by the ISO date or YYYYMMDD in its name (--date-format when a name holds two).
+
+Every file must have the same bands, data type, nodata, scale and offset. Without --grid or
+--resampling every file must also be on one grid, the first file's: values are never resampled
+silently. --grid first|EPSG:CODE (with --resolution and --bounds) sets the store's grid; a file on
+its pixel lattice is read exactly where it lands, any other is warped by GDAL with --resampling;
+pixels no file covers are invalid (mask), and the warp is recorded in the store's provenance.
+
+A CRS the files declare without an EPSG code is recorded as the EPSG CRS equivalent to it (the
+summary says which); --crs states the CRS of the files and replaces what they declare. A PNG or
+JPEG frame is located by a world file (.pgw, .wld; needs --crs), an .aux.xml sidecar, or --crs
+with --bounds (its outer edges). Values are stored as the files hold them: nodata becomes the
+store's nodata, band descriptions, scales and offsets the bands, an alpha band the mask (valid
+where alpha is not 0). Palette PNGs are refused. OUT must be new or empty.
 """
 
 EPILOG = """\b
 Examples:
   chronozarr convert scenes.csv my_store --dry-run
   chronozarr convert scenes.csv my_store --encoding none --chunk-size 256
-  chronozarr convert frames/manifest.csv frames_store --crs EPSG:32718
+  chronozarr convert https://example.org/series/manifest.csv my_store
+  chronozarr convert 'scenes/*.tif' my_store
+  chronozarr convert 'landsat/*.tif' my_store --date-format 'L2SP_*_%Y%m%d_*'
+  chronozarr convert items.json my_store --assets B02,B03,B04,B08 --group-by day \\
+      --grid EPSG:32632 --resolution 10 --resampling nearest
+  chronozarr convert shifted.csv my_store --grid first
+  chronozarr convert dem.csv dem_store --crs EPSG:31985
   chronozarr convert frames/manifest.json frames_store --crs EPSG:32718 --bounds 498450,9151960,508690,9162200
   chronozarr convert floats.csv my_store --cast float32
   chronozarr convert cube.zarr my_store --variable reflectance
+  chronozarr convert scenes.csv my_store --read-ahead 4 --resume
 """
 
 
 def register(app: typer.Typer) -> None:
     app.command(
-        "convert", help=HELP, epilog=EPILOG, short_help="Write a store from a manifest of GeoTIFF/COG/PNG files, NetCDF or Zarr.",
+        "convert", help=HELP, epilog=EPILOG,
+        short_help="Write a store from GeoTIFF/COG/PNG files (manifest, STAC items, glob), NetCDF or Zarr.",
         no_args_is_help=True,
     )(convert_command)
 
 
-@with_options(INPUT_OPTIONS, WRITER_OPTIONS)
+@with_options(INPUT_OPTIONS, RASTER_OPTIONS, WRITER_OPTIONS)
 def convert_command(
-    source: str = typer.Argument(..., metavar="SOURCE", help="Manifest (.csv, .json), NetCDF file or Zarr store.", show_default=False),
-    out: Path = typer.Argument(..., metavar="OUT", help="New store directory; must not exist or be empty.", show_default=False),
-    bounds: Optional[str] = typer.Option(
-        None, metavar="W,S,E,N", help="Outer edges of every file, in --crs units, for files with no georeferencing."
+    source: str = typer.Argument(..., metavar="SOURCE", help="Manifest (.csv, .json), STAC items (.json), 'glob/*.tif', NetCDF or Zarr.", show_default=False),
+    out: str = typer.Argument(
+        ..., metavar="OUT", help="New store: a directory that is absent or empty, or an s3://, gs://, az:// prefix.", show_default=False
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Check everything and print what would be written; write nothing."),
     **options: Any,
@@ -59,5 +79,6 @@ def convert_command(
     writer = writer_arguments(options)
     inputs = input_arguments(options)
     crs, cast = inputs.pop("crs"), inputs.pop("cast")
-    result = convert(source, out, crs=crs, bounds=bounds, cast=cast, source_options=inputs, dry_run=dry_run, **writer)
+    rasters = raster_arguments(options)
+    result = convert(source, out, crs=crs, cast=cast, **rasters, source_options=inputs, dry_run=dry_run, **writer)
     typer.echo(str(result))

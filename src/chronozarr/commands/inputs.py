@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 from ..io import Source, open_source, require_stored_dtype
+from ..io.convert import open_raster_glob
+from ..io.dated_files import is_glob
 
 
 @contextmanager
@@ -19,13 +22,33 @@ def open_input(
     crs: str | None,
     cast: str | None,
     default_crs: str | None = None,
+    rasters: Mapping[str, Any] | None = None,
 ) -> Iterator[Source]:
-    """The input as a source ready for the API; without --cast its dtype must be one a store holds."""
-    with open_source(
-        path, variable=variable, variables=variables,
-        mask_variable=mask_variable, coverage_variable=coverage_variable, group=group, crs=crs, cast=cast,
-        default_crs=default_crs,
-    ) as source:
+    """The input as a source ready for the API; without --cast its dtype must be one a store
+    holds. A glob of dated raster files is read as convert reads them, with `rasters` options."""
+    if is_glob(path):
+        given = [n for n, v in (("--variable", variable), ("--variables", variables), ("--mask-variable", mask_variable),
+                                ("--coverage-variable", coverage_variable), ("--group", group)) if v]
+        opened = open_raster_glob(path, crs=crs, cast=cast, rasters=rasters or {}, refused=given)
+    else:
+        opened = open_source(
+            path, variable=variable, variables=variables, mask_variable=mask_variable,
+            coverage_variable=coverage_variable, group=group, crs=crs, cast=cast, default_crs=default_crs,
+            **_no_raster_options(rasters),
+        )
+    with opened as source:
         if cast is None:
             require_stored_dtype(str(source.data.dtype))
         yield source
+
+
+def _no_raster_options(rasters: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Nothing for open_source; raster options given for a NetCDF or Zarr input are refused."""
+    from ..errors import InputError
+
+    given = sorted(k for k, v in (rasters or {}).items() if v not in (None, False))
+    if given:
+        raise InputError(
+            f"--{given[0].replace('_', '-')} applies to raster files ('scenes/*.tif'); a NetCDF file or Zarr store has its own grid"
+        )
+    return {}

@@ -45,7 +45,7 @@ def _option(name: str, annotation: Any, info: Any) -> inspect.Parameter:
 
 
 INPUT_OPTIONS = (
-    _option("crs", Optional[str], typer.Option(None, metavar="EPSG:CODE", help="CRS of the grid, e.g. EPSG:32631; default: read from the input.")),
+    _option("crs", Optional[str], typer.Option(None, metavar="EPSG:CODE", help="The CRS the input is in; replaces what it declares (default: read from the input).")),
     _option("variable", Optional[str], typer.Option(None, metavar="NAME", help="The (time, band, y, x) variable; default: the only 4-D one.")),
     _option("variables", Optional[str], typer.Option(None, metavar="A,B,...", help="Comma-separated (time, y, x) variables stacked as bands.")),
     _option("mask_variable", Optional[str], typer.Option(None, metavar="NAME", help="(time, y, x) validity variable: 1 valid, 0 invalid.")),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from ..publish import publish
 from ..format.caching import SHORT_TTL_SECONDS
+from ..publish import publish
 
 HELP = """Upload STORE (a directory) to DEST (s3://bucket/prefix, gs://bucket/prefix, az://container/prefix):
 chunks, shards and coordinates first, in parallel; then the zarr.json below the root; then the root

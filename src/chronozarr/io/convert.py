@@ -1,13 +1,18 @@
-"""`convert`: a manifest of raster files (or a NetCDF file or Zarr store) into a new store.
+"""`convert`: raster files (listed by a manifest, STAC items or a dated glob), a NetCDF file or a
+Zarr store into a new store.
 
-A manifest's files become a lazy (time, band, y, x) series that reads one file per timestep when
-the writer asks for it; what the files declare (nodata, scale and offset, band names, an alpha
-band) becomes the store's. NetCDF and Zarr inputs go through `open_source`, as for encode.
+Raster files become a lazy (time, band, y, x) series on one grid that reads only the windows the
+writer asks for; what the files and listings declare (nodata, scale and offset, band names, an
+alpha band) becomes the store's. What was matched, replaced, warped or skipped on the way is said
+in the summary and kept in the store's provenance notes. NetCDF and Zarr inputs go through
+`open_source`, as for encode.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -15,11 +20,43 @@ import numpy as np
 from ..errors import InputError
 from ..write.encode import EncodeSummary, encode
 from ..write.preview import EncodePreview
-from .frames import FileReads, RasterFrames, lazy_array
-from .manifest import is_manifest, parse_bounds, read_manifest
-from .raster_series import check_series
-from .rasters import read_headers
+from .dated_files import dated_timesteps, is_glob
+from .frames import FrameReads, OpenFiles, RasterFrames, ReadCache, lazy_array
+from .grid import WarpOptions
+from .listing import fetch_text, suffix
+from .manifest import is_manifest, manifest_of, parse_bounds
+from .raster_series import RasterSeries, check_series
+from .rasters import Raster, Unreadable, read_headers
+from .scenes import Asset, Scene, Timestep, uris, without
 from .sources import SERIES_DIMS, Source, cast_exactly, open_source, require_stored_dtype
+from .stac_items import is_item_collection, stac_timesteps
+
+
+@dataclass(frozen=True)
+class RasterOptions:
+    """How raster files are read: --crs, --bounds, the target grid, STAC and glob choices."""
+
+    crs: Any = None
+    bounds: Any = None
+    warp: WarpOptions = WarpOptions()
+    assets: Sequence[str] | None = None
+    group_by: str | None = None
+    date_format: str | None = None
+    skip_unreadable: bool = False
+
+
+@dataclass(frozen=True)
+class Converted:
+    """What convert wrote (or would write), and the notes on the input it says and records."""
+
+    result: EncodeSummary | EncodePreview
+    notes: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return "\n".join([str(self.result), *(f"note: {n}" for n in self.notes)])
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.result, name)
 
 
 def convert(
@@ -29,59 +66,178 @@ def convert(
     crs: Any = None,
     bounds: Any = None,
     cast: str | None = None,
+    grid: str | None = None,
+    resolution: float | None = None,
+    resampling: str | None = None,
+    assets: Sequence[str] | None = None,
+    group_by: str | None = None,
+    date_format: str | None = None,
+    skip_unreadable: bool = False,
     source_options: dict[str, Any] | None = None,
     dry_run: bool = False,
     **options: Any,
-) -> EncodeSummary | EncodePreview:
+) -> Converted:
     """Write the series `source` names as a new store at `out` (or, with `dry_run`, say what would
-    be written). `options` are encode's; `source_options` are open_source's for NetCDF and Zarr
-    (variable, variables, mask_variable, coverage_variable, group). Without `cast` the data must
-    already have a dtype a store holds."""
-    with open_series(source, crs=crs, bounds=bounds, cast=cast, **(source_options or {})) as opened:
+    be written). `options` are encode's (a `provenance` gains the input's notes). For raster files:
+    `crs` states their CRS, `bounds` places files without georeferencing (or, with a grid, is its
+    extent), `grid` ("first" or an EPSG code), `resolution` and `resampling` put them on one grid,
+    `assets` and `group_by` read STAC items, `date_format` dates a glob's files, and
+    `skip_unreadable` leaves out files GDAL cannot read. `source_options` are open_source's for
+    NetCDF and Zarr (variable, variables, mask_variable, coverage_variable, group). Without `cast`
+    the data must already have a dtype a store holds."""
+    rasters = raster_options(
+        crs=crs, bounds=bounds, grid=grid, resolution=resolution, resampling=resampling, assets=assets,
+        group_by=group_by, date_format=date_format, skip_unreadable=skip_unreadable,
+    )
+    with open_series(source, cast=cast, rasters=rasters, **(source_options or {})) as opened:
         if cast is None:
             require_stored_dtype(str(opened.data.dtype))
-        return encode(opened.data, out, **(opened.encode_arguments() | options), dry_run=dry_run)
+        arguments = opened.encode_arguments() | options | {"provenance": opened.provenance(options.get("provenance"))}
+        return Converted(encode(opened.data, out, **arguments, dry_run=dry_run), opened.notes)
 
 
-def open_series(source: str | os.PathLike[str], *, crs: Any = None, bounds: Any = None, cast: str | None = None, **source_options: Any) -> Source:
-    """A manifest (.csv, .json) of raster files, else a NetCDF file or Zarr store."""
-    if is_manifest(source):
-        given = sorted(k for k, v in source_options.items() if v is not None)
-        if given:
-            options = ", ".join("--" + k.replace("_", "-") for k in given)
-            raise InputError(f"{options} select variables of a NetCDF file or Zarr store; a manifest of files has none")
-        return open_manifest(source, crs=crs, bounds=bounds, cast=cast)
-    if bounds is not None:
-        raise InputError("--bounds places raster files of a manifest; a NetCDF file or Zarr store has its own coordinates")
-    return open_source(source, crs=crs, cast=cast, **source_options)
+def raster_options(
+    crs: Any = None, bounds: Any = None, grid: str | None = None, resolution: float | None = None,
+    resampling: str | None = None, assets: Sequence[str] | None = None, group_by: str | None = None,
+    date_format: str | None = None, skip_unreadable: bool = False,
+) -> RasterOptions:
+    """The reading options of raster files, from convert's keyword arguments."""
+    warp = WarpOptions(grid=grid, resolution=resolution, resampling=resampling)
+    return RasterOptions(crs, bounds, warp, assets, group_by, date_format, skip_unreadable)
 
 
-def open_manifest(path: str | os.PathLike[str], *, crs: Any = None, bounds: Any = None, cast: str | None = None) -> Source:
-    """The files of the manifest at `path` as a lazy series, checked against each other.
+def open_raster_glob(pattern: str, *, crs: Any, cast: str | None, rasters: Mapping[str, Any], refused: Sequence[str] = ()) -> Source:
+    """The dated files `pattern` matches as a series (encode's glob input); `refused` names
+    options given that select NetCDF or Zarr variables."""
+    if refused:
+        raise InputError(f"{', '.join(refused)} select variables of a NetCDF file or Zarr store; raster files have none")
+    return open_series(pattern, cast=cast, rasters=raster_options(crs=crs, **rasters))
 
-    `crs` is the CRS of files that declare none; `bounds` (west, south, east, north) the extent of
-    files without georeferencing, also given as the manifest's top-level `bounds`.
-    """
-    manifest = read_manifest(path)
-    if bounds is not None and manifest.bounds is not None:
-        raise InputError(f"the extent is given twice, by --bounds and by the bounds of {manifest.path}; give it once")
-    extent = parse_bounds(bounds, "--bounds") if bounds is not None else manifest.bounds
-    uris = [item.uri for item in manifest.items]
-    series = check_series(read_headers(uris), crs, extent, manifest.bands)
-    first = series.first
-    a, _, west, _, e, north = series.transform
+
+def open_series(source: str | os.PathLike[str], *, cast: str | None = None, rasters: RasterOptions = RasterOptions(), **source_options: Any) -> Source:
+    """Raster files (a manifest .csv or .json, STAC items, a glob), else a NetCDF file or Zarr store."""
+    location = os.fspath(source)
+    listed = _listed(location, rasters)
+    if listed is None:
+        chosen = _raster_choices(rasters)
+        if chosen:
+            raise InputError(f"{chosen[0]} applies to raster files (a manifest, STAC items or a glob); a NetCDF file or Zarr store has its own grid")
+        return open_source(source, crs=rasters.crs, cast=cast, **source_options)
+    given = sorted(k for k, v in source_options.items() if v is not None)
+    if given:
+        options = ", ".join("--" + k.replace("_", "-") for k in given)
+        raise InputError(f"{options} select variables of a NetCDF file or Zarr store; raster files have none")
+    timesteps, names, extent = listed
+    return open_rasters(timesteps, location, cast=cast, rasters=rasters, names=names, extent=extent)
+
+
+def _listed(location: str, rasters: RasterOptions) -> tuple[list[Timestep], Any, Any] | None:
+    """(timesteps, band names, extent) of raster files listed at `location`, None for other inputs."""
+    if rasters.date_format is not None and not is_glob(location):
+        raise InputError("--date-format reads dates from file names matched by a glob such as 'scenes/*.tif'")
+    if is_glob(location):
+        return dated_timesteps(location, rasters.date_format), None, None
+    if not is_manifest(location):
+        return None
+    text = fetch_text(location, "manifest")
+    if suffix(location) == ".json" and is_item_collection(text):
+        return stac_timesteps(text, location, rasters.assets, rasters.group_by), None, None
+    if rasters.assets is not None or rasters.group_by is not None:
+        raise InputError(f"--assets and --group-by choose from STAC items; {location} is a manifest of files")
+    manifest = manifest_of(text, location)
+    steps = [Timestep(item.datetime, (Scene((Asset(item.uri),), f"{item.row} ({item.uri})"),)) for item in manifest.items]
+    return steps, manifest.bands, manifest.bounds
+
+
+def _raster_choices(rasters: RasterOptions) -> list[str]:
+    chosen = {"--bounds": rasters.bounds, "--grid": rasters.warp.grid, "--resolution": rasters.warp.resolution, "--resampling": rasters.warp.resampling,
+              "--assets": rasters.assets, "--group-by": rasters.group_by, "--skip-unreadable": rasters.skip_unreadable or None}
+    return [name for name, value in chosen.items() if value is not None]
+
+
+def open_rasters(
+    timesteps: list[Timestep], location: str, *, cast: str | None, rasters: RasterOptions, names: Any = None, extent: Any = None,
+) -> Source:
+    """The timesteps' files as a lazy series on one grid, checked against each other."""
+    if rasters.bounds is not None and extent is not None:
+        raise InputError(f"the extent is given twice, by --bounds and by the bounds of {location}; give it once")
+    given = parse_bounds(rasters.bounds, "--bounds") if rasters.bounds is not None else None
+    warp = replace(rasters.warp, bounds=given) if rasters.warp.active else rasters.warp
+    headers, skipped = _headers(timesteps, rasters.skip_unreadable)
+    if skipped:
+        timesteps = without(timesteps, set(skipped))
+    placed_by = None if warp.active else (given or extent)
+    series = check_series(timesteps, headers, rasters.crs, placed_by, names, warp)
+    return _source(series, location, cast, skipped)
+
+
+def _headers(timesteps: list[Timestep], skip: bool) -> tuple[dict[str, Raster], list[str]]:
+    found = dict(zip(uris(timesteps), read_headers(uris(timesteps))))
+    unreadable = [uri for uri, header in found.items() if isinstance(header, Unreadable)]
+    if unreadable and not skip:
+        error = found[unreadable[0]]
+        assert isinstance(error, Unreadable)
+        raise error
+    return {u: h for u, h in found.items() if isinstance(h, Raster)}, unreadable
+
+
+def _source(series: RasterSeries, location: str, cast: str | None, skipped: list[str]) -> Source:
+    grid = series.grid
+    a, _, west, _, e, north = grid.transform
     coords = {
-        "time": np.array([item.datetime for item in manifest.items], dtype="datetime64[ns]"),
+        "time": np.array([step.datetime for step in series.timesteps], dtype="datetime64[ns]"),
         "band": np.array([band.name for band in series.bands], dtype=str),
-        "y": north + (np.arange(first.height) + 0.5) * e,
-        "x": west + (np.arange(first.width) + 0.5) * a,
+        "y": north + (np.arange(grid.height) + 0.5) * e,
+        "x": west + (np.arange(grid.width) + 0.5) * a,
     }
-    size = (first.height, first.width, first.dtypes[0])
-    reads = FileReads(first.data_bands + ((first.alpha,) if first.alpha is not None else ()))
-    data = lazy_array(RasterFrames(uris, first.data_bands, *size, reads), SERIES_DIMS, coords)
-    mask = None
-    if first.alpha is not None:
-        mask = lazy_array(RasterFrames(uris, (first.alpha,), *size, reads, alpha=True), ("time", "y", "x"), coords)
+    files = OpenFiles(series)
+    reads = FrameReads(series, files)
+    data = lazy_array(RasterFrames(reads), SERIES_DIMS, coords)
+    mask = lazy_array(RasterFrames(reads, mask=True), ("time", "y", "x"), coords) if series.needs_mask else None
     if cast is not None:
         data = cast_exactly(data, cast)
-    return Source(data, series.crs, mask, nodata=series.nodata, bands=series.bands)
+    notes = list(series.notes) + _warp_notes(series)
+    if skipped:
+        notes.append(f"skipped {len(skipped)} unreadable file(s) (--skip-unreadable): {', '.join(skipped)}")
+    mosaic = any(len(t.scenes) > 1 for t in series.timesteps)
+    composite = "first valid pixel of the day's items, in the order listed" if mosaic else "none"
+    return Source(
+        data, grid.crs, mask, nodata=series.nodata, bands=series.bands, notes=tuple(notes),
+        origin=(os.path.basename(location.rstrip("/")) or location,), composite=composite, resources=(files, ReadCache()),
+    )
+
+
+def _warp_notes(series: RasterSeries) -> list[str]:
+    """The warp as provenance records it: resampling, source CRSs and the grid."""
+    kinds = [p.kind for p in series.placements.values()]
+    if all(k == "exact" for k in kinds):
+        return []
+    grid = series.grid
+    a, _, west, _, e, north = grid.transform
+    on_grid = f"{grid.crs} grid of {grid.width} x {grid.height} pixels of {a:g} x {-e:g} from ({west:.12g}, {north:.12g})"
+    warped = [p for p in series.placements.values() if p.kind == "warped"]
+    parts = [f"files put on one {on_grid}; pixels no file covers are invalid (mask)"]
+    if len(kinds) - len(warped):
+        parts.append(f"{len(kinds) - len(warped)} file(s) read exactly where they land")
+    if warped:
+        sources = sorted({_crs_label(p.source_crs) for p in warped})
+        parts.append(f"{len(warped)} file(s) warped by GDAL with {series.resampling} resampling from {', '.join(sources)}")
+    return ["; ".join(parts)]
+
+
+def _crs_label(crs: str | None) -> str:
+    if not crs:
+        return "an unknown CRS"
+    if crs.startswith("EPSG:"):
+        return crs
+    try:
+        from pyproj import CRS
+
+        parsed = CRS.from_user_input(crs)
+        code = parsed.to_epsg()
+        if code:
+            return f"EPSG:{code}"
+        method = parsed.coordinate_operation.method_name if parsed.coordinate_operation else "custom"
+        return parsed.name if parsed.name not in ("unknown", "undefined") else f"a {method} CRS without an EPSG code"
+    except Exception:  # pyproj raises CRSError for text it cannot read
+        return "a CRS pyproj cannot name"

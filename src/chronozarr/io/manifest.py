@@ -15,15 +15,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError
+from .listing import fetch_text, gdal_path, suffix
 
 MANIFEST_SUFFIXES = (".csv", ".json")
-_REMOTE = ("http://", "https://")
 _NAME_SEPARATORS = re.compile(r"[,;|]")
 
 
@@ -41,7 +40,7 @@ class Item:
 class Manifest:
     """The items in date order, the band names they give and the extent the manifest gives, if any."""
 
-    path: Path
+    path: str
     items: tuple[Item, ...]
     bounds: tuple[float, float, float, float] | None = None
 
@@ -53,26 +52,29 @@ class Manifest:
             if item.bands != named[0].bands:
                 raise InputError(
                     f"manifest {self.path}: {named[0].row} names the bands {', '.join(named[0].bands or ())} but "
-                    f"{item.row} names {', '.join(item.bands)}; a store has one list of bands, give the same "
+                    f"{item.row} names {', '.join(item.bands or ())}; a store has one list of bands, give the same "
                     "names on every row (or on none)"
                 )
         return named[0].bands if named else None
 
 
 def is_manifest(path: str | os.PathLike[str]) -> bool:
-    """True for a .csv or .json file (a Zarr store is a directory, a NetCDF file ends otherwise)."""
+    """True for a .csv or .json file or URL (a Zarr store is a directory, a NetCDF file ends otherwise)."""
     text = os.fspath(path)
-    return text.lower().endswith(MANIFEST_SUFFIXES) and not os.path.isdir(text)
+    return suffix(text) in MANIFEST_SUFFIXES and not os.path.isdir(text)
 
 
 def read_manifest(path: str | os.PathLike[str]) -> Manifest:
-    """The manifest at `path` with URIs resolved and rows in date order; raises InputError naming the row."""
-    where = Path(path)
-    try:
-        text = where.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputError(f"cannot read the manifest {where}: {exc.strerror or exc}") from None
-    if where.suffix.lower() == ".json":
+    """The manifest at `path` (a file or an http(s) URL) with URIs resolved and rows in date order;
+    raises InputError naming the row."""
+    where = os.fspath(path)
+    text = fetch_text(where, "manifest")
+    return manifest_of(text, where)
+
+
+def manifest_of(text: str, where: str) -> Manifest:
+    """The manifest in `text`, read from `where` (which relative URIs are read against)."""
+    if suffix(where) == ".json":
         rows, bounds = _json_rows(text, where)
     else:
         rows, bounds = _csv_rows(text, where), None
@@ -88,7 +90,7 @@ def read_manifest(path: str | os.PathLike[str]) -> Manifest:
     return Manifest(where, tuple(items), bounds)
 
 
-def _csv_rows(text: str, where: Path) -> list[tuple[str, Mapping[str, Any]]]:
+def _csv_rows(text: str, where: str) -> list[tuple[str, Mapping[str, Any]]]:
     reader = csv.DictReader(text.splitlines())
     columns = [c.strip().lower() for c in reader.fieldnames or []]
     missing = [c for c in ("uri", "datetime") if c not in columns]
@@ -97,7 +99,7 @@ def _csv_rows(text: str, where: Path) -> list[tuple[str, Mapping[str, Any]]]:
             f"manifest {where} has no {' and no '.join(missing)} column; its first line must be a header "
             "such as uri,datetime (optionally ,bands)"
         )
-    rows = []
+    rows: list[tuple[str, Mapping[str, Any]]] = []
     for number, row in enumerate(reader, start=2):  # line 1 is the header
         cleaned = {str(k).strip().lower(): v for k, v in row.items() if k is not None}
         if any((v or "").strip() for v in cleaned.values()):
@@ -105,7 +107,7 @@ def _csv_rows(text: str, where: Path) -> list[tuple[str, Mapping[str, Any]]]:
     return rows
 
 
-def _json_rows(text: str, where: Path) -> tuple[list[tuple[str, Mapping[str, Any]]], tuple[float, float, float, float] | None]:
+def _json_rows(text: str, where: str) -> tuple[list[tuple[str, Mapping[str, Any]]], tuple[float, float, float, float] | None]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -123,26 +125,15 @@ def _json_rows(text: str, where: Path) -> tuple[list[tuple[str, Mapping[str, Any
     return [(f"item {i}", item) for i, item in enumerate(value)], bounds
 
 
-def _item(row: Mapping[str, Any], label: str, where: Path) -> Item:
+def _item(row: Mapping[str, Any], label: str, where: str) -> Item:
     uri = str(row.get("uri") or "").strip()
     if not uri:
         raise InputError(f"manifest {where}: {label} has no uri")
     stamp = row.get("datetime")
-    return Item(_resolve(uri, where), _date(stamp, label, where), _band_names(row.get("bands"), label, where), label)
+    return Item(gdal_path(uri, where), _date(stamp, label, where), _band_names(row.get("bands"), label, where), label)
 
 
-def _resolve(uri: str, where: Path) -> str:
-    """What GDAL opens: http(s) through /vsicurl/, a relative path against the manifest's folder."""
-    if uri.startswith(_REMOTE):
-        return f"/vsicurl/{uri}"
-    if uri.startswith("file://"):
-        uri = uri[len("file://"):]
-    if uri.startswith("/vsi") or os.path.isabs(uri):
-        return uri
-    return str(where.parent / uri)
-
-
-def _date(value: Any, label: str, where: Path) -> np.datetime64:
+def _date(value: Any, label: str, where: str) -> np.datetime64:
     """An ISO 8601 date or datetime; one with a time zone is converted to UTC, which the store records."""
     text = str(value or "").strip()
     try:
@@ -157,7 +148,7 @@ def _date(value: Any, label: str, where: Path) -> np.datetime64:
     return np.datetime64(stamp, "ns")
 
 
-def _band_names(value: Any, label: str, where: Path) -> tuple[str, ...] | None:
+def _band_names(value: Any, label: str, where: str) -> tuple[str, ...] | None:
     """Names from a list, or one text with names separated by commas, semicolons or bars."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None

@@ -1,25 +1,26 @@
-"""The files of a manifest as one series: every file checked against the first, and what they
-declare in a store's terms (grid, CRS, nodata, bands, alpha as the mask).
+"""The files of a series checked as one: a grid, a CRS, one dtype, nodata and list of bands, and
+where each file lands on the grid (io/grid.py).
 
-A store has one grid, one dtype, one nodata and one list of bands, so a file that differs from the
-first is an error naming the file, the field and a GDAL command that fixes it. Nothing is warped
-or resampled here: a silent resampling would change the values the store promises to keep.
+A file that differs from the first is an error naming the file, the field and the fix. A file off
+the grid is one too unless the options put it there: `--grid first` for a whole-pixel shift, and
+`--resampling` for anything GDAL must warp; a silent resampling would change the values the
+store promises to keep.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..crs import CRS_FIX, epsg
+from ..crs import CRS_FIX, Declared, override_note, resolve
 from ..errors import InputError
 from ..format.metadata import Band
-from .cf import band_with_packing
+from .grid import Extent, Grid, Placement, WarpOptions, corners, first_grid, place, target_grid, warp_command
+from .raster_bands import AssetBands, asset_bands, check_like, series_bands, series_nodata
 from .rasters import Affine6, Raster
+from .scenes import Timestep
 
-GDAL_TYPES = {"uint8": "Byte", "uint16": "UInt16", "int16": "Int16", "float32": "Float32"}
-RGB = ("red", "green", "blue")
 NO_GEOREFERENCING_FIXES = (
     "a world file next to it (.pgw, .pngw or .wld) with --crs, an .aux.xml sidecar with the CRS and "
     "geotransform, or --crs with --bounds west,south,east,north"
@@ -30,57 +31,123 @@ NO_GEOREFERENCING_FIXES = (
 class RasterSeries:
     """The checked files and what the store takes from them."""
 
-    rasters: tuple[Raster, ...]
-    transform: Affine6
-    crs: str
+    timesteps: tuple[Timestep, ...]
+    headers: Mapping[str, Raster]
+    grid: Grid
+    placements: Mapping[str, Placement]
+    positions: tuple[AssetBands, ...]
+    dtype: str
     nodata: float | int | None
     bands: tuple[Band, ...]
+    notes: tuple[str, ...]
+    resampling: str | None
 
     @property
-    def first(self) -> Raster:
-        return self.rasters[0]
+    def needs_mask(self) -> bool:
+        """A mask records validity that nodata cannot: alpha, mosaics, and pixels no file covers."""
+        mosaic = any(len(t.scenes) > 1 for t in self.timesteps)
+        placed = any(p.kind != "exact" for p in self.placements.values())
+        return mosaic or placed or any(p.alpha is not None for p in self.positions)
 
 
 def check_series(
-    rasters: Sequence[Raster],
+    timesteps: Sequence[Timestep],
+    headers: Mapping[str, Raster],
     crs: Any = None,
-    bounds: tuple[float, float, float, float] | None = None,
+    extent: Extent | None = None,
     names: Sequence[str] | None = None,
+    options: WarpOptions = WarpOptions(),
 ) -> RasterSeries:
-    """One grid for every file, or an InputError naming the first file that differs and the fix.
+    """One grid and one set of bands for every file, or an InputError naming the first file that
+    differs and the fix. `crs` (--crs) is the CRS of every file; `extent` places files that carry
+    no georeferencing; `names` replaces the band names; `options` may set another grid."""
+    target = resolve(crs, "--crs").code if crs is not None else None
+    first_scene = timesteps[0].scenes[0]
+    first = headers[first_scene.assets[0].uri]
+    positions = tuple(asset_bands(headers[a.uri], a) for a in first_scene.assets)
+    georef = {uri: _georeferencing(raster, target, extent) for uri, raster in headers.items()}
+    notes: dict[str, str | None] = {}  # per declared CRS: what resolving it says
+    on_first = not options.active or options.target == "first"  # the first file's grid is the store's
+    codes = {uri: _code(headers[uri], target, not on_first or uri != first.uri, notes) for uri in headers}
+    grid = first_grid(first, georef[first.uri], codes[first.uri] or "") if on_first else None
+    if options.active:
+        footprints = [(_source(headers[u], target), t, headers[u].width, headers[u].height) for u, t in georef.items()]
+        grid = target_grid(options, grid, footprints)
+    assert grid is not None
+    placements = {}
+    for step in timesteps:
+        for scene in step.scenes:
+            if len(scene.assets) != len(first_scene.assets):
+                raise InputError(
+                    f"{scene.label} gives {len(scene.assets)} files, {first_scene.label} {len(first_scene.assets)}; "
+                    "every scene needs the same assets"
+                )
+            for k, (asset, position) in enumerate(zip(scene.assets, positions)):
+                raster = headers[asset.uri]
+                check_like(headers[first_scene.assets[k].uri], position, raster, asset_bands(raster, asset), names is not None)
+                placements[asset.uri] = _placed(raster, georef[asset.uri], codes[asset.uri], target, grid, options)
+    dtype = first.dtypes[0]
+    return RasterSeries(
+        timesteps=tuple(timesteps), headers=dict(headers), grid=grid, placements=placements, positions=positions, dtype=dtype,
+        nodata=series_nodata(positions, [a.uri for a in first_scene.assets]),
+        bands=series_bands(positions, dtype, names, first.uri), notes=tuple(n for n in notes.values() if n), resampling=options.resampling,
+    )
 
-    `crs` is the CRS of files that declare none (and must match those that do); `bounds` places
-    files that carry no georeferencing; `names` replaces the band names the files give.
-    """
-    target = epsg(crs, "--crs") if crs is not None else None
-    first = rasters[0]
-    _check_own_bands(first)
-    transform, resolved = _georeferencing(first, target, bounds)
-    _check_north_up(first, transform)
-    for raster in rasters[1:]:
-        _check_layout(first, raster, transform, resolved, names is not None)
-        other, other_crs = _georeferencing(raster, target, bounds)
-        if other_crs != resolved:
-            raise InputError(
-                f"{raster.uri}: its CRS is {other_crs}, but {first.uri} is in {resolved}; reproject it onto the first "
-                f"file's grid: {_warp_command(first, transform, resolved)}"
-            )
-        if not _same_transform(other, transform):
-            raise InputError(
-                f"{raster.uri}: its geotransform {_rounded(other)} differs from {_rounded(transform)} of {first.uri}; "
-                f"every file must be on one grid. Resample it: {_warp_command(first, transform, resolved)}"
-            )
-    return RasterSeries(tuple(rasters), transform, resolved, _nodata(first), _bands(first, names))
+
+def _placed(raster: Raster, transform: Affine6, code: str | None, target: str | None, grid: Grid, options: WarpOptions) -> Placement:
+    """Where the file lands, refused when it is off the grid and the options do not allow it."""
+    placement = place(raster, transform, code, _source(raster, target), grid)
+    if placement.kind == "exact" or (placement.kind == "shifted" and options.active):
+        return placement
+    if placement.kind == "warped" and options.resampling is not None:
+        return placement
+    if placement.kind == "shifted":
+        fix = "--grid first puts every file on the first one's grid (no resampling: the pixels align)"
+    else:
+        fix = f"--resampling {'|'.join(('nearest', 'bilinear', 'cubic', 'average', 'mode'))} warps it onto the grid"
+    raise InputError(
+        f"{raster.uri} is not on the grid of the store ({placement.why}); values are never resampled silently: "
+        f"{fix}, or warp it first: {warp_command(grid)}"
+    )
 
 
-def _georeferencing(raster: Raster, target: str | None, bounds: tuple[float, float, float, float] | None) -> tuple[Affine6, str]:
-    """The file's transform and CRS, from its own sidecars or from --bounds and --crs."""
-    if raster.crs is not None and target is not None and raster.crs != target:
-        raise InputError(
-            f"{raster.uri} declares the CRS {raster.crs}, not {target} (--crs); convert does not reproject. Drop "
-            f"--crs, or warp the file first: gdalwarp -t_srs {target} IN OUT"
-        )
-    crs = raster.crs or target
+def _code(raster: Raster, target: str | None, lenient: bool, notes: dict[str, str | None]) -> str | None:
+    """The EPSG code the file is read in: --crs, else its own CRS matched against EPSG. `lenient`
+    (a file to be warped) gives None for a CRS no EPSG CRS matches; GDAL warps it from its WKT.
+    What is said of each declared CRS goes to `notes` once, naming the first file that declares it."""
+    if target is not None:
+        if raster.crs is not None and raster.crs not in notes:
+            notes[raster.crs] = override_note(Declared(raster.crs, f"the CRS of {raster.uri}"), target)
+        return target
+    if raster.crs is None:
+        return None
+    where = f"the CRS of {raster.uri}"
+    extent = corners(raster.transform, raster.width, raster.height) if raster.transform else None
+    try:
+        pixel = abs(raster.transform[0]) if raster.transform else None
+        found = resolve(raster.crs, where, extent, pixel)
+    except InputError:
+        if lenient:
+            return None
+        raise
+    notes.setdefault(raster.crs, found.note)
+    return found.code
+
+
+def _source(raster: Raster, target: str | None) -> str:
+    """The CRS GDAL reads the file in: --crs when given, else its own WKT."""
+    if target is not None or raster.crs is None:
+        return target or ""
+    return raster.crs
+
+
+def _georeferencing(raster: Raster, target: str | None, bounds: Extent | None) -> Affine6:
+    """The file's transform, from its own sidecars or from --bounds and --crs."""
+    if raster.crs is None and target is None:
+        if raster.transform is None and bounds is None:
+            raise InputError(f"{raster.uri} has no georeferencing; give it one of: {NO_GEOREFERENCING_FIXES}")
+        if bounds is None:
+            raise InputError(f"{raster.uri} has a geotransform but declares no CRS (a world file holds none); {CRS_FIX}")
     if bounds is not None:
         if target is None:
             raise InputError(f"--bounds needs --crs: the extent {bounds} is in the units of a CRS; {CRS_FIX}")
@@ -90,111 +157,7 @@ def _georeferencing(raster: Raster, target: str | None, bounds: tuple[float, flo
                 "drop --bounds (and the manifest's bounds), or remove the sidecar"
             )
         west, south, east, north = bounds
-        return ((east - west) / raster.width, 0.0, west, 0.0, -(north - south) / raster.height, north), target
+        return ((east - west) / raster.width, 0.0, west, 0.0, -(north - south) / raster.height, north)
     if raster.transform is None:
         raise InputError(f"{raster.uri} has no georeferencing; give it one of: {NO_GEOREFERENCING_FIXES}")
-    if crs is None:
-        raise InputError(f"{raster.uri} has a geotransform but declares no CRS (a world file holds none); {CRS_FIX}")
-    return raster.transform, crs
-
-
-def _check_north_up(raster: Raster, transform: Affine6) -> None:
-    a, b, _, d, e, _ = transform
-    if b != 0 or d != 0 or a <= 0 or e >= 0:
-        raise InputError(
-            f"{raster.uri} is not on a north-up grid (geotransform {_rounded(transform)}); chronozarr stores rows "
-            "north to south and columns west to east. Warp it first: gdalwarp IN OUT (GDAL writes north-up by default)"
-        )
-
-
-def _check_own_bands(raster: Raster) -> None:
-    """One dtype and one nodata across the bands of a file: a store has one of each."""
-    if len(set(raster.dtypes)) > 1:
-        raise InputError(
-            f"{raster.uri} has bands of different data types ({', '.join(raster.dtypes)}); a store has one. Convert "
-            f"them to one: gdal_translate -ot Float32 IN OUT"
-        )
-    declared = {raster.nodata[i - 1] for i in raster.data_bands}
-    if len(declared) > 1:
-        raise InputError(
-            f"{raster.uri} declares different nodata values per band ({', '.join(map(str, raster.nodata))}); a store "
-            "has one. Set one for all bands: gdal_edit.py -a_nodata VALUE IN"
-        )
-
-
-def _check_layout(first: Raster, raster: Raster, transform: Affine6, crs: str, named: bool) -> None:
-    """Size, bands, dtype, nodata, scale, offset and band names as in the first file."""
-    _check_own_bands(raster)
-    warp = _warp_command(first, transform, crs)
-    checks = [
-        ("size (width x height)", (raster.width, raster.height), (first.width, first.height), f"resample it: {warp}"),
-        ("band count", raster.count, first.count, "export every date with the same bands in the same order"),
-        ("data type", raster.dtypes[0], first.dtypes[0], f"convert it: gdal_translate -ot {_gdal_type(first.dtypes[0])} IN OUT"),
-        ("colour interpretation", raster.colors, first.colors, "export every date the same way (RGB or RGBA, not both)"),
-        ("nodata", _nodata(raster), _nodata(first), f"set the same nodata on every file: gdal_edit.py -a_nodata {_nodata(first)} IN"),
-        ("scale per band", raster.scales, first.scales, "set the same scale on every file: gdal_edit.py -scale VALUE IN"),
-        ("offset per band", raster.offsets, first.offsets, "set the same offset on every file: gdal_edit.py -offset VALUE IN"),
-    ]
-    if not named:
-        checks.append(
-            ("band descriptions", raster.descriptions, first.descriptions, "name the bands in the manifest's bands column")
-        )
-    for field, got, expected, fix in checks:
-        if got != expected:
-            raise InputError(f"{raster.uri}: its {field} is {got}, but {first.uri} has {expected}; {fix}")
-
-
-def _nodata(raster: Raster) -> float | int | None:
-    """The files' nodata, None when they declare none: then every pixel is valid, 0 included."""
-    value = raster.nodata[raster.data_bands[0] - 1]
-    if value is None:
-        return None
-    return int(value) if raster.dtypes[0] != "float32" and float(value).is_integer() else value
-
-
-def _bands(raster: Raster, names: Sequence[str] | None) -> tuple[Band, ...]:
-    """Names from the manifest, else the files' descriptions, else red/green/blue for colour
-    images, else band numbers; each with the scale, offset and units the file declares."""
-    indexes = raster.data_bands
-    dtype = raster.dtypes[0]
-    if names is not None and len(names) != len(indexes):
-        raise InputError(
-            f"the manifest names {len(names)} bands ({', '.join(names)}) but {raster.uri} has {len(indexes)} data "
-            "bands (an alpha band is the mask, not a band); give one name per data band"
-        )
-    colors = tuple(raster.colors[i - 1] for i in indexes)
-    descriptions = [raster.descriptions[i - 1] for i in indexes]
-    if names is None and colors == RGB and not any(descriptions):
-        return tuple(Band(name, common_name=name) for name in RGB)
-    if names is None:
-        names = [d or str(i) for d, i in zip(descriptions, indexes)]
-    out = []
-    for name, i in zip(names, indexes):
-        packing = (raster.scales[i - 1], raster.offsets[i - 1], raster.units[i - 1])
-        declared = packing != (1.0, 0.0, None)
-        out.append(band_with_packing(name, dtype, packing) if declared else Band.infer(name, dtype))
-    return tuple(out)
-
-
-def _same_transform(a: Affine6, b: Affine6) -> bool:
-    """Equal to a millionth of a pixel: sidecars print coordinates with differing digits."""
-    tolerance = 1e-6 * min(abs(b[0]), abs(b[4]))
-    return all(abs(x - y) <= tolerance for x, y in zip(a, b))
-
-
-def _warp_command(first: Raster, transform: Affine6, crs: str) -> str:
-    a, _, west, _, e, north = transform
-    east, south = west + a * first.width, north + e * first.height
-    return f"gdalwarp -t_srs {crs} -tr {_numbers(a, -e)} -te {_numbers(west, south, east, north)} IN OUT"
-
-
-def _numbers(*values: float) -> str:
-    return " ".join(format(v, ".12g") for v in values)
-
-
-def _rounded(transform: Affine6) -> tuple[float, ...]:
-    return tuple(round(v, 6) for v in transform)
-
-
-def _gdal_type(dtype: str) -> str:
-    return GDAL_TYPES.get(dtype, dtype.capitalize())
+    return raster.transform

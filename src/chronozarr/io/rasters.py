@@ -14,7 +14,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from ..crs import epsg
 from ..errors import InputError
 from ..extras import import_extra
 
@@ -28,7 +27,7 @@ PALETTE_FIX = (
 @dataclass(frozen=True)
 class Raster:
     """The header of one file. `transform` is None when the file has no georeferencing (a PNG
-    without a world file or .aux.xml); `crs` is None when it names no CRS."""
+    without a world file or .aux.xml); `crs` is the WKT of the CRS it declares, None for none."""
 
     uri: str
     driver: str
@@ -64,28 +63,47 @@ def rasterio_module() -> Any:
     return import_extra("rasterio", "geo", "reading raster files (GeoTIFF, COG, PNG)")
 
 
-def read_headers(uris: Sequence[str]) -> list[Raster]:
-    """The headers of the files, several read at once (a remote header costs a request or two)."""
+class Unreadable(InputError):
+    """A file GDAL cannot open or decode: named, and skipped only with --skip-unreadable."""
+
+    def __init__(self, uri: str, reason: str):
+        super().__init__(
+            f"cannot open source {uri}: {reason}. Check the uri (relative paths are read from the manifest's "
+            "folder) or replace the file; --skip-unreadable leaves such files out and lists them"
+        )
+        self.uri = uri
+
+
+def read_headers(uris: Sequence[str]) -> list[Raster | Unreadable]:
+    """The headers of the files, several read at once (a remote header costs a request or two);
+    an unreadable file gives its Unreadable error in its place, for the caller to raise or skip."""
     from rasterio.errors import NotGeoreferencedWarning
 
-    with warnings.catch_warnings(), ThreadPoolExecutor(max_workers=min(HEADER_READERS, len(uris))) as pool:
+    def header_or_error(uri: str) -> Raster | Unreadable:
+        try:
+            return read_header(uri)
+        except Unreadable as exc:
+            return exc
+
+    with warnings.catch_warnings(), ThreadPoolExecutor(max_workers=max(1, min(HEADER_READERS, len(uris)))) as pool:
         # A frame without georeferencing is expected (--bounds places it); it is told by its identity transform.
         warnings.simplefilter("ignore", NotGeoreferencedWarning)
-        return list(pool.map(read_header, uris))
+        return list(pool.map(header_or_error, uris))
 
 
 def read_header(uri: str) -> Raster:
-    """The header of the file at `uri`; raises InputError for a missing file or a palette PNG."""
+    """The header of the file at `uri`, whose last block is decoded too (a truncated file fails
+    here, not halfway through the encode); raises Unreadable, or InputError for a palette PNG."""
     rasterio = rasterio_module()
-    from rasterio.errors import RasterioIOError
+    from rasterio.errors import RasterioError
 
     try:
         with rasterio.open(uri) as ds:
             raster = _header(uri, ds)
-    except RasterioIOError as exc:
-        raise InputError(
-            f"cannot open source {uri}: {exc}. Check the uri (relative paths are read from the manifest's folder)"
-        ) from None
+            if raster.driver in ("GTiff", "COG"):  # PNG and JPEG decode whole for any block: left to the read
+                _decode_last_block(ds)
+    except RasterioError as exc:
+        raise Unreadable(uri, str(exc)) from None
     if raster.driver == "PNG" and "palette" in raster.colors:
         raise InputError(
             f"cannot open source {uri}: it is a palette (indexed colour) PNG, so its values are palette indices, "
@@ -94,11 +112,19 @@ def read_header(uri: str) -> Raster:
     return raster
 
 
+def _decode_last_block(ds: Any) -> None:
+    from rasterio.windows import Window
+
+    rows, cols = ds.block_shapes[0]
+    top, left = (ds.height - 1) // rows * rows, (ds.width - 1) // cols * cols
+    ds.read(ds.count, window=Window(left, top, min(cols, ds.width - left), min(rows, ds.height - top)))
+
+
 def _header(uri: str, ds: Any) -> Raster:
     # GDAL reports a file without georeferencing as the identity transform, which is south-up and
     # so never a grid a store could take.
     not_georeferenced = ds.transform.is_identity
-    crs = epsg(ds.crs.to_wkt(), f"the CRS of {uri}") if ds.crs else None
+    crs = ds.crs.to_wkt() if ds.crs else None
     return Raster(
         uri=uri,
         driver=ds.driver,

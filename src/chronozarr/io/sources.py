@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -15,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import xarray as xr
 
-from ..crs import CRS_FIX, epsg, find_crs
+from ..crs import series_crs
 from ..errors import InputError
 from ..format.metadata import DTYPES, Band
 from ..write.source import band_labels
@@ -49,6 +50,21 @@ class Source:
     dataset: xr.Dataset | None = field(default=None, repr=False)
     nodata: Any = "default"
     bands: tuple[Band, ...] | None = None
+    notes: tuple[str, ...] = ()  # what was matched, replaced, warped or skipped: said and kept in provenance
+    origin: tuple[str, ...] = ()  # provenance.sources when the user gives none
+    composite: str = "none"
+    resources: tuple[Any, ...] = field(default=(), repr=False)  # closed with the source
+
+    def provenance(self, given: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """The user's provenance with this input's notes added (one is made when there are notes)."""
+        if not self.notes:
+            return dict(given) if given is not None else None
+        out: dict[str, Any] = dict(given) if given is not None else {
+            "sources": list(self.origin) or ["unnamed input"], "composite": self.composite, "gap_fill": "none",
+        }
+        earlier = [str(out["notes"])] if out.get("notes") else []
+        out["notes"] = "; ".join(earlier + list(self.notes))
+        return out
 
     def encode_arguments(self) -> dict[str, Any]:
         """The keyword arguments of `chronozarr.encode` (and `append`) that come from the input."""
@@ -62,6 +78,8 @@ class Source:
     def close(self) -> None:
         if self.dataset is not None:
             self.dataset.close()
+        for resource in self.resources:
+            resource.close()
 
     def __enter__(self) -> Source:
         return self
@@ -128,18 +146,12 @@ def open_source(
         if declared is None:
             declared = cf_declared(selected.attrs, band_labels(selected.data), str(selected.data.dtype)) if undecoded else Declared()
         data = cast_exactly(selected.data, cast) if cast is not None else selected.data
-        resolved = epsg(crs, "--crs") if crs is not None else find_crs(ds, selected.names, selected.geographic)
-        if resolved is None:
-            resolved = default_crs  # append: an input without a CRS is on the store's grid
-        if resolved is None:
-            raise InputError(
-                f"the input grid of {', '.join(repr(n) for n in selected.names)} is projected (dims y/x) and declares "
-                f"no CRS (no CF grid_mapping, spatial_ref or crs attribute); {CRS_FIX}"
-            )
+        resolved, notes = series_crs(ds, selected.names, selected.geographic, selected.data, crs, default_crs)
     except BaseException:
         ds.close()
         raise
-    return Source(data, resolved, selected.mask, selected.coverage, ds, declared.nodata, declared.bands)
+    origin = (os.path.basename(os.fspath(path).rstrip("/")),)
+    return Source(data, resolved, selected.mask, selected.coverage, ds, declared.nodata, declared.bands, notes, origin)
 
 
 def _select(

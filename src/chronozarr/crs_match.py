@@ -1,0 +1,234 @@
+"""A CRS without an EPSG code, matched against EPSG with pyproj.
+
+Exports from ENVI, ArcGIS and older GDAL describe common CRSs in WKT without a code ("UTM Zone 25,
+Southern Hemisphere" on GRS80 with an unnamed datum). A store records EPSG codes, so such a CRS is
+recorded as the EPSG CRS it is equivalent to: the same projection method and parameters, ellipsoid,
+prime meridian and units, and the same datum (an unnamed datum is taken as any datum on that
+ellipsoid, since nothing else is known of it and the grid's coordinates do not depend on it).
+When none is equivalent the error names the closest candidates and what differs in each, and the
+example codes in the fixes are the ones computed for this input.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .errors import InputError
+
+UNNAMED_DATUM = re.compile(r"(?i)^\s*(d_)?(unknown|undefined|unnamed|not[ _]specified|user[ _]defined|custom|none)\b|^\s*$")
+CANDIDATES_SHOWN = 3
+PYPROJ_EQUIVALENT = 90  # PROJ's identify(): 90 and above means equivalent, whatever the names
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An EPSG CRS close to the input: its code, name, pyproj's confidence and what differs."""
+
+    code: int
+    name: str
+    confidence: int
+    differences: tuple[str, ...]
+    unnamed_datum: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"EPSG:{self.code} ({self.name})"
+
+
+@dataclass(frozen=True)
+class Match:
+    """The EPSG code recorded for a CRS that had none, and the sentence that says so."""
+
+    code: str
+    note: str
+
+
+def match_epsg(crs: Any, where: str, extent: tuple[float, float, float, float] | None = None, pixel: float | None = None) -> Match:
+    """The EPSG CRS equivalent to `crs` (a pyproj CRS without a code), or an InputError naming the
+    closest ones; `extent` (west, south, east, north in the CRS's units) places the input, and the
+    pixel size of raster files (`pixel`, in those units) adds the convert options that warp them."""
+    candidates = _candidates(crs.to_wkt(), extent)
+    equivalent = [c for c in candidates if not c.differences]
+    if equivalent:
+        return Match(f"EPSG:{equivalent[0].code}", _match_note(crs, where, equivalent))
+    raise InputError(_no_match_message(crs, where, candidates, extent, pixel))
+
+
+@lru_cache(maxsize=64)
+def _candidates(wkt: str, extent: tuple[float, float, float, float] | None) -> tuple[Candidate, ...]:
+    """pyproj's EPSG matches, then EPSG CRSs of the same method used where the input is, closest first."""
+    from pyproj import CRS
+
+    crs = CRS.from_wkt(wkt)
+    found: dict[int, Candidate] = {}
+    for info in crs.list_authority(auth_name="EPSG", min_confidence=0):
+        code = int(info.code)
+        found[code] = _candidate(crs, CRS.from_epsg(code), info.confidence)
+    for code in _nearby_codes(crs, extent):
+        if code not in found:
+            found[code] = _candidate(crs, CRS.from_epsg(code), 0)
+    return tuple(sorted(found.values(), key=lambda c: (len(c.differences), -c.confidence)))
+
+
+def _candidate(crs: Any, other: Any, confidence: int) -> Candidate:
+    diffs, unnamed = differences(crs, other)
+    if confidence >= PYPROJ_EQUIVALENT:
+        diffs = [d for d in diffs if not d.startswith("datum")]
+    return Candidate(int(other.to_epsg() or 0), other.name, confidence, tuple(diffs), unnamed)
+
+
+def differences(a: Any, b: Any) -> tuple[list[str], bool]:
+    """What makes `a` and `b` different CRSs, in words, and whether `a`'s datum is unnamed (then
+    taken as `b`'s). Names of the CRSs themselves never count."""
+    if a.is_projected != b.is_projected or a.is_geographic != b.is_geographic:
+        kind = "projected" if a.is_projected else "geographic" if a.is_geographic else "other"
+        return [f"kind ({kind}, not {'projected' if b.is_projected else 'geographic'})"], False
+    out = _projection_differences(a, b) if a.is_projected else []
+    ea, eb = a.ellipsoid, b.ellipsoid
+    if ea is None or eb is None or not (
+        math.isclose(ea.semi_major_metre, eb.semi_major_metre, rel_tol=1e-12, abs_tol=1e-6)
+        and math.isclose(ea.inverse_flattening, eb.inverse_flattening, rel_tol=1e-11, abs_tol=1e-9)
+    ):
+        out.append(f"ellipsoid ({_name(ea)}, not {_name(eb)})")
+    if not math.isclose(a.prime_meridian.longitude, b.prime_meridian.longitude, abs_tol=1e-9):
+        out.append(f"prime meridian ({a.prime_meridian.longitude}, not {b.prime_meridian.longitude})")
+    units_a, units_b = _axis_units(a), _axis_units(b)
+    if units_a[0] != units_b[0]:
+        out.append(f"units ({units_a[1]}, not {units_b[1]})")
+    unnamed = bool(UNNAMED_DATUM.search(_name(a.datum)))
+    if not unnamed and _normal(_name(a.datum)) != _normal(_name(b.datum)):
+        out.append(f"datum ({_name(a.datum)}, not {_name(b.datum)})")
+    return out, unnamed
+
+
+def _projection_differences(a: Any, b: Any) -> list[str]:
+    op_a, op_b = a.coordinate_operation, b.coordinate_operation
+    if op_a is None or op_b is None:
+        return ["projection (undefined)"]
+    if (op_a.method_code or op_a.method_name) != (op_b.method_code or op_b.method_name):
+        return [f"projection ({op_a.method_name}, not {op_b.method_name})"]
+    values_b = {_param_key(p): p for p in op_b.params}
+    out = []
+    for p in op_a.params:
+        q = values_b.get(_param_key(p))
+        if q is None or not math.isclose(_si(p), _si(q), rel_tol=1e-9, abs_tol=1e-6 if p.unit_category == "linear" else 1e-11):
+            out.append(f"{p.name.lower()} ({p.value:g}, not {q.value:g})" if q is not None else f"{p.name.lower()}")
+    return out
+
+
+def _param_key(param: Any) -> str:
+    return str(param.code) if param.code else param.name.lower()
+
+
+def _si(param: Any) -> float:
+    return float(param.value) * float(param.unit_conversion_factor or 1.0)
+
+
+def _axis_units(crs: Any) -> tuple[float, str]:
+    axis = crs.axis_info[0] if crs.axis_info else None
+    return (round(float(axis.unit_conversion_factor), 12), axis.unit_name) if axis else (1.0, "unknown")
+
+
+def _name(obj: Any) -> str:
+    return getattr(obj, "name", None) or "unnamed"
+
+
+def _normal(name: str) -> str:
+    """A datum name without case, punctuation, ESRI's D_ prefix and PROJ's 'ensemble' suffix."""
+    return re.sub(r"[^a-z0-9]", "", name.lower().removeprefix("d_").removesuffix(" ensemble"))
+
+
+def _nearby_codes(crs: Any, extent: tuple[float, float, float, float] | None) -> list[int]:
+    """EPSG projected CRSs with the input's projection method whose area of use holds the input."""
+    if not crs.is_projected or crs.coordinate_operation is None:
+        return []
+    from pyproj.aoi import AreaOfInterest
+    from pyproj.database import query_crs_info
+    from pyproj.enums import PJType
+
+    lon, lat = centre_lonlat(crs, extent)
+    if not (math.isfinite(lon) and math.isfinite(lat)):
+        return []
+    area = AreaOfInterest(lon - 0.01, max(lat - 0.01, -90), lon + 0.01, min(lat + 0.01, 90))
+    method = crs.coordinate_operation.method_name
+    infos = query_crs_info(auth_name="EPSG", pj_types=PJType.PROJECTED_CRS, area_of_interest=area, contains=False)
+    return [int(i.code) for i in infos if i.projection_method_name == method and not i.deprecated]
+
+
+def centre_lonlat(crs: Any, extent: tuple[float, float, float, float] | None) -> tuple[float, float]:
+    """Longitude and latitude of the extent's centre, else of the projection's origin."""
+    if extent is not None:
+        from pyproj import Transformer
+
+        west, south, east, north = extent
+        to_lonlat = Transformer.from_crs(crs, crs.geodetic_crs, always_xy=True)
+        lon, lat = to_lonlat.transform((west + east) / 2, (south + north) / 2)
+        return float(lon), float(lat)
+    values = {int(p.code): p.value for p in crs.coordinate_operation.params if p.code} if crs.coordinate_operation else {}
+    lon = next((values[c] for c in (8802, 8822, 8812, 8833) if c in values), 0.0)
+    lat = next((values[c] for c in (8801, 8821, 8811, 8832) if c in values), 0.0)
+    return float(lon), float(lat)
+
+
+def utm_code(lon: float, lat: float) -> int:
+    """The WGS 84 UTM zone (EPSG 326xx north, 327xx south) holding the point."""
+    zone = min(int((((lon + 180) % 360) // 6)) + 1, 60)
+    return (32600 if lat >= 0 else 32700) + zone
+
+
+def _match_note(crs: Any, where: str, equivalent: list[Candidate]) -> str:
+    best = equivalent[0]
+    datum = f"; its datum ({_name(crs.datum)}) is unnamed, so any datum on that ellipsoid fits" if best.unnamed_datum else ""
+    others = ", ".join(c.label for c in equivalent[1:CANDIDATES_SHOWN + 1])
+    also = f"; also equivalent: {others} (give --crs to record one of them)" if others else ""
+    what = _describe(crs)
+    return f"{where} ({crs.name}) has no EPSG code; recorded as {best.label}, equivalent: {what}{datum}{also}"
+
+
+def _describe(crs: Any) -> str:
+    parts = []
+    if crs.is_projected and crs.coordinate_operation is not None:
+        parts.append(f"the same {crs.coordinate_operation.method_name} parameters")
+    parts.append(f"the {_name(crs.ellipsoid)} ellipsoid")
+    return " and ".join(parts)
+
+
+def _no_match_message(crs: Any, where: str, candidates: tuple[Candidate, ...], extent: Any, pixel: float | None) -> str:
+    shown = candidates[:CANDIDATES_SHOWN]
+    listing = "; ".join(
+        f"{c.label}, pyproj confidence {c.confidence}%, differs in {_some(c.differences)}" for c in shown
+    )
+    closest = f"the closest are {listing}" if shown else "pyproj finds no EPSG CRS close to it"
+    lon, lat = centre_lonlat(crs, extent)
+    code = utm_code(lon, lat) if math.isfinite(lon) and math.isfinite(lat) else 4326
+    target = f"EPSG:{code}"
+    declare = f"If the data is in fact on {shown[0].label}, say so with --crs EPSG:{shown[0].code}; otherwise r" if shown else "R"
+    size = _size_in(crs, code, extent, pixel) if pixel else None
+    warp = f", or let convert warp the files: --grid {target} --resolution {size:.4g} --resampling bilinear" if size else ""
+    return (
+        f"{where} ({crs.name}) is not an EPSG CRS and no EPSG CRS is equivalent to it ({closest}). "
+        f"{declare}eproject it onto an EPSG grid (here the UTM zone it lies in): gdalwarp -t_srs {target} -r bilinear IN OUT{warp}"
+    )
+
+
+def _some(differences: tuple[str, ...], shown: int = 3) -> str:
+    more = len(differences) - shown
+    return ", ".join(differences[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
+def _size_in(crs: Any, code: int, extent: Any, pixel: float) -> float | None:
+    """About how long a pixel of `crs` at the input's centre is in the units of EPSG `code`."""
+    from pyproj import CRS, Transformer
+
+    if extent is None:
+        return None
+    west, south, east, north = extent
+    x, y = (west + east) / 2, (south + north) / 2
+    to_target = Transformer.from_crs(crs, CRS.from_epsg(code), always_xy=True)
+    (x0, x1), (y0, y1) = to_target.transform([x, x + pixel], [y, y])
+    size = math.hypot(x1 - x0, y1 - y0)
+    return size if math.isfinite(size) and size > 0 else None
