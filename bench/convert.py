@@ -42,9 +42,9 @@ RESOLUTION = 10.0
 COMMON = ["--no-progress"]  # every convert row and the baseline's encode write the store the same way
 # One row per convert run: name -> (frames, options). Adding a row (e.g. --read-ahead 2) is one line.
 CONVERT_ROWS = {
-    "convert": ("aligned", []),
-    "convert_shifted_whole_pixels": ("shifted", ["--grid", "first"]),
-    "convert_shifted_warped_nearest": ("fractional", ["--grid", "first", "--resampling", "nearest"]),
+    "convert": ("aligned", ["--read-ahead", "2"]),
+    "convert_shifted_whole_pixels": ("shifted", ["--read-ahead", "2", "--grid", "first"]),
+    "convert_shifted_warped_nearest": ("fractional", ["--read-ahead", "2", "--grid", "first", "--resampling", "nearest"]),
 }
 JUDGED = "convert"  # the row the targets judge and the warped rows are compared with
 TARGET_RATIO = 0.9  # convert / (rasterio read + encode)

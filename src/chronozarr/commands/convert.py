@@ -3,7 +3,6 @@ or a Zarr store into a new store."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import typer
