@@ -21,12 +21,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from .buckets import Bucket, is_bucket_url
 from .errors import ChronozarrError, OutputExistsError, StoreError
 from .format.caching import IMMUTABLE, METADATA, REWRITTEN, ROOT, SHORT_TTL_SECONDS, TRAILING, cache_control, chronozarr_block, object_class
 
-SCHEMES = ("s3", "gs", "az")
 # The order objects go up in: (phase shown to the user, classes uploaded together).
 STEPS: tuple[tuple[int, frozenset[str]], ...] = (
     (1, frozenset({IMMUTABLE, TRAILING})),
@@ -134,53 +133,26 @@ def parse_newer_than(value: str | float | os.PathLike[str] | None) -> float | No
 # -- destinations ------------------------------------------------------------------------------
 
 
-def open_destination(dest: str, *, endpoint: str | None = None, **config: Any) -> Any:
-    """An obstore store rooted at `dest` (s3://bucket/prefix, gs://..., az://container/prefix).
+def open_destination(dest: str, *, endpoint: str | None = None, **config: Any) -> Bucket:
+    """The object-store prefix `dest` (s3://bucket/prefix, gs://..., az://container/prefix).
     Credentials come from the provider's usual environment variables; `endpoint` points an s3://
     destination at an S3-compatible service (R2, MinIO)."""
-    scheme = urlsplit(dest).scheme
-    if scheme not in SCHEMES:
+    if not is_bucket_url(dest):
         raise PublishError(f"destination {dest!r} must start with s3://, gs:// or az://")
-    try:
-        from obstore.store import from_url
-    except ImportError:
-        raise PublishError("publish needs obstore: pip install 'chronozarr[publish]'") from None
-    if endpoint:
-        if scheme != "s3":
-            raise PublishError("--endpoint is for S3-compatible services: give an s3:// destination")
-        config.setdefault("endpoint", endpoint)
-        config.setdefault("virtual_hosted_style_request", False)
-        if endpoint.startswith("http://"):
-            config.setdefault("client_options", {}).setdefault("allow_http", True)
-    return from_url(dest.rstrip("/"), **config)
+    return Bucket(dest, endpoint=endpoint, config=config)
 
 
-def _put(store: Any, obj: PlannedObject) -> None:
+def _put(bucket: Bucket, obj: PlannedObject) -> None:
     """One upload. Module level, so tests can watch or break it."""
-    import obstore
-
-    attributes = {"Cache-Control": obj.cache_control, "Content-Type": obj.content_type}
-    obstore.put(store, obj.key, obj.path, attributes=attributes)
+    bucket.put(obj.key, obj.path, attributes={"Cache-Control": obj.cache_control, "Content-Type": obj.content_type})
 
 
-def _remote_keys(store: Any, limit: int = 1) -> list[str]:
-    import obstore
-
-    keys: list[str] = []
-    for batch in obstore.list(store, chunk_size=max(limit, 1)):
-        keys.extend(entry["path"] for entry in batch)
-        if len(keys) >= limit:
-            break
-    return keys
-
-
-def _remote_root(store: Any) -> Any:
-    import obstore
-
-    try:
-        return json.loads(bytes(obstore.get(store, "zarr.json").bytes()))
-    except FileNotFoundError:
+def _remote_root(bucket: Bucket) -> Any:
+    raw = bucket.get("zarr.json")
+    if raw is None:
         return None
+    try:
+        return json.loads(raw)
     except ValueError:
         return {}
 
@@ -261,8 +233,8 @@ def publish(
         echo(f"dry run: {len(objects)} objects would go to {dest}" + (f" ({skipped} older ones skipped)" if skipped else "") + "; nothing uploaded, the destination was not read")
         return PublishSummary(dest, (), skipped, time.perf_counter() - started)
 
-    target = object_store if object_store is not None else open_destination(dest, endpoint=endpoint)
-    if not force and _remote_keys(target):
+    target = Bucket(dest, store=object_store) if object_store is not None else open_destination(dest, endpoint=endpoint)
+    if not force and next(iter(target.list()), None) is not None:
         reason = append_mismatch(chronozarr_block(_remote_root(target)), chronozarr_block(_read_json(root / "zarr.json")) or {})
         if reason is not None:
             raise OutputExistsError(
@@ -280,7 +252,7 @@ def publish(
     return PublishSummary(dest, tuple(uploaded), skipped, time.perf_counter() - started)
 
 
-def _upload_batch(target: Any, batch: list[PlannedObject], concurrency: int, dest: str, phase: int) -> None:
+def _upload_batch(target: Bucket, batch: list[PlannedObject], concurrency: int, dest: str, phase: int) -> None:
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="chronozarr-publish") as pool:
         futures = {pool.submit(_put, target, obj): obj for obj in batch}
         done, pending = wait(futures, return_when=FIRST_EXCEPTION)
