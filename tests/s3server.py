@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,9 @@ class S3Server:
         self.requests: list[S3Request] = []
         self.regions: dict[str, str] = {}
         self.expired_tokens: set[str] = set()
+        self.latency = 0.0  # seconds added to each answer, to see how many requests overlap
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._lock = threading.Lock()
         self._server: Any = None
         self._thread: threading.Thread | None = None
@@ -71,6 +75,7 @@ class S3Server:
     def clear_log(self) -> None:
         with self._lock:
             self.requests.clear()
+            self.max_in_flight = 0
 
     def log(self, bucket: str) -> list[S3Request]:
         """The requests for objects of `bucket`, in the order they were answered."""
@@ -79,6 +84,11 @@ class S3Server:
 
     def _wrap(self, app: Any) -> Any:
         def middleware(environ: dict[str, Any], start_response: Any) -> Any:
+            with self._lock:
+                self.in_flight += 1
+                self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            if self.latency:
+                time.sleep(self.latency)
             refusal = self._refusal(environ)
             status_seen: list[int] = []
 
@@ -93,6 +103,7 @@ class S3Server:
             else:
                 result = app(environ, start)
             with self._lock:
+                self.in_flight -= 1
                 self.requests.append(
                     S3Request(environ["REQUEST_METHOD"], environ.get("PATH_INFO", ""), environ.get("HTTP_RANGE"), status_seen[0])
                 )

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("obstore")
 
 from chronozarr.buckets import Bucket, bucket_error, is_bucket_url, parse_bucket_url  # noqa: E402
-from chronozarr.errors import StoreError  # noqa: E402
+from chronozarr.errors import AccessError, StoreError  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -86,4 +86,4 @@ def test_wrong_region_and_expired_token(aws_env: str, s3_server, monkeypatch: py
 
 def test_errors_carry_no_foreign_exception_type() -> None:
     error = bucket_error(RuntimeError("Server returned non-2xx status code: 500 Internal Server Error"), "s3://b/k")
-    assert type(error) is StoreError and str(error) == "s3://b/k: the store could not be reached or refused the request (HTTP 500)"
+    assert type(error) is AccessError and str(error) == "s3://b/k: the store could not be reached or refused the request (HTTP 500)"

@@ -19,22 +19,25 @@ API (obstore is the `cloud` extra; a missing extra raises MissingExtraError nami
     Bucket(url, *, endpoint=None, region=None, anonymous=False, config=None, store=None)
         .url, .store                            the URL as given (no trailing slash), the obstore store
         .describe(key) -> str                   "s3://bucket/prefix/key", for messages
-        .get(key) -> bytes | None               None when the key is absent (404)
+        .get(key, max_bytes=None) -> bytes | None   None when the key is absent (404); an
+                                                object over max_bytes is refused before its body
         .get_range(key, start, length)          exactly `length` bytes, or None when absent
+        .get_suffix(key, length)                the last `length` bytes, or None when absent
         .size(key) -> int | None                a HEAD; None when absent
         .put(key, data, *, attributes=None)     bytes, or a Path streamed in multipart parts
         .list(prefix="") -> Iterator[(key, size)]
         .delete(keys)                           one key or many (bulk where the store has it)
-    bucket_error(exc, where) -> StoreError      what the store answered, as one actionable line
+    bucket_error(exc, where) -> AccessError     what the store answered, as one actionable line
 
-Every method raises StoreError (never an obstore or OS exception) naming the URL and what the
-store answered: no credentials, refused credentials, an expired token, 403, a missing bucket,
-a wrong region. Only a missing key is not an error: reads return None, which readers decode as
+Every method raises AccessError (a StoreError; never an obstore or OS exception) naming the URL and
+what the store answered: no credentials, refused credentials, an expired token, 403, a missing
+bucket, a wrong region; and StoreError for an object shorter than the range asked for. Only a missing key is not an error: reads return None, which readers decode as
 fill (spec 7.2, 9).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,7 +45,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from .errors import StoreError
+from .errors import AccessError, StoreError
 from .extras import import_extra
 
 SCHEMES = ("s3", "gs", "az")
@@ -109,7 +112,10 @@ def open_store(
         settings.setdefault("skip_signature", True)
     client = dict(settings.pop("client_options", {}) or {})
     client.setdefault("timeout", TIMEOUT)
-    if str(settings.get("endpoint", "")).startswith("http://"):
+    # Our client options replace those obstore would read from the environment, so a plain-http
+    # endpoint (a local MinIO or moto) given either way is allowed here.
+    given = settings.get("endpoint") or os.environ.get("AWS_ENDPOINT_URL") or os.environ.get("AWS_ENDPOINT") or ""
+    if parsed.scheme == "s3" and str(given).startswith("http://"):
         client.setdefault("allow_http", True)
     retry = settings.pop("retry_config", None) or {
         "max_retries": RETRIES,
@@ -144,9 +150,15 @@ class Bucket:
     def describe(self, key: str) -> str:
         return f"{self.url}/{key}" if key else self.url
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str, *, max_bytes: int | None = None) -> bytes | None:
         try:
-            return bytes(self._obstore.get(self.store, key).bytes())
+            result = self._obstore.get(self.store, key)
+            size = int(result.meta["size"])
+            if max_bytes is not None and size > max_bytes:
+                raise StoreError(f"{self.describe(key)} is {size} bytes, more than the {max_bytes}-byte limit on one object")
+            return bytes(result.bytes())
+        except StoreError:
+            raise
         except FileNotFoundError as exc:
             return _absent(exc, self.describe(key))
         except Exception as exc:
@@ -165,6 +177,18 @@ class Bucket:
                 f"{self.describe(key)}: asked for bytes {start}-{start + length - 1}, the store sent {len(data)} bytes "
                 "(the object is shorter than the store's metadata says)"
             )
+        return data
+
+    def get_suffix(self, key: str, length: int) -> bytes | None:
+        """The last `length` bytes; an object shorter than that is an error."""
+        try:
+            data = bytes(self._obstore.get(self.store, key, options={"range": {"suffix": length}}).bytes())
+        except FileNotFoundError as exc:
+            return _absent(exc, self.describe(key))
+        except Exception as exc:
+            raise bucket_error(exc, self.describe(key)) from None
+        if len(data) != length:
+            raise StoreError(f"{self.describe(key)} has {len(data)} bytes, fewer than the {length} asked for")
         return data
 
     def size(self, key: str) -> int | None:
@@ -234,24 +258,26 @@ def _code(message: str) -> str | None:
     return match.group(1) if match else None
 
 
-def bucket_error(exc: BaseException, where: str) -> StoreError:
+def bucket_error(exc: BaseException, where: str) -> AccessError:
     """One line naming `where` and what the store answered, with the fix when we know it."""
     message = str(exc)
     code = _code(message)
     for needle, meaning in _ANSWERS:
         if needle == code or needle in message:
-            return StoreError(f"{where}: {meaning}" + (f" (the store answered {code})" if code and code != needle else ""))
+            return AccessError(f"{where}: {meaning}" + (f" (the store answered {code})" if code and code != needle else ""))
     status = _STATUS.search(message)
     kind = type(exc).__name__
     if kind == "PermissionDeniedError" or (status and status.group(1) == "403"):
-        return StoreError(f"{where}: access denied (HTTP 403): the bucket is private or the credentials lack permission; "
-                          "set credentials in the environment (AWS_ACCESS_KEY_ID, ...) or check the bucket policy")
+        return AccessError(
+            f"{where}: access denied (HTTP 403): the bucket is private or the credentials lack permission; "
+            "set credentials in the environment (AWS_ACCESS_KEY_ID, ...) or check the bucket policy"
+        )
     if kind == "UnauthenticatedError" or (status and status.group(1) == "401"):
-        return StoreError(f"{where}: the store refused the credentials (HTTP 401): check them in the environment")
-    if kind in ("UnknownConfigurationKeyError", "ValueError") or isinstance(exc, ValueError):
-        return StoreError(f"{where}: {_first_line(message)}")
+        return AccessError(f"{where}: the store refused the credentials (HTTP 401): check them in the environment")
+    if kind == "UnknownConfigurationKeyError" or isinstance(exc, ValueError):
+        return AccessError(f"{where}: the store settings are not valid: {_first_line(message)}")
     answer = f"HTTP {status.group(1)}" + (f" {code}" if code else "") if status else _first_line(message)
-    return StoreError(f"{where}: the store could not be reached or refused the request ({answer})")
+    return AccessError(f"{where}: the store could not be reached or refused the request ({answer})")
 
 
 def _first_line(message: str) -> str:

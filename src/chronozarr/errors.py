@@ -19,3 +19,8 @@ class OutputExistsError(ChronozarrError, FileExistsError):
 
 class MissingExtraError(ChronozarrError, ImportError):
     """A command needs an optional dependency group (an extra) that is not installed."""
+
+
+class AccessError(StoreError):
+    """The store could not be read at all: no or refused credentials, no such bucket, another
+    region, no permission. Not a finding about the store's content."""

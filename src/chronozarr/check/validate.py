@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from collections.abc import Mapping
 
-from ..errors import StoreError
+from ..errors import AccessError, StoreError
 from ..read.sources import ObjectSource, open_source
 from .context import Context, local_root
 from .coords import check_consolidated, check_coordinates, check_volatility
@@ -28,7 +28,8 @@ Step = Callable[[Context], None]
 def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bool = True) -> Report:
     """A Report of every rule the store breaks; `report.ok` is True when no MUST is broken.
 
-    `store` is a directory, an http(s) URL or an open source. Local stores are also listed for
+    `store` is a directory, an http(s) or s3://, gs://, az:// URL, or an open source. A store that
+    cannot be read at all (credentials, permissions, no such bucket) raises AccessError. Local stores are also listed for
     unexpected objects. `sample_pyramid` reads a few cells per level to check the reductions.
     """
     if isinstance(store, (str, os.PathLike)):
@@ -71,6 +72,8 @@ def _load_root(ctx: Context) -> bool:
     """The root zarr.json as an object; a store without one gets a single failure."""
     try:
         raw = ctx.source.get("zarr.json")
+    except AccessError:
+        raise  # the store could not be read at all: an error for the caller, not a finding
     except (StoreError, OSError) as exc:
         ctx.report.fail("3.1", "zarr.json", f"cannot be read: {exc}")
         return False

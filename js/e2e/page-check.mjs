@@ -1,0 +1,52 @@
+// Open a viewer URL in Debian's Chromium and report what a person would see: whether the store
+// opened and drew, the values a click at one level-0 pixel reports, and every console error.
+// Used by the Python tests of installed packages (tests/packaging/), which start the server.
+// Usage: node e2e/page-check.mjs URL [X Y]   prints one JSON line; exit status 1 when the page failed.
+import { chromium } from 'playwright-core';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const BACKGROUND = [9, 12, 18];
+
+const [url, x, y] = process.argv.slice(2);
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+const errors = [];
+const report = { url, errors };
+try {
+  const page = await browser.newPage({ viewport: { width: 640, height: 480 } });
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  await page.goto(url);
+  await page.waitForFunction(() => window.__chronozarrViewer?.ready || window.__chronozarrViewer?.error, null, { timeout: 30_000 });
+  report.error = await page.evaluate(() => window.__chronozarrViewer.error ?? null);
+  if (!report.error) {
+    await page.waitForFunction(() => {
+      const s = window.__chronozarrViewer.api.state();
+      return s.settled && s.pending === 0;
+    }, null, { timeout: 30_000 });
+    // Pixels on a grid over the canvas: how many show something other than the background.
+    report.drawn = await page.evaluate((bg) => {
+      const api = window.__chronozarrViewer.api;
+      let n = 0;
+      for (let py = 20; py < 480; py += 40) for (let px = 20; px < 640; px += 40) {
+        const c = api.pixel(px, py);
+        if (c[0] !== bg[0] || c[1] !== bg[1] || c[2] !== bg[2]) n++;
+      }
+      return n;
+    }, BACKGROUND);
+    if (x !== undefined) {
+      report.click = await page.evaluate(([x, y]) => {
+        const api = window.__chronozarrViewer.api;
+        const s = api.screenOf(x + 0.5, y + 0.5);
+        return api.click(s.px, s.py);
+      }, [Number(x), Number(y)]);
+    }
+  }
+} catch (err) {
+  report.error = String(err);
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(report));
+process.exit(report.error || errors.length ? 1 : 0);
