@@ -25,15 +25,22 @@ try {
       const s = window.__chronozarrViewer.api.state();
       return s.settled && s.pending === 0;
     }, null, { timeout: 30_000 });
-    // Pixels on a grid over the canvas: how many show something other than the background.
+    // Level-0 pixels on a grid over the store's footprint, where it is on screen: how many of
+    // them are drawn (not the background colour).
     report.drawn = await page.evaluate((bg) => {
       const api = window.__chronozarrViewer.api;
-      let n = 0;
-      for (let py = 20; py < 480; py += 40) for (let px = 20; px < 640; px += 40) {
-        const c = api.pixel(px, py);
-        if (c[0] !== bg[0] || c[1] !== bg[1] || c[2] !== bg[2]) n++;
+      const { height: h, width: w } = api.store.levels[0];
+      const canvas = document.querySelector('canvas').getBoundingClientRect();
+      let on = 0;
+      let drawn = 0;
+      for (let y = 0; y < h; y += Math.max(1, Math.floor(h / 16))) for (let x = 0; x < w; x += Math.max(1, Math.floor(w / 16))) {
+        const s = api.screenOf(x + 0.5, y + 0.5);
+        if (s.px < 1 || s.py < 1 || s.px > canvas.width - 1 || s.py > canvas.height - 1) continue;
+        on++;
+        const c = api.pixel(s.px, s.py);
+        if (c[0] !== bg[0] || c[1] !== bg[1] || c[2] !== bg[2]) drawn++;
       }
-      return n;
+      return { on, drawn };
     }, BACKGROUND);
     if (x !== undefined) {
       report.click = await page.evaluate(([x, y]) => {
