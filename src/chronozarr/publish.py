@@ -6,7 +6,8 @@ the root, then the root `zarr.json`. A phase starts only when the one before has
 error, so a reader that finds the root finds a complete store, and an interrupted upload leaves no
 root. Each object carries the Cache-Control of its class (`format.caching`), never a
 Content-Encoding. A non-empty destination is refused unless the local store is an append of the
-store already there (or `force`).
+store already there (or `force`). With `viewer`, a fourth phase uploads the viewer app under
+`viewer/`, so the store opens in a browser with nothing else deployed.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from typing import Any
 
 from .buckets import Bucket, is_bucket_url
 from .errors import ChronozarrError, OutputExistsError, StoreError
+from .hosted_viewer import CACHE_CONTROL as VIEWER_CACHE
+from .hosted_viewer import PREFIX as VIEWER_PREFIX
+from .hosted_viewer import viewer_objects
 from .format.caching import IMMUTABLE, METADATA, REWRITTEN, ROOT, SHORT_TTL_SECONDS, TRAILING, cache_control, chronozarr_block, object_class
 
 # The order objects go up in: (phase shown to the user, classes uploaded together).
@@ -33,6 +37,7 @@ STEPS: tuple[tuple[int, frozenset[str]], ...] = (
     (2, frozenset({METADATA})),
     (3, frozenset({ROOT})),
 )
+VIEWER_PHASE = 4
 # Root attributes an append may change (spec 14); everything else must be equal.
 APPEND_GROWS = frozenset({"times", "temporal", "levels", "shard_bytes"})
 
@@ -44,15 +49,12 @@ class PublishError(ChronozarrError):
 @dataclass(frozen=True)
 class PlannedObject:
     key: str  # relative to the store root, "/"-separated
-    path: Path
+    path: Path | bytes  # the local file, or the object's bytes (the viewer's entry page)
     object_class: str
     cache_control: str
     phase: int
     step: int
-
-    @property
-    def content_type(self) -> str:
-        return "application/json" if self.key.endswith("zarr.json") else "application/octet-stream"
+    content_type: str = "application/octet-stream"
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,8 @@ def plan(store: str | os.PathLike[str], *, newer_than: float | None = None, shor
             continue
         cls = object_class(key, block, array_doc)
         step = next(i for i, (_, classes) in enumerate(STEPS) if cls in classes)
-        objects.append(PlannedObject(key, path, cls, cache_control(cls, short_ttl), STEPS[step][0], step))
+        content_type = "application/json" if key.endswith("zarr.json") else "application/octet-stream"
+        objects.append(PlannedObject(key, path, cls, cache_control(cls, short_ttl), STEPS[step][0], step, content_type))
     objects.sort(key=lambda o: (o.step, o.key))
     return objects
 
@@ -214,10 +217,12 @@ def publish(
     concurrency: int = 8,
     short_ttl: int = SHORT_TTL_SECONDS,
     object_store: Any = None,
+    viewer: bool = False,
     echo: Callable[[str], None] | None = None,
 ) -> PublishSummary:
     """Upload `store` to `dest` in three phases; see the module docstring. `object_store` is an
-    already configured obstore store (tests, custom credentials) used instead of opening `dest`."""
+    already configured obstore store (tests, custom credentials) used instead of opening `dest`.
+    `viewer` adds a fourth phase: the viewer app under `dest/viewer/` (`hosted_viewer`)."""
     echo = echo or (lambda line: print(line, file=sys.stderr))
     started = time.perf_counter()
     root = Path(store)
@@ -227,6 +232,8 @@ def publish(
     every = plan(root, short_ttl=short_ttl)
     objects = [o for o in every if threshold is None or o.path.stat().st_mtime > threshold]
     skipped = len(every) - len(objects)
+    app = _viewer_plan() if viewer else []
+    objects += app
     if dry_run:
         for obj in objects:
             echo(f"phase {obj.phase}  {obj.object_class:<9}  {obj.cache_control:<36}  {obj.key}")
@@ -249,7 +256,21 @@ def publish(
         _upload_batch(target, batch, concurrency, dest, phase)
         uploaded.extend(o.key for o in batch)
         echo(f"phase {phase}: {len(batch)} objects uploaded")
+    if app:
+        for batch in (app[:-1], app[-1:]):  # the entry page once the app it loads is complete
+            _upload_batch(target, batch, concurrency, dest, VIEWER_PHASE)
+        uploaded.extend(o.key for o in app)
+        echo(f"phase {VIEWER_PHASE}: the viewer, {len(app)} objects; open {dest}/{VIEWER_PREFIX}/index.html at the "
+             f"https:// address the bucket is served from ({VIEWER_PREFIX}/ alone where the host serves index pages)")
     return PublishSummary(dest, tuple(uploaded), skipped, time.perf_counter() - started)
+
+
+def _viewer_plan() -> list[PlannedObject]:
+    """The viewer app's objects as a last phase, after the store's root (`hosted_viewer`)."""
+    return [
+        PlannedObject(o.key, o.body, "viewer", VIEWER_CACHE, VIEWER_PHASE, len(STEPS), o.content_type)
+        for o in viewer_objects()
+    ]
 
 
 def _upload_batch(target: Bucket, batch: list[PlannedObject], concurrency: int, dest: str, phase: int) -> None:

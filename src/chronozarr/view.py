@@ -12,7 +12,6 @@ the viewer page is, and it reads the store from where it lives. One server per p
 from __future__ import annotations
 
 import atexit
-import importlib.resources
 import os
 import shutil
 import tempfile
@@ -25,6 +24,7 @@ from urllib.parse import quote
 
 from .errors import MissingExtraError, StoreError
 from .serve import StoreServer
+from .webapps import web_root
 
 STORE_MOUNT = "store"
 NOT_INSTALLED = "the viewer page is not installed (no viewer/index.html in the package data or the checkout's js/)"
@@ -41,15 +41,6 @@ class ViewSession:
     server: StoreServer | None
     viewer_installed: bool
     map_url: str | None = None
-
-
-def web_root() -> Path:
-    """Where the browser apps are: the installed package data, else `js/` of a source checkout
-    (an editable install), whichever holds the viewer page."""
-    packaged = Path(str(importlib.resources.files("chronozarr").joinpath("web")))
-    if (packaged / "viewer" / "index.html").is_file():
-        return packaged
-    return Path(__file__).resolve().parents[2] / "js"  # src/chronozarr/view.py -> js/
 
 
 def viewer_installed(js_dir: str | os.PathLike[str] | None = None) -> bool:

@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from browser_check import assert_drawn, check_page, level0_url, needs_chromium
 from conftest import make_series
 
 REPO = Path(__file__).resolve().parents[2]
 JS = REPO / "js"
-PAGE_CHECK = JS / "e2e" / "page-check.mjs"
 ALL_EXTRAS = "all"
 VARIANTS = [("wheel", "core"), ("wheel", "all"), ("sdist", "core"), ("sdist", "all")]
 IDS = [f"{kind}-{extras}" for kind, extras in VARIANTS]
@@ -173,27 +173,7 @@ def _served_url(process: subprocess.Popen[str], pattern: str) -> str:
     raise AssertionError(f"no URL printed: {''.join(seen)}")
 
 
-def _check_page(url: str, pixel: tuple[int, int]) -> dict:
-    result = subprocess.run(["node", str(PAGE_CHECK), url, *map(str, pixel)], cwd=JS, capture_output=True, text=True, timeout=180)
-    report = json.loads(result.stdout.strip().splitlines()[-1])
-    assert result.returncode == 0, report
-    return report
-
-
-def _page_url(printed: str, pixel: tuple[int, int]) -> str:
-    """The printed viewer URL zoomed to level 0 around a pixel of make_series' grid."""
-    x, y = pixel
-    return f"{printed}&z=4&c={500_000 + (x + 0.5) * 10},{5_000_000 - (y + 0.5) * 10}"
-
-
-def _assert_drawn(report: dict, values: np.ndarray, pixel: tuple[int, int]) -> None:
-    x, y = pixel
-    assert report["errors"] == [] and report["drawn"]["drawn"] == report["drawn"]["on"] > 100, report
-    assert report["click"]["level"] == 0 and report["click"]["pixel"] == {"x": x, "y": y}
-    assert report["click"]["stored"] == values[report["click"]["t"], :, y, x].tolist()
-
-
-@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no /usr/bin/chromium")
+@needs_chromium
 @pytest.mark.parametrize("kind", ["wheel", "sdist"])
 def test_view_from_an_install_draws_the_store_in_chromium(installs, work: Path, kind: str) -> None:
     installed = installs[(kind, "core")]
@@ -204,14 +184,14 @@ def test_view_from_an_install_draws_the_store_in_chromium(installs, work: Path, 
     )
     try:
         printed = _served_url(process, r"Viewer: (\S+)")
-        report = _check_page(_page_url(printed, pixel), pixel)
+        report = check_page(level0_url(printed, pixel), pixel)
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(timeout=30)
-    _assert_drawn(report, np.load(work / "values.npy"), pixel)
+    assert_drawn(report, np.load(work / "values.npy"), pixel)
 
 
-@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no /usr/bin/chromium")
+@needs_chromium
 def test_demo_and_the_notebook_viewer_from_the_wheel(installs, work: Path, tmp_path: Path) -> None:
     installed = installs[("wheel", "all")]
     demo = subprocess.Popen(
@@ -220,7 +200,7 @@ def test_demo_and_the_notebook_viewer_from_the_wheel(installs, work: Path, tmp_p
     )
     try:
         printed = _served_url(demo, r"viewer: (http\S+)")
-        report = _check_page(printed, (10, 10))
+        report = check_page(printed, (10, 10))
     finally:
         demo.send_signal(signal.SIGINT)
         demo.wait(timeout=30)
@@ -233,9 +213,9 @@ def test_demo_and_the_notebook_viewer_from_the_wheel(installs, work: Path, tmp_p
     )
     pixel = (20, 30)
     try:
-        report = _check_page(_page_url(_served_url(kernel, r"widget: (\S+)"), pixel), pixel)
+        report = check_page(level0_url(_served_url(kernel, r"widget: (\S+)"), pixel), pixel)
     finally:
         assert kernel.stdin is not None
         kernel.stdin.close()
         kernel.wait(timeout=30)
-    _assert_drawn(report, np.load(work / "values.npy"), pixel)
+    assert_drawn(report, np.load(work / "values.npy"), pixel)
