@@ -67,3 +67,30 @@ def aws_env(monkeypatch: pytest.MonkeyPatch, s3_server) -> str:
     monkeypatch.setenv("AWS_REGION", "us-east-1")
     monkeypatch.setenv("AWS_METADATA_ENDPOINT", "http://127.0.0.1:9")
     return s3_server.endpoint
+
+
+def strip_grid_mapping(store) -> None:
+    """Make `store` look as stores written before the CF grid mapping existed: no `spatial_ref`
+    arrays, no `grid_mapping`/`coordinates` attributes, in the documents and their consolidated copies."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    def clean(doc: dict) -> None:
+        for name in ("grid_mapping", "coordinates"):
+            doc.get("attributes", {}).pop(name, None)
+
+    root = Path(store)
+    for ref in root.glob("*/spatial_ref"):
+        shutil.rmtree(ref)
+    for path in root.glob("*/*/zarr.json"):
+        doc = json.loads(path.read_text())
+        clean(doc)
+        path.write_text(json.dumps(doc))
+    doc = json.loads((root / "zarr.json").read_text())
+    nodes = doc.get("consolidated_metadata", {}).get("metadata", {})
+    for key in [k for k in nodes if k.endswith("/spatial_ref")]:
+        del nodes[key]
+    for node in nodes.values():
+        clean(node)
+    (root / "zarr.json").write_text(json.dumps(doc))

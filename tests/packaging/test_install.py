@@ -85,7 +85,7 @@ def installs(dists: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -
             venv.create(root, with_pip=True, symlinks=True)
             target = str(dists[kind]) + (f"[{ALL_EXTRAS}]" if extras == "all" else "")
             installed = Installed(root)
-            installed.run(installed.python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", target, cwd=root, timeout=900)
+            installed.run(installed.python, "-m", "pip", "install", "--quiet", "--no-compile", "--disable-pip-version-check", target, cwd=root, timeout=900)
             made[key] = installed
             self[key] = installed
             return installed

@@ -17,6 +17,7 @@ from ..read.sources import ObjectSource, open_source
 from .context import Context, local_root
 from .coords import check_consolidated, check_coordinates, check_volatility
 from .findings import Report
+from .gridmapping import check_grid_mapping
 from .levels import check_levels
 from .objects import check_objects
 from .pyramid import check_pyramid
@@ -57,6 +58,7 @@ def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bo
         ("2.3", check_nodata_dtype),
         ("4.1", check_temporal),
         ("2.2", check_coordinates),
+        ("3.3", check_grid_mapping),
         ("5", check_volatility),
         ("3.1", check_consolidated),
         ("2", check_objects),
