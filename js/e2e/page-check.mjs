@@ -16,7 +16,8 @@ try {
   const page = await browser.newPage({ viewport: { width: 640, height: 480 } });
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  // A request the viewer aborts (a prefetch it no longer needs) is not a failure.
+  page.on('requestfailed', (r) => r.failure()?.errorText !== 'net::ERR_ABORTED' && errors.push(`request failed: ${r.url()}: ${r.failure()?.errorText}`));
   await page.goto(url);
   await page.waitForFunction(() => window.__chronozarrViewer?.ready || window.__chronozarrViewer?.error, null, { timeout: 30_000 });
   report.error = await page.evaluate(() => window.__chronozarrViewer.error ?? null);
