@@ -48,27 +48,29 @@ def doctor(
         )
     if is_url(text):
         return HttpDoctor(text, origin, timeout).run()
-    report = DoctorReport(text)
-    if not os.path.isfile(os.path.join(text, "zarr.json")):
-        report.fail("1", "root zarr.json", f"no store at {text}: there is no zarr.json in it")
-        return report
-    report.info("1-11", "HTTP checks", "skipped for a directory; serve it (chronozarr view, chronozarr serve) and run doctor on its URL")
-    validate_check(report, text)
-    decode_checks(report, text, plain_reader=lambda meta: plain_local(text, meta))
-    return report
+    return _without_http(
+        text, text, os.path.isfile(os.path.join(text, "zarr.json")), lambda meta: plain_local(text, meta),
+        "skipped for a directory; serve it (chronozarr view, chronozarr serve) and run doctor on its URL",
+    )
 
 
 def _bucket_doctor(source: BucketSource) -> DoctorReport:
-    """An object-store URL: no HTTP to check, so validation, decoding and the plain-zarr pixel
-    read through zarr-python's own obstore-backed store."""
-    name = source.describe("")
+    """An object-store URL: the plain-zarr pixel is read through zarr-python's own obstore store."""
+    return _without_http(
+        source.describe(""), source, source.get("zarr.json") is not None, lambda meta: plain_bucket(source, meta),
+        "skipped for an object-store URL; run doctor on the https:// URL the bucket is served at",
+    )
+
+
+def _without_http(name: str, location: Any, has_root: bool, plain_reader: Any, why: str) -> DoctorReport:
+    """A target with no HTTP to check: validation and the decode checks only."""
     report = DoctorReport(name)
-    if source.get("zarr.json") is None:
-        report.fail("1", "root zarr.json", f"no store at {name}: there is no zarr.json under this prefix")
+    if not has_root:
+        report.fail("1", "root zarr.json", f"no store at {name}: there is no zarr.json in it")
         return report
-    report.info("1-11", "HTTP checks", "skipped for an object-store URL; run doctor on the https:// URL the bucket is served at")
-    validate_check(report, source)
-    decode_checks(report, source, plain_reader=lambda meta: plain_bucket(source, meta))
+    report.info("1-11", "HTTP checks", why)
+    validate_check(report, location)
+    decode_checks(report, location, plain_reader=plain_reader)
     return report
 
 

@@ -22,16 +22,15 @@ class BucketSource:
         self,
         url: str,
         *,
-        endpoint: str | None = None,
-        region: str | None = None,
-        anonymous: bool = False,
-        config: Mapping[str, Any] | None = None,
         max_object_bytes: int = DEFAULT_MAX_OBJECT_BYTES,
         concurrency: int = 16,
+        config: Mapping[str, Any] | None = None,
+        **bucket_options: Any,
     ) -> None:
+        """`bucket_options` are Bucket's: endpoint, region, anonymous."""
         # Keep as many connections open as the reader has requests in flight.
         settings = {"client_options": {"pool_max_idle_per_host": str(max(1, concurrency))}, **(config or {})}
-        self.bucket = Bucket(url, endpoint=endpoint, region=region, anonymous=anonymous, config=settings)
+        self.bucket = Bucket(url, config=settings, **bucket_options)
         self.max_object_bytes = max_object_bytes
         self.stats = RequestStats()
 
