@@ -144,3 +144,9 @@ def test_xarray_engine_reads_s3(aws_env, stores, bucket) -> None:
     ds = xr.open_dataset(f"s3://{bucket}/star", engine="chronozarr", physical=False, storage_options={"endpoint": aws_env})
     np.testing.assert_array_equal(ds["data"].values, stores)
     ds.close()
+
+
+def test_an_unknown_scheme_is_refused_not_taken_as_a_path() -> None:
+    for url in ("ftp://host/store", "hdfs://cluster/store"):
+        with pytest.raises(StoreError, match="unsupported URL scheme"):
+            chronozarr.open_store(url)

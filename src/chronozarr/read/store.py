@@ -58,7 +58,7 @@ class ChronoStore:
             # Over a network many requests wait at once; on disk, threads beyond the cores only contend.
             concurrency = 16 if remote else max(2, os.cpu_count() or 2)
         if isinstance(location, (str, os.PathLike)):
-            if not remote and not os.path.isdir(location):
+            if not remote and "://" not in os.fspath(location) and not os.path.isdir(location):
                 raise StoreError(f"no store at {os.fspath(location)!r}: the directory does not exist")
             if remote:
                 source_options.setdefault("concurrency", concurrency)
