@@ -16,6 +16,8 @@ API (obstore is the `cloud` extra; a missing extra raises MissingExtraError nami
 
     is_bucket_url(text) -> bool                 s3://, gs:// or az://
     parse_bucket_url(text) -> BucketURL         scheme, bucket, prefix; StoreError when malformed
+    obstore_for(url, *, endpoint=None, region=None, anonymous=False, config=None)
+                                                the obstore store rooted at the URL's prefix
     Bucket(url, *, endpoint=None, region=None, anonymous=False, config=None, store=None)
         .url, .store                            the URL as given (no trailing slash), the obstore store
         .describe(key) -> str                   "s3://bucket/prefix/key", for messages
@@ -84,7 +86,7 @@ def parse_bucket_url(text: str) -> BucketURL:
     return BucketURL(scheme.lower(), bucket, "/".join(p for p in prefix.split("/") if p))
 
 
-def open_store(
+def obstore_for(
     url: str,
     *,
     endpoint: str | None = None,
@@ -142,7 +144,7 @@ class Bucket:
         store: Any = None,
     ) -> None:
         self.url = parse_bucket_url(url).url
-        self.store = store if store is not None else open_store(
+        self.store = store if store is not None else obstore_for(
             url, endpoint=endpoint, region=region, anonymous=anonymous, config=config
         )
         self._obstore = import_extra("obstore", EXTRA, f"reading or writing {self.url}")
