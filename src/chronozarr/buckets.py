@@ -33,8 +33,9 @@ API (obstore is the `cloud` extra; a missing extra raises MissingExtraError nami
 
 Every method raises AccessError (a StoreError; never an obstore or OS exception) naming the URL and
 what the store answered: no credentials, refused credentials, an expired token, 403, a missing
-bucket, a wrong region; and StoreError for an object shorter than the range asked for. Only a missing key is not an error: reads return None, which readers decode as
-fill (spec 7.2, 9).
+bucket, a wrong region; and StoreError for an object shorter than the range asked for. Only a
+missing key is not an error: reads return None, which readers decode as fill (spec 7.2, 9).
+Requests time out after 30 s and are retried 3 times (obstore's own default is 10 over 3 min).
 """
 
 from __future__ import annotations
