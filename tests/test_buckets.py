@@ -84,6 +84,11 @@ def test_wrong_region_and_expired_token(aws_env: str, s3_server, monkeypatch: py
         Bucket(f"s3://{name}/p", endpoint=aws_env, region="eu-west-1").get("zarr.json")
 
 
+def test_a_bare_redirect_is_a_wrong_region() -> None:
+    error = bucket_error(RuntimeError("Error performing HEAD http://b.s3.amazonaws.com/k - Server returned non-2xx status code: 301 Moved Permanently: "), "s3://b/k")
+    assert str(error).startswith("s3://b/k: the bucket is in another region")
+
+
 def test_errors_carry_no_foreign_exception_type() -> None:
     error = bucket_error(RuntimeError("Server returned non-2xx status code: 500 Internal Server Error"), "s3://b/k")
     assert type(error) is AccessError and str(error) == "s3://b/k: the store could not be reached or refused the request (HTTP 500)"

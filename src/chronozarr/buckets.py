@@ -244,9 +244,9 @@ _ANSWERS: tuple[tuple[str, str], ...] = (
     ("InvalidAccessKeyId", "the access key is not known to this store: check AWS_ACCESS_KEY_ID (and the endpoint)"),
     ("SignatureDoesNotMatch", "the store refused the request signature: check AWS_SECRET_ACCESS_KEY"),
     ("InvalidToken", "the session token is malformed or not for these keys: check AWS_SESSION_TOKEN"),
-    ("PermanentRedirect", "the bucket is in another region: set AWS_REGION (or --region) to the bucket's region"),
-    ("AuthorizationHeaderMalformed", "the bucket is in another region: set AWS_REGION (or --region) to the bucket's region"),
-    ("IllegalLocationConstraintException", "the bucket is in another region: set AWS_REGION (or --region) to the bucket's region"),
+    ("PermanentRedirect", "the bucket is in another region: set AWS_REGION (region= in Python) to the bucket's region"),
+    ("AuthorizationHeaderMalformed", "the bucket is in another region: set AWS_REGION (region= in Python) to the bucket's region"),
+    ("IllegalLocationConstraintException", "the bucket is in another region: set AWS_REGION (region= in Python) to the bucket's region"),
     ("/latest/api/token", "no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_SKIP_SIGNATURE=true for a public bucket"),
     ("169.254.169.254", "no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_SKIP_SIGNATURE=true for a public bucket"),
     ("AccessDenied", "access denied (HTTP 403): the credentials lack permission for this key, or the bucket is private"),
@@ -270,6 +270,8 @@ def bucket_error(exc: BaseException, where: str) -> AccessError:
             return AccessError(f"{where}: {meaning}" + (f" (the store answered {code})" if code and code != needle else ""))
     status = _STATUS.search(message)
     kind = type(exc).__name__
+    if status and status.group(1) == "301":  # S3's redirect to the bucket's region, e.g. to a HEAD: no body
+        return AccessError(f"{where}: the bucket is in another region: set AWS_REGION (region= in Python) to the bucket's region (HTTP 301)")
     if kind == "PermissionDeniedError" or (status and status.group(1) == "403"):
         return AccessError(
             f"{where}: access denied (HTTP 403): the bucket is private or the credentials lack permission; "
