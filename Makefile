@@ -12,7 +12,7 @@ BASE_PYTHON := $(shell PYENV_VERSION=3.12.1 python3 -c 'import sys; print(sys.ex
 
 .PHONY: venv js test test-js demo bench bench-js clean
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py
 	@echo "building $(VENV) with $(BASE_PYTHON)"
 	$(BASE_PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip

@@ -43,3 +43,54 @@ def make_series(
 @pytest.fixture
 def series_factory():
     return make_series
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """One moto S3 server on 127.0.0.1 for the session (moto's state is per process anyway)."""
+    pytest.importorskip("moto.moto_server.werkzeug_app")
+    from s3server import S3Server
+
+    with S3Server() as server:
+        yield server
+
+
+@pytest.fixture
+def aws_env(monkeypatch: pytest.MonkeyPatch, s3_server) -> str:
+    """Credentials and endpoint in the environment, as a user sets them; returns the endpoint.
+    The instance-metadata endpoint points at a closed loopback port, so a test that finds no
+    credentials never sends anything off the machine."""
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SKIP_SIGNATURE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT", "AWS_ALLOW_HTTP"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_METADATA_ENDPOINT", "http://127.0.0.1:9")
+    return s3_server.endpoint
+
+
+def strip_grid_mapping(store) -> None:
+    """Make `store` look as stores written before the CF grid mapping existed: no `spatial_ref`
+    arrays, no `grid_mapping`/`coordinates` attributes, in the documents and their consolidated copies."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    def clean(doc: dict) -> None:
+        for name in ("grid_mapping", "coordinates"):
+            doc.get("attributes", {}).pop(name, None)
+
+    root = Path(store)
+    for ref in root.glob("*/spatial_ref"):
+        shutil.rmtree(ref)
+    for path in root.glob("*/*/zarr.json"):
+        doc = json.loads(path.read_text())
+        clean(doc)
+        path.write_text(json.dumps(doc))
+    doc = json.loads((root / "zarr.json").read_text())
+    nodes = doc.get("consolidated_metadata", {}).get("metadata", {})
+    for key in [k for k in nodes if k.endswith("/spatial_ref")]:
+        del nodes[key]
+    for node in nodes.values():
+        clean(node)
+    (root / "zarr.json").write_text(json.dumps(doc))

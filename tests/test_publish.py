@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import threading
 import time
@@ -14,8 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 pytest.importorskip("obstore")
-pytest.importorskip("moto.server")
-boto3 = pytest.importorskip("boto3")
+pytest.importorskip("boto3")
 
 import obstore.store  # noqa: E402
 
@@ -28,34 +26,19 @@ from chronozarr.format.caching import IMMUTABLE_CACHE_CONTROL, chronozarr_block 
 from conftest import make_series  # noqa: E402
 
 BUCKET = "chronozarr-test"
-CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing", "region_name": "us-east-1"}
 SHORT = "public, max-age=300"
 
 
 @pytest.fixture(scope="module")
-def s3():
-    """A moto S3 server on 127.0.0.1 with one bucket; yields (endpoint, boto3 client)."""
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    client = boto3.client("s3", endpoint_url=endpoint, **CREDENTIALS)
-    client.create_bucket(Bucket=BUCKET)
-    yield endpoint, client
-    server.stop()
+def s3(s3_server):
+    """The session's moto S3 server with this module's bucket; yields (endpoint, boto3 client)."""
+    s3_server.create_bucket(BUCKET)
+    return s3_server.endpoint, s3_server.client()
 
 
 @pytest.fixture(autouse=True)
-def aws_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def aws_environment(aws_env: str) -> None:
     """publish reads credentials from the environment, as it does for users."""
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_REGION", "us-east-1")
-    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
 
 
 def _target(endpoint: str, prefix: str):

@@ -21,10 +21,12 @@ export const skip = !existsSync(CHROMIUM) ? 'no /usr/bin/chromium' : !existsSync
 
 /**
  * Write the test stores into a new `.tmp-<prefix>-*` directory under e2e/, serve js/ (and so them)
- * and start Chromium. Returns their URLs and a `close` that ends all three.
+ * and start Chromium. Returns their URLs, what the store script printed (`made`) and a `close`
+ * that ends all three.
  * @param {string} prefix
+ * @param {{ script?: string }} [options] the Python script that writes the stores (default make_stores.py)
  */
-export async function startBrowserStores(prefix) {
+export async function startBrowserStores(prefix, { script = 'make_stores.py' } = {}) {
   const tmp = mkdtempSync(join(here, `.tmp-${prefix}-`));
   let server;
   let browser;
@@ -34,7 +36,7 @@ export async function startBrowserStores(prefix) {
     rmSync(tmp, { recursive: true, force: true });
   };
   try {
-    await run(PY, [join(here, 'make_stores.py'), tmp], { cwd: repo });
+    const { stdout: made } = await run(PY, [join(here, script), tmp], { cwd: repo, maxBuffer: 64 * 2 ** 20 });
     server = spawn(CLI, ['serve', jsDir, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
     const base = await new Promise((resolve, reject) => {
       let text = '';
@@ -48,7 +50,7 @@ export async function startBrowserStores(prefix) {
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     const stores = `${base}/${relative(jsDir, tmp)}`;
-    return { tmp, base, browser, stores, close };
+    return { tmp, base, browser, stores, made, close };
   } catch (err) {
     await close();
     throw err;

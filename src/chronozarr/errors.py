@@ -23,3 +23,8 @@ class MissingExtraError(ChronozarrError, ImportError):
 
 class OutputError(ChronozarrError, OSError):
     """The output cannot be written: disk full, read-only, no permission, a bucket refusing."""
+
+
+class AccessError(StoreError):
+    """The store could not be read at all: no or refused credentials, no such bucket, another
+    region, no permission. Not a finding about the store's content."""

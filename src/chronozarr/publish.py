@@ -6,7 +6,8 @@ the root, then the root `zarr.json`. A phase starts only when the one before has
 error, so a reader that finds the root finds a complete store, and an interrupted upload leaves no
 root. Each object carries the Cache-Control of its class (`format.caching`), never a
 Content-Encoding. A non-empty destination is refused unless the local store is an append of the
-store already there (or `force`).
+store already there (or `force`). With `viewer`, a fourth phase uploads the viewer app under
+`viewer/`, so the store opens in a browser with nothing else deployed.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from .buckets import Bucket, is_bucket_url
 from .errors import ChronozarrError, OutputExistsError, StoreError
+from .hosted_viewer import CACHE_CONTROL as VIEWER_CACHE
+from .hosted_viewer import PREFIX as VIEWER_PREFIX
+from .hosted_viewer import viewer_objects
 from .format.caching import IMMUTABLE, METADATA, REWRITTEN, ROOT, SHORT_TTL_SECONDS, TRAILING, cache_control, chronozarr_block, object_class
 
-SCHEMES = ("s3", "gs", "az")
 # The order objects go up in: (phase shown to the user, classes uploaded together).
 STEPS: tuple[tuple[int, frozenset[str]], ...] = (
     (1, frozenset({IMMUTABLE, TRAILING})),
@@ -34,6 +37,7 @@ STEPS: tuple[tuple[int, frozenset[str]], ...] = (
     (2, frozenset({METADATA})),
     (3, frozenset({ROOT})),
 )
+VIEWER_PHASE = 4
 # Root attributes an append may change (spec 14); everything else must be equal.
 APPEND_GROWS = frozenset({"times", "temporal", "levels", "shard_bytes"})
 
@@ -45,15 +49,12 @@ class PublishError(ChronozarrError):
 @dataclass(frozen=True)
 class PlannedObject:
     key: str  # relative to the store root, "/"-separated
-    path: Path
+    path: Path | bytes  # the local file, or the object's bytes (the viewer's entry page)
     object_class: str
     cache_control: str
     phase: int
     step: int
-
-    @property
-    def content_type(self) -> str:
-        return "application/json" if self.key.endswith("zarr.json") else "application/octet-stream"
+    content_type: str = "application/octet-stream"
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,8 @@ def plan(store: str | os.PathLike[str], *, newer_than: float | None = None, shor
             continue
         cls = object_class(key, block, array_doc)
         step = next(i for i, (_, classes) in enumerate(STEPS) if cls in classes)
-        objects.append(PlannedObject(key, path, cls, cache_control(cls, short_ttl), STEPS[step][0], step))
+        content_type = "application/json" if key.endswith("zarr.json") else "application/octet-stream"
+        objects.append(PlannedObject(key, path, cls, cache_control(cls, short_ttl), STEPS[step][0], step, content_type))
     objects.sort(key=lambda o: (o.step, o.key))
     return objects
 
@@ -134,53 +136,26 @@ def parse_newer_than(value: str | float | os.PathLike[str] | None) -> float | No
 # -- destinations ------------------------------------------------------------------------------
 
 
-def open_destination(dest: str, *, endpoint: str | None = None, **config: Any) -> Any:
-    """An obstore store rooted at `dest` (s3://bucket/prefix, gs://..., az://container/prefix).
+def open_destination(dest: str, *, endpoint: str | None = None, **config: Any) -> Bucket:
+    """The object-store prefix `dest` (s3://bucket/prefix, gs://..., az://container/prefix).
     Credentials come from the provider's usual environment variables; `endpoint` points an s3://
     destination at an S3-compatible service (R2, MinIO)."""
-    scheme = urlsplit(dest).scheme
-    if scheme not in SCHEMES:
+    if not is_bucket_url(dest):
         raise PublishError(f"destination {dest!r} must start with s3://, gs:// or az://")
-    try:
-        from obstore.store import from_url
-    except ImportError:
-        raise PublishError("publish needs obstore: pip install 'chronozarr[publish]'") from None
-    if endpoint:
-        if scheme != "s3":
-            raise PublishError("--endpoint is for S3-compatible services: give an s3:// destination")
-        config.setdefault("endpoint", endpoint)
-        config.setdefault("virtual_hosted_style_request", False)
-        if endpoint.startswith("http://"):
-            config.setdefault("client_options", {}).setdefault("allow_http", True)
-    return from_url(dest.rstrip("/"), **config)
+    return Bucket(dest, endpoint=endpoint, config=config)
 
 
-def _put(store: Any, obj: PlannedObject) -> None:
+def _put(bucket: Bucket, obj: PlannedObject) -> None:
     """One upload. Module level, so tests can watch or break it."""
-    import obstore
-
-    attributes = {"Cache-Control": obj.cache_control, "Content-Type": obj.content_type}
-    obstore.put(store, obj.key, obj.path, attributes=attributes)
+    bucket.put(obj.key, obj.path, attributes={"Cache-Control": obj.cache_control, "Content-Type": obj.content_type})
 
 
-def _remote_keys(store: Any, limit: int = 1) -> list[str]:
-    import obstore
-
-    keys: list[str] = []
-    for batch in obstore.list(store, chunk_size=max(limit, 1)):
-        keys.extend(entry["path"] for entry in batch)
-        if len(keys) >= limit:
-            break
-    return keys
-
-
-def _remote_root(store: Any) -> Any:
-    import obstore
-
-    try:
-        return json.loads(bytes(obstore.get(store, "zarr.json").bytes()))
-    except FileNotFoundError:
+def _remote_root(bucket: Bucket) -> Any:
+    raw = bucket.get("zarr.json")
+    if raw is None:
         return None
+    try:
+        return json.loads(raw)
     except ValueError:
         return {}
 
@@ -242,10 +217,12 @@ def publish(
     concurrency: int = 8,
     short_ttl: int = SHORT_TTL_SECONDS,
     object_store: Any = None,
+    viewer: bool = False,
     echo: Callable[[str], None] | None = None,
 ) -> PublishSummary:
     """Upload `store` to `dest` in three phases; see the module docstring. `object_store` is an
-    already configured obstore store (tests, custom credentials) used instead of opening `dest`."""
+    already configured obstore store (tests, custom credentials) used instead of opening `dest`.
+    `viewer` adds a fourth phase: the viewer app under `dest/viewer/` (`hosted_viewer`)."""
     echo = echo or (lambda line: print(line, file=sys.stderr))
     started = time.perf_counter()
     root = Path(store)
@@ -255,14 +232,16 @@ def publish(
     every = plan(root, short_ttl=short_ttl)
     objects = [o for o in every if threshold is None or o.path.stat().st_mtime > threshold]
     skipped = len(every) - len(objects)
+    app = _viewer_plan() if viewer else []
+    objects += app
     if dry_run:
         for obj in objects:
             echo(f"phase {obj.phase}  {obj.object_class:<9}  {obj.cache_control:<36}  {obj.key}")
         echo(f"dry run: {len(objects)} objects would go to {dest}" + (f" ({skipped} older ones skipped)" if skipped else "") + "; nothing uploaded, the destination was not read")
         return PublishSummary(dest, (), skipped, time.perf_counter() - started)
 
-    target = object_store if object_store is not None else open_destination(dest, endpoint=endpoint)
-    if not force and _remote_keys(target):
+    target = Bucket(dest, store=object_store) if object_store is not None else open_destination(dest, endpoint=endpoint)
+    if not force and next(iter(target.list()), None) is not None:
         reason = append_mismatch(chronozarr_block(_remote_root(target)), chronozarr_block(_read_json(root / "zarr.json")) or {})
         if reason is not None:
             raise OutputExistsError(
@@ -277,10 +256,24 @@ def publish(
         _upload_batch(target, batch, concurrency, dest, phase)
         uploaded.extend(o.key for o in batch)
         echo(f"phase {phase}: {len(batch)} objects uploaded")
+    if app:
+        for batch in (app[:-1], app[-1:]):  # the entry page once the app it loads is complete
+            _upload_batch(target, batch, concurrency, dest, VIEWER_PHASE)
+        uploaded.extend(o.key for o in app)
+        echo(f"phase {VIEWER_PHASE}: the viewer, {len(app)} objects; open {dest}/{VIEWER_PREFIX}/index.html at the "
+             f"https:// address the bucket is served from ({VIEWER_PREFIX}/ alone where the host serves index pages)")
     return PublishSummary(dest, tuple(uploaded), skipped, time.perf_counter() - started)
 
 
-def _upload_batch(target: Any, batch: list[PlannedObject], concurrency: int, dest: str, phase: int) -> None:
+def _viewer_plan() -> list[PlannedObject]:
+    """The viewer app's objects as a last phase, after the store's root (`hosted_viewer`)."""
+    return [
+        PlannedObject(o.key, o.body, "viewer", VIEWER_CACHE, VIEWER_PHASE, len(STEPS), o.content_type)
+        for o in viewer_objects()
+    ]
+
+
+def _upload_batch(target: Bucket, batch: list[PlannedObject], concurrency: int, dest: str, phase: int) -> None:
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="chronozarr-publish") as pool:
         futures = {pool.submit(_put, target, obj): obj for obj in batch}
         done, pending = wait(futures, return_when=FIRST_EXCEPTION)

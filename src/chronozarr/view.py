@@ -1,8 +1,10 @@
 """`view`: look at a store in the browser viewer, from a terminal or inline in a notebook.
 
 A local store is served by `StoreServer` from a temporary root laid out as links: `store/` is the
-store, and every entry of the repository's `js/` directory (`viewer/`, `src/`, ...) sits next to
-it, so the viewer page reads the store from its own origin at `/store/`. A URL is not served: only
+store, and every directory of the browser apps (`viewer/`, `src/`, `maplibre/`, `node_modules/`)
+sits next to it, so the viewer page reads the store from its own origin at `/store/`. The apps are
+the package data an installed wheel carries (`chronozarr/web/`, copied from `js/` when the wheel is
+built), or `js/` itself in a source checkout. A URL is not served: only
 the viewer page is, and it reads the store from where it lives. One server per process backs every
 `chronozarr.view(...)` call of a notebook session.
 """
@@ -22,11 +24,10 @@ from urllib.parse import quote
 
 from .errors import MissingExtraError, StoreError
 from .serve import StoreServer
+from .webapps import web_root
 
 STORE_MOUNT = "store"
-# src/chronozarr/view.py -> the repository's js/ directory (an editable or source checkout).
-DEFAULT_JS_DIR = Path(__file__).resolve().parents[2] / "js"
-NOT_INSTALLED = "the viewer page is not installed (no js/viewer/index.html)"
+NOT_INSTALLED = "the viewer page is not installed (no viewer/index.html in the package data or the checkout's js/)"
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,11 @@ class ViewSession:
 
 
 def viewer_installed(js_dir: str | os.PathLike[str] | None = None) -> bool:
-    return (Path(js_dir or DEFAULT_JS_DIR) / "viewer" / "index.html").is_file()
+    return (Path(js_dir or web_root()) / "viewer" / "index.html").is_file()
 
 
 def map_page_installed(js_dir: str | os.PathLike[str] | None = None) -> bool:
-    js = Path(js_dir or DEFAULT_JS_DIR)
+    js = Path(js_dir or web_root())
     return (js / "maplibre" / "index.html").is_file() and (js / "node_modules" / "maplibre-gl").is_dir()
 
 
@@ -101,7 +102,7 @@ def start_view(
 ) -> ViewSession:
     """Start serving what `view` needs for `store` and return the URL to open. The server runs on
     a background thread; stop it with `session.server.stop()` (a shared root stops at exit)."""
-    js = Path(js_dir) if js_dir is not None else DEFAULT_JS_DIR
+    js = Path(js_dir) if js_dir is not None else web_root()
     installed = viewer_installed(js)
     text = os.fspath(store)
     if is_url(text):
@@ -167,7 +168,7 @@ def _shared_root() -> _ViewRoot:
     global _SHARED
     with _SHARED_LOCK:
         if _SHARED is None:
-            _SHARED = _ViewRoot(DEFAULT_JS_DIR if viewer_installed() else None, port=0)
+            _SHARED = _ViewRoot(web_root() if viewer_installed() else None, port=0)
             atexit.register(_SHARED.close)
         return _SHARED
 

@@ -174,10 +174,11 @@ def test_consolidated_metadata_and_dimension_names(tmp_path: Path, shard: bool) 
     n_levels = level_count(20, 17, 8)
     expected_nodes = {"volatility"}
     for k in range(n_levels):
-        expected_nodes |= {str(k)} | {f"{k}/{name}" for name in ("data", "mask", "coverage", "time", "band", "y", "x")}
+        names = ("data", "mask", "coverage", "time", "band", "y", "x", "spatial_ref")
+        expected_nodes |= {str(k)} | {f"{k}/{name}" for name in names}
     assert set(nodes) == expected_nodes
     arrays = {key: doc for key, doc in nodes.items() if doc["node_type"] == "array"}
-    assert len(arrays) == 1 + 7 * n_levels
+    assert len(arrays) == 1 + 8 * n_levels
     for key, doc in arrays.items():
         assert doc["dimension_names"] == doc["attributes"]["_ARRAY_DIMENSIONS"], key
     assert "pixels_per_tile" not in (store / "zarr.json").read_text()

@@ -87,13 +87,14 @@ def _expected_shard_keys() -> dict[str, set[str]]:
 
 
 def test_store_holds_exactly_the_listed_objects(example: tuple[Path, Any, Any, Any]) -> None:
-    """Root, volatility, two levels with data/mask/coverage shards and single-chunk coordinates; nothing else."""
+    """Root, volatility, two levels with data/mask/coverage shards, single-chunk coordinates and a
+    chunkless spatial_ref; nothing else."""
     store = example[0]
     want = {"zarr.json", "volatility/zarr.json", "volatility/c/0/0"}
     for level, shard_ids in _expected_shard_keys().items():
         want.add(f"{level}/zarr.json")
-        for name in ("data", "mask", "coverage", "time", "band", "y", "x"):
-            want.add(f"{level}/{name}/zarr.json")
+        for name in ("data", "mask", "coverage", "time", "band", "y", "x", "spatial_ref"):
+            want.add(f"{level}/{name}/zarr.json")  # spatial_ref: the CF grid mapping, no chunk
         for name in ("time", "band", "y", "x"):
             want.add(f"{level}/{name}/c/0")
         for shard_id in shard_ids:
@@ -197,7 +198,9 @@ def test_level_documents(example: tuple[Path, Any, Any, Any], level: str, transf
     assert set(attrs["_CRS"]) <= {"url", "wkt"}
     extra = set(attrs) - {"_ARRAY_DIMENSIONS", "nodata", "proj:code", "spatial:dimensions", "spatial:shape",
                           "spatial:transform", "spatial:bbox", "_CRS"}
-    assert extra <= {"crs", "transform"}  # the only attributes the spec lets a writer add
+    # the spec lets a writer repeat crs and transform; the CF grid mapping adds its two references
+    assert extra <= {"crs", "transform", "grid_mapping", "coordinates"}
+    assert (attrs["grid_mapping"], attrs["coordinates"]) == ("spatial_ref", "spatial_ref")
     if "crs" in attrs:
         assert attrs["crs"] == "EPSG:32631"
     if "transform" in attrs:
@@ -221,7 +224,8 @@ def test_level_documents(example: tuple[Path, Any, Any, Any], level: str, transf
             },
         }],
         "dimension_names": ["time", "y", "x"],
-        "attributes": {"_ARRAY_DIMENSIONS": ["time", "y", "x"]},
+        # the spec's document, and the references to the level's CF grid mapping
+        "attributes": {"_ARRAY_DIMENSIONS": ["time", "y", "x"], "grid_mapping": "spatial_ref", "coordinates": "spatial_ref"},
     }
     assert _doc(store, f"{level}/mask") == plane
     assert _doc(store, f"{level}/coverage") == plane

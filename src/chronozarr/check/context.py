@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from ..read.sources import ObjectSource
+from ..read.sources import ObjectSource, is_remote
 from .findings import Report
 
 _MISSING = object()
@@ -159,6 +159,6 @@ def canonical(value: Any) -> str:
 
 def local_root(location: str | os.PathLike[str]) -> Path | None:
     text = os.fspath(location)
-    if text.startswith(("http://", "https://")):
+    if is_remote(text):
         return None
     return Path(text[len("file://") :] if text.startswith("file://") else text)

@@ -18,30 +18,69 @@ from __future__ import annotations
 
 import os
 
+from typing import Any
+
+from ..buckets import is_bucket_url
 from ..errors import ChronozarrError
-from .doctor_decode import decode_checks, plain_local, validate_check
+from ..read.bucket_source import BucketSource
+from .doctor_decode import ArrayMeta, decode_checks, plain_local, validate_check
 from .doctor_http import HttpDoctor, is_url
 from .doctor_report import DoctorReport
 
 DEFAULT_ORIGIN = "https://chronozarr.org"
 
 
-def doctor(target: str | os.PathLike[str], *, origin: str = DEFAULT_ORIGIN, timeout: float = 30.0) -> DoctorReport:
-    """Check how `target` (an http(s) URL or a store directory) is served; never raises for a
-    broken host or store, every problem is a line of the report."""
+def doctor(
+    target: str | os.PathLike[str] | BucketSource, *, origin: str = DEFAULT_ORIGIN, timeout: float = 30.0
+) -> DoctorReport:
+    """Check how `target` (an http(s) URL, a store directory, an s3://, gs://, az:// URL or a
+    BucketSource) is served; every problem with the host or the store is a line of the
+    report. A bucket that cannot be read at all (credentials, permissions) raises AccessError."""
+    if isinstance(target, BucketSource):
+        return _bucket_doctor(target)
+    if is_bucket_url(os.fspath(target)):
+        return _bucket_doctor(BucketSource(os.fspath(target)))
     text = os.fspath(target)
     if "://" in text and not is_url(text):
         raise ChronozarrError(
-            f"doctor checks a store over HTTP or on disk, not {text!r}: give the public http(s) URL the "
-            "bucket is served at (or a local directory)"
+            f"doctor checks a store over HTTP, in an object store or on disk, not {text!r}: give an http(s), "
+            "s3://, gs:// or az:// URL (or a local directory)"
         )
     if is_url(text):
         return HttpDoctor(text, origin, timeout).run()
-    report = DoctorReport(text)
-    if not os.path.isfile(os.path.join(text, "zarr.json")):
-        report.fail("1", "root zarr.json", f"no store at {text}: there is no zarr.json in it")
+    return _without_http(
+        text, text, os.path.isfile(os.path.join(text, "zarr.json")), lambda meta: plain_local(text, meta),
+        "skipped for a directory; serve it (chronozarr view, chronozarr serve) and run doctor on its URL",
+    )
+
+
+def _bucket_doctor(source: BucketSource) -> DoctorReport:
+    """An object-store URL: the plain-zarr pixel is read through zarr-python's own obstore store."""
+    return _without_http(
+        source.describe(""), source, source.get("zarr.json") is not None, lambda meta: plain_bucket(source, meta),
+        "skipped for an object-store URL; run doctor on the https:// URL the bucket is served at",
+    )
+
+
+def _without_http(name: str, location: Any, has_root: bool, plain_reader: Any, why: str) -> DoctorReport:
+    """A target with no HTTP to check: validation and the decode checks only."""
+    report = DoctorReport(name)
+    if not has_root:
+        report.fail("1", "root zarr.json", f"no store at {name}: there is no zarr.json in it")
         return report
-    report.info("1-11", "HTTP checks", "skipped for a directory; serve it (chronozarr view, chronozarr serve) and run doctor on its URL")
-    validate_check(report, text)
-    decode_checks(report, text, plain_reader=lambda meta: plain_local(text, meta))
+    report.info("1-11", "HTTP checks", why)
+    validate_check(report, location)
+    decode_checks(report, location, plain_reader=plain_reader)
     return report
+
+
+def plain_bucket(source: BucketSource, meta: ArrayMeta) -> Any:
+    """The plain-zarr reader of a bucket: zarr-python over the same obstore store."""
+    import zarr
+    from zarr.storage import ObjectStore
+
+    def read(index: tuple[int, ...]) -> tuple[Any, str]:
+        store = ObjectStore(source.bucket.store, read_only=True)
+        return zarr.open_array(store=store, path=meta.path, mode="r")[index], "zarr.storage.ObjectStore"
+
+    return read

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 
 from ..errors import StoreError
+from ..format.metadata import GRID_MAPPING
 from ..read.arrays import EMPTY, ArrayInfo, parse_array, parse_shard_index
 from .context import ArrayFacts, Context
 
@@ -31,7 +32,7 @@ def list_files(root: os.PathLike[str] | str) -> Iterator[tuple[str, int]]:
             yield key, os.path.getsize(os.path.join(dirpath, name))
 
 
-LEVEL_MEMBERS = ("mask", "coverage", "time", "band", "y", "x")
+LEVEL_MEMBERS = ("mask", "coverage", "time", "band", "y", "x", GRID_MAPPING)
 
 
 def check_objects(ctx: Context) -> None:

@@ -12,11 +12,12 @@ import os
 from collections.abc import Callable
 from collections.abc import Mapping
 
-from ..errors import StoreError
+from ..errors import AccessError, StoreError
 from ..read.sources import ObjectSource, open_source
 from .context import Context, local_root
 from .coords import check_consolidated, check_coordinates, check_volatility
 from .findings import Report
+from .gridmapping import check_grid_mapping
 from .levels import check_levels
 from .objects import check_objects
 from .pyramid import check_pyramid
@@ -28,7 +29,8 @@ Step = Callable[[Context], None]
 def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bool = True) -> Report:
     """A Report of every rule the store breaks; `report.ok` is True when no MUST is broken.
 
-    `store` is a directory, an http(s) URL or an open source. Local stores are also listed for
+    `store` is a directory, an http(s) or s3://, gs://, az:// URL, or an open source. A store that
+    cannot be read at all (credentials, permissions, no such bucket) raises AccessError. Local stores are also listed for
     unexpected objects. `sample_pyramid` reads a few cells per level to check the reductions.
     """
     if isinstance(store, (str, os.PathLike)):
@@ -56,6 +58,7 @@ def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bo
         ("2.3", check_nodata_dtype),
         ("4.1", check_temporal),
         ("2.2", check_coordinates),
+        ("3.3", check_grid_mapping),
         ("5", check_volatility),
         ("3.1", check_consolidated),
         ("2", check_objects),
@@ -71,6 +74,8 @@ def _load_root(ctx: Context) -> bool:
     """The root zarr.json as an object; a store without one gets a single failure."""
     try:
         raw = ctx.source.get("zarr.json")
+    except AccessError:
+        raise  # the store could not be read at all: an error for the caller, not a finding
     except (StoreError, OSError) as exc:
         ctx.report.fail("3.1", "zarr.json", f"cannot be read: {exc}")
         return False

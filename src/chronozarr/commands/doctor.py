@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import typer
 
 from ..check.doctor import DEFAULT_ORIGIN, doctor
+from .options import endpoint_option, store_location
 from .reports import finish_with
 
 HELP = """Check how TARGET is served: the hosting checklist for an http(s) URL (CORS, byte and suffix
 ranges, preflight, HEAD, cache headers, 404 for absent keys, no Content-Encoding), then validation
 and decoding of every level, with one pixel read through plain zarr-python compared to chronozarr's
-decode. For a directory only validation and decoding run.
+decode. For a directory or an s3://, gs://, az:// URL only validation and decoding run.
 
 Prints one line per check (ok, FAIL, warn, info) and a summary. Exit status 1 only when a check
 fails; warnings and info lines do not.
@@ -21,6 +24,7 @@ Examples:
   chronozarr doctor https://data.example.org/aoi/chronozarr-3
   chronozarr doctor https://data.example.org/aoi/chronozarr-3 --origin https://maps.example.org --json
   chronozarr doctor demo-output/demo.zarr
+  chronozarr doctor s3://my-bucket/aoi/chronozarr-3
 """
 
 
@@ -31,8 +35,9 @@ def register(app: typer.Typer) -> None:
 
 
 def doctor_command(
-    target: str = typer.Argument(..., metavar="TARGET", help="Store URL (http/https) or directory.", show_default=False),
+    target: str = typer.Argument(..., metavar="TARGET", help="Store directory, http(s) URL or s3://, gs://, az:// URL.", show_default=False),
     origin: str = typer.Option(DEFAULT_ORIGIN, "--origin", help="Origin header sent with every request: the page that will read the store."),
     as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
+    endpoint: Optional[str] = endpoint_option(),
 ) -> None:
-    finish_with(doctor(target, origin=origin), as_json)
+    finish_with(doctor(store_location(target, endpoint), origin=origin), as_json)

@@ -9,9 +9,9 @@ import typer
 
 from ..export.cog import export_cog
 from ..export.times import SYNTAX
-from .options import progress_option
+from .options import endpoint_option, progress_option, store_location
 
-HELP = """Write one Cloud Optimized GeoTIFF per timestep of STORE (a directory or an http(s) URL)
+HELP = """Write one Cloud Optimized GeoTIFF per timestep of STORE (a directory, an http(s) URL or an s3://, gs://, az:// URL)
 into OUT_DIR, named L<level>_<YYYY-MM-DD>.tif (with the time of day when two timesteps share a
 date). Values are the store's true values: star-delta timesteps are reconstructed, nothing is
 rescaled or resampled.
@@ -30,6 +30,7 @@ Examples:
   chronozarr export-cog my_store cogs/
   chronozarr export-cog my_store cogs/ --level 1 --times 2024-01..2024-06
   chronozarr export-cog https://example.org/stores/aoi cogs/ --times 0,-1
+  chronozarr export-cog s3://my-bucket/aoi/chronozarr-3 cogs/ --times -1
 """
 
 
@@ -40,11 +41,12 @@ def register(app: typer.Typer) -> None:
 
 
 def export_cog_command(
-    store: str = typer.Argument(..., metavar="STORE", help="Store directory or http(s) URL.", show_default=False),
+    store: str = typer.Argument(..., metavar="STORE", help="Store directory, http(s) URL or s3://, gs://, az:// URL.", show_default=False),
     out_dir: Path = typer.Argument(..., metavar="OUT_DIR", help="Directory for the GeoTIFFs; made when missing.", show_default=False),
     level: int = typer.Option(0, "--level", help="Pyramid level to export (0 is full resolution)."),
     times: Optional[str] = typer.Option(None, "--times", metavar="SELECTION", help=f"Timesteps to export: {SYNTAX}; default: all."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace files of the same names in OUT_DIR."),
     progress: Optional[bool] = progress_option(),
+    endpoint: Optional[str] = endpoint_option(),
 ) -> None:
-    typer.echo(str(export_cog(store, out_dir, level=level, times=times, overwrite=overwrite, progress=progress)))
+    typer.echo(str(export_cog(store_location(store, endpoint), out_dir, level=level, times=times, overwrite=overwrite, progress=progress)))

@@ -17,6 +17,7 @@ from typing import Any, Optional, TypeVar
 
 import typer
 
+from ..buckets import is_bucket_url
 from ..errors import InputError
 from ..format.metadata import DTYPES
 
@@ -38,6 +39,25 @@ class Codec(str, Enum):
 def progress_option() -> Any:
     """--progress/--no-progress, as every long-running command takes it."""
     return typer.Option(None, "--progress/--no-progress", help="Progress bar; default: only when stderr is a terminal.", show_default=False)
+
+
+def endpoint_option() -> Any:
+    """--endpoint, for the commands that read a store from an s3:// URL."""
+    return typer.Option(
+        None, "--endpoint", metavar="URL",
+        help="S3-compatible endpoint for an s3:// STORE (R2, MinIO); default: AWS_ENDPOINT_URL, else AWS.",
+    )
+
+
+def store_location(store: str, endpoint: str | None) -> Any:
+    """STORE as the reading commands take it: with --endpoint, the s3:// store on that endpoint."""
+    if endpoint is None:
+        return store
+    if not is_bucket_url(store):
+        raise InputError(f"--endpoint is for s3:// stores, and {store!r} is not one")
+    from ..read.bucket_source import BucketSource
+
+    return BucketSource(store, endpoint=endpoint)
 
 
 def _option(name: str, annotation: Any, info: Any) -> inspect.Parameter:

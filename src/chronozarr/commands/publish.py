@@ -14,6 +14,10 @@ class: immutable for a year, or a short lifetime for what an append rewrites. No
 
 A non-empty DEST is refused unless STORE is an append of the store already there (same store, more
 timesteps) or --force is given. Credentials come from the provider's environment variables.
+
+With --viewer the viewer app goes up last, under DEST/viewer/: https://HOST/PREFIX/viewer/ (or
+viewer/index.html on hosts that serve no index pages, such as S3's REST endpoint) shows the
+store, with nothing else deployed.
 """
 
 EPILOG = """\b
@@ -21,6 +25,7 @@ Examples:
   chronozarr publish stores/aoi/chronozarr-3 s3://my-bucket/aoi/chronozarr-3 --dry-run
   chronozarr publish work/aoi s3://data/aoi/chronozarr-3 --endpoint https://ACCOUNT.r2.cloudflarestorage.com
   chronozarr publish work/aoi s3://my-bucket/aoi/chronozarr-3 --newer-than work/stamp
+  chronozarr publish work/aoi s3://my-bucket/aoi/chronozarr-3 --viewer
 """
 
 
@@ -41,10 +46,11 @@ def publish_command(
     force: bool = typer.Option(False, "--force", help="Upload into a non-empty prefix even when it is not an append."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Uploads in flight."),
     short_ttl: int = typer.Option(SHORT_TTL_SECONDS, "--short-ttl", min=0, help="max-age in seconds for objects an append rewrites."),
+    viewer: bool = typer.Option(False, "--viewer", help="Also upload the viewer app under DEST/viewer/: the store opens there in a browser."),
 ) -> None:
     summary = publish(
         store, dest, endpoint=endpoint, newer_than=newer_than, dry_run=dry_run, force=force,
-        concurrency=concurrency, short_ttl=short_ttl, echo=typer.echo,
+        concurrency=concurrency, short_ttl=short_ttl, viewer=viewer, echo=typer.echo,
     )
     if not dry_run:
         typer.echo(f"published {len(summary.uploaded)} objects to {summary.destination} in {summary.seconds:.1f} s")

@@ -18,7 +18,6 @@ offset and units. The Item's one asset is the store root.
 The asset's href is --href, else the store's URL, else the store directory relative to the Item;
 pass --href with the published URL of a local store. Links are relative; --catalog-url (where DIR
 will be published) adds absolute self links. Existing files are refused unless --overwrite.
-Needs the geo extra (pyproj) to place the footprint on the globe.
 """
 
 EPILOG = """\b

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 import typer
 
 from ..check import validate
+from .options import endpoint_option, store_location
 from .reports import finish_with
 
-HELP = """Check STORE (a directory or an http(s) URL) against every MUST of the chronozarr spec.
+HELP = """Check STORE (a directory, an http(s) URL or an s3://, gs://, az:// URL) against every MUST of the chronozarr spec.
 
 Prints one line per finding (severity, spec section, object key or attribute, message) and a
 summary line. Exit status 1 when any rule fails, 0 otherwise (warnings do not fail).
@@ -18,6 +21,7 @@ Examples:
   chronozarr validate my_store
   chronozarr validate https://example.org/stores/aoi --json
   chronozarr validate my_store --no-sample-pyramid
+  chronozarr validate s3://my-bucket/aoi/chronozarr-3
 """
 
 
@@ -28,10 +32,11 @@ def register(app: typer.Typer) -> None:
 
 
 def validate_command(
-    store: str = typer.Argument(..., metavar="STORE", help="Store directory or http(s) URL.", show_default=False),
+    store: str = typer.Argument(..., metavar="STORE", help="Store directory, http(s) URL or s3://, gs://, az:// URL.", show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     sample_pyramid: bool = typer.Option(
         True, "--sample-pyramid/--no-sample-pyramid", help="Read a few cells per level to check the pyramid reductions."
     ),
+    endpoint: Optional[str] = endpoint_option(),
 ) -> None:
-    finish_with(validate(store, sample_pyramid=sample_pyramid), as_json)
+    finish_with(validate(store_location(store, endpoint), sample_pyramid=sample_pyramid), as_json)

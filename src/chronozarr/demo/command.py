@@ -1,5 +1,5 @@
-"""`python -m chronozarr.demo OUTDIR`: generate the series, encode it, check it reads back bit for
-bit, and serve it in the viewer on request."""
+"""`python -m chronozarr.demo OUTDIR` and `chronozarr demo [DIR]`: generate the series, encode it,
+check it reads back bit for bit, and serve it in the viewer on request."""
 
 from __future__ import annotations
 
@@ -82,40 +82,46 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     parser.add_argument("--serve", action="store_true", help="then serve the store in the browser viewer until Ctrl-C")
     parser.add_argument("--port", type=int, default=8000, help="port for --serve (default 8000; a free one when taken)")
     args = parser.parse_args(argv)
-
-    from ..write.encode import encode
-
-    size, chunk = (SMALL, SMALL_CHUNK) if args.small else (FULL, FULL_CHUNK)
-    store = args.outdir / STORE_NAME
     try:
-        _clear_previous(store)
-        started = time.perf_counter()
-        da, mask, coverage = demo_series(**size, seed=args.seed, progress=None)
-        n_time, n_band, height, width = da.shape
-        out(f"generated {n_time} dates x {n_band} bands x {height} x {width} in {time.perf_counter() - started:.1f} s")
-        summary = encode(
-            da, store, crs=CRS, encoding=args.encoding, chunk_size=chunk, mask=mask, coverage=coverage,
-            bands=BANDS, provenance=PROVENANCE,
-        )
-        out(f"store: {summary.path}")
-        out(f"summary: {summary}")
-        checked = verify_level0(store, da, mask, coverage)
+        store = build_demo(args.outdir, small=args.small, encoding=args.encoding, seed=args.seed, out=out)
     except ChronozarrError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    out(f"validated: level 0 identical for {checked} timesteps")
     if not args.serve:
-        out(f"viewer: `chronozarr view {store}` serves it in the browser viewer (or `make demo`)")
+        out(f"viewer: `chronozarr view {store}` serves it in the browser viewer (or `chronozarr demo`)")
         return 0
-    return _serve(store, args.port, out)
+    return serve_demo(store, args.port, out)
 
 
-def _serve(store: Path, port: int, out: Callable[[str], None]) -> int:
+def build_demo(outdir: Path, *, small: bool = False, encoding: str = "auto", seed: int = 0, out: Callable[[str], None] = print) -> Path:
+    """Generate the series, encode it into `outdir/demo.zarr` (replacing an earlier demo store,
+    nothing else), validate it and read level 0 back bit for bit; returns the store's path."""
+    from ..write.encode import encode
+
+    size, chunk = (SMALL, SMALL_CHUNK) if small else (FULL, FULL_CHUNK)
+    store = Path(outdir) / STORE_NAME
+    _clear_previous(store)
+    started = time.perf_counter()
+    da, mask, coverage = demo_series(**size, seed=seed, progress=None)
+    n_time, n_band, height, width = da.shape
+    out(f"generated {n_time} dates x {n_band} bands x {height} x {width} in {time.perf_counter() - started:.1f} s")
+    summary = encode(
+        da, store, crs=CRS, encoding=encoding, chunk_size=chunk, mask=mask, coverage=coverage,
+        bands=BANDS, provenance=PROVENANCE,
+    )
+    out(f"store: {summary.path}")
+    out(f"summary: {summary}")
+    checked = verify_level0(store, da, mask, coverage)
+    out(f"validated: level 0 identical for {checked} timesteps")
+    return store
+
+
+def serve_demo(store: Path, port: int, out: Callable[[str], None]) -> int:
     """Serve the store next to js/viewer on 127.0.0.1 (`port`, else a free one) until Ctrl-C."""
-    from ..view import start_view, viewer_installed
+    from ..view import NOT_INSTALLED, start_view, viewer_installed
 
     if not viewer_installed():
-        print("error: the viewer page is not installed (no js/viewer/index.html next to the package)", file=sys.stderr)
+        print(f"error: {NOT_INSTALLED}", file=sys.stderr)
         return 1
     try:
         session = start_view(store, port=port)

@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import InputError
 from ..extras import import_extra
 from ..progress import progress_bar
+from ..read.sources import ObjectSource
 from ..read.store import ChronoStore, LevelInfo, open_store
 from .files import check_targets, replacing
 from .times import select_times
@@ -49,7 +50,7 @@ class ExportSummary:
 
 
 def export_cog(
-    store: str | os.PathLike[str],
+    store: str | os.PathLike[str] | ObjectSource,
     out_dir: str | os.PathLike[str],
     *,
     level: int = 0,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..extras import import_extra
 
 Bounds = tuple[float, float, float, float]
 POINTS_PER_EDGE = 16  # a projected straight edge is a curve in longitude/latitude
@@ -17,7 +16,8 @@ def wgs84_footprint(crs: str, bounds: Bounds) -> tuple[list[float], dict[str, An
     footprint and the bbox holds all of it. The ring runs counterclockwise (RFC 7946). Footprints
     across the antimeridian are not split.
     """
-    pyproj = import_extra("pyproj", "geo", "stac")
+    import pyproj
+
     transformer = pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
     xs, ys = _ring(bounds)
     lons, lats = transformer.transform(xs, ys)

@@ -255,6 +255,20 @@ def crs_code(crs: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+# Each level's CF grid mapping, for the tools that look for the CRS there (rioxarray, odc-geo,
+# titiler.xarray): a 0-d array of this name, named by `grid_mapping` (and `coordinates`, so xarray
+# keeps it with the variable) on the data, mask and coverage arrays. Optional: readers ignore it.
+GRID_MAPPING = "spatial_ref"
+GRID_MAPPING_REFS = {"grid_mapping": GRID_MAPPING, "coordinates": GRID_MAPPING}
+
+
+def grid_mapping_attrs(crs: str) -> dict[str, Any]:
+    """The CF grid-mapping attributes of `crs` as pyproj writes them (crs_wkt, grid_mapping_name, ...)."""
+    from pyproj import CRS
+
+    return dict(CRS.from_user_input(crs).to_cf())
+
+
 def multiscales(level_paths: Sequence[str], crs: str) -> list[dict[str, Any]]:
     """The ndpyramid multiscales attribute, without pixels_per_tile (spec 3.4)."""
     return [

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -80,7 +80,7 @@ class ChronozarrBackend(BackendEntrypoint):
 
     description = "chronozarr raster time series stores (Zarr v3, star-delta reconstructed)"
     url = "https://github.com/chronozarr/chronozarr"
-    open_dataset_parameters = ("filename_or_obj", "drop_variables", "lod", "physical", "concurrency")
+    open_dataset_parameters = ("filename_or_obj", "drop_variables", "lod", "physical", "concurrency", "storage_options")
 
     def open_dataset(  # type: ignore[override]
         self,
@@ -90,8 +90,10 @@ class ChronozarrBackend(BackendEntrypoint):
         lod: int = 0,
         physical: bool = True,
         concurrency: int | None = None,
+        storage_options: Mapping[str, Any] | None = None,
     ) -> xr.Dataset:
-        store = ChronoStore(filename_or_obj, concurrency=concurrency)
+        # storage_options: open_store's source options, e.g. {"endpoint": ..., "region": ...} for s3://
+        store = ChronoStore(filename_or_obj, concurrency=concurrency, **dict(storage_options or {}))
         level = store.meta.levels[store._level(lod).index]
         drop = set(drop_variables or ())
         variables: dict[str, xr.Variable] = {}

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import BinaryIO, Protocol
 from urllib.parse import quote, urlsplit, urlunsplit
 
+from ..buckets import is_bucket_url
 from ..errors import StoreError
 
 DEFAULT_MAX_OBJECT_BYTES = 4 * 2**30
@@ -327,11 +328,23 @@ def _content_range_total(value: str) -> int | None:
     return int(total) if total.isdigit() else None
 
 
+def is_remote(location: object) -> bool:
+    """An http(s) or object-store URL, as opposed to a directory."""
+    text = os.fspath(location) if isinstance(location, (str, os.PathLike)) else ""
+    return isinstance(text, str) and (text.startswith(("http://", "https://")) or is_bucket_url(text))
+
+
 def open_source(location: str | os.PathLike[str], **options: object) -> ObjectSource:
-    """LocalSource for a path, HttpSource for an http(s) URL."""
+    """LocalSource for a path, HttpSource for an http(s) URL, BucketSource for s3://, gs://, az://."""
     text = os.fspath(location)
     if text.startswith(("http://", "https://")):
         return HttpSource(text, **options)  # type: ignore[arg-type]
+    if is_bucket_url(text):
+        from .bucket_source import BucketSource
+
+        return BucketSource(text, **options)  # type: ignore[arg-type]
+    if "://" in text and not text.startswith("file://"):
+        raise StoreError(f"{text!r}: unsupported URL scheme; a store is a directory, an http(s):// URL or s3://, gs://, az://")
     path = Path(text[len("file://") :] if text.startswith("file://") else text)
     local_options = {k: v for k, v in options.items() if k == "max_object_bytes"}
     return LocalSource(path, **local_options)  # type: ignore[arg-type]

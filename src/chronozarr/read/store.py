@@ -19,7 +19,7 @@ from .arrays import ArrayInfo, fill_chunk
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
 from .metadata import Level, StoreMetadata, load
-from .sources import ObjectSource, RequestStats, open_source
+from .sources import ObjectSource, RequestStats, is_remote, open_source
 
 Window = tuple[slice, slice]
 
@@ -53,12 +53,12 @@ class ChronoStore:
         cache_bytes: int = 512 * 2**20,
         **source_options: Any,
     ) -> None:
-        remote = str(location).startswith(("http://", "https://"))
+        remote = is_remote(location)
         if concurrency is None:
             # Over a network many requests wait at once; on disk, threads beyond the cores only contend.
             concurrency = 16 if remote else max(2, os.cpu_count() or 2)
         if isinstance(location, (str, os.PathLike)):
-            if not remote and not os.path.isdir(location):
+            if not remote and "://" not in os.fspath(location) and not os.path.isdir(location):
                 raise StoreError(f"no store at {os.fspath(location)!r}: the directory does not exist")
             if remote:
                 source_options.setdefault("concurrency", concurrency)
@@ -362,6 +362,7 @@ class ChronoStore:
 
 
 def open_store(location: str | os.PathLike[str], **options: Any) -> ChronoStore:
-    """Open a store from a directory or an HTTP(S) URL (options: concurrency, cache_bytes,
-    timeout, retries, forbidden_is_not_found, max_object_bytes, headers)."""
+    """Open a store from a directory, an HTTP(S) URL or an s3://, gs://, az:// URL (options:
+    concurrency, cache_bytes, max_object_bytes; for HTTP timeout, retries, forbidden_is_not_found,
+    headers; for object stores endpoint, region, anonymous, config)."""
     return ChronoStore(location, **options)

@@ -1,4 +1,10 @@
-"""Coordinate arrays, volatility and every `zarr.json`, written after the chunks (spec 2, 3, 9)."""
+"""Coordinate arrays, volatility and every `zarr.json`, written after the chunks (spec 2, 3, 9).
+
+Each level also carries a CF grid mapping: a 0-d `spatial_ref` array whose attributes describe
+the store's CRS as pyproj writes them (`crs_wkt`, `grid_mapping_name`, ...), named by the
+`grid_mapping` attribute of the data, mask and coverage arrays. rioxarray, odc-geo and
+titiler.xarray look there for the CRS; chronozarr's readers do not need it.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,18 @@ import numpy as np
 
 from ..format.codecs import CodecSpec
 from ..format.geometry import LevelGeometry
-from ..format.metadata import SPEC_VERSION, Band, LevelMirror, Provenance, Temporal, crs_code, multiscales
+from ..format.metadata import (
+    GRID_MAPPING,
+    GRID_MAPPING_REFS,
+    SPEC_VERSION,
+    Band,
+    LevelMirror,
+    Provenance,
+    Temporal,
+    crs_code,
+    grid_mapping_attrs,
+    multiscales,
+)
 from ..format.times import TIME_CALENDAR, TIME_UNITS, iso_list
 from ..format.zarrjson import array_json, group_json, with_consolidated
 from .objects import ObjectWriter
@@ -56,7 +73,17 @@ def data_array_attrs(level: LevelGeometry, crs: str, nodata: float | int | None)
     code = crs_code(crs)
     if code is not None:
         attrs["_CRS"] = {"url": f"http://www.opengis.net/def/crs/EPSG/0/{code}"}
+    attrs.update(GRID_MAPPING_REFS)
     return attrs
+
+
+def grid_mapping_node(crs: str) -> dict[str, Any]:
+    """A level's `spatial_ref`: a 0-d int64 array (no chunk is stored; it reads as its fill, 0)
+    whose attributes are the CF grid mapping of `crs`."""
+    return array_json(
+        shape=[], dtype="int64", chunk_shape=[], codec=COORD_CODEC, dimension_names=[], fill_value=0,
+        attributes=grid_mapping_attrs(crs),
+    )
 
 
 def level_nodes(
@@ -99,8 +126,10 @@ def level_nodes(
             chunk_shape=[1, cs, cs],
             codec=codec,
             dimension_names=["time", "y", "x"],
+            attributes=GRID_MAPPING_REFS,
             shard_shape=shard([1, cs, cs]),
         )
+    nodes[f"{p}/{GRID_MAPPING}"] = grid_mapping_node(crs)
     nodes[f"{p}/time"] = _coordinate(
         writer, f"{p}/time", np.asarray(times_ms, dtype=np.int64), ["time"], {"units": TIME_UNITS, "calendar": TIME_CALENDAR}
     )

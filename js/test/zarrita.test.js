@@ -1,0 +1,45 @@
+// zarrita (the Zarr reader zarr-layer and most JS apps use) on chronozarr `none` stores written by
+// the Python writer: level 0 through its own API, pixel values compared with the writer's input.
+// docs/interop.md reports this result.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as zarr from 'zarrita';
+import { FileSystemStore } from '@zarrita/storage';
+import { python, repo } from './helpers.js';
+
+const VERSION = JSON.parse(readFileSync(join(repo, 'js/node_modules/zarrita/package.json'), 'utf8')).version;
+
+describe(`zarrita ${VERSION}`, () => {
+  let dir;
+  let expected;
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'chronozarr-zarrita-'));
+    const run = spawnSync(python, [join(repo, 'js/e2e/zarr_layer_stores.py'), dir], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+    if (run.status !== 0) throw new Error(run.stderr);
+    expected = JSON.parse(run.stdout);
+  });
+
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  for (const name of ['utm', 'lonlat']) {
+    test(`reads level 0 of the ${name} store exactly, with dimension names and the CRS attributes`, async () => {
+      const e = expected[name];
+      const root = zarr.root(new FileSystemStore(join(dir, name)));
+      const data = await zarr.open.v3(root.resolve('0/data'), { kind: 'array' });
+      assert.deepEqual(data.dimensionNames, ['time', 'band', 'y', 'x']);
+      assert.equal(data.attrs['proj:code'], e.crs);
+      assert.equal(data.attrs.grid_mapping, 'spatial_ref');
+      const plane = await zarr.get(data, [e.t, e.band, null, null]);
+      const width = plane.shape[1];
+      for (const p of e.inside) assert.equal(plane.data[p.y * width + p.x], p.value, `pixel ${p.x},${p.y}`);
+      const ref = await zarr.open.v3(root.resolve('0/spatial_ref'), { kind: 'array' });
+      assert.deepEqual(ref.shape, []);
+      assert.match(ref.attrs.crs_wkt, e.crs === 'EPSG:4326' ? /WGS 84/ : /UTM zone 31N/);
+    });
+  }
+});

@@ -1,0 +1,290 @@
+"""Object-store URLs: the one place that parses `s3://`, `gs://` and `az://`, opens an obstore
+store for them and turns what the store answers into our errors.
+
+Supported: `s3://bucket/prefix` (AWS S3, or any S3-compatible service through `endpoint`: R2,
+MinIO, moto), `gs://bucket/prefix` (Google Cloud Storage), `az://container/prefix` (Azure Blob
+Storage; the account comes from `AZURE_STORAGE_ACCOUNT_NAME`). A URL with one of these schemes is
+never taken as a local path, and `parse_bucket_url` refuses any other `scheme://`.
+
+Credentials and anonymous access are read from the environment as obstore reads them
+(`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`,
+`AWS_ENDPOINT_URL`, `AWS_SKIP_SIGNATURE=true` for a public bucket; `GOOGLE_SERVICE_ACCOUNT`,
+`GOOGLE_APPLICATION_CREDENTIALS`; `AZURE_STORAGE_ACCOUNT_NAME`, `AZURE_STORAGE_ACCOUNT_KEY`,
+`AZURE_STORAGE_SAS_TOKEN`, ...). Nothing here stores or prints a credential.
+
+API (obstore is the `cloud` extra; a missing extra raises MissingExtraError naming it):
+
+    is_bucket_url(text) -> bool                 s3://, gs:// or az://
+    parse_bucket_url(text) -> BucketURL         scheme, bucket, prefix; StoreError when malformed
+    obstore_for(url, *, endpoint=None, region=None, anonymous=False, config=None)
+                                                the obstore store rooted at the URL's prefix
+    Bucket(url, *, endpoint=None, region=None, anonymous=False, config=None, store=None)
+        .url, .store                            the URL as given (no trailing slash), the obstore store
+        .describe(key) -> str                   "s3://bucket/prefix/key", for messages
+        .get(key, max_bytes=None) -> bytes | None   None when the key is absent (404); an
+                                                object over max_bytes is refused before its body
+        .get_range(key, start, length)          exactly `length` bytes, or None when absent
+        .get_suffix(key, length)                the last `length` bytes, or None when absent
+        .size(key) -> int | None                a HEAD; None when absent
+        .put(key, data, *, attributes=None)     bytes, or a Path streamed in multipart parts
+        .list(prefix="") -> Iterator[(key, size)]
+        .delete(keys)                           one key or many (bulk where the store has it)
+    bucket_error(exc, where) -> AccessError     what the store answered, as one actionable line
+
+Every method raises AccessError (a StoreError; never an obstore or OS exception) naming the URL and
+what the store answered: no credentials, refused credentials, an expired token, 403, a missing
+bucket, a wrong region; and StoreError for an object shorter than the range asked for. Only a
+missing key is not an error: reads return None, which readers decode as fill (spec 7.2, 9).
+Requests time out after 30 s and are retried 3 times (obstore's own default is 10 over 3 min).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from .errors import AccessError, StoreError
+from .extras import import_extra
+
+SCHEMES = ("s3", "gs", "az")
+EXTRA = "cloud"
+TIMEOUT = "30s"
+# object_store retries up to 10 times over 3 minutes by default; a reader wants an answer sooner.
+RETRIES = 3
+MULTIPART_CHUNK = 8 * 2**20
+
+
+@dataclass(frozen=True)
+class BucketURL:
+    scheme: str
+    bucket: str
+    prefix: str  # without leading or trailing "/", may be ""
+
+    @property
+    def url(self) -> str:
+        return f"{self.scheme}://{self.bucket}" + (f"/{self.prefix}" if self.prefix else "")
+
+
+def is_bucket_url(text: object) -> bool:
+    return isinstance(text, str) and text.split("://", 1)[0].lower() in SCHEMES and "://" in text
+
+
+def parse_bucket_url(text: str) -> BucketURL:
+    """The parts of an object-store URL; a StoreError for another scheme or a missing bucket."""
+    scheme, sep, rest = text.partition("://")
+    if not sep or scheme.lower() not in SCHEMES:
+        raise StoreError(f"{text!r} is not an object-store URL: give s3://bucket/prefix, gs://bucket/prefix or az://container/prefix")
+    bucket, _, prefix = rest.strip("/").partition("/")
+    if not bucket:
+        raise StoreError(f"{text!r} names no bucket: give {scheme.lower()}://BUCKET/prefix")
+    if "?" in rest or "#" in rest:
+        raise StoreError(f"{text!r}: an object-store URL takes no query or fragment; pass options (endpoint, region) separately")
+    return BucketURL(scheme.lower(), bucket, "/".join(p for p in prefix.split("/") if p))
+
+
+def obstore_for(
+    url: str,
+    *,
+    endpoint: str | None = None,
+    region: str | None = None,
+    anonymous: bool = False,
+    config: Mapping[str, Any] | None = None,
+) -> Any:
+    """An obstore store rooted at the URL's prefix. `endpoint` points s3:// at an S3-compatible
+    service (path-style requests, plain http allowed for loopback test servers); `region` and
+    `anonymous` (unsigned requests, for public buckets) override the environment; `config` passes
+    further obstore settings through."""
+    parsed = parse_bucket_url(url)
+    store_module = import_extra("obstore.store", EXTRA, f"reading or writing {parsed.scheme}:// URLs")
+    settings: dict[str, Any] = dict(config or {})
+    if endpoint:
+        if parsed.scheme != "s3":
+            raise StoreError(f"an endpoint is for S3-compatible services; {url} is not an s3:// URL")
+        settings.setdefault("endpoint", endpoint)
+        settings.setdefault("virtual_hosted_style_request", False)
+    if region:
+        if parsed.scheme != "s3":
+            raise StoreError(f"a region is for s3:// URLs; {url} names its location through its account")
+        settings.setdefault("region", region)
+    if anonymous:
+        settings.setdefault("skip_signature", True)
+    client = dict(settings.pop("client_options", {}) or {})
+    client.setdefault("timeout", TIMEOUT)
+    # Our client options replace those obstore would read from the environment, so a plain-http
+    # endpoint (a local MinIO or moto) given either way is allowed here.
+    given = settings.get("endpoint") or os.environ.get("AWS_ENDPOINT_URL") or os.environ.get("AWS_ENDPOINT") or ""
+    if parsed.scheme == "s3" and str(given).startswith("http://"):
+        client.setdefault("allow_http", True)
+    retry = settings.pop("retry_config", None) or {
+        "max_retries": RETRIES,
+        "retry_timeout": timedelta(seconds=60),
+        "backoff": {"init_backoff": timedelta(milliseconds=250), "max_backoff": timedelta(seconds=4), "base": 2},
+    }
+    try:
+        return store_module.from_url(parsed.url, client_options=client, retry_config=retry, **settings)
+    except Exception as exc:  # obstore raises its own classes and ValueError for bad settings
+        raise bucket_error(exc, parsed.url) from None
+
+
+class Bucket:
+    """One object-store prefix, read and written with our errors; thread-safe (obstore is)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        endpoint: str | None = None,
+        region: str | None = None,
+        anonymous: bool = False,
+        config: Mapping[str, Any] | None = None,
+        store: Any = None,
+    ) -> None:
+        self.url = parse_bucket_url(url).url
+        self.store = store if store is not None else obstore_for(
+            url, endpoint=endpoint, region=region, anonymous=anonymous, config=config
+        )
+        self._obstore = import_extra("obstore", EXTRA, f"reading or writing {self.url}")
+
+    def describe(self, key: str) -> str:
+        return f"{self.url}/{key}" if key else self.url
+
+    def get(self, key: str, *, max_bytes: int | None = None) -> bytes | None:
+        try:
+            result = self._obstore.get(self.store, key)
+            size = int(result.meta["size"])
+            if max_bytes is not None and size > max_bytes:
+                raise StoreError(f"{self.describe(key)} is {size} bytes, more than the {max_bytes}-byte limit on one object")
+            return bytes(result.bytes())
+        except StoreError:
+            raise
+        except FileNotFoundError as exc:
+            return _absent(exc, self.describe(key))
+        except Exception as exc:
+            raise bucket_error(exc, self.describe(key)) from None
+
+    def get_range(self, key: str, start: int, length: int) -> bytes | None:
+        """Exactly bytes start..start+length-1; a shorter object is an error, not a short read."""
+        try:
+            data = bytes(self._obstore.get_range(self.store, key, start=start, length=length))
+        except FileNotFoundError as exc:
+            return _absent(exc, self.describe(key))
+        except Exception as exc:
+            raise bucket_error(exc, self.describe(key)) from None
+        if len(data) != length:
+            raise StoreError(
+                f"{self.describe(key)}: asked for bytes {start}-{start + length - 1}, the store sent {len(data)} bytes "
+                "(the object is shorter than the store's metadata says)"
+            )
+        return data
+
+    def get_suffix(self, key: str, length: int) -> bytes | None:
+        """The last `length` bytes; an object shorter than that is an error."""
+        try:
+            data = bytes(self._obstore.get(self.store, key, options={"range": {"suffix": length}}).bytes())
+        except FileNotFoundError as exc:
+            return _absent(exc, self.describe(key))
+        except Exception as exc:
+            raise bucket_error(exc, self.describe(key)) from None
+        if len(data) != length:
+            raise StoreError(f"{self.describe(key)} has {len(data)} bytes, fewer than the {length} asked for")
+        return data
+
+    def size(self, key: str) -> int | None:
+        try:
+            return int(self._obstore.head(self.store, key)["size"])
+        except FileNotFoundError as exc:
+            return _absent(exc, self.describe(key))
+        except Exception as exc:
+            raise bucket_error(exc, self.describe(key)) from None
+
+    def put(self, key: str, data: bytes | Path, *, attributes: Mapping[str, str] | None = None) -> None:
+        """Upload bytes, or a file streamed in parts (multipart above MULTIPART_CHUNK), atomically:
+        readers see the whole object or none."""
+        try:
+            self._obstore.put(self.store, key, data, attributes=dict(attributes or {}) or None, chunk_size=MULTIPART_CHUNK)
+        except Exception as exc:
+            raise bucket_error(exc, self.describe(key)) from None
+
+    def list(self, prefix: str = "") -> Iterator[tuple[str, int]]:
+        """(key, size) of every object below `prefix`, relative to the bucket URL's prefix."""
+        try:
+            for batch in self._obstore.list(self.store, prefix or None, chunk_size=1000):
+                for entry in batch:
+                    yield entry["path"], int(entry["size"])
+        except Exception as exc:
+            raise bucket_error(exc, self.describe(prefix)) from None
+
+    def delete(self, keys: str | Sequence[str]) -> None:
+        try:
+            self._obstore.delete(self.store, keys if isinstance(keys, str) else list(keys))
+        except FileNotFoundError:
+            pass
+        except Exception as exc:
+            raise bucket_error(exc, self.describe(keys if isinstance(keys, str) else "")) from None
+
+
+def _absent(exc: FileNotFoundError, where: str) -> None:
+    """None for a missing key; a missing bucket also answers 404, and that is an error."""
+    if _code(str(exc)) == "NoSuchBucket" or "ContainerNotFound" in str(exc):
+        raise bucket_error(exc, where) from None
+    return None
+
+
+# (error code or message fragment, what it means and how to fix it). First match wins.
+_ANSWERS: tuple[tuple[str, str], ...] = (
+    ("NoSuchBucket", "the bucket does not exist (check its name, and the endpoint for an S3-compatible service)"),
+    ("ContainerNotFound", "the container does not exist (check its name and AZURE_STORAGE_ACCOUNT_NAME)"),
+    ("ExpiredToken", "the credentials have expired: renew the session token (AWS_SESSION_TOKEN) and try again"),
+    ("TokenRefreshRequired", "the credentials have expired: renew the session token and try again"),
+    ("InvalidAccessKeyId", "the access key is not known to this store: check AWS_ACCESS_KEY_ID (and the endpoint)"),
+    ("SignatureDoesNotMatch", "the store refused the request signature: check AWS_SECRET_ACCESS_KEY"),
+    ("InvalidToken", "the session token is malformed or not for these keys: check AWS_SESSION_TOKEN"),
+    ("PermanentRedirect", "the bucket is in another region: set AWS_REGION (region= in Python) to the bucket's region"),
+    ("AuthorizationHeaderMalformed", "the bucket is in another region: set AWS_REGION (region= in Python) to the bucket's region"),
+    ("IllegalLocationConstraintException", "the bucket is in another region: set AWS_REGION (region= in Python) to the bucket's region"),
+    ("/latest/api/token", "no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_SKIP_SIGNATURE=true for a public bucket"),
+    ("169.254.169.254", "no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_SKIP_SIGNATURE=true for a public bucket"),
+    ("AccessDenied", "access denied (HTTP 403): the credentials lack permission for this key, or the bucket is private"),
+    ("AuthorizationFailure", "access denied (HTTP 403): the credentials lack permission for this key"),
+)
+_STATUS = re.compile(r"status code: (\d{3})")
+_CODE = re.compile(r"<Code>([^<]+)</Code>")
+
+
+def _code(message: str) -> str | None:
+    match = _CODE.search(message)
+    return match.group(1) if match else None
+
+
+def bucket_error(exc: BaseException, where: str) -> AccessError:
+    """One line naming `where` and what the store answered, with the fix when we know it."""
+    message = str(exc)
+    code = _code(message)
+    for needle, meaning in _ANSWERS:
+        if needle == code or needle in message:
+            return AccessError(f"{where}: {meaning}" + (f" (the store answered {code})" if code and code != needle else ""))
+    status = _STATUS.search(message)
+    kind = type(exc).__name__
+    if status and status.group(1) == "301":  # S3's redirect to the bucket's region, e.g. to a HEAD: no body
+        return AccessError(f"{where}: the bucket is in another region: set AWS_REGION (region= in Python) to the bucket's region (HTTP 301)")
+    if kind == "PermissionDeniedError" or (status and status.group(1) == "403"):
+        return AccessError(
+            f"{where}: access denied (HTTP 403): the bucket is private or the credentials lack permission; "
+            "set credentials in the environment (AWS_ACCESS_KEY_ID, ...) or check the bucket policy"
+        )
+    if kind == "UnauthenticatedError" or (status and status.group(1) == "401"):
+        return AccessError(f"{where}: the store refused the credentials (HTTP 401): check them in the environment")
+    if kind == "UnknownConfigurationKeyError" or isinstance(exc, ValueError):
+        return AccessError(f"{where}: the store settings are not valid: {_first_line(message)}")
+    answer = f"HTTP {status.group(1)}" + (f" {code}" if code else "") if status else _first_line(message)
+    return AccessError(f"{where}: the store could not be reached or refused the request ({answer})")
+
+
+def _first_line(message: str) -> str:
+    line = message.strip().splitlines()[0] if message.strip() else "no message"
+    return line if len(line) <= 300 else line[:297] + "..."

@@ -1,0 +1,62 @@
+"""Plain Zarr and GDAL readers on stores written today: what they read exactly, and where they stop
+(the limits docs/interop.md lists)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import xarray as xr
+import zarr
+
+import chronozarr
+from conftest import make_series
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory):
+    root = tmp_path_factory.mktemp("plain")
+    da = make_series(n_time=4, height=40, width=36, seed=4)
+    for name, options in {
+        "none": dict(encoding="none"),
+        "star": dict(encoding="star-delta", anchor_interval=2),
+        "sharded": dict(encoding="none", shard=True),
+    }.items():
+        chronozarr.encode(da, root / name, crs="EPSG:32631", chunk_size=16, progress=False, **options)
+    floats = make_series(n_time=2, height=20, width=20, dtype="float32", seed=5)
+    chronozarr.encode(floats, root / "float32", crs="EPSG:32631", chunk_size=16, progress=False)
+    return root, da.values, floats.values
+
+
+@pytest.mark.parametrize("layout", ["none", "sharded"])
+def test_zarr_python_and_xarray_read_a_none_store_exactly(stores, layout: str) -> None:
+    root, values, _ = stores
+    np.testing.assert_array_equal(zarr.open_group(root / layout, mode="r")["0/data"][:], values)
+    np.testing.assert_array_equal(xr.open_zarr(root / layout, group="0")["data"].values, values)
+
+
+def test_a_plain_reader_sees_anchors_as_values_and_deltas_as_residuals(stores) -> None:
+    root, values, _ = stores
+    raw = zarr.open_group(root / "star", mode="r")["0/data"][:]
+    np.testing.assert_array_equal(raw[[0, 2]], values[[0, 2]])
+    np.testing.assert_array_equal(raw[1], (values[1].astype(np.int64) - values[0]) % 2**16)  # spec 4.2
+
+
+def test_gdal_reads_float32_with_nodata_null_as_nodata_zero(stores) -> None:
+    rasterio = pytest.importorskip("rasterio")
+    root, _, floats = stores
+    with rasterio.open(f'ZARR:"{root / "float32"}":/0/data') as src:
+        assert src.nodata == 0.0  # the fill_value (spec 2.3), which GDAL takes as nodata
+        np.testing.assert_array_equal(src.read().reshape(floats.shape), floats)
+
+
+def test_gdal_reads_sharded_stores_from_3_13_only(stores) -> None:
+    rasterio = pytest.importorskip("rasterio")
+    root, values, _ = stores
+    path = f'ZARR:"{root / "sharded"}":/0/data'
+    if tuple(int(v) for v in rasterio.__gdal_version__.split(".")[:2]) < (3, 13):
+        with pytest.raises(rasterio.errors.RasterioIOError):  # GDAL 3.12 knows no sharding_indexed codec
+            with rasterio.open(path) as src:
+                src.read(1)
+    else:
+        with rasterio.open(path) as src:
+            np.testing.assert_array_equal(src.read().reshape(values.shape), values)
