@@ -104,6 +104,10 @@ WRITER_OPTIONS = (
     _option("resume", bool, typer.Option(
         False, "--resume", help="Complete an interrupted run into OUT; it must be the same input and options."
     )),
+    _option("endpoint", Optional[str], typer.Option(
+        None, "--endpoint", metavar="URL",
+        help="S3-compatible endpoint for an s3:// OUT (R2, MinIO); default: AWS_ENDPOINT_URL, else AWS.",
+    )),
     _option("progress", Optional[bool], progress_option()),
 )
 
@@ -134,7 +138,9 @@ def writer_arguments(options: Mapping[str, Any]) -> dict[str, Any]:
     """encode's keyword arguments from the writer options, checked before any input is opened."""
     if options["shard_time"] is not None and not options["shard"]:
         raise InputError("--shard-time requires --shard (the default layout is unsharded)")
-    args = {p.name: options[p.name] for p in WRITER_OPTIONS if p.name not in ("nodata", "bands_json", "provenance_json")}
+    args = {p.name: options[p.name] for p in WRITER_OPTIONS if p.name not in ("nodata", "bands_json", "provenance_json", "endpoint")}
+    if options["endpoint"] is not None:
+        args["storage_options"] = {"endpoint": options["endpoint"]}
     args |= {"encoding": options["encoding"].value, "codec": options["codec"].value}
     args |= _blosc_options(args["codec"], options["blosc_cname"], options["blosc_shuffle"])
     if options["nodata"] is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -80,6 +80,7 @@ def encode(
     resume: bool = False,
     block_size: int | None = None,
     read_ahead: int = 2,
+    storage_options: Mapping[str, Any] | None = None,
 ) -> EncodeSummary | EncodePreview:
     """Write `da` (time, band, y, x) as a chronozarr 0.2 store at `path`, which must be new or empty.
 
@@ -91,11 +92,12 @@ def encode(
     `path` is a directory or an s3://, gs:// or az:// prefix. `resume=True` completes an encode that
     was interrupted (same input and options). `block_size` is the cells per side of a block (a
     power of two; default: about 64 MB of input), `read_ahead` the blocks read ahead of the one
-    being encoded. `dry_run=True` checks everything the same way and returns what would be
+    being encoded; `storage_options` (endpoint, region, anonymous) open an object-store
+    `path` (credentials come from the environment). `dry_run=True` checks everything the same way and returns what would be
     written, writing nothing.
     """
     started = time.perf_counter()
-    output = open_output(path)
+    output = open_output(path, storage_options)
     claim(output, resume=resume, dry_run=True)
     series = prepare(da, crs=crs, nodata=nodata, mask=mask, coverage=coverage)
     plan, band_objects, prov = _plan(

@@ -1,4 +1,4 @@
-"""Where a store's objects go: a local directory (object-store prefixes plug in beside it).
+"""Where a store's objects go: a local directory, or a prefix in an object store.
 
 The writer sees only keys and bytes, so one walk writes a directory or a bucket with the same
 bytes in the same order. An output is small and picklable: cluster tasks receive it and write
@@ -12,12 +12,14 @@ import errno
 import os
 import shutil
 import tempfile
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from ..buckets import Bucket, is_bucket_url, parse_bucket_url
 from ..errors import OutputError, OutputExistsError
 
 SCRATCH = ".chronozarr-encode"  # the writer's own entries in an output, removed when it completes
@@ -161,19 +163,94 @@ def local_spool_file() -> Path:
     return Path(tempfile.gettempdir()) / f"chronozarr-{uuid.uuid4().hex}.part"
 
 
-SCHEMES = ("s3", "gs", "az")
+_BUCKETS: dict["BucketOutput", Bucket] = {}
+_BUCKETS_LOCK = threading.Lock()
 
 
-def open_output(target: str | os.PathLike[str]) -> Output:
-    """The output a path or URL names. A URL is never taken as a local path: an unsupported scheme
-    is an error naming the ones chronozarr writes."""
+@dataclass(frozen=True)
+class BucketOutput:
+    """A prefix in an object store (s3://, gs://, az://), through `chronozarr.buckets`.
+
+    A PUT is atomic, so every object appears whole or not at all; shards are spooled to a local
+    file and uploaded in parts. Only the URL and options travel to cluster workers; each process
+    opens its own client.
+    """
+
+    url: str
+    endpoint: str | None = None
+    region: str | None = None
+    anonymous: bool = False
+
+    @property
+    def bucket(self) -> Bucket:
+        with _BUCKETS_LOCK:
+            found = _BUCKETS.get(self)
+            if found is None:
+                found = _BUCKETS[self] = Bucket(self.url, endpoint=self.endpoint, region=self.region, anonymous=self.anonymous)
+            return found
+
+    def describe(self) -> str:
+        return self.url
+
+    @property
+    def location(self) -> str:
+        return self.url
+
+    def put(self, key: str, data: bytes | memoryview) -> None:
+        self.bucket.put(key, bytes(data))
+
+    def put_atomic(self, key: str, data: bytes) -> None:
+        self.bucket.put(key, data)
+
+    def put_file(self, key: str, path: Path) -> None:
+        try:
+            self.bucket.put(key, path)
+        finally:
+            path.unlink(missing_ok=True)
+
+    def get(self, key: str) -> bytes | None:
+        data = self.bucket.get(key)
+        return None if data is None else bytes(data)
+
+    def get_range(self, key: str, start: int, length: int) -> bytes:
+        data = self.bucket.get_range(key, start, length)
+        if data is None:
+            raise OSError(f"{self.bucket.describe(key)} vanished while it was being read")
+        return data
+
+    def size(self, key: str) -> int | None:
+        return self.bucket.size(key)
+
+    def keys(self, prefix: str = "") -> Iterator[str]:
+        return (key for key, _ in self.bucket.list(prefix))
+
+    def delete_prefix(self, prefix: str) -> None:
+        keys = list(self.keys(prefix))
+        for start in range(0, len(keys), 1000):
+            self.bucket.delete(keys[start : start + 1000])
+
+    def spool_file(self) -> Path:
+        return local_spool_file()
+
+    def is_empty(self) -> bool:
+        return next(iter(self.bucket.list("")), None) is None
+
+
+def open_output(target: str | os.PathLike[str], options: Mapping[str, Any] | None = None) -> Output:
+    """The output a path or URL names; `options` (endpoint, region, anonymous) are for buckets.
+    A URL is never taken as a local path: an unsupported scheme is an error naming the ones
+    chronozarr writes."""
     text = os.fspath(target)
     if "://" in text:
         scheme = text.split("://", 1)[0].lower()
+        if is_bucket_url(text):
+            return BucketOutput(parse_bucket_url(text).url, **dict(options or {}))
         raise OutputError(
             f"cannot write to {text!r}: {scheme}:// is not an output chronozarr writes; "
             "give a local directory or an s3://, gs:// or az:// prefix"
         )
+    if options:
+        raise OutputError(f"storage options ({', '.join(sorted(options))}) are for s3://, gs:// and az:// outputs, not {text!r}")
     return LocalOutput(Path(text))
 
 
