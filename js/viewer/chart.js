@@ -4,6 +4,7 @@
  * that reports the nearest date.
  * @module
  */
+import { escapeHtml as escape } from './html.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 
@@ -91,8 +92,4 @@ export function createChart(host, { onPick }) {
 function fmt(v) {
   const a = Math.abs(v);
   return a >= 1000 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
-}
-
-function escape(s) {
-  return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 }

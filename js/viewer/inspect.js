@@ -3,6 +3,7 @@
  * and the chart of that pixel over every date for the product or band on screen.
  * @module
  */
+import { escapeHtml as esc } from './html.js';
 import { createChart } from './chart.js';
 import { isReflectance, productBands } from './products.js';
 
@@ -172,8 +173,4 @@ export function createInspector({ store, panel, body, chartHost, onJump, look })
       return !panel.hidden;
     },
   };
-}
-
-function esc(s) {
-  return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 }

@@ -7,13 +7,14 @@ import { clampCamera, fitCamera, levelFor, visibleCells, pixelToScreen, pixelToS
 import { createEmbed } from './embed.js';
 import { fromLonLat, parseCrs, toLonLat } from './geo.js';
 import { createInspector, pixelValues } from './inspect.js';
+import { cursorInfo } from './cursor.js';
 import { attachInput } from './input.js';
 import { fullViewerUrl, readParams, stateUrl } from './params.js';
 import { SPEEDS, createPlayback, snapSpeed } from './playback.js';
 import { defaultProduct, lookFor, productList } from './products.js';
 import { acquireContext, createRenderer, cssSize, shaderDeltaFor } from './renderer.js';
 import { createScene } from './scene.js';
-import { percentileRange } from './stretch.js';
+import { createOverlays } from './overlays.js';
 import { createTimeline } from './timeline.js';
 import { validateSet } from './setfields.js';
 
@@ -98,6 +99,7 @@ async function start(store) {
     cam: { cx: level0.width / 2, cy: level0.height / 2, zoom: 1 },
     range: /** @type {[number, number] | null} */ (params.range),
     auto: /** @type {[number, number] | null} */ (null),
+    extent: /** @type {[number, number] | null} */ (null),
   };
 
   // ---- camera -------------------------------------------------------------------------------
@@ -150,6 +152,7 @@ async function start(store) {
   function updateView({ quiet = false } = {}) {
     state.cam = clampCamera(state.cam, limits(), level0);
     scene.setView(state.cam, size, levelFor(state.cam.zoom, store.levels.length));
+    overlays.view();
     schedulePrefetch(true);
     scheduleUrl();
     if (!quiet) scheduleViewMessage();
@@ -174,36 +177,32 @@ async function start(store) {
 
   // ---- look ---------------------------------------------------------------------------------
   const look = () => lookFor(store, state);
-  let stretchKey = '';
   function applyLook() {
     const l = look();
     scene.setLook(l);
-    $('range-field').hidden = !(l.mode === 'linear' || state.product === 'band');
-    const r = l.mode === 'linear' ? state.range ?? state.auto : null;
-    const hint = l.mode === 'reflectance' ? 'tone map' : l.mode === 'stored8' ? '0' : 'auto';
-    /** @type {HTMLInputElement} */ ($('range-lo')).placeholder = r ? fmt(r[0]) : hint;
-    /** @type {HTMLInputElement} */ ($('range-hi')).placeholder = r ? fmt(r[1]) : l.mode === 'stored8' ? '255' : hint;
-    if (state.range) {
-      /** @type {HTMLInputElement} */ ($('range-lo')).value = fmt(state.range[0]);
-      /** @type {HTMLInputElement} */ ($('range-hi')).value = fmt(state.range[1]);
-    }
+    overlays.look(l);
   }
+  const overlays = createOverlays({
+    store,
+    host: $('overlays'),
+    stage: $('stage'),
+    canvas,
+    state,
+    sample: (b) => scene.sampleVisible(b),
+    locate: (px, py) => cursorInfo(store, state.cam, size, px, py, (x, y) => scene.pick(x, y)),
+    setRange: (r) => {
+      state.range = r;
+      overlays.reset();
+      if (!r) scene.redraw();
+      applyLook();
+      scheduleUrl();
+    },
+  });
 
   function onFrame(frame) {
     $('readout').textContent = store.times[frame.t].slice(0, 10);
     $('readout').dataset.t = String(frame.t);
-    const l = look();
-    if (l.mode === 'linear' && !state.range && frame.cells.length) {
-      const key = `${playback?.playing ? 'play' : frame.t}|${frame.lod}|${frame.complete}|${frame.cells.length}|${state.cam.cx.toFixed(1)},${state.cam.cy.toFixed(1)},${state.cam.zoom.toFixed(4)}|${state.product}|${state.band}`;
-      if (key !== stretchKey && !(playback?.playing && state.auto)) {
-        stretchKey = key;
-        const r = percentileRange(scene.sampleVisible(l.bands));
-        if (r && (!state.auto || r[0] !== state.auto[0] || r[1] !== state.auto[1])) {
-          state.auto = r;
-          applyLook();
-        }
-      }
-    }
+    if (overlays.frame(frame, look(), Boolean(playback?.playing))) applyLook();
     if (!firstFrame) {
       firstFrame = true;
       hook.firstFrameAt = performance.now();
@@ -306,26 +305,6 @@ async function start(store) {
   speedSelect.value = String(playback.speed);
   speedSelect.addEventListener('change', () => (playback.speed = Number(speedSelect.value)));
   $('play').addEventListener('click', () => playback.toggle());
-  $('range-auto').addEventListener('click', () => {
-    state.range = null;
-    stretchKey = '';
-    /** @type {HTMLInputElement} */ ($('range-lo')).value = '';
-    /** @type {HTMLInputElement} */ ($('range-hi')).value = '';
-    scene.redraw();
-    applyLook();
-    scheduleUrl();
-  });
-  for (const id of ['range-lo', 'range-hi']) {
-    $(id).addEventListener('change', () => {
-      const lo = Number(/** @type {HTMLInputElement} */ ($('range-lo')).value);
-      const hi = Number(/** @type {HTMLInputElement} */ ($('range-hi')).value);
-      if (Number.isFinite(lo) && Number.isFinite(hi) && hi > lo && $('range-lo').value !== '' && $('range-hi').value !== '') {
-        state.range = [lo, hi];
-        applyLook();
-        scheduleUrl();
-      }
-    });
-  }
   $('export').addEventListener('click', exportPng);
   $('inspector-close').addEventListener('click', () => inspector.close());
   const wordmark = /** @type {HTMLAnchorElement} */ ($('wordmark'));
@@ -338,7 +317,7 @@ async function start(store) {
 
   function setProduct(id) {
     state.product = id;
-    stretchKey = '';
+    overlays.reset();
     state.auto = null;
     for (const b of buttons.querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.product === id));
     select.value = id;
@@ -351,7 +330,7 @@ async function start(store) {
   function setBand(i, fromUi = false) {
     state.band = i;
     bandSelect.value = String(i);
-    stretchKey = '';
+    overlays.reset();
     state.auto = null;
     if (fromUi && state.product !== 'band') return setProduct('band');
     applyLook();
@@ -576,6 +555,3 @@ async function start(store) {
   return { validate, applySet, readyPayload };
 }
 
-function fmt(v) {
-  return String(Number(v.toPrecision(5)));
-}

@@ -72,8 +72,9 @@ export function isReflectance(band) {
 }
 
 /**
- * How the product's values become brightness: 'reflectance' (tone map), 'stored8' (an 8-bit band with
- * scale 1 and offset 0: shown as stored) or 'linear' (a 2-98 percentile stretch, or a fixed range).
+ * How the product's values become brightness: 'reflectance' (tone map of a colour composite of
+ * reflectance bands), 'stored8' (8-bit bands with scale 1 and offset 0: shown as stored) or
+ * 'linear' (a 2-98 percentile stretch of what is on screen, or a fixed range; a single band).
  * Index products return 'index': their colours are fixed ramps.
  * @param {string} product
  * @param {Band[]} bands
@@ -83,8 +84,10 @@ export function isReflectance(band) {
 export function displayMode(product, bands, used, dtype) {
   if (product === 'ndvi' || product === 'ndwi' || product === 'water') return 'index';
   const picked = used.filter((i) => i >= 0).map((i) => bands[i]);
-  if (picked.every(isReflectance)) return 'reflectance';
   if (dtype === 'uint8' && picked.every((b) => b.scale === 1 && b.offset === 0)) return 'stored8';
+  // One band alone is stretched over what is on screen, reflectance or not: its legend reads in
+  // its own units and the stretch can be set; colour composites of reflectance are tone mapped.
+  if (product !== 'band' && picked.every(isReflectance)) return 'reflectance';
   return 'linear';
 }
 

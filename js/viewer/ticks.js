@@ -1,0 +1,46 @@
+/**
+ * Round numbers for axes, legends and the scale bar: steps of 1, 2 or 5 times a power of ten.
+ * @module
+ */
+
+/**
+ * The largest 1, 2 or 5 x 10^k not above `v` (v > 0).
+ * @param {number} v
+ */
+export function niceFloor(v) {
+  const p = 10 ** Math.floor(Math.log10(v));
+  const m = v / p;
+  // A tiny tolerance: 0.3 / 0.1 is 2.9999999999999996 and must count as 3 (then 2).
+  const f = m >= 5 - 1e-9 ? 5 : m >= 2 - 1e-9 ? 2 : 1;
+  return f * p;
+}
+
+/**
+ * Evenly spaced round values inside [lo, hi], about `count` of them (at least the ends' neighbours).
+ * @param {number} lo
+ * @param {number} hi
+ * @param {number} [count]
+ * @returns {number[]}
+ */
+export function ticks(lo, hi, count = 5) {
+  if (!(hi > lo) || !Number.isFinite(lo) || !Number.isFinite(hi)) return Number.isFinite(lo) ? [lo] : [];
+  const step = niceFloor((hi - lo) / Math.max(1, count - 1));
+  const first = Math.ceil(lo / step - 1e-9);
+  const last = Math.floor(hi / step + 1e-9);
+  const out = [];
+  // Rounded to the step's decimals, so 0.1 * 3 is written 0.3.
+  const decimals = Math.max(0, -Math.floor(Math.log10(step)) + 1);
+  for (let i = first; i <= last; i++) out.push(Number((i * step).toFixed(Math.min(20, decimals))));
+  return out;
+}
+
+/**
+ * A number for a label: at most `digits` significant digits, no trailing zeros, -0 as 0.
+ * @param {number} v
+ * @param {number} [digits]
+ */
+export function formatTick(v, digits = 4) {
+  if (!Number.isFinite(v)) return String(v);
+  const s = String(Number(v.toPrecision(digits)));
+  return s === '-0' ? '0' : s;
+}
