@@ -7,7 +7,7 @@
 import { pixelToStore, screenToPixel } from './camera.js';
 import { toLonLat } from './geo.js';
 import { escapeHtml as esc } from './html.js';
-import { formatValue, pixelValues } from './inspect.js';
+import { formatValue, pixelValues } from './pixel.js';
 
 /**
  * @typedef {object} CursorInfo

@@ -153,6 +153,7 @@ async function start(store) {
     state.cam = clampCamera(state.cam, limits(), level0);
     scene.setView(state.cam, size, levelFor(state.cam.zoom, store.levels.length));
     overlays.view();
+    inspector.place();
     schedulePrefetch(true);
     scheduleUrl();
     if (!quiet) scheduleViewMessage();
@@ -345,11 +346,14 @@ async function start(store) {
     panel: $('inspector'),
     body: $('inspect-body'),
     chartHost: $('chart-host'),
+    markers: $('markers'),
+    screenOf: (x, y) => pixelToScreen(state.cam, size.w, size.h, x, y),
     onJump: (t) => setT(t),
     look: () => ({ product: state.product, band: state.band, t: state.t }),
+    fileStem: storeName.replace(/\.zarr$/, ''),
   });
 
-  function clickAt(px, py) {
+  function clickAt(px, py, { shift = false } = {}) {
     const p = screenToPixel(state.cam, size.w, size.h, px, py);
     const x0 = Math.floor(p.x);
     const y0 = Math.floor(p.y);
@@ -373,7 +377,7 @@ async function start(store) {
     };
     embed.send('chronozarr:click', message);
     hook.lastClick = { ...message, stored: values.bands.map((b) => b.stored) };
-    if (params.controls) inspector.show({ lod: hit.lod, x: hit.x, y: hit.y, x0, y0, t, cell: hit.entry.cell });
+    if (params.controls) inspector.show({ lod: hit.lod, x: hit.x, y: hit.y, x0, y0, t, cell: hit.entry.cell }, { add: shift });
     return hook.lastClick;
   }
 
@@ -383,7 +387,7 @@ async function start(store) {
       updateView();
     },
     zoom: (f, px, py) => zoomAbout(f, px, py),
-    click: (px, py) => clickAt(px, py),
+    click: (px, py, how) => clickAt(px, py, how),
   });
 
   function zoomAbout(f, px, py) {

@@ -92,18 +92,14 @@ export function displayMode(product, bands, used, dtype) {
 }
 
 /**
- * The value charted for a pixel: one series per product band for colour products, the index for
- * index products, the band for `band`. Physical values in `v` (shader order), null when invalid.
- * @param {string} product
- * @param {(number | null)[]} v
- * @returns {{ label: string, values: (number | null)[] }}
+ * NDVI or NDWI of two physical values as the shader computes them (czIndex): (a - b) / (a + b),
+ * 0 when the sum is 0, clamped to -1..1.
+ * @param {number} a
+ * @param {number} b
  */
-export function indexValue(product, v) {
-  const [a, b] = v;
-  if (a == null || b == null) return { label: product, values: [null] };
+export function normalizedDifference(a, b) {
   const s = a + b;
-  const i = s === 0 ? 0 : Math.max(-1, Math.min(1, (a - b) / s));
-  return { label: product, values: [i] };
+  return s === 0 ? 0 : Math.max(-1, Math.min(1, (a - b) / s));
 }
 
 /**
