@@ -41,6 +41,16 @@ export function paintSwatch(ctx, item, x, y, w, h) {
 }
 
 /**
+ * The height drawLegend takes.
+ * @param {import('./legend-spec.js').LegendSpec} spec
+ * @param {number} [scale]
+ */
+export function legendHeight(spec, scale = 1) {
+  const s = (/** @type {number} */ v) => Math.round(v * scale);
+  return spec.kind === 'ramp' ? s(54) : s(22) + spec.items.length * s(18);
+}
+
+/**
  * The whole legend in a box whose top-left corner is (x, y), `w` wide; returns its height.
  * @param {CanvasRenderingContext2D} ctx
  * @param {import('./legend-spec.js').LegendSpec} spec
@@ -50,8 +60,7 @@ export function paintSwatch(ctx, item, x, y, w, h) {
 export function drawLegend(ctx, spec, x, y, w, scale = 1) {
   const s = (/** @type {number} */ v) => Math.round(v * scale);
   const pad = s(6);
-  const lines = spec.kind === 'ramp' ? 1 : spec.items.length;
-  const height = spec.kind === 'ramp' ? s(54) : s(22) + lines * s(18);
+  const height = legendHeight(spec, scale);
   ctx.save();
   ctx.fillStyle = 'rgba(10, 14, 20, 0.78)';
   ctx.fillRect(x, y, w, height);
@@ -64,6 +73,7 @@ export function drawLegend(ctx, spec, x, y, w, scale = 1) {
     const bw = w - 2 * pad;
     const by = y + s(24);
     paintBar(ctx, spec, bx, by, bw, s(10));
+    ctx.fillStyle = '#e8ecf2';
     ctx.font = `${s(10)}px system-ui, sans-serif`;
     ctx.textAlign = 'center';
     for (const v of spec.ticks) {

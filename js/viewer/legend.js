@@ -5,7 +5,7 @@
  * @module
  */
 import { escapeHtml as esc } from './html.js';
-import { drawLegend, paintBar, paintSwatch } from './legend-draw.js';
+import { drawLegend, legendHeight, paintBar, paintSwatch } from './legend-draw.js';
 import { positionOf, valueAt } from './legend-spec.js';
 import { formatTick, ticks } from './ticks.js';
 
@@ -138,6 +138,8 @@ export function createLegend(host, { onRange, onAuto }) {
     element: el,
     /** The legend as it is now, on a 2D canvas (exports). */
     draw: (/** @type {CanvasRenderingContext2D} */ ctx, /** @type {number} */ x, /** @type {number} */ y, /** @type {number} */ w, scale = 1) => (spec ? drawLegend(ctx, spec, x, y, w, scale) : 0),
+    /** The height `draw` takes at that scale. */
+    height: (scale = 1) => (spec ? legendHeight(spec, scale) : 0),
     get spec() {
       return spec;
     },

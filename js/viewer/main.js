@@ -15,6 +15,8 @@ import { defaultProduct, lookFor, productList } from './products.js';
 import { acquireContext, createRenderer, cssSize, shaderDeltaFor } from './renderer.js';
 import { createScene } from './scene.js';
 import { createOverlays } from './overlays.js';
+import { createCompare } from './compare.js';
+import { createTools } from './tools.js';
 import { createTimeline } from './timeline.js';
 import { validateSet } from './setfields.js';
 
@@ -90,6 +92,7 @@ async function start(store) {
   const transform = geo ? store.levels[0].transform : null;
   const products = productList(bands);
   const canvas = /** @type {HTMLCanvasElement} */ ($('map'));
+  const label = (t) => store.times[t].slice(0, 10);
   const storeName = decodeURIComponent(new URL(store.url).pathname.replace(/\/+$/, '').split('/').pop() || store.url);
 
   const state = {
@@ -140,6 +143,17 @@ async function start(store) {
     onError: (err, where) => chunkFailed(err, where),
   });
   hook.frames = scene.frames;
+  const compare = createCompare({
+    store,
+    renderer,
+    primary: scene,
+    stage: $('stage'),
+    size: () => size,
+    label,
+    tA: () => state.t,
+    onChange: (c) => compareChanged(c),
+    onError: (err, where) => chunkFailed(err, where),
+  });
 
   size = renderer.resize();
 
@@ -151,7 +165,9 @@ async function start(store) {
 
   function updateView({ quiet = false } = {}) {
     state.cam = clampCamera(state.cam, limits(), level0);
-    scene.setView(state.cam, size, levelFor(state.cam.zoom, store.levels.length));
+    const lod = levelFor(state.cam.zoom, store.levels.length);
+    scene.setView(state.cam, size, lod);
+    compare.setView(state.cam, size, lod);
     overlays.view();
     inspector.place();
     schedulePrefetch(true);
@@ -181,6 +197,7 @@ async function start(store) {
   function applyLook() {
     const l = look();
     scene.setLook(l);
+    compare.setLook(l);
     overlays.look(l);
   }
   const overlays = createOverlays({
@@ -190,7 +207,7 @@ async function start(store) {
     canvas,
     state,
     sample: (b) => scene.sampleVisible(b),
-    locate: (px, py) => cursorInfo(store, state.cam, size, px, py, (x, y) => scene.pick(x, y)),
+    locate: (px, py) => cursorInfo(store, state.cam, size, px, py, (x, y, sx) => compare.pick(x, y, sx)),
     setRange: (r) => {
       state.range = r;
       overlays.reset();
@@ -220,7 +237,6 @@ async function start(store) {
   let firstComplete = false;
 
   // ---- time ---------------------------------------------------------------------------------
-  const label = (t) => store.times[t].slice(0, 10);
   const timeline = createTimeline($('timeline'), { times: store.times, onPick: (t) => setT(t), label });
   function setT(t, { fromPlayback = false } = {}) {
     t = Math.max(0, Math.min(n - 1, Math.trunc(t)));
@@ -230,6 +246,7 @@ async function start(store) {
     scene.setTime(t);
     timeline.set(t);
     $('date').textContent = `${label(t)}  (${t + 1}/${n})`;
+    compare.layout();
     if (changed) {
       embed.send('chronozarr:time', { t, time: store.times[t] });
       if (!playback.playing) schedulePrefetch(false);
@@ -306,7 +323,6 @@ async function start(store) {
   speedSelect.value = String(playback.speed);
   speedSelect.addEventListener('change', () => (playback.speed = Number(speedSelect.value)));
   $('play').addEventListener('click', () => playback.toggle());
-  $('export').addEventListener('click', exportPng);
   $('inspector-close').addEventListener('click', () => inspector.close());
   const wordmark = /** @type {HTMLAnchorElement} */ ($('wordmark'));
   if (params.embed) {
@@ -358,7 +374,7 @@ async function start(store) {
     const x0 = Math.floor(p.x);
     const y0 = Math.floor(p.y);
     if (x0 < 0 || y0 < 0 || x0 >= level0.width || y0 >= level0.height) return null;
-    const hit = scene.pick(x0, y0);
+    const hit = compare.pick(x0, y0, px);
     if (!hit) return null;
     const cs = store.levels[hit.lod].chunkSize;
     const t = hit.entry.t;
@@ -398,30 +414,45 @@ async function start(store) {
     updateView();
   }
 
-  document.addEventListener('keydown', (e) => {
-    const tag = /** @type {HTMLElement} */ (e.target).tagName;
-    if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA' || e.ctrlKey || e.metaKey || e.altKey) return;
-    const step = 80;
-    if (e.key === 'Escape' && inspector.open) inspector.close();
-    else if (e.shiftKey && e.key.startsWith('Arrow')) {
-      const d = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[e.key];
-      state.cam = { ...state.cam, cx: state.cam.cx - d[0] / state.cam.zoom, cy: state.cam.cy - d[1] / state.cam.zoom };
-      updateView();
-    } else if (e.key === 'ArrowLeft' || e.key === 'ArrowDown') setT(state.t - 1);
-    else if (e.key === 'ArrowRight' || e.key === 'ArrowUp') setT(state.t + 1);
-    else if (e.key === 'PageDown') setT(state.t - 10);
-    else if (e.key === 'PageUp') setT(state.t + 10);
-    else if (e.key === 'Home') setT(0);
-    else if (e.key === 'End') setT(n - 1);
-    else if (e.key === '+' || e.key === '=') zoomAbout(1.5, size.w / 2, size.h / 2);
-    else if (e.key === '-' || e.key === '_') zoomAbout(1 / 1.5, size.w / 2, size.h / 2);
-    else if (e.key === '0') {
-      state.cam = fitCamera(level0, size.w, size.h);
-      updateView();
-    } else if (e.key === ' ' && tag !== 'BUTTON') playback.toggle();
-    else return;
-    e.preventDefault();
+  const pan = (dx, dy) => {
+    state.cam = { ...state.cam, cx: state.cam.cx - dx / state.cam.zoom, cy: state.cam.cy - dy / state.cam.zoom };
+    updateView();
+  };
+  const tools = createTools({
+    store,
+    canvas,
+    dialogs: $('dialogs'),
+    buttons: { compare: $('compare-toggle'), png: $('export'), video: $('video'), help: $('help') },
+    compare,
+    overlays,
+    scene,
+    label,
+    fileStem: storeName.replace(/\.zarr$/, ''),
+    product: () => state.product,
+    t: () => state.t,
+    setT: (t) => setT(t),
+    setCompare: (c) => compareChanged(c, true),
+    actions: {
+      pan,
+      zoom: (f) => zoomAbout(f, size.w / 2, size.h / 2),
+      fit: () => {
+        state.cam = fitCamera(level0, size.w, size.h);
+        updateView();
+      },
+      play: () => playback.toggle(),
+      stopPlayback: () => playback.stop(),
+      inspect: (add) => clickAt(size.w / 2, size.h / 2, { shift: add }),
+      closePanels: () => inspector.open && (inspector.close(), true),
+    },
   });
+  /** The split view changed (set: apply it first): button, URL and host follow. */
+  function compareChanged(c, set = false) {
+    if (set) compare.set(c);
+    tools.compareChanged();
+    scheduleUrl();
+    const cur = compare.state;
+    embed.send('chronozarr:compare', { compare: cur ? { t: cur.t, time: store.times[cur.t], split: cur.split } : null });
+  }
 
   new ResizeObserver(() => {
     const next = renderer.resize();
@@ -438,22 +469,9 @@ async function start(store) {
   }
   function writeUrl() {
     const c = pixelToStore(transform, state.cam.cx, state.cam.cy);
-    const href = stateUrl(location.href, { t: state.t, product: state.product, band: bands[state.band].name, zoom: state.cam.zoom, center: [c.x, c.y], range: state.range });
+    const href = stateUrl(location.href, { t: state.t, product: state.product, band: bands[state.band].name, zoom: state.cam.zoom, center: [c.x, c.y], range: state.range, compare: compare.state });
     history.replaceState(history.state, '', href);
     wordmark.href = params.embed ? fullViewerUrl(href) : href;
-  }
-
-  // ---- export -------------------------------------------------------------------------------
-  function exportPng() {
-    scene.paintNow();
-    canvas.toBlob((blob) => {
-      if (!blob) return;
-      const a = document.createElement('a');
-      a.href = URL.createObjectURL(blob);
-      a.download = `${storeName.replace(/\.zarr$/, '')}_${label(scene.shownT ?? state.t)}_${state.product}.png`;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-    }, 'image/png');
   }
 
   // ---- errors -------------------------------------------------------------------------------
@@ -503,6 +521,7 @@ async function start(store) {
       playback.speed = f.speed;
       speedSelect.value = String(playback.speed);
     }
+    if (f.compare !== undefined) compareChanged(f.compare, true);
     if (f.playing === true) playback.play();
     if (f.playing === false) playback.stop();
     if (moved) {
@@ -527,6 +546,7 @@ async function start(store) {
         center: centerOut(),
         playing: playback.playing,
         speed: playback.speed,
+        compare: compare.state ? { t: compare.state.t, time: store.times[compare.state.t], split: compare.state.split } : null,
       },
     };
   }
@@ -536,6 +556,8 @@ async function start(store) {
   setProduct(state.product);
   bandSelect.value = String(state.band);
   setT(state.t);
+  if (params.compare != null && params.compare < n) compare.set({ t: params.compare, split: params.split ?? 0.5 });
+  tools.compareChanged();
   updateView({ quiet: true });
   // The scene now reads the cells it needs (joining the early reads); drop the early ones it does not.
   warm.abort();
@@ -555,6 +577,10 @@ async function start(store) {
     setPlaybackBudget: (bytes) => playback.setBudget(bytes),
     embedLog: embed.log,
     look,
+    compare,
+    tools,
+    overlays,
+    inspector,
   });
   return { validate, applySet, readyPayload };
 }
