@@ -569,7 +569,7 @@ async function start(store) {
     state: () => ({ ...state, shownT: scene.shownT, lod: scene.lod, settled: scene.settled, playing: playback.playing, speed: playback.speed, pending: scene.pending }),
     pixel: (x, y) => renderer.readPixel(x, y),
     screenOf: (x, y) => pixelToScreen(state.cam, size.w, size.h, x, y),
-    click: (px, py) => clickAt(px, py),
+    click: (px, py, how) => clickAt(px, py, how),
     setT,
     play: () => playback.play(),
     stop: () => playback.stop(),
