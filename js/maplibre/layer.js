@@ -8,7 +8,7 @@
  * @module
  */
 import { openStore } from '../src/index.js';
-import { pixelValues } from '../viewer/inspect.js';
+import { pixelValues } from '../viewer/pixel.js';
 import { defaultProduct, lookFor, productList } from '../viewer/products.js';
 import { createScene } from '../viewer/scene.js';
 import { percentileRange } from '../viewer/stretch.js';

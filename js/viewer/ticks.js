@@ -12,11 +12,19 @@ export function niceFloor(v) {
   const m = v / p;
   // A tiny tolerance: 0.3 / 0.1 is 2.9999999999999996 and must count as 3 (then 2).
   const f = m >= 5 - 1e-9 ? 5 : m >= 2 - 1e-9 ? 2 : 1;
-  return f * p;
+  return Number((f * p).toPrecision(12));
+}
+
+/** The smallest 1, 2 or 5 x 10^k not below `v` (v > 0). @param {number} v */
+export function niceCeil(v) {
+  const f = niceFloor(v);
+  if (f >= v * (1 - 1e-9)) return f;
+  const m = Math.round(f / 10 ** Math.floor(Math.log10(f)));
+  return Number((f * (m === 2 ? 2.5 : 2)).toPrecision(12));
 }
 
 /**
- * Evenly spaced round values inside [lo, hi], about `count` of them (at least the ends' neighbours).
+ * Evenly spaced round values inside [lo, hi], at most `count` of them.
  * @param {number} lo
  * @param {number} hi
  * @param {number} [count]
@@ -24,7 +32,7 @@ export function niceFloor(v) {
  */
 export function ticks(lo, hi, count = 5) {
   if (!(hi > lo) || !Number.isFinite(lo) || !Number.isFinite(hi)) return Number.isFinite(lo) ? [lo] : [];
-  const step = niceFloor((hi - lo) / Math.max(1, count - 1));
+  const step = niceCeil((hi - lo) / Math.max(1, count - 1));
   const first = Math.ceil(lo / step - 1e-9);
   const last = Math.floor(hi / step + 1e-9);
   const out = [];
