@@ -2,37 +2,14 @@
 // finds no serious or critical violation on the full and the embed layout (with its panels and
 // dialogs open), every control is reached with Tab, and the shortcuts the `?` overlay lists work.
 // Run: cd js && node --test e2e/viewer-a11y.test.mjs   (also part of `npm test`).
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { skip, startBrowserStores } from './browser-stores.mjs';
-import { settled, viewerPages } from './viewer-page.mjs';
-
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+import { skip } from './browser-stores.mjs';
+import { axeViolations, settled, viewerSuite } from './viewer-page.mjs';
 
 describe('viewer accessibility', { skip, timeout: 300_000 }, () => {
-  let stores;
-  let close;
-  /** @type {ReturnType<typeof viewerPages>} */
-  let pages;
-  const consoleErrors = [];
+  const suite = viewerSuite('a11y');
 
-  before(async () => {
-    let browser;
-    let base;
-    ({ base, browser, stores, close } = await startBrowserStores('a11y'));
-    pages = viewerPages(browser, base, consoleErrors);
-  });
-  after(() => close?.());
-
-  /** Serious and critical axe violations of the page as it is now, one line each. */
-  async function violations(page) {
-    if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE });
-    const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  }
   const clickPixel = (page, x, y, shift = false) => page.evaluate(([x, y, shift]) => {
     const api = window.__chronozarrViewer.api;
     const s = api.screenOf(x + 0.5, y + 0.5);
@@ -40,39 +17,39 @@ describe('viewer accessibility', { skip, timeout: 300_000 }, () => {
   }, [x, y, shift]);
 
   test('axe: no serious or critical violation on the full layout, with the inspector, the split view and the dialogs open', async () => {
-    const page = await pages.openViewer(`store=${stores}/s2.zarr&t=3&p=band&b=B08&z=3`, { width: 1100, height: 720 });
+    const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=3&p=band&b=B08&z=3`, { width: 1100, height: 720 });
     await settled(page);
-    assert.deepEqual(await violations(page), [], 'the viewer as it opens');
+    assert.deepEqual(await axeViolations(page), [], 'the viewer as it opens');
     await clickPixel(page, 100, 75);
     await clickPixel(page, 60, 40, true);
     await page.waitForSelector('.hist-list li');
     await page.click('#compare-toggle');
     await page.waitForSelector('.compare:not([hidden])');
-    assert.deepEqual(await violations(page), [], 'inspector, two pixels, split view');
+    assert.deepEqual(await axeViolations(page), [], 'inspector, two pixels, split view');
     await page.click('#help');
-    assert.deepEqual(await violations(page), [], 'the shortcuts overlay');
+    assert.deepEqual(await axeViolations(page), [], 'the shortcuts overlay');
     await page.keyboard.press('Escape');
     await page.click('#video');
-    assert.deepEqual(await violations(page), [], 'the video dialog');
+    assert.deepEqual(await axeViolations(page), [], 'the video dialog');
     await page.close();
     // The narrow layout (products as a select).
-    const narrow = await pages.openViewer(`store=${stores}/rgb.zarr`, { width: 360, height: 640 });
+    const narrow = await suite.pages.openViewer(`store=${suite.stores}/rgb.zarr`, { width: 360, height: 640 });
     await settled(narrow);
-    assert.deepEqual(await violations(narrow), [], 'narrow layout');
+    assert.deepEqual(await axeViolations(narrow), [], 'narrow layout');
     await narrow.close();
   });
 
   test('axe: no serious or critical violation on the embed layout, with controls and without, dark and light', async () => {
     for (const q of ['embed=1', 'embed=1&theme=light&p=ndvi', 'embed=1&controls=0&theme=light']) {
-      const page = await pages.openViewer(`store=${stores}/s2.zarr&${q}`, { width: 640, height: 480 });
+      const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&${q}`, { width: 640, height: 480 });
       await settled(page);
-      assert.deepEqual(await violations(page), [], q);
+      assert.deepEqual(await axeViolations(page), [], q);
       await page.close();
     }
   });
 
   test('every visible control is reached with Tab, in the order of the page', async () => {
-    const page = await pages.openViewer(`store=${stores}/s2.zarr&t=2&compare=6&p=band&b=B04&z=3`, { width: 1100, height: 720 });
+    const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=2&compare=6&p=band&b=B04&z=3`, { width: 1100, height: 720 });
     await settled(page);
     await clickPixel(page, 100, 75);
     await page.waitForSelector('.hist-list li');
@@ -95,7 +72,7 @@ describe('viewer accessibility', { skip, timeout: 300_000 }, () => {
   });
 
   test('the ? overlay lists the shortcuts, and they work from the map', async () => {
-    const page = await pages.openViewer(`store=${stores}/s2.zarr&t=2&p=true_color&z=3`, { width: 1000, height: 700 });
+    const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=2&p=true_color&z=3`, { width: 1000, height: 700 });
     await settled(page);
     await page.focus('#map');
     await page.keyboard.press('?');
@@ -141,6 +118,6 @@ describe('viewer accessibility', { skip, timeout: 300_000 }, () => {
   });
 
   test('no console errors', () => {
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(suite.consoleErrors, []);
   });
 });

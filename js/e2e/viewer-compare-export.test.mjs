@@ -2,34 +2,20 @@
 // alone, the compare fields of the permalink and the embed API, the PNG export and the WebM
 // time-lapse read back with Debian's ffprobe/ffmpeg. Debian Chromium against `chronozarr serve`.
 // Run: cd js && node --test e2e/viewer-compare-export.test.mjs   (also part of `npm test`).
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { skip, startBrowserStores } from './browser-stores.mjs';
-import { downloadOf, settled, viewerPages } from './viewer-page.mjs';
+import { skip } from './browser-stores.mjs';
+import { downloadOf, settled, viewerSuite } from './viewer-page.mjs';
 
 const exec = promisify(execFile);
 const FFPROBE = '/usr/bin/ffprobe';
 const FFMPEG = '/usr/bin/ffmpeg';
 
 describe('viewer compare and export', { skip, timeout: 300_000 }, () => {
-  let base;
-  let other;
-  let stores;
-  let browser;
-  let close;
-  /** @type {ReturnType<typeof viewerPages>} */
-  let pages;
-  const consoleErrors = [];
-
-  before(async () => {
-    ({ base, browser, stores, close } = await startBrowserStores('compare'));
-    other = base.replace('127.0.0.1', 'localhost');
-    pages = viewerPages(browser, base, consoleErrors);
-  });
-  after(() => close?.());
+  const suite = viewerSuite('compare');
 
   const view = 'z=3&c=500950,8999300';
   /** Both sides drawn at their dates with every visible cell. */
@@ -42,7 +28,7 @@ describe('viewer compare and export', { skip, timeout: 300_000 }, () => {
   const pixels = (page, pts) => page.evaluate((pts) => pts.map(([x, y]) => window.__chronozarrViewer.api.pixel(x, y)), pts);
 
   test('each half of the swipe view equals the frame of its date rendered alone, and no frame of either side mixes dates', async () => {
-    const page = await pages.openViewer(`store=${stores}/s2.zarr&t=2&compare=8&split=0.5&p=false_color&${view}`);
+    const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=2&compare=8&split=0.5&p=false_color&${view}`);
     await bothSettled(page);
     const { w, h } = await page.evaluate(() => ({ w: document.getElementById('map').clientWidth, h: document.getElementById('map').clientHeight }));
     const left = [];
@@ -56,13 +42,13 @@ describe('viewer compare and export', { skip, timeout: 300_000 }, () => {
     assert.equal(await page.textContent('.cmp-a'), 'A 2020-03-01');
     assert.equal(await page.$eval('.cmp-select', (s) => s.value), '8');
     for (const [t, pts, got] of [[2, left, split[0]], [8, right, split[1]]]) {
-      const alone = await pages.openViewer(`store=${stores}/s2.zarr&t=${t}&p=false_color&${view}`);
+      const alone = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=${t}&p=false_color&${view}`);
       await settled(alone);
       assert.deepEqual(await pixels(alone, pts), got, `the side of t=${t}`);
       await alone.close();
     }
     // The two dates differ on screen, so the check above could fail.
-    const b = await pages.openViewer(`store=${stores}/s2.zarr&t=8&p=false_color&${view}`);
+    const b = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=8&p=false_color&${view}`);
     await settled(b);
     assert.notDeepEqual(await pixels(b, left), split[0]);
     await b.close();
@@ -74,7 +60,7 @@ describe('viewer compare and export', { skip, timeout: 300_000 }, () => {
     assert.deepEqual([q.get('t'), q.get('compare')], ['2', '8']);
     await page.selectOption('.cmp-select', '5');
     await page.waitForFunction(() => new URLSearchParams(location.search).get('compare') === '5');
-    const again = await pages.openViewer(new URL(page.url()).search.slice(1));
+    const again = await suite.pages.openViewer(new URL(page.url()).search.slice(1));
     assert.deepEqual(await again.evaluate(() => window.__chronozarrViewer.api.compare.state), { t: 5, split: 0.48 });
     await again.keyboard.press('c');
     await again.waitForFunction(() => !new URLSearchParams(location.search).has('compare') && window.__chronozarrViewer.api.compare.state === null);
@@ -84,11 +70,11 @@ describe('viewer compare and export', { skip, timeout: 300_000 }, () => {
   });
 
   test('embed: compare is an optional set field within v: 1, reported in ready and by chronozarr:compare', async () => {
-    const context = await browser.newContext({ viewport: { width: 700, height: 560 } });
+    const context = await suite.browser.newContext({ viewport: { width: 700, height: 560 } });
     const page = await context.newPage();
-    pages.watch(page);
-    const src = `${base}/viewer/?store=${encodeURIComponent(`${stores}/s2.zarr`)}&embed=1&origin=${encodeURIComponent(other)}`;
-    await page.goto(`${other}/e2e/host.html?src=${encodeURIComponent(src)}`);
+    suite.pages.watch(page);
+    const src = `${suite.base}/viewer/?store=${encodeURIComponent(`${suite.stores}/s2.zarr`)}&embed=1&origin=${encodeURIComponent(suite.other)}`;
+    await page.goto(`${suite.other}/e2e/host.html?src=${encodeURIComponent(src)}`);
     const messages = () => page.evaluate(() => window.messages.map((m) => m.data));
     const waitFor = (type, n = 1) => page.waitForFunction(([type, n]) => window.messages.filter((m) => m.data.type === type).length >= n, [type, n], { timeout: 20_000 });
     const send = (msg) => page.evaluate((m) => window.send(m), msg);
@@ -114,7 +100,7 @@ describe('viewer compare and export', { skip, timeout: 300_000 }, () => {
   });
 
   test('the PNG export is the view with its date, legend and scale drawn in', async () => {
-    const page = await pages.openViewer(`store=${stores}/s2.zarr&t=4&p=ndvi&${view}`, { downloads: true });
+    const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=4&p=ndvi&${view}`, { downloads: true });
     await settled(page);
     const download = await downloadOf(page, () => page.click('#export'));
     assert.equal(download.suggestedFilename(), 's2_2020-05-01_ndvi.png');
@@ -148,7 +134,7 @@ describe('viewer compare and export', { skip, timeout: 300_000 }, () => {
 
   test('the time-lapse is a WebM with one frame per date at the chosen speed, its first frame the view at the first date', async () => {
     assert.ok(existsSync(FFPROBE) && existsSync(FFMPEG), 'ffprobe and ffmpeg (Debian package ffmpeg, installed by `make js`)');
-    const page = await pages.openViewer(`store=${stores}/s2.zarr&t=0&p=true_color&${view}`, { width: 640, height: 480, downloads: true });
+    const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=0&p=true_color&${view}`, { width: 640, height: 480, downloads: true });
     await settled(page);
     await page.keyboard.press('v');
     await page.waitForSelector('.video:not([hidden])');
@@ -186,6 +172,6 @@ describe('viewer compare and export', { skip, timeout: 300_000 }, () => {
   });
 
   test('no console errors', () => {
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(suite.consoleErrors, []);
   });
 });

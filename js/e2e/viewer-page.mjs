@@ -1,5 +1,10 @@
 // What the viewer's browser tests share: a page on the viewer with its console errors collected,
 // waiting for the view to settle, and the colour drawn at a level-0 pixel.
+import { createRequire } from 'node:module';
+import { after, before } from 'node:test';
+import { startBrowserStores } from './browser-stores.mjs';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 /**
  * @param {import('playwright-core').Browser} browser
@@ -41,4 +46,29 @@ export const colourAt = (page, x, y) => page.evaluate(([x, y]) => {
 export async function downloadOf(page, action) {
   const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), action()]);
   return download;
+}
+
+/**
+ * The stores, server and browser of a describe block (browser-stores.mjs), started before its tests
+ * and closed after them; the fields are there once the tests run.
+ * @param {string} prefix
+ */
+export function viewerSuite(prefix) {
+  /** @type {any} */
+  const suite = { consoleErrors: [] };
+  before(async () => {
+    const s = await startBrowserStores(prefix);
+    Object.assign(suite, s, { other: s.base.replace('127.0.0.1', 'localhost'), pages: viewerPages(s.browser, s.base, suite.consoleErrors) });
+  });
+  after(() => suite.close?.());
+  return suite;
+}
+
+/** Serious and critical axe-core violations of the page as it is now, one line each. */
+export async function axeViolations(page) {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }

@@ -1,31 +1,18 @@
 // The viewer's study tools end to end (issue 17): legend, scale bar, cursor readout and pixel
 // history, in Debian Chromium against `chronozarr serve`, checked against the Python reader.
 // Run: cd js && node --test e2e/viewer-study.test.mjs   (also part of `npm test`).
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PY, here, repo, run, skip, startBrowserStores } from './browser-stores.mjs';
-import { colourAt, downloadOf, settled, viewerPages } from './viewer-page.mjs';
+import { PY, here, repo, run, skip } from './browser-stores.mjs';
+import { colourAt, downloadOf, settled, viewerSuite } from './viewer-page.mjs';
 
 describe('viewer study tools', { skip, timeout: 300_000 }, () => {
-  let tmp;
-  let stores;
-  let close;
-  /** @type {ReturnType<typeof viewerPages>} */
-  let pages;
-  const consoleErrors = [];
-
-  before(async () => {
-    let browser;
-    let base;
-    ({ tmp, base, browser, stores, close } = await startBrowserStores('study'));
-    pages = viewerPages(browser, base, consoleErrors);
-  });
-  after(() => close?.());
+  const suite = viewerSuite('study');
 
   const py = async (script, args) => JSON.parse((await run(PY, [join(here, script), ...args.map(String)], { cwd: repo })).stdout);
-  const pixelsAt = (store, lod, t, pts) => py('read_expected.py', [join(tmp, store), lod, t, ...pts.map((p) => p.join(','))]);
+  const pixelsAt = (store, lod, t, pts) => py('read_expected.py', [join(suite.tmp, store), lod, t, ...pts.map((p) => p.join(','))]);
   const legendState = (page) => page.evaluate(() => {
     const el = document.querySelector('.legend');
     const bar = el.querySelector('.lg-bar');
@@ -48,7 +35,7 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
   };
 
   test('a single band is stretched over the 2nd-98th percentile of the valid values on screen; the legend shows it in its units', async () => {
-    const page = await pages.openViewer(`store=${stores}/s2.zarr&t=6&p=band&b=B08&z=5&c=500905,8999295`);
+    const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=6&p=band&b=B08&z=5&c=500905,8999295`);
     await settled(page);
     // The level-0 pixels the canvas shows (level 0 is drawn at this zoom).
     const win = await page.evaluate(() => {
@@ -59,7 +46,7 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
     });
     assert.equal(win.lod, 0);
     assert.ok(win.cols[0] > 0 && win.rows[1] < 150, `a part of the raster: ${JSON.stringify(win)}`);
-    const exp = await py('study_expected.py', ['stretch', join(tmp, 's2.zarr'), 0, 6, 3, ...win.rows, ...win.cols]);
+    const exp = await py('study_expected.py', ['stretch', join(suite.tmp, 's2.zarr'), 0, 6, 3, ...win.rows, ...win.cols]);
     await page.waitForFunction(() => document.querySelectorAll('.legend .lg-handle:not([hidden])').length === 2);
     const lg = await legendState(page);
     assert.equal(lg.kind, 'ramp');
@@ -110,7 +97,7 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
   });
 
   test('the NDVI legend runs -1 to 1 and its colours are the colours drawn for those values', async () => {
-    const page = await pages.openViewer(`store=${stores}/s2.zarr&t=6&p=ndvi&z=4&c=501005,8999245`);
+    const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=6&p=ndvi&z=4&c=501005,8999245`);
     await settled(page);
     const lg = await legendState(page);
     assert.deepEqual(lg.domain, [-1, 1]);
@@ -140,7 +127,7 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
       { store: 'geo.zarr', query: 'z=8&c=10.03,45.48', perPixel: 0.001, zoom: 8, units: 'deg' },
     ];
     for (const c of cases) {
-      const page = await pages.openViewer(`store=${stores}/${c.store}&${c.query}`);
+      const page = await suite.pages.openViewer(`store=${suite.stores}/${c.store}&${c.query}`);
       await settled(page);
       const sb = await page.evaluate(() => {
         const el = document.querySelector('.scalebar');
@@ -168,11 +155,11 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
   });
 
   test('the cursor readout shows the stored values read_point gives and the coordinates, from the frame on screen without requests', async () => {
-    const page = await pages.openViewer(`store=${stores}/s2.zarr&t=6&z=4&c=501005,8999245`);
+    const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=6&z=4&c=501005,8999245`);
     await settled(page);
     const pts = [[123, 77], [50, 20], [80, 90], [140, 60]];
     const exp = await pixelsAt('s2.zarr', 0, 6, pts);
-    const lonlat = await py('lonlat.py', [join(tmp, 's2.zarr'), ...pts.map((p) => p.join(','))]);
+    const lonlat = await py('lonlat.py', [join(suite.tmp, 's2.zarr'), ...pts.map((p) => p.join(','))]);
     const before = await page.evaluate(() => window.__chronozarrViewer.api.store.stats().requests);
     for (const [i, p] of exp.pixels.entries()) {
       const s = await page.evaluate(([x, y]) => {
@@ -201,7 +188,7 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
   });
 
   test('the pixel history holds up to four pixels, marks invalid dates, zooms in time and exports CSV equal to read_point and PNG', async () => {
-    const page = await pages.openViewer(`store=${stores}/s2.zarr&t=3&p=ndvi&z=3&c=501200,8999250`, { downloads: true });
+    const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=3&p=ndvi&z=3&c=501200,8999250`, { downloads: true });
     await settled(page);
     const click = (x, y, shift = false) => page.evaluate(([x, y, shift]) => {
       const api = window.__chronozarrViewer.api;
@@ -229,7 +216,7 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
     const rows = readFileSync(await csv.path(), 'utf8').trim().split('\n').map((l) => l.split(','));
     const header = rows.shift();
     assert.deepEqual(header, ['pixel', 'x', 'y', 'level', 'level_x', 'level_y', 'lon', 'lat', 'time', 'band', 'stored', 'physical', 'valid', 'coverage']);
-    const exp = await py('study_expected.py', ['history', join(tmp, 's2.zarr'), 0, '123,77', '160,110']);
+    const exp = await py('study_expected.py', ['history', join(suite.tmp, 's2.zarr'), 0, '123,77', '160,110']);
     assert.equal(rows.length, 2 * exp.times.length * exp.bands.length);
     const col = Object.fromEntries(header.map((h, i) => [h, i]));
     let i = 0;
@@ -265,6 +252,6 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
   });
 
   test('no console errors', () => {
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(suite.consoleErrors, []);
   });
 });

@@ -370,7 +370,8 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     assert.deepEqual(Object.keys(click.values), ['B02', 'B03', 'B04', 'B08']);
     // set playing / speed.
     await h.send({ type: 'chronozarr:set', speed: 23, playing: true });
-    await h.frame().waitForFunction(() => window.__chronozarrViewer.api.state().playing);
+    await h.frame().waitForFunction(() => window.__chronozarrViewer.api.state().playing || window.__chronozarrViewer.playback === 'stopped' && !document.getElementById('toast').hidden);
+    assert.equal(await h.frame().evaluate(() => document.getElementById('toast').hidden ? '' : document.getElementById('toast').textContent), '', 'playback started');
     assert.equal((await h.frame().evaluate(() => window.__chronozarrViewer.api.state())).speed, 24);
     await h.send({ type: 'chronozarr:set', playing: false });
     await h.frame().waitForFunction(() => !window.__chronozarrViewer.api.state().playing);
@@ -381,7 +382,7 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     const h = await host(`store=${encodeURIComponent(s2)}&embed=1&controls=0&theme=light`);
     await h.waitFor('chronozarr:ready');
     const f = h.frame();
-    assert.equal(await f.evaluate(() => document.documentElement.dataset.theme), 'light');
+    assert.equal(await f.evaluate(() => document.getElementById('viewer').dataset.theme), 'light');
     assert.equal(await f.isVisible('.bar'), false);
     await f.waitForFunction(() => document.getElementById('readout').textContent === '2020-01-01');
     await h.context.close();

@@ -52,9 +52,11 @@ export function isOrigin(s) {
  * @param {(fields: Record<string, any>) => { ok: true } | { ok: false, field: string, message: string }} o.validate
  * @param {(fields: Record<string, any>) => void} o.apply
  * @param {() => Record<string, any>} o.readyPayload
+ * @param {(type: string, fields: Record<string, any>) => void} [o.onSend] sees every message the
+ *   viewer sends, framed or not (mountViewer's events)
  * @param {Window} [o.win]
  */
-export function createEmbed({ params, validate, apply, readyPayload, win = window }) {
+export function createEmbed({ params, validate, apply, readyPayload, onSend, win = window }) {
   const framed = win.parent != null && win.parent !== win;
   const { origin, reason } = resolveOrigin(params, win.document.referrer);
   const enabled = params.embed && framed && origin != null;
@@ -64,6 +66,7 @@ export function createEmbed({ params, validate, apply, readyPayload, win = windo
   let early = null;
 
   function send(type, fields = {}) {
+    onSend?.(type, fields);
     if (!enabled) return;
     win.parent.postMessage({ v: VERSION, type, ...fields }, /** @type {string} */ (origin));
   }

@@ -65,12 +65,13 @@ export function keyName(e) {
 }
 
 /**
- * Run the table's shortcuts for key presses on the page, except while typing in a field.
- * @param {Document} doc
+ * Run the table's shortcuts for key presses in `target` (the page, or the viewer's element when it
+ * is a part of a page), except while typing in a field.
+ * @param {Document | HTMLElement} target
  * @param {Shortcut[]} table
  */
-export function attachShortcuts(doc, table) {
-  doc.addEventListener('keydown', (e) => {
+export function attachShortcuts(target, table) {
+  target.addEventListener('keydown', (/** @type {any} */ e) => {
     const target = /** @type {HTMLElement} */ (e.target);
     const tag = target.tagName;
     if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA' || e.ctrlKey || e.metaKey || e.altKey) return;

@@ -13,6 +13,7 @@ import { createTimelapse } from './timelapse.js';
  * @property {any} store
  * @property {HTMLCanvasElement} canvas
  * @property {HTMLElement} dialogs where the dialogs go
+ * @property {Document | HTMLElement} keys where the keyboard shortcuts listen (the page, or the viewer's element)
  * @property {{ compare: HTMLElement, png: HTMLElement, video: HTMLElement, help: HTMLElement }} buttons
  * @property {ReturnType<typeof import('./compare.js').createCompare>} compare
  * @property {ReturnType<typeof import('./overlays.js').createOverlays>} overlays
@@ -83,7 +84,7 @@ export function createTools(app) {
     escape: () => help.close() || video.close() || app.actions.closePanels(),
   });
   const help = createHelp(app.dialogs, table);
-  attachShortcuts(document, table);
+  attachShortcuts(app.keys, table);
   buttons.png.addEventListener('click', exportPng);
   buttons.video.addEventListener('click', () => video.open());
   buttons.help.addEventListener('click', () => help.toggle());
