@@ -32,6 +32,7 @@ test('round numbers: 1, 2 or 5 times a power of ten, ticks inside the range', ()
   assert.deepEqual(ticks(0.0494, 0.236, 5), [0.05, 0.1, 0.15, 0.2]);
   assert.deepEqual(ticks(-1, 1, 5), [-1, -0.5, 0, 0.5, 1]);
   assert.deepEqual(ticks(3, 3), [3]);
+  assert.deepEqual(ticks(0.0323, 0.45, 5), [0.1, 0.2, 0.3, 0.4]);
 });
 
 test('legends: index ramps over -1..1 in the shader colours, a band stretch in its units, the water classes', () => {

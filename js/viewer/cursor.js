@@ -66,7 +66,11 @@ export function createCursorReadout(host, { store, canvas, locate }) {
   function show(info) {
     last = info;
     el.hidden = !info;
-    if (!info) return;
+    // What sits above the readout (the legend) moves up by its height.
+    if (!info) {
+      host.style.setProperty('--cursor-h', '0px');
+      return;
+    }
     const where = geo
       ? `<span>${esc(store.crs)} ${units(info.at.x)}, ${units(info.at.y)}</span>${info.lonlat ? `<span>${hemi(info.lonlat.lat, 'N', 'S')} ${hemi(info.lonlat.lon, 'E', 'W')}</span>` : ''}`
       : '';
@@ -75,6 +79,7 @@ export function createCursorReadout(host, { store, canvas, locate }) {
       ? `<span class="cur-values">${info.values.bands.map((b, i) => `${esc(b.name)} ${formatValue(store.bands[i], b.value)} <span class="muted">(${b.stored})</span>`).join(' · ')}${info.values.valid ? '' : ' · <span class="cur-invalid">invalid</span>'}</span>`
       : '';
     el.innerHTML = `<span>row ${info.row}, col ${info.col}</span>${where}${when}${vals}`;
+    host.style.setProperty('--cursor-h', `${el.offsetHeight}px`);
     Object.assign(el.dataset, {
       row: String(info.row),
       col: String(info.col),

@@ -24,7 +24,8 @@ export function niceCeil(v) {
 }
 
 /**
- * Evenly spaced round values inside [lo, hi], at most `count` of them.
+ * Evenly spaced round values inside [lo, hi]: about `count` of them, at least three where a round
+ * step allows.
  * @param {number} lo
  * @param {number} hi
  * @param {number} [count]
@@ -32,7 +33,10 @@ export function niceCeil(v) {
  */
 export function ticks(lo, hi, count = 5) {
   if (!(hi > lo) || !Number.isFinite(lo) || !Number.isFinite(hi)) return Number.isFinite(lo) ? [lo] : [];
-  const step = niceCeil((hi - lo) / Math.max(1, count - 1));
+  const raw = (hi - lo) / Math.max(1, count - 1);
+  // The round step above the even spacing, unless that leaves fewer than three ticks.
+  const within = (/** @type {number} */ s) => Math.floor(hi / s + 1e-9) - Math.ceil(lo / s - 1e-9) + 1;
+  const step = within(niceCeil(raw)) >= Math.min(3, count) ? niceCeil(raw) : niceFloor(raw);
   const first = Math.ceil(lo / step - 1e-9);
   const last = Math.floor(hi / step + 1e-9);
   const out = [];
