@@ -11,7 +11,8 @@ import { createInspector, pixelValues } from './inspect.js';
 import { cursorInfo } from './cursor.js';
 import { attachInput } from './input.js';
 import { fullViewerUrl, stateUrl } from './params.js';
-import { SPEEDS, createPlayback, snapSpeed } from './playback.js';
+import { createPlayback, snapSpeed } from './playback.js';
+import { createControls } from './controls.js';
 import { defaultProduct, lookFor, productList } from './products.js';
 import { acquireContext, createRenderer, cssSize, shaderDeltaFor } from './renderer.js';
 import { createScene } from './scene.js';
@@ -332,29 +333,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
   playback.speed = 4;
 
   // ---- controls -----------------------------------------------------------------------------
-  const buttons = $('product-buttons');
-  const select = /** @type {HTMLSelectElement} */ ($('product-select'));
-  for (const p of products) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.textContent = p.name;
-    b.dataset.product = p.id;
-    b.disabled = !p.available;
-    if (!p.available) b.title = `${p.name} needs bands this store does not have`;
-    b.addEventListener('click', () => setProduct(p.id));
-    buttons.append(b);
-    select.append(new Option(p.name + (p.available ? '' : ' (unavailable)'), p.id));
-    select.options[select.options.length - 1].disabled = !p.available;
-  }
-  select.addEventListener('change', () => setProduct(select.value));
-  const bandSelect = /** @type {HTMLSelectElement} */ ($('band-select'));
-  bands.forEach((b, i) => bandSelect.append(new Option(b.common_name && b.common_name !== b.name ? `${b.name} (${b.common_name})` : b.name, String(i))));
-  bandSelect.addEventListener('change', () => setBand(Number(bandSelect.value), true));
-  const speedSelect = /** @type {HTMLSelectElement} */ ($('speed'));
-  for (const s of SPEEDS) speedSelect.append(new Option(`${s}/s`, String(s)));
-  speedSelect.value = String(playback.speed);
-  speedSelect.addEventListener('change', () => (playback.speed = Number(speedSelect.value)));
-  $('play').addEventListener('click', () => playback.toggle());
+  const controls = createControls({ $, products, bands, playback, onProduct: (id) => setProduct(id), onBand: (i) => setBand(i, true) });
   $('inspector-close').addEventListener('click', () => inspector.close());
   const wordmark = /** @type {HTMLAnchorElement} */ ($('wordmark'));
   if (params.embed || !env.page) {
@@ -368,9 +347,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
     state.product = id;
     overlays.reset();
     state.auto = null;
-    for (const b of buttons.querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.product === id));
-    select.value = id;
-    $('band-field').hidden = id !== 'band';
+    controls.product(id);
     applyLook();
     scene.redraw();
     if (inspector.open) inspector.refresh();
@@ -378,7 +355,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
   }
   function setBand(i, fromUi = false) {
     state.band = i;
-    bandSelect.value = String(i);
+    controls.band(i);
     overlays.reset();
     state.auto = null;
     if (fromUi && state.product !== 'band') return setProduct('band');
@@ -555,7 +532,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
     }
     if (f.speed != null) {
       playback.speed = f.speed;
-      speedSelect.value = String(playback.speed);
+      controls.speed(playback.speed);
     }
     if (f.compare !== undefined) compareChanged(f.compare, true);
     if (f.playing === true) playback.play();
@@ -590,7 +567,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
   // ---- go -----------------------------------------------------------------------------------
   $('status').textContent = '';
   setProduct(state.product);
-  bandSelect.value = String(state.band);
+  controls.band(state.band);
   setT(state.t);
   if (params.compare != null && params.compare < n) compare.set({ t: params.compare, split: params.split ?? 0.5 });
   tools.compareChanged();
