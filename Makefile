@@ -21,13 +21,14 @@ $(VENV)/.installed: pyproject.toml setup.py
 
 venv: $(VENV)/.installed
 
-# The JS reader (js/): npm packages from the lockfile, and Debian's Chromium for its browser test
-# (playwright-core never downloads a browser). Without root the browser test is skipped.
+# The JS reader (js/): npm packages from the lockfile, Debian's Chromium for its browser tests
+# (playwright-core never downloads a browser) and Debian's ffmpeg, whose ffprobe and ffmpeg read
+# back the viewer's time-lapse videos. Without root the browser tests are skipped.
 js: js/node_modules/.installed
 
 js/node_modules/.installed: js/package.json js/package-lock.json
-	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
-		|| echo "warning: could not install chromium; the browser test will be skipped"
+	@test -x /usr/bin/chromium -a -x /usr/bin/ffprobe || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ffmpeg) \
+		|| echo "warning: could not install chromium and ffmpeg; the browser tests will be skipped or fail"
 	cd js && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 	touch $@
 

@@ -3,6 +3,8 @@
 s2.zarr   uint16 B02/B03/B04/B08 (scale 1e-4, reflectance), mask + coverage, star-delta, 10 monthly
           dates with a two-month gap, 150 x 200 pixels, chunk 32 (3 levels shown at once).
 rgb.zarr  uint8 red/green/blue, scale 1, no nodata, no mask, 6 dates, 60 x 80, chunk 32.
+geo.zarr  uint16 red/nir (scale 1e-4) in EPSG:4326, 0.001 degree pixels from 10 E, 45.5 N, nodata 0,
+          4 dates, 40 x 60, chunk 32.
 """
 
 import json
@@ -56,8 +58,24 @@ def rgb(out: Path) -> dict:
     return {"height": h, "width": w}
 
 
+def geo(out: Path) -> dict:
+    n, h, w = 4, 40, 60
+    yy, xx = np.mgrid[0:h, 0:w]
+    data = np.empty((n, 2, h, w), np.uint16)
+    for t in range(n):
+        data[t, 0] = 400 + 10 * xx + 5 * t
+        data[t, 1] = 2500 + 20 * yy + 30 * t
+    data[:, :, :4, :4] = 0  # nodata in a corner
+    times = np.array([f"2022-0{m}-01" for m in range(1, n + 1)], dtype="datetime64[ns]")
+    da = xr.DataArray(data, dims=("time", "band", "y", "x"), coords={"time": times, "band": ["B04", "B08"],
+                      "y": 45.5 - (np.arange(h) + 0.5) * 0.001, "x": 10 + (np.arange(w) + 0.5) * 0.001})
+    bands = [Band("B04", "red", 1e-4, 0.0, "reflectance"), Band("B08", "nir", 1e-4, 0.0, "reflectance")]
+    encode(da, out, crs="EPSG:4326", encoding="none", chunk_size=32, nodata=0, bands=bands, progress=False)
+    return {"height": h, "width": w}
+
+
 if __name__ == "__main__":
     root = Path(sys.argv[1])
     root.mkdir(parents=True, exist_ok=True)
-    facts = {"s2": s2(root / "s2.zarr"), "rgb": rgb(root / "rgb.zarr")}
+    facts = {"s2": s2(root / "s2.zarr"), "rgb": rgb(root / "rgb.zarr"), "geo": geo(root / "geo.zarr")}
     print(json.dumps(facts))

@@ -273,6 +273,44 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
     await page.close();
   });
 
+  test('the demo page shows the legend, a scale bar and a cursor readout of the frame on the map, without requests', async () => {
+    const store = join(tmp, 's2.zarr');
+    const pixels = [[123, 77], [140, 85]];
+    const where = await lonLats(store, pixels);
+    const exp = await expected(store, 6, pixels);
+    const page = await browser.newPage({ viewport: { width: W, height: H } });
+    watch(page);
+    await page.goto(`${base}/maplibre/?store=${encodeURIComponent(s2)}&t=6&product=ndvi`);
+    const ready = () => page.waitForFunction(() => window.__chronozarrMap?.layer.stats?.settled && window.__chronozarrMap.layer.stats.pending === 0, null, { timeout: 20_000 });
+    await ready();
+    await page.waitForFunction(() => document.querySelectorAll('#legend .lg-tick').length === 5);
+    assert.deepEqual(await page.$$eval('#legend .lg-tick', (t) => t.map((x) => Number(x.dataset.value))), [-1, -0.5, 0, 0.5, 1]);
+    assert.equal(await page.isVisible('#legend .lg-range'), false);
+    assert.match(await page.textContent('.maplibregl-ctrl-scale'), /^\d+\s+k?m$/);
+    // Zoomed in until level 0 is drawn: the readout's values are the level-0 pixel's.
+    await page.evaluate((c) => window.__chronozarrMap.map.jumpTo({ center: c, zoom: 16 }), where[0]);
+    await page.waitForFunction(() => window.__chronozarrMap.layer.lod === 0);
+    await ready();
+    const requests = [];
+    page.on('request', (r) => requests.push(r.url()));
+    for (const [i, p] of exp.pixels.entries()) {
+      const s = await page.evaluate((ll) => window.__chronozarrMap.map.project(ll), where[i]);
+      await page.mouse.move(s.x, s.y);
+      await page.waitForFunction(([x, y]) => document.getElementById('cursor').dataset.col === String(x) && document.getElementById('cursor').dataset.row === String(y), [p.x, p.y]);
+      assert.deepEqual((await page.evaluate(() => document.getElementById('cursor').dataset.stored)).split(',').map(Number), p.stored);
+    }
+    // The demo prefetches other dates in the background; nothing of the date on the map is read again.
+    assert.deepEqual(requests.filter((u) => /\/c\/6\//.test(u)), []);
+    // A single band: the legend has the stretch controls, and they set the layer's range.
+    await page.selectOption('#product', 'band');
+    await page.waitForSelector('#legend .lg-range:not([hidden])');
+    await page.fill('#legend .lg-range input[data-end="0"]', '0.05');
+    await page.fill('#legend .lg-range input[data-end="1"]', '0.2');
+    await page.dispatchEvent('#legend .lg-range input[data-end="1"]', 'change');
+    await page.waitForFunction(() => window.__chronozarrMap.layer.look.range.join() === '0.05,0.2');
+    await page.close();
+  });
+
   test('no console errors', () => {
     assert.deepEqual(consoleErrors, []);
   });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PY, here, repo, run, skip, startBrowserStores } from './browser-stores.mjs';
+import { colourAt, settled, viewerPages } from './viewer-page.mjs';
 
 const BACKGROUND = [9, 12, 18];
 
@@ -29,31 +30,10 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
 
   after(() => close?.());
 
-  /** A page on the viewer; console errors are collected unless `allowErrors`. */
-  async function openViewer(query, { width = 800, height = 600, allowErrors = false } = {}) {
-    const page = await browser.newPage({ viewport: { width, height } });
-    watch(page, allowErrors);
-    await page.goto(`${base}/viewer/?${query}`);
-    await page.waitForFunction(() => window.__chronozarrViewer?.ready || window.__chronozarrViewer?.error, null, { timeout: 20_000 });
-    return page;
-  }
-  function watch(page, allowErrors) {
-    if (allowErrors) return;
-    page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${page.url()}: ${m.text()}`));
-    page.on('pageerror', (e) => consoleErrors.push(`${page.url()}: ${e.message}`));
-  }
-  const settled = (page) => page.waitForFunction(() => {
-    const s = window.__chronozarrViewer.api.state();
-    return s.settled && s.pending === 0;
-  }, null, { timeout: 20_000 });
+  const pages = () => viewerPages(browser, base, consoleErrors);
+  const openViewer = (query, o) => pages().openViewer(query, o);
+  const watch = (page, allowErrors) => pages().watch(page, allowErrors);
   const expected = async (store, lod, t, pixels) => JSON.parse((await run(PY, [join(here, 'read_expected.py'), store, String(lod), String(t), ...pixels.map((p) => p.join(','))], { cwd: repo })).stdout);
-  /** RGBA on the canvas at the centre of level-0 pixel (x, y). */
-  const colourAt = (page, x, y) => page.evaluate(([x, y]) => {
-    const api = window.__chronozarrViewer.api;
-    const p = api.screenOf(x + 0.5, y + 0.5);
-    return api.pixel(p.px, p.py);
-  }, [x, y]);
-
   test('a fixed-range band product draws the colours computed from stored values; masked pixels draw the background', async () => {
     const lo = 0.03;
     const hi = 0.25;
@@ -390,7 +370,8 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     assert.deepEqual(Object.keys(click.values), ['B02', 'B03', 'B04', 'B08']);
     // set playing / speed.
     await h.send({ type: 'chronozarr:set', speed: 23, playing: true });
-    await h.frame().waitForFunction(() => window.__chronozarrViewer.api.state().playing);
+    await h.frame().waitForFunction(() => window.__chronozarrViewer.api.state().playing || window.__chronozarrViewer.playback === 'stopped' && !document.getElementById('toast').hidden);
+    assert.equal(await h.frame().evaluate(() => document.getElementById('toast').hidden ? '' : document.getElementById('toast').textContent), '', 'playback started');
     assert.equal((await h.frame().evaluate(() => window.__chronozarrViewer.api.state())).speed, 24);
     await h.send({ type: 'chronozarr:set', playing: false });
     await h.frame().waitForFunction(() => !window.__chronozarrViewer.api.state().playing);
@@ -401,7 +382,7 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     const h = await host(`store=${encodeURIComponent(s2)}&embed=1&controls=0&theme=light`);
     await h.waitFor('chronozarr:ready');
     const f = h.frame();
-    assert.equal(await f.evaluate(() => document.documentElement.dataset.theme), 'light');
+    assert.equal(await f.evaluate(() => document.getElementById('viewer').dataset.theme), 'light');
     assert.equal(await f.isVisible('.bar'), false);
     await f.waitForFunction(() => document.getElementById('readout').textContent === '2020-01-01');
     await h.context.close();

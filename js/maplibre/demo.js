@@ -1,10 +1,14 @@
 /**
  * The MapLibre demo page: `?store=URL` on a blank style (no tiles, works offline), with a time
- * slider, product and band selects, opacity and a click readout. `&t=`, `&product=`, `&band=`
- * set the start. `window.__chronozarrMap` holds { map, layer } for tests.
+ * slider, product and band selects, opacity, the viewer's legend (with the stretch controls of a
+ * single band), MapLibre's scale bar, a cursor readout from the frame on the map (no request per
+ * mouse move) and a click readout. `&t=`, `&product=`, `&band=` set the start.
+ * `window.__chronozarrMap` holds { map, layer } for tests.
  * @module
  */
 import * as maplibregl from 'maplibre-gl';
+import { createLegend } from '../viewer/legend.js';
+import { legendFor } from '../viewer/legend-spec.js';
 import { ChronozarrLayer } from './layer.js';
 
 const $ = (id) => /** @type {any} */ (document.getElementById(id));
@@ -16,6 +20,7 @@ const BLANK_STYLE = { version: 8, sources: {}, layers: [{ id: 'background', type
 
 const map = new maplibregl.Map({ container: 'map', style: BLANK_STYLE, center: [0, 0], zoom: 1, attributionControl: false });
 map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
+map.addControl(new maplibregl.ScaleControl({ unit: 'metric', maxWidth: 120 }), 'bottom-left');
 
 function status(text, error = false) {
   $('status').textContent = text;
@@ -34,7 +39,24 @@ if (!store) {
     status(String(event.error?.message ?? event.error), true);
   });
   layer.on('loading', () => status('Loading…'));
-  layer.on('ready', () => status(''));
+  layer.on('ready', () => {
+    status('');
+    showLegend();
+  });
+  const legend = createLegend($('legend'), { onRange: (r) => layer.setRange(r), onAuto: () => layer.setRange(null) });
+  /** The legend of what the layer draws now (its automatic stretch follows the view). */
+  function showLegend() {
+    const look = layer.look;
+    if (look) legend.update(legendFor(layer.store, look, { product: layer.product ?? '', band: Number(layer.band) }));
+  }
+  map.on('idle', showLegend);
+  map.on('mousemove', (event) => {
+    const v = layer.valueOnScreen(event.lngLat);
+    const { lng, lat } = event.lngLat;
+    const where = `${Math.abs(lat).toFixed(5)}° ${lat < 0 ? 'S' : 'N'} ${Math.abs(lng).toFixed(5)}° ${lng < 0 ? 'W' : 'E'}`;
+    $('cursor').textContent = v ? `${where}  row ${v.y}, col ${v.x}  ${v.time.slice(0, 10)}${v.lod ? ` level ${v.lod}` : ''}\n${v.bands.map((b) => `${b.name} ${b.value == null ? '–' : Number(b.value.toPrecision(6))} (${b.stored})`).join('  ')}` : where;
+    Object.assign($('cursor').dataset, v ? { row: String(v.y), col: String(v.x), stored: v.bands.map((b) => b.stored).join(',') } : { row: '', col: '', stored: '' });
+  });
   layer.on('open', () => {
     map.fitBounds(layer.bounds, { padding: 40, duration: 0 });
     const slider = $('time');
@@ -55,12 +77,18 @@ if (!store) {
     }
     product.value = layer.product;
     product.disabled = false;
-    product.addEventListener('change', () => layer.setProduct(product.value));
+    product.addEventListener('change', () => {
+      layer.setProduct(product.value);
+      showLegend();
+    });
     const band = $('band');
     layer.bandNames.forEach((name, i) => band.append(new Option(name, String(i))));
     band.value = String(layer.band);
     band.disabled = false;
-    band.addEventListener('change', () => layer.setBand(Number(band.value)));
+    band.addEventListener('change', () => {
+      layer.setBand(Number(band.value));
+      showLegend();
+    });
   });
   layer.opened.catch((err) => status(`Could not open ${store}: ${err.message}`, true));
   $('opacity').addEventListener('input', () => layer.setOpacity(Number($('opacity').value)));

@@ -8,7 +8,7 @@
  * @module
  */
 import { openStore } from '../src/index.js';
-import { pixelValues } from '../viewer/inspect.js';
+import { pixelValues } from '../viewer/pixel.js';
 import { defaultProduct, lookFor, productList } from '../viewer/products.js';
 import { createScene } from '../viewer/scene.js';
 import { percentileRange } from '../viewer/stretch.js';
@@ -260,6 +260,32 @@ export class ChronozarrLayer {
     const cell = await store.getCell(0, row, col, t, { signal: this.#open.signal });
     const px = pixelValues(store, cell, x - col * cs, y - row * cs);
     return { t, time: store.times[t], lngLat: { lng, lat }, x, y, row, col, valid: px.valid, bands: px.bands };
+  }
+
+  /**
+   * The pixel under `lngLat` in the frame on the map, from the chunks it drew (no request): the
+   * finest level drawn there and its timestep, with stored and physical values. Null outside the
+   * footprint or where nothing is drawn yet.
+   * @param {{ lng: number, lat: number } | [number, number]} lngLat
+   */
+  valueOnScreen(lngLat) {
+    if (!this.#scene || !this.#place) return null;
+    const [lng, lat] = Array.isArray(lngLat) ? lngLat : [lngLat.lng, lngLat.lat];
+    const p = this.#place.toPixel(lng, lat);
+    const x = Math.floor(p.x);
+    const y = Math.floor(p.y);
+    const level0 = this.#store.levels[0];
+    if (!(x >= 0 && y >= 0 && x < level0.width && y < level0.height)) return null;
+    const hit = this.#scene.pick(x, y);
+    if (!hit) return null;
+    const cs = this.#store.levels[hit.lod].chunkSize;
+    const px = pixelValues(this.#store, hit.entry.cell, hit.x % cs, hit.y % cs);
+    return { t: hit.entry.t, time: this.#store.times[hit.entry.t], lod: hit.lod, lngLat: { lng, lat }, x, y, valid: px.valid, bands: px.bands };
+  }
+
+  /** The look drawn now (products.js lookFor: mode, bands, range), null before the store opens. */
+  get look() {
+    return this.#look();
   }
 
   /** @param {'open' | 'loading' | 'ready' | 'error'} type @param {(event: any) => void} fn @returns {() => void} unsubscribe */

@@ -134,3 +134,29 @@ describe('with decode workers (worker threads)', () => {
     });
   }
 });
+
+test('with decode workers, the stored and the true values of a delta timestep read at once share one chunk read and both decode', { timeout: 30_000 }, async () => {
+  // The viewer's playback buffers stored cells (residuals) while the pixel history reads true
+  // values of the same cells: both wait on one read of the compressed chunk, and the bytes one
+  // decode lends to a worker must come back before the other decode takes them.
+  const name = 'u16-sd-plain-zstd';
+  const store = await openStore(join(fx.stores, name), { workers: 2 });
+  try {
+    await store.getCell(0, 0, 0, 0); // starts the workers
+    for (let i = 0; i < 2000 && store.stats().workersReady < 1; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(store.stats().workersReady >= 1, 'a decode worker is ready');
+    const info = fx.index[name];
+    const buffer = fx.expected(name);
+    const deltas = info.entries.filter(([kind, lod, t]) => kind === 'data' && lod === 0 && store.referenceOf(t) != null && store.referenceOf(t) !== t);
+    assert.ok(deltas.length > 0);
+    for (const entry of deltas) {
+      const [, lod, t, row, col, , shape] = entry;
+      const [residual, truth] = await Promise.all([store.getCell(lod, row, col, t, { stored: true }), store.getCell(lod, row, col, t)]);
+      const cs = store.levels[lod].chunkSize;
+      assert.equal(residual.anchor, store.referenceOf(t));
+      assert.deepEqual(Array.from(crop(truth.data, shape[0], cs, shape[1], shape[2])), Array.from(expectedArray(buffer, info.dtype, entry)), `t ${t} cell ${row},${col}`);
+    }
+  } finally {
+    store.close();
+  }
+});

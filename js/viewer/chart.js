@@ -1,98 +1,226 @@
 /**
- * A small SVG line chart of one pixel over the time axis: x by date (so gaps in the series show as
- * wider spacing), invalid dates as breaks in the line, a marker on the current step, and a click
- * that reports the nearest date.
+ * A small SVG line chart of pixels over the time axis: x by date (so gaps in the series show as
+ * wider spacing), invalid dates as breaks in the line and as ticks under the plot, a marker on the
+ * current step, a key when there is more than one series, and a time window: drag across the chart
+ * to zoom to a range of dates (`setWindow` sets it from elsewhere), a click reports the nearest date.
  * @module
  */
+import { escapeHtml as escape } from './html.js';
+import { formatTick } from './ticks.js';
 
 const NS = 'http://www.w3.org/2000/svg';
+const W = 300;
+const H = 150;
+/** CSS pixels a press must move to be a zoom drag rather than a click. */
+const DRAG_PX = 6;
+let charts = 0;
+
+/**
+ * @typedef {object} Series
+ * @property {string} label
+ * @property {string} color
+ * @property {string} [dash] SVG stroke-dasharray
+ * @property {(number | null | undefined)[]} values one per timestep: null invalid, undefined not read yet
+ */
 
 /**
  * @param {HTMLElement} host
- * @param {{ onPick: (t: number) => void }} o
+ * @param {{ onPick: (t: number) => void, onWindow?: (win: [number, number] | null) => void }} o
  */
-export function createChart(host, { onPick }) {
+export function createChart(host, { onPick, onWindow = () => {} }) {
   const svg = document.createElementNS(NS, 'svg');
   svg.setAttribute('class', 'chart');
   svg.setAttribute('role', 'img');
-  svg.setAttribute('viewBox', '0 0 300 140');
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
   svg.setAttribute('preserveAspectRatio', 'none');
   host.append(svg);
+  const clipId = `cz-chart-clip-${++charts}`;
   /** @type {number[]} */
   let ms = [];
-  let pad = { l: 38, r: 6, t: 8, b: 18 };
-  let xs = [];
+  /** @type {[number, number] | null} the dates shown (ms), null: all */
+  let win = null;
+  /** @type {any} */
+  let last = null;
+  let pad = { l: 38, r: 6, t: 8, b: 24 };
 
-  svg.addEventListener('click', (event) => {
-    if (!xs.length) return;
+  const span = () => (win ? win : [ms[0], ms[ms.length - 1]]);
+  const xOf = (/** @type {number} */ m) => {
+    const [a, b] = span();
+    return pad.l + (b > a ? ((m - a) / (b - a)) * (W - pad.l - pad.r) : (W - pad.l - pad.r) / 2);
+  };
+  const msAt = (/** @type {number} */ x) => {
+    const [a, b] = span();
+    return a + ((x - pad.l) / (W - pad.l - pad.r)) * (b - a);
+  };
+  const svgX = (/** @type {number} */ clientX) => {
     const box = svg.getBoundingClientRect();
-    const x = ((event.clientX - box.left) / box.width) * 300;
-    let best = 0;
-    for (let i = 1; i < xs.length; i++) if (Math.abs(xs[i] - x) < Math.abs(xs[best] - x)) best = i;
-    onPick(best);
+    return ((clientX - box.left) / Math.max(1, box.width)) * W;
+  };
+
+  attachBrush(svg, {
+    toX: svgX,
+    pick: (x) => {
+      if (!ms.length) return;
+      let best = -1;
+      for (let i = 0; i < ms.length; i++) if (inWindow(ms[i]) && (best < 0 || Math.abs(xOf(ms[i]) - x) < Math.abs(xOf(ms[best]) - x))) best = i;
+      if (best >= 0) onPick(best);
+    },
+    zoom: (x0, x1) => setWindow([msAt(Math.min(x0, x1)), msAt(Math.max(x0, x1))]),
+    show: (x0, x1) => {
+      const sel = svg.querySelector('.chart-sel');
+      if (!sel) return;
+      sel.setAttribute('x', String(Math.min(x0, x1)));
+      sel.setAttribute('width', String(Math.abs(x1 - x0)));
+    },
   });
 
+  const inWindow = (/** @type {number} */ m) => !win || (m >= win[0] && m <= win[1]);
+
+  /** @param {[number, number] | null} next dates in ms, or null for the whole series */
+  function setWindow(next) {
+    win = next && next[1] > next[0] ? next : null;
+    if (last) render(last);
+    onWindow(win);
+  }
+
   /**
-   * @param {{ title: string, times: string[], series: { label: string, color: string, values: (number | null | undefined)[] }[], t: number }} d
+   * @param {{ title: string, times: string[], series: Series[], t: number }} d
    */
-  function render({ title, times, series, t }) {
-    ms = times.map((s) => Date.parse(s));
-    const t0 = ms[0];
-    const t1 = ms[ms.length - 1];
-    const w = 300 - pad.l - pad.r;
-    const h = 140 - pad.t - pad.b;
-    xs = ms.map((m) => pad.l + (t1 > t0 ? ((m - t0) / (t1 - t0)) * w : w / 2));
-    const all = series.flatMap((s) => s.values.filter((v) => v != null && Number.isFinite(v)));
-    let lo = all.length ? Math.min(...all) : 0;
-    let hi = all.length ? Math.max(...all) : 1;
+  function render(d) {
+    last = d;
+    ms = d.times.map((s) => Date.parse(s));
+    pad = { l: 38, r: 6, t: d.series.length > 1 ? 20 : 8, b: 24 };
+    const h = H - pad.t - pad.b;
+    const shown = (/** @type {number} */ i) => inWindow(ms[i]);
+    const all = d.series.flatMap((s) => s.values.filter((v, i) => v != null && Number.isFinite(v) && shown(i)));
+    let lo = all.length ? Math.min(.../** @type {number[]} */ (all)) : 0;
+    let hi = all.length ? Math.max(.../** @type {number[]} */ (all)) : 1;
     if (hi === lo) {
       hi += Math.abs(hi) * 0.1 || 1;
       lo -= Math.abs(lo) * 0.1 || 1;
     }
-    const y = (v) => pad.t + (1 - (v - lo) / (hi - lo)) * h;
-    const parts = [`<title>${escape(title)}</title>`];
-    parts.push(`<rect x="${pad.l}" y="${pad.t}" width="${w}" height="${h}" class="chart-bg"/>`);
-    for (const v of [lo, (lo + hi) / 2, hi]) {
-      parts.push(`<text x="${pad.l - 3}" y="${y(v) + 3}" class="chart-label" text-anchor="end">${fmt(v)}</text>`);
-    }
-    const y0 = new Date(t0).getUTCFullYear();
-    const y1 = new Date(t1).getUTCFullYear();
-    const every = Math.max(1, Math.ceil((y1 - y0 + 1) / 6));
-    for (let yr = y0; yr <= y1; yr += every) {
-      const m = Date.UTC(yr, 0, 1);
-      if (m < t0 || m > t1) continue;
-      const x = pad.l + ((m - t0) / (t1 - t0)) * w;
-      parts.push(`<line x1="${x}" x2="${x}" y1="${pad.t}" y2="${pad.t + h}" class="chart-grid"/><text x="${x}" y="${136}" class="chart-label" text-anchor="middle">${yr}</text>`);
-    }
-    if (times[t] != null) parts.push(`<line x1="${xs[t]}" x2="${xs[t]}" y1="${pad.t}" y2="${pad.t + h}" class="chart-now"/>`);
-    for (const s of series) {
-      let d = '';
-      let open = false;
-      s.values.forEach((v, i) => {
-        if (v == null || !Number.isFinite(v)) {
-          open = false;
-          return;
-        }
-        d += `${open ? 'L' : 'M'}${xs[i].toFixed(2)},${y(v).toFixed(2)}`;
-        open = true;
-      });
-      parts.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.4" vector-effect="non-scaling-stroke" data-label="${escape(s.label)}"/>`);
-      s.values.forEach((v, i) => {
-        if (v != null && Number.isFinite(v)) parts.push(`<circle cx="${xs[i].toFixed(2)}" cy="${y(v).toFixed(2)}" r="1.3" fill="${s.color}"/>`);
-      });
-    }
+    const y = (/** @type {number} */ v) => pad.t + (1 - (v - lo) / (hi - lo)) * h;
+    const parts = [`<title>${escape(d.title)}</title>`, `<defs><clipPath id="${clipId}"><rect x="${pad.l}" y="0" width="${W - pad.l - pad.r}" height="${H}"/></clipPath></defs>`];
+    parts.push(`<rect x="${pad.l}" y="${pad.t}" width="${W - pad.l - pad.r}" height="${h}" class="chart-bg"/>`);
+    for (const v of [lo, (lo + hi) / 2, hi]) parts.push(`<text x="${pad.l - 3}" y="${y(v) + 3}" class="chart-label" text-anchor="end">${fmt(v)}</text>`);
+    parts.push(...timeAxis(span(), xOf, pad.t, pad.t + h));
+    const body = [];
+    if (d.times[d.t] != null && shown(d.t)) body.push(`<line x1="${xOf(ms[d.t])}" x2="${xOf(ms[d.t])}" y1="${pad.t}" y2="${pad.t + h}" class="chart-now"/>`);
+    const xs = ms.map(xOf);
+    d.series.forEach((s, k) => body.push(...seriesMarkup(s, k, xs, y, pad.t + h, shown)));
+    parts.push(`<g clip-path="url(#${clipId})">${body.join('')}</g>`);
+    if (d.series.length > 1) parts.push(keyMarkup(d.series));
+    parts.push(`<rect class="chart-sel" x="0" y="${pad.t}" width="0" height="${h}"/>`);
     svg.innerHTML = parts.join('');
-    svg.setAttribute('aria-label', title);
+    svg.setAttribute('aria-label', d.title);
+    svg.dataset.window = win ? win.map((m) => new Date(m).toISOString()).join('/') : '';
   }
 
-  return { render, element: svg };
+  return {
+    render,
+    setWindow,
+    get window() {
+      return win;
+    },
+    element: svg,
+  };
 }
 
-function fmt(v) {
-  const a = Math.abs(v);
-  return a >= 1000 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
+/**
+ * Year (or month) labels and grid lines across the shown dates.
+ * @param {[number, number]} span
+ * @param {(m: number) => number} xOf
+ * @param {number} top @param {number} bottom
+ */
+function timeAxis([a, b], xOf, top, bottom) {
+  const out = [];
+  const years = (b - a) / (365.25 * 864e5);
+  const d0 = new Date(a);
+  const monthly = years < 2;
+  const step = monthly ? Math.max(1, Math.ceil((years * 12) / 6)) : Math.max(1, Math.ceil(years / 6));
+  let m = monthly ? Date.UTC(d0.getUTCFullYear(), d0.getUTCMonth(), 1) : Date.UTC(d0.getUTCFullYear(), 0, 1);
+  for (let i = 0; i < 400 && m <= b; i++) {
+    if (m >= a) {
+      const x = xOf(m);
+      const d = new Date(m);
+      const label = monthly ? `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}` : String(d.getUTCFullYear());
+      out.push(`<line x1="${x}" x2="${x}" y1="${top}" y2="${bottom}" class="chart-grid"/><text x="${x}" y="${H - 3}" class="chart-label" text-anchor="middle">${label}</text>`);
+    }
+    const d = new Date(m);
+    m = monthly ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + step, 1) : Date.UTC(d.getUTCFullYear() + step, 0, 1);
+  }
+  return out;
 }
 
-function escape(s) {
-  return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+/**
+ * A series' line (broken at invalid dates), its points, and a tick under the plot at each invalid date.
+ * @param {Series} s @param {number} k
+ * @param {number[]} xs x of each timestep @param {(v: number) => number} y
+ * @param {number} bottom @param {(i: number) => boolean} shown
+ */
+function seriesMarkup(s, k, xs, y, bottom, shown) {
+  const out = [];
+  let d = '';
+  let open = false;
+  s.values.forEach((v, i) => {
+    if (v == null || !Number.isFinite(v)) {
+      open = false;
+      return;
+    }
+    d += `${open ? 'L' : 'M'}${xs[i].toFixed(2)},${y(v).toFixed(2)}`;
+    open = true;
+  });
+  const dash = s.dash ? ` stroke-dasharray="${s.dash}"` : '';
+  out.push(`<path d="${d}" fill="none" stroke="${s.color}"${dash} stroke-width="1.4" vector-effect="non-scaling-stroke" data-label="${escape(s.label)}"/>`);
+  s.values.forEach((v, i) => {
+    if (!shown(i)) return;
+    const x = xs[i].toFixed(2);
+    if (v != null && Number.isFinite(v)) out.push(`<circle cx="${x}" cy="${y(v).toFixed(2)}" r="1.3" fill="${s.color}"/>`);
+    // An invalid date: a tick under the plot in the series' colour, one row per series.
+    else if (v === null) out.push(`<line class="chart-gap" data-t="${i}" x1="${x}" x2="${x}" y1="${bottom + 1 + k * 2}" y2="${bottom + 3 + k * 2}" stroke="${s.color}"/>`);
+  });
+  return out;
 }
+
+/** The key above the plot: one label per series in its colour. @param {Series[]} series */
+function keyMarkup(series) {
+  let x = 38;
+  return series
+    .map((s) => {
+      const label = `<line x1="${x}" x2="${x + 10}" y1="8" y2="8" stroke="${s.color}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/><text x="${x + 13}" y="11" class="chart-label">${escape(s.label)}</text>`;
+      x += 20 + s.label.length * 5.2;
+      return label;
+    })
+    .join('');
+}
+
+/**
+ * Pointer handling: a press that moves more than DRAG_PX selects a range to zoom to, else it is a click.
+ * @param {SVGSVGElement} svg
+ * @param {{ toX: (clientX: number) => number, pick: (x: number) => void, zoom: (x0: number, x1: number) => void, show: (x0: number, x1: number) => void }} o
+ */
+function attachBrush(svg, { toX, pick, zoom, show }) {
+  /** @type {{ x: number, cx: number, id: number } | null} */
+  let press = null;
+  svg.addEventListener('pointerdown', (e) => {
+    press = { x: toX(e.clientX), cx: e.clientX, id: e.pointerId };
+    svg.setPointerCapture(e.pointerId);
+  });
+  svg.addEventListener('pointermove', (e) => {
+    if (press && Math.abs(e.clientX - press.cx) > DRAG_PX) show(press.x, toX(e.clientX));
+  });
+  svg.addEventListener('pointerup', (e) => {
+    if (!press) return;
+    const p = press;
+    press = null;
+    show(0, 0);
+    if (Math.abs(e.clientX - p.cx) > DRAG_PX) zoom(p.x, toX(e.clientX));
+    else pick(p.x);
+  });
+  svg.addEventListener('pointercancel', () => {
+    press = null;
+    show(0, 0);
+  });
+}
+
+const fmt = (/** @type {number} */ v) => formatTick(v, 3);

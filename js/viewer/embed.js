@@ -1,13 +1,15 @@
 /**
  * The embedding contract (v: 1): the origin rule, the host's `chronozarr:set` and `chronozarr:get`,
- * and the viewer's `ready`, `time`, `click`, `view` and `error` messages. Validation of a `set`
+ * and the viewer's `ready`, `time`, `click`, `view`, `compare` and `error` messages. `compare` (the
+ * split view) is an optional addition within v: 1: a host that does not know it never sends it
+ * and ignores the message. Validation of a `set`
  * against the store is the app's (`validate`), so that a set is applied whole or not at all.
  * @module
  */
 
 export const VERSION = 1;
-const SENT = new Set(['chronozarr:ready', 'chronozarr:time', 'chronozarr:click', 'chronozarr:view', 'chronozarr:error']);
-const SET_FIELDS = ['t', 'product', 'band', 'zoom', 'center', 'playing', 'speed'];
+const SENT = new Set(['chronozarr:ready', 'chronozarr:time', 'chronozarr:click', 'chronozarr:view', 'chronozarr:compare', 'chronozarr:error']);
+const SET_FIELDS = ['t', 'product', 'band', 'zoom', 'center', 'playing', 'speed', 'compare'];
 
 /**
  * The only origin the API talks to: `origin=` when present (exactly an http(s) origin, no fallback
@@ -50,9 +52,11 @@ export function isOrigin(s) {
  * @param {(fields: Record<string, any>) => { ok: true } | { ok: false, field: string, message: string }} o.validate
  * @param {(fields: Record<string, any>) => void} o.apply
  * @param {() => Record<string, any>} o.readyPayload
+ * @param {(type: string, fields: Record<string, any>) => void} [o.onSend] sees every message the
+ *   viewer sends, framed or not (mountViewer's events)
  * @param {Window} [o.win]
  */
-export function createEmbed({ params, validate, apply, readyPayload, win = window }) {
+export function createEmbed({ params, validate, apply, readyPayload, onSend, win = window }) {
   const framed = win.parent != null && win.parent !== win;
   const { origin, reason } = resolveOrigin(params, win.document.referrer);
   const enabled = params.embed && framed && origin != null;
@@ -62,6 +66,7 @@ export function createEmbed({ params, validate, apply, readyPayload, win = windo
   let early = null;
 
   function send(type, fields = {}) {
+    onSend?.(type, fields);
     if (!enabled) return;
     win.parent.postMessage({ v: VERSION, type, ...fields }, /** @type {string} */ (origin));
   }

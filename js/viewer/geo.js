@@ -14,6 +14,15 @@ const K0 = 0.9996;
 const DEG = Math.PI / 180;
 
 /**
+ * Ground metres per degree of longitude along the parallel at `lat` on the WGS84 ellipsoid.
+ * @param {number} lat degrees
+ */
+export function metresPerDegreeLon(lat) {
+  const phi = lat * DEG;
+  return (A * Math.cos(phi) * DEG) / Math.sqrt(1 - E2 * Math.sin(phi) ** 2);
+}
+
+/**
  * @param {string | null} crs
  * @returns {{ kind: 'utm', zone: number, south: boolean } | { kind: '3857' } | { kind: '4326' } | null}
  */

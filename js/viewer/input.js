@@ -9,7 +9,7 @@
  * @param {object} o
  * @param {(dx: number, dy: number) => void} o.pan CSS pixels
  * @param {(factor: number, px: number, py: number) => void} o.zoom about a CSS point of the canvas
- * @param {(px: number, py: number) => void} o.click
+ * @param {(px: number, py: number, how: { shift: boolean }) => void} o.click
  */
 export function attachInput(canvas, { pan, zoom, click }) {
   /** @type {Map<number, { x: number, y: number, x0: number, y0: number }>} */
@@ -56,7 +56,7 @@ export function attachInput(canvas, { pan, zoom, click }) {
     const prev = pointers.get(e.pointerId);
     if (!prev) return;
     pointers.delete(e.pointerId);
-    if (e.type === 'pointerup' && pointers.size === 0 && !moved) click(prev.x0, prev.y0);
+    if (e.type === 'pointerup' && pointers.size === 0 && !moved) click(prev.x0, prev.y0, { shift: e.shiftKey });
     if (pointers.size < 2) pinch = 0;
   };
   canvas.addEventListener('pointerup', end);

@@ -17,6 +17,8 @@
  * @property {number | null} z
  * @property {[number, number] | null} c
  * @property {[number, number] | null} range fixed stretch range (physical units)
+ * @property {number | null} compare timestep B of the split view (right of the divider)
+ * @property {number | null} split the divider, 0 (left edge) to 1 (right edge)
  */
 
 /**
@@ -40,6 +42,8 @@ export function readParams(search) {
   };
   const t = num('t');
   const z = num('z');
+  const cmp = num('compare');
+  const split = num('split');
   return {
     store: q.get('store') || null,
     embed,
@@ -53,14 +57,17 @@ export function readParams(search) {
     z: z != null && z > 0 ? z : null,
     c: pair('c'),
     range: pair('range'),
+    compare: cmp != null && Number.isInteger(cmp) && cmp >= 0 ? cmp : null,
+    split: split != null && split >= 0 && split <= 1 ? split : null,
   };
 }
 
 /**
- * The URL of the current state: `store`, `t`, `p`, `b`, `z`, `c` replaced, every other parameter
- * (embed, controls, theme, origin, range) kept as it was.
+ * The URL of the current state: `t`, `p`, `b`, `z`, `c`, `range`, `compare` and `split` replaced
+ * (the last three dropped when unset), every other parameter (store, embed, controls, theme,
+ * origin) kept as it was.
  * @param {string} href current location
- * @param {{ t: number, product: string, band: string, zoom: number, center: [number, number], range?: [number, number] | null }} state
+ * @param {{ t: number, product: string, band: string, zoom: number, center: [number, number], range?: [number, number] | null, compare?: { t: number, split: number } | null }} state
  */
 export function stateUrl(href, state) {
   const url = new URL(href);
@@ -72,6 +79,13 @@ export function stateUrl(href, state) {
   q.set('c', state.center.map((v) => formatNumber(v, 10)).join(','));
   if (state.range) q.set('range', state.range.map((v) => formatNumber(v, 8)).join(','));
   else q.delete('range');
+  if (state.compare) {
+    q.set('compare', String(state.compare.t));
+    q.set('split', formatNumber(state.compare.split, 4));
+  } else {
+    q.delete('compare');
+    q.delete('split');
+  }
   // Keep "store" first and readable: URLSearchParams would percent-encode its slashes and colon.
   const parts = [];
   for (const [k, v] of q) parts.push(`${k}=${k === 'store' ? encodeStore(v) : encodeURIComponent(v)}`);

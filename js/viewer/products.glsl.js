@@ -16,6 +16,8 @@
  * @module
  */
 
+import { RAMPS, TONE_WHITE, glslFloat, rampGlsl, waterGlsl } from './ramps.js';
+
 /** Product ids as the shader numbers them. */
 export const PRODUCT_CODES = /** @type {const} */ ({ true_color: 0, false_color: 1, ndvi: 2, ndwi: 3, water: 4, band: 5 });
 
@@ -23,9 +25,9 @@ export const PRODUCT_CODES = /** @type {const} */ ({ true_color: 0, false_color:
 export const DISPLAY_CODES = /** @type {const} */ ({ reflectance: 0, linear: 1, stored8: 2 });
 
 export const PRODUCT_GLSL = /* glsl */ `
-// Reflectance to display brightness: white point 0.3, square-root response.
+// Reflectance to display brightness: white point TONE_WHITE, square-root response.
 vec3 czTone(vec3 r) {
-  return sqrt(clamp(r / 0.3, 0.0, 1.0));
+  return sqrt(clamp(r / ${glslFloat(TONE_WHITE)}, 0.0, 1.0));
 }
 
 vec3 czLinear(vec3 v, vec2 range) {
@@ -53,24 +55,17 @@ vec3 czRamp(float x, vec4 p, vec3 c0, vec3 c1, vec3 c2, vec3 c3) {
   return c3;
 }
 
-vec3 czNdviColor(float i) {
-  return czRamp(i, vec4(-0.2, 0.15, 0.45, 0.85),
-    vec3(0.50, 0.40, 0.32), vec3(0.86, 0.80, 0.58), vec3(0.42, 0.68, 0.28), vec3(0.04, 0.33, 0.10));
-}
+${rampGlsl('czNdviColor', RAMPS.ndvi)}
 
-vec3 czNdwiColor(float i) {
-  return czRamp(i, vec4(-0.6, -0.1, 0.15, 0.6),
-    vec3(0.40, 0.30, 0.22), vec3(0.88, 0.87, 0.80), vec3(0.45, 0.70, 0.90), vec3(0.05, 0.25, 0.70));
-}
+${rampGlsl('czNdwiColor', RAMPS.ndwi)}
+
+${waterGlsl()}
 
 vec3 czProductColor(int product, int display, vec3 v, vec2 range) {
   if (product == 0 || product == 1) return czBrightness(display, v, range);
   if (product == 2) return czNdviColor(czIndex(v.x, v.y));
   if (product == 3) return czNdwiColor(czIndex(v.x, v.y));
-  if (product == 4) {
-    if (czIndex(v.x, v.y) > 0.0) return vec3(0.10, 0.42, 0.86);
-    return vec3(0.55) * czTone(vec3(v.y)).x;
-  }
+  if (product == 4) return czWater(czIndex(v.x, v.y), v.y);
   return vec3(czBrightness(display, vec3(v.x), range).x);
 }
 `;

@@ -72,8 +72,9 @@ export function isReflectance(band) {
 }
 
 /**
- * How the product's values become brightness: 'reflectance' (tone map), 'stored8' (an 8-bit band with
- * scale 1 and offset 0: shown as stored) or 'linear' (a 2-98 percentile stretch, or a fixed range).
+ * How the product's values become brightness: 'reflectance' (tone map of a colour composite of
+ * reflectance bands), 'stored8' (8-bit bands with scale 1 and offset 0: shown as stored) or
+ * 'linear' (a 2-98 percentile stretch of what is on screen, or a fixed range; a single band).
  * Index products return 'index': their colours are fixed ramps.
  * @param {string} product
  * @param {Band[]} bands
@@ -83,24 +84,22 @@ export function isReflectance(band) {
 export function displayMode(product, bands, used, dtype) {
   if (product === 'ndvi' || product === 'ndwi' || product === 'water') return 'index';
   const picked = used.filter((i) => i >= 0).map((i) => bands[i]);
-  if (picked.every(isReflectance)) return 'reflectance';
   if (dtype === 'uint8' && picked.every((b) => b.scale === 1 && b.offset === 0)) return 'stored8';
+  // One band alone is stretched over what is on screen, reflectance or not: its legend reads in
+  // its own units and the stretch can be set; colour composites of reflectance are tone mapped.
+  if (product !== 'band' && picked.every(isReflectance)) return 'reflectance';
   return 'linear';
 }
 
 /**
- * The value charted for a pixel: one series per product band for colour products, the index for
- * index products, the band for `band`. Physical values in `v` (shader order), null when invalid.
- * @param {string} product
- * @param {(number | null)[]} v
- * @returns {{ label: string, values: (number | null)[] }}
+ * NDVI or NDWI of two physical values as the shader computes them (czIndex): (a - b) / (a + b),
+ * 0 when the sum is 0, clamped to -1..1.
+ * @param {number} a
+ * @param {number} b
  */
-export function indexValue(product, v) {
-  const [a, b] = v;
-  if (a == null || b == null) return { label: product, values: [null] };
+export function normalizedDifference(a, b) {
   const s = a + b;
-  const i = s === 0 ? 0 : Math.max(-1, Math.min(1, (a - b) / s));
-  return { label: product, values: [i] };
+  return s === 0 ? 0 : Math.max(-1, Math.min(1, (a - b) / s));
 }
 
 /**

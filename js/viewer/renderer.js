@@ -172,10 +172,17 @@ export function createRenderer(canvas, { dtype, nBands }) {
    * @param {{ cx: number, cy: number, zoom: number }} cam
    * @param {{ w: number, h: number }} size
    * @param {{ product: number, display: number, bands: number[], scale: number[], offset: number[], range: number[], nodata: number | null, hasMask: boolean }} look
+   * @param {{ x0: number, x1: number } | null} [clip] columns to clear and draw (CSS px), else all
    */
-  function begin(cam, size, look) {
+  function begin(cam, size, look, clip = null) {
     const loc = uniforms();
     gl.viewport(0, 0, canvas.width, canvas.height);
+    if (clip) {
+      const dpr = canvas.width / Math.max(1, size.w);
+      const x0 = Math.max(0, Math.round(clip.x0 * dpr));
+      gl.enable(gl.SCISSOR_TEST);
+      gl.scissor(x0, 0, Math.max(0, Math.min(canvas.width, Math.round(clip.x1 * dpr)) - x0), canvas.height);
+    } else gl.disable(gl.SCISSOR_TEST);
     gl.clearColor(bg[0], bg[1], bg[2], 1);
     gl.clear(gl.COLOR_BUFFER_BIT);
     gl.useProgram(program);

@@ -74,6 +74,8 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
   let swapAt = 0;
   /** @type {any} */
   let look = null;
+  /** @type {{ x0: number, x1: number } | null} the part of the canvas this scene paints (a split view), CSS px */
+  let clip = null;
   let dirty = false;
   let raf = 0;
   let retryTimer = 0;
@@ -332,14 +334,15 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     }
     const { entries, complete } = drawable();
     // Nothing to show yet: the first use of the GL program would wait, on the main thread, for the
-    // GPU to finish compiling it, while the first chunks still need that thread.
-    if (!entries.length && frameNo === 0) return;
+    // GPU to finish compiling it, while the first chunks still need that thread. One side of a
+    // split view is cleared all the same: it must not keep the other side's picture.
+    if (!entries.length && frameNo === 0 && !clip) return;
     dirty = false;
     lastPaintAt = performance.now();
     clearTimeout(progressTimer); // this frame shows that progress
     progressTimer = 0;
     size = { ...size, ...renderer.resize() };
-    renderer.begin(cam, size, look);
+    renderer.begin(cam, size, look, clip);
     for (const e of entries) {
       e.used = ++clock;
       drawCell(e);
@@ -464,10 +467,17 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     for (const a of [...anchors.values()]) dropAnchor(a);
   }
 
+  /** Paint only the columns x0..x1 of the canvas (CSS px), or all of it (null). */
+  function setClip(next) {
+    clip = next;
+    redraw();
+  }
+
   return {
     setView,
     setTime,
     setLook,
+    setClip,
     refresh,
     redraw,
     paintNow: () => {

@@ -93,9 +93,34 @@ export function validateSet(f, { store, products, geoOk }) {
     if (typeof f.speed !== 'number' || !Number.isFinite(f.speed) || f.speed <= 0) return bad('speed', `must be a number of timesteps per second above 0, got ${show(f.speed)}.`);
     values.speed = snapSpeed(f.speed);
   }
+  if ('compare' in f) {
+    const c = checkCompare(f.compare, store.times);
+    if (typeof c === 'string') return bad('compare', c);
+    values.compare = c;
+  }
   if ('playing' in f) {
     if (typeof f.playing !== 'boolean') return bad('playing', `must be true or false, got ${show(f.playing)}.`);
     values.playing = f.playing;
   }
   return { ok: true, values };
+}
+
+/**
+ * The split view of a set: null or false turns it off; `{ t, split? }` (t a timestep or an ISO date,
+ * split 0..1, 0.5 when left out) turns it on. A string is the reason it is not valid.
+ * @param {unknown} c
+ * @param {string[]} times
+ * @returns {{ t: number, split: number } | null | string}
+ */
+function checkCompare(c, times) {
+  if (c === null || c === false) return null;
+  const show = JSON.stringify(c) ?? String(c);
+  if (!c || typeof c !== 'object') return `must be null or {t, split}, got ${show}.`;
+  const { t, split = 0.5 } = /** @type {any} */ (c);
+  let ti;
+  if (typeof t === 'number' && Number.isInteger(t) && t >= 0 && t < times.length) ti = t;
+  else if (typeof t === 'string' && parseIsoDate(t) != null) ti = nearestTime(times, /** @type {number} */ (parseIsoDate(t)));
+  else return `t must be an integer timestep from 0 to ${times.length - 1} or an ISO 8601 date, got ${show}.`;
+  if (typeof split !== 'number' || !(split >= 0 && split <= 1)) return `split must be a number from 0 to 1, got ${show}.`;
+  return { t: ti, split };
 }

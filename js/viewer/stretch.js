@@ -1,5 +1,6 @@
 /**
- * The linear stretch of non-reflectance bands: 2nd to 98th percentile of the valid values on screen.
+ * The linear stretch of a single band or of non-reflectance bands: 2nd to 98th percentile of the
+ * valid values on screen, and their extent (for the legend's bar).
  * @module
  */
 
@@ -22,4 +23,21 @@ export function percentileRange(values, lo = 0.02, hi = 0.98) {
     b += pad;
   }
   return [a, b];
+}
+
+/**
+ * The automatic stretch and the extent of the values (null when there is none).
+ * @param {Float64Array} values
+ * @returns {{ range: [number, number], extent: [number, number] } | null}
+ */
+export function stretchStats(values) {
+  const range = percentileRange(values);
+  if (!range) return null;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of values) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  return { range, extent: [lo, hi] };
 }

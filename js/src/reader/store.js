@@ -207,7 +207,10 @@ export async function openStore(location, options = {}) {
 
   /** Decoded stored values of one chunk (residuals for a delta timestep). */
   async function stored(info, t, row, col, signal, priority) {
-    const bytes = await compressed(info, t, row, col, signal, priority);
+    let bytes = await compressed(info, t, row, col, signal, priority);
+    // Decodes that joined one read get the same bytes: the first may have lent them to a worker by
+    // now (transferred, detached here); the others wait until they are back in the cache.
+    while (lent.has(`z|${info.path}|${t}|${row}|${col}`)) bytes = await compressed(info, t, row, col, signal, priority);
     if (bytes == null) return fillChunk(info);
     const where = transport.url(chunkKey(info.path, t, row, col, { banded: info.banded, shardTime: info.shardShape?.[0] ?? 0 }));
     decodes++;

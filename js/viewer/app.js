@@ -1,0 +1,609 @@
+/**
+ * The viewer app in an element: opens the store, wires the scene, controls, inspector, URL state
+ * and embed API. The standalone page (main.js) and mountViewer (mount.js) run it.
+ * @module
+ */
+import { openStore } from '../src/index.js';
+import { clampCamera, fitCamera, levelFor, visibleCells, pixelToScreen, pixelToStore, screenToPixel, storeToPixel, zoomLimits } from './camera.js';
+import { createEmbed } from './embed.js';
+import { fromLonLat, parseCrs, toLonLat } from './geo.js';
+import { createInspector, pixelValues } from './inspect.js';
+import { cursorInfo } from './cursor.js';
+import { attachInput } from './input.js';
+import { fullViewerUrl, stateUrl } from './params.js';
+import { createPlayback, snapSpeed } from './playback.js';
+import { createControls } from './controls.js';
+import { defaultProduct, lookFor, productList } from './products.js';
+import { acquireContext, createRenderer, cssSize, shaderDeltaFor } from './renderer.js';
+import { createScene } from './scene.js';
+import { createOverlays } from './overlays.js';
+import { createCompare } from './compare.js';
+import { createTools } from './tools.js';
+import { createTimeline } from './timeline.js';
+import { validateSet } from './setfields.js';
+
+/**
+ * @typedef {object} ViewerEnv
+ * @property {boolean} page the viewer is the whole page: it keeps the address up to date
+ *   (replaceState), names the tab, takes the keys of the whole document and sets
+ *   `window.__chronozarrViewer`
+ * @property {string} prefix of its element ids
+ * @property {string} fullViewer URL of the standalone viewer page (links to the full view)
+ * @property {(type: string, fields: Record<string, any>) => void} [onEvent] every message the viewer
+ *   sends (the embed API's `chronozarr:*` messages), whether or not a host frame listens
+ */
+
+/**
+ * Run the viewer in `root` (which holds viewerMarkup): open the store, wire everything, and
+ * report through the embed API and `onEvent`.
+ * @param {HTMLElement} root
+ * @param {import('./params.js').ViewerParams} params
+ * @param {ViewerEnv} env
+ */
+export function runViewer(root, params, env) {
+  const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (root.querySelector(`#${CSS.escape(env.prefix + id)}`));
+  root.classList.toggle('embed', params.embed);
+  root.classList.toggle('no-controls', !params.controls);
+  root.dataset.theme = params.theme;
+
+  /** Instrumentation for tests and benchmarks (read-only use, please). */
+  const hook = {
+    ready: false,
+    error: /** @type {string | null} */ (null),
+    frames: /** @type {any[]} */ ([]),
+    /** @type {Record<string, any>} */
+    api: {},
+  };
+  // @ts-ignore
+  if (env.page) window.__chronozarrViewer = hook;
+
+  /** @type {any} */
+  let app = null;
+  const embed = createEmbed({
+    params,
+    validate: (f) => app.validate(f),
+    apply: (f) => app.applySet(f),
+    readyPayload: () => app.readyPayload(),
+    onSend: env.onEvent,
+  });
+
+  function fatal(code, message) {
+    hook.error = message;
+    $('status').textContent = message;
+    $('status').className = 'status error';
+    embed.error(code, message);
+  }
+
+  const ready = open().catch((err) => {
+    console.error(err);
+    fatal('internal', `The viewer failed: ${err instanceof Error ? err.message : err}`);
+  });
+
+  async function open() {
+    if (!params.store) {
+      fatal('no_store', 'No store to show: open the viewer with ?store=URL of a chronozarr store (the directory holding zarr.json).');
+      return;
+    }
+    $('status').textContent = 'Opening store…';
+    let store;
+    hook.openStartAt = performance.now();
+    try {
+      // Enough request slots for a first view's chunks, masks and coarse stand-ins at once (3 x 3 cells
+      // and their masks plus the coarsest level's), so none waits for a slot the busy main thread holds.
+      const opening = openStore(new URL(params.store, location.href).href, { maxRequests: 24 });
+      acquireContext(/** @type {HTMLCanvasElement} */ ($('map')));
+      store = await opening;
+      hook.openedAt = performance.now();
+    } catch (err) {
+      fatal('store_open_failed', `Could not open the store ${params.store}: ${err instanceof Error ? err.message : err}`);
+      return;
+    }
+    app = await start(store, { params, $, hook, embed, env, root });
+    hook.ready = true;
+    embed.ready();
+  }
+
+  return {
+    hook,
+    ready,
+    embed,
+    get app() {
+      return app;
+    },
+  };
+}
+
+/**
+ * @param {any} store
+ * @param {{ params: import('./params.js').ViewerParams, $: (id: string) => HTMLElement, hook: any, embed: ReturnType<typeof createEmbed>, env: ViewerEnv, root: HTMLElement }} ctx
+ */
+async function start(store, { params, $, hook, embed, env, root }) {
+  const n = store.times.length;
+  const bands = store.bands;
+  const level0 = store.levels[0];
+  const geo = store.crs != null;
+  const transform = geo ? store.levels[0].transform : null;
+  const products = productList(bands);
+  const canvas = /** @type {HTMLCanvasElement} */ ($('map'));
+  const label = (t) => store.times[t].slice(0, 10);
+  const storeName = decodeURIComponent(new URL(store.url).pathname.replace(/\/+$/, '').split('/').pop() || store.url);
+
+  const state = {
+    t: params.t != null && params.t < n ? params.t : 0,
+    product: params.p && products.find((p) => p.id === params.p && p.available) ? params.p : defaultProduct(bands),
+    band: Math.max(0, params.b ? bands.findIndex((b) => b.name === params.b) : 0),
+    cam: { cx: level0.width / 2, cy: level0.height / 2, zoom: 1 },
+    range: /** @type {[number, number] | null} */ (params.range),
+    auto: /** @type {[number, number] | null} */ (null),
+    extent: /** @type {[number, number] | null} */ (null),
+  };
+
+  // ---- camera -------------------------------------------------------------------------------
+  let size = cssSize(canvas);
+  const limits = () => zoomLimits(level0, size.w, size.h, size.dpr);
+  {
+    const fit = fitCamera(level0, size.w, size.h);
+    let cam = { ...fit };
+    if (params.z) cam.zoom = params.z;
+    if (params.c) {
+      const p = storeToPixel(transform, params.c[0], params.c[1]);
+      cam = { ...cam, cx: p.x, cy: p.y };
+    }
+    state.cam = clampCamera(cam, limits(), level0);
+  }
+
+  // The first view's chunks go on the wire now, before the shaders compile and the scene is built:
+  // the scene's own reads of the same cells join these in the reader (one request per chunk).
+  const warm = new AbortController();
+  {
+    const lod = levelFor(state.cam.zoom, store.levels.length);
+    const coarsest = store.levels.length - 1;
+    const stored = shaderDeltaFor(store.dtype) && store.encoding === 'star-delta';
+    const at = (k) => visibleCells(state.cam, size.w, size.h, store.levels[k], k, level0);
+    const early = at(lod).map((c) => [lod, c]);
+    if (coarsest !== lod) for (const c of at(coarsest)) early.push([coarsest, c]);
+    for (const [k, c] of early) store.getCell(k, c.row, c.col, state.t, { signal: warm.signal, stored }).catch(() => {});
+  }
+
+  // Let those reads reach fetch (a chain of promise jobs) before the synchronous setup below.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+
+  const renderer = createRenderer(canvas, { dtype: store.dtype, nBands: bands.length });
+  const scene = createScene({
+    store,
+    renderer,
+    onFrame,
+    onError: (err, where) => chunkFailed(err, where),
+  });
+  hook.frames = scene.frames;
+  const compare = createCompare({
+    store,
+    renderer,
+    primary: scene,
+    stage: $('stage'),
+    size: () => size,
+    label,
+    tA: () => state.t,
+    onChange: (c) => compareChanged(c),
+    onError: (err, where) => chunkFailed(err, where),
+  });
+
+  size = renderer.resize();
+
+  function centerOut() {
+    const c = pixelToStore(transform, state.cam.cx, state.cam.cy);
+    const ll = geo ? toLonLat(store.crs, c.x, c.y) : null;
+    return { x: c.x, y: c.y, lon: ll ? ll.lon : null, lat: ll ? ll.lat : null };
+  }
+
+  function updateView({ quiet = false } = {}) {
+    state.cam = clampCamera(state.cam, limits(), level0);
+    const lod = levelFor(state.cam.zoom, store.levels.length);
+    scene.setView(state.cam, size, lod);
+    compare.setView(state.cam, size, lod);
+    overlays.view();
+    inspector.place();
+    schedulePrefetch(true);
+    scheduleUrl();
+    if (!quiet) scheduleViewMessage();
+  }
+
+  let lastView = '';
+  let viewTimer = 0;
+  function viewPayload() {
+    return { zoom: state.cam.zoom, center: centerOut() };
+  }
+  function sendViewIfChanged() {
+    const v = viewPayload();
+    const k = JSON.stringify(v);
+    if (k === lastView) return;
+    lastView = k;
+    embed.send('chronozarr:view', v);
+  }
+  function scheduleViewMessage() {
+    clearTimeout(viewTimer);
+    viewTimer = setTimeout(sendViewIfChanged, 120);
+  }
+
+  // ---- look ---------------------------------------------------------------------------------
+  const look = () => lookFor(store, state);
+  function applyLook() {
+    const l = look();
+    scene.setLook(l);
+    compare.setLook(l);
+    overlays.look(l);
+  }
+  const overlays = createOverlays({
+    store,
+    host: $('overlays'),
+    stage: $('stage'),
+    canvas,
+    state,
+    sample: (b) => scene.sampleVisible(b),
+    locate: (px, py) => cursorInfo(store, state.cam, size, px, py, (x, y, sx) => compare.pick(x, y, sx)),
+    setRange: (r) => {
+      state.range = r;
+      overlays.reset();
+      if (!r) scene.redraw();
+      applyLook();
+      scheduleUrl();
+    },
+  });
+
+  function onFrame(frame) {
+    $('readout').textContent = store.times[frame.t].slice(0, 10);
+    $('readout').dataset.t = String(frame.t);
+    if (overlays.frame(frame, look(), Boolean(playback?.playing))) applyLook();
+    if (!firstFrame) {
+      firstFrame = true;
+      hook.firstFrameAt = performance.now();
+    }
+    if (frame.complete && !firstComplete) {
+      firstComplete = true;
+      hook.firstCompleteAt = performance.now();
+      const { requests, bytes } = store.stats();
+      hook.firstCompleteReads = { requests, bytes };
+      if (prefetchWanted) schedulePrefetch(true);
+    }
+  }
+  let firstFrame = false;
+  let firstComplete = false;
+
+  // ---- time ---------------------------------------------------------------------------------
+  const timeline = createTimeline($('timeline'), { times: store.times, onPick: (t) => setT(t), label });
+  function setT(t, { fromPlayback = false } = {}) {
+    t = Math.max(0, Math.min(n - 1, Math.trunc(t)));
+    if (!fromPlayback && playback.playing && t !== state.t) playback.stop();
+    const changed = t !== state.t;
+    state.t = t;
+    scene.setTime(t);
+    timeline.set(t);
+    $('date').textContent = `${label(t)}  (${t + 1}/${n})`;
+    compare.layout();
+    if (changed) {
+      embed.send('chronozarr:time', { t, time: store.times[t] });
+      if (!playback.playing) schedulePrefetch(false);
+      scheduleUrl();
+    }
+  }
+
+  let prefetchTimer = 0;
+  /** Prefetch waits for the first complete frame: until then the visible cells have the network and the decode worker to themselves. */
+  let prefetchWanted = false;
+  function schedulePrefetch(viewChanged) {
+    if (playback?.playing && !viewChanged) return;
+    clearTimeout(prefetchTimer);
+    prefetchWanted = !firstComplete;
+    if (prefetchWanted) return;
+    prefetchTimer = setTimeout(() => {
+      const lod = scene.lod;
+      const cells = scene.visibleAt(lod);
+      if (!cells.length) return;
+      store.prefetch({ lod, cells, t: state.t, playing: playback.playing, masks: store.hasMask, stored: scene.shaderDelta }).catch(() => {});
+    }, 150);
+  }
+
+  // ---- playback -----------------------------------------------------------------------------
+  let lastPainted = /** @type {number | null} */ (null);
+  const playback = createPlayback({
+    store,
+    view: () => ({ lod: scene.lod, cells: scene.visibleAt(scene.lod) }),
+    position: () => ({ wanted: state.t, painted: scene.settled ? lastPaintedT() : null }),
+    step: (t) => setT(t, { fromPlayback: true }),
+    stored: scene.shaderDelta,
+    onState: (s, detail) => {
+      const btn = $('play');
+      btn.textContent = s === 'stopped' ? '▶' : '❚❚';
+      btn.setAttribute('aria-label', s === 'stopped' ? 'Play' : 'Pause');
+      btn.setAttribute('aria-pressed', String(s !== 'stopped'));
+      $('status').className = 'status';
+      $('status').textContent = s === 'buffering' ? `Buffering the loop… ${detail ?? ''}` : '';
+      if (s === 'playing') schedulePrefetch(true);
+      hook.playback = s;
+    },
+    onFail: (message) => {
+      toast(message);
+      embed.error('playback_failed', message);
+    },
+  });
+  function lastPaintedT() {
+    const f = scene.frames[scene.frames.length - 1];
+    return f ? f.t : null;
+  }
+  playback.speed = 4;
+
+  // ---- controls -----------------------------------------------------------------------------
+  const controls = createControls({ $, products, bands, playback, onProduct: (id) => setProduct(id), onBand: (i) => setBand(i, true) });
+  $('inspector-close').addEventListener('click', () => inspector.close());
+  const wordmark = /** @type {HTMLAnchorElement} */ ($('wordmark'));
+  if (params.embed || !env.page) {
+    wordmark.target = '_blank';
+    wordmark.rel = 'noopener';
+  }
+  $('store-name').textContent = storeName;
+  if (env.page) document.title = `${storeName} · chronozarr`;
+
+  function setProduct(id) {
+    state.product = id;
+    overlays.reset();
+    state.auto = null;
+    controls.product(id);
+    applyLook();
+    scene.redraw();
+    if (inspector.open) inspector.refresh();
+    scheduleUrl();
+  }
+  function setBand(i, fromUi = false) {
+    state.band = i;
+    controls.band(i);
+    overlays.reset();
+    state.auto = null;
+    if (fromUi && state.product !== 'band') return setProduct('band');
+    applyLook();
+    scene.redraw();
+    if (inspector.open) inspector.refresh();
+    scheduleUrl();
+  }
+
+  // ---- inspector ----------------------------------------------------------------------------
+  const inspector = createInspector({
+    store,
+    panel: $('inspector'),
+    body: $('inspect-body'),
+    chartHost: $('chart-host'),
+    markers: $('markers'),
+    screenOf: (x, y) => pixelToScreen(state.cam, size.w, size.h, x, y),
+    onJump: (t) => setT(t),
+    look: () => ({ product: state.product, band: state.band, t: state.t }),
+    fileStem: storeName.replace(/\.zarr$/, ''),
+  });
+
+  function clickAt(px, py, { shift = false } = {}) {
+    const p = screenToPixel(state.cam, size.w, size.h, px, py);
+    const x0 = Math.floor(p.x);
+    const y0 = Math.floor(p.y);
+    if (x0 < 0 || y0 < 0 || x0 >= level0.width || y0 >= level0.height) return null;
+    const hit = compare.pick(x0, y0, px);
+    if (!hit) return null;
+    const cs = store.levels[hit.lod].chunkSize;
+    const t = hit.entry.t;
+    const values = pixelValues(store, hit.entry.cell, hit.x % cs, hit.y % cs);
+    const c = pixelToStore(transform, x0 + 0.5, y0 + 0.5);
+    const ll = geo ? toLonLat(store.crs, c.x, c.y) : null;
+    const message = {
+      pixel: { x: x0, y: y0 },
+      lon: ll ? ll.lon : null,
+      lat: ll ? ll.lat : null,
+      t,
+      time: store.times[t],
+      level: hit.lod,
+      valid: values.valid,
+      values: Object.fromEntries(values.bands.map((b) => [b.name, b.value])),
+    };
+    embed.send('chronozarr:click', message);
+    hook.lastClick = { ...message, stored: values.bands.map((b) => b.stored) };
+    if (params.controls) inspector.show({ lod: hit.lod, x: hit.x, y: hit.y, x0, y0, t, cell: hit.entry.cell }, { add: shift });
+    return hook.lastClick;
+  }
+
+  attachInput(canvas, {
+    pan: (dx, dy) => {
+      state.cam = { ...state.cam, cx: state.cam.cx - dx / state.cam.zoom, cy: state.cam.cy - dy / state.cam.zoom };
+      updateView();
+    },
+    zoom: (f, px, py) => zoomAbout(f, px, py),
+    click: (px, py, how) => clickAt(px, py, how),
+  });
+
+  function zoomAbout(f, px, py) {
+    const before = screenToPixel(state.cam, size.w, size.h, px, py);
+    const lim = limits();
+    const zoom = Math.min(lim.max, Math.max(lim.min, state.cam.zoom * f));
+    state.cam = { zoom, cx: before.x - (px - size.w / 2) / zoom, cy: before.y - (py - size.h / 2) / zoom };
+    updateView();
+  }
+
+  const pan = (dx, dy) => {
+    state.cam = { ...state.cam, cx: state.cam.cx - dx / state.cam.zoom, cy: state.cam.cy - dy / state.cam.zoom };
+    updateView();
+  };
+  const tools = createTools({
+    store,
+    canvas,
+    dialogs: $('dialogs'),
+    keys: env.page ? document : root,
+    buttons: { compare: $('compare-toggle'), png: $('export'), video: $('video'), help: $('help') },
+    compare,
+    overlays,
+    scene,
+    label,
+    fileStem: storeName.replace(/\.zarr$/, ''),
+    product: () => state.product,
+    t: () => state.t,
+    setT: (t) => setT(t),
+    setCompare: (c) => compareChanged(c, true),
+    actions: {
+      pan,
+      zoom: (f) => zoomAbout(f, size.w / 2, size.h / 2),
+      fit: () => {
+        state.cam = fitCamera(level0, size.w, size.h);
+        updateView();
+      },
+      play: () => playback.toggle(),
+      stopPlayback: () => playback.stop(),
+      inspect: (add) => clickAt(size.w / 2, size.h / 2, { shift: add }),
+      closePanels: () => inspector.open && (inspector.close(), true),
+    },
+  });
+  /** The split view changed (set: apply it first): button, URL and host follow. */
+  function compareChanged(c, set = false) {
+    if (set) compare.set(c);
+    tools.compareChanged();
+    scheduleUrl();
+    const cur = compare.state;
+    embed.send('chronozarr:compare', { compare: cur ? { t: cur.t, time: store.times[cur.t], split: cur.split } : null });
+  }
+
+  const resizer = new ResizeObserver(() => {
+    const next = renderer.resize();
+    if (next.w === size.w && next.h === size.h && next.dpr === size.dpr) return;
+    size = next;
+    updateView();
+  });
+  resizer.observe(canvas);
+
+  // ---- URL ----------------------------------------------------------------------------------
+  let urlTimer = 0;
+  function scheduleUrl() {
+    clearTimeout(urlTimer);
+    urlTimer = setTimeout(writeUrl, 200);
+  }
+  function writeUrl() {
+    const c = pixelToStore(transform, state.cam.cx, state.cam.cy);
+    const here = env.page ? location.href : `${env.fullViewer}?store=${encodeURIComponent(params.store ?? '')}`;
+    const href = stateUrl(here, { t: state.t, product: state.product, band: bands[state.band].name, zoom: state.cam.zoom, center: [c.x, c.y], range: state.range, compare: compare.state });
+    if (env.page) history.replaceState(history.state, '', href);
+    wordmark.href = params.embed || !env.page ? fullViewerUrl(href) : href;
+    hook.permalink = href;
+  }
+
+  // ---- errors -------------------------------------------------------------------------------
+  const reported = new Map();
+  function chunkFailed(err, where) {
+    const k = `${where.lod}/${where.row}/${where.col}/${where.t}`;
+    if (Date.now() - (reported.get(k) ?? 0) < 10_000) return;
+    reported.set(k, Date.now());
+    const message = `Could not read level ${where.lod} cell ${where.row},${where.col} at ${label(where.t)}: ${err instanceof Error ? err.message : err}. Retrying.`;
+    toast(message);
+    embed.error('chunk_load_failed', message);
+  }
+  let toastTimer = 0;
+  function toast(message) {
+    const el = $('toast');
+    el.textContent = message;
+    el.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => (el.hidden = true), 6000);
+  }
+
+  // ---- embed set ----------------------------------------------------------------------------
+  function validate(fields) {
+    return validateSet(fields, { store, products, geoOk: geo && parseCrs(store.crs) != null });
+  }
+  function applySet(fields) {
+    const v = validateSet(fields, { store, products, geoOk: geo && parseCrs(store.crs) != null });
+    if (!v.ok) return;
+    const f = v.values;
+    if (f.band != null) setBand(f.band);
+    if (f.product != null) setProduct(f.product);
+    if (f.t != null) setT(f.t);
+    let moved = false;
+    if (f.zoom != null || f.center != null) {
+      let cam = { ...state.cam };
+      if (f.zoom != null) cam.zoom = f.zoom;
+      if (f.center != null) {
+        const xy = f.center.x != null ? f.center : fromLonLat(store.crs, f.center.lon, f.center.lat);
+        const p = storeToPixel(transform, xy.x, xy.y);
+        cam = { ...cam, cx: p.x, cy: p.y };
+      }
+      state.cam = cam;
+      updateView({ quiet: true });
+      moved = true;
+    }
+    if (f.speed != null) {
+      playback.speed = f.speed;
+      controls.speed(playback.speed);
+    }
+    if (f.compare !== undefined) compareChanged(f.compare, true);
+    if (f.playing === true) playback.play();
+    if (f.playing === false) playback.stop();
+    if (moved) {
+      clearTimeout(viewTimer);
+      lastView = '';
+      sendViewIfChanged();
+    }
+  }
+  function readyPayload() {
+    return {
+      store: { url: params.store, name: storeName, crs: store.crs },
+      times: [...store.times],
+      bands: bands.map((b) => ({ name: b.name, common_name: b.common_name ?? null, units: b.units ?? null, scale: b.scale, offset: b.offset })),
+      products,
+      levels: store.levels.map((l, i) => ({ lod: i, width: l.width, height: l.height, resolution: geo ? l.resolution : null })),
+      state: {
+        t: state.t,
+        time: store.times[state.t],
+        product: state.product,
+        band: bands[state.band].name,
+        zoom: state.cam.zoom,
+        center: centerOut(),
+        playing: playback.playing,
+        speed: playback.speed,
+        compare: compare.state ? { t: compare.state.t, time: store.times[compare.state.t], split: compare.state.split } : null,
+      },
+    };
+  }
+
+  // ---- go -----------------------------------------------------------------------------------
+  $('status').textContent = '';
+  setProduct(state.product);
+  controls.band(state.band);
+  setT(state.t);
+  if (params.compare != null && params.compare < n) compare.set({ t: params.compare, split: params.split ?? 0.5 });
+  tools.compareChanged();
+  updateView({ quiet: true });
+  // The scene now reads the cells it needs (joining the early reads); drop the early ones it does not.
+  warm.abort();
+  lastView = JSON.stringify(viewPayload());
+  writeUrl();
+  Object.assign(hook.api, {
+    store,
+    scene,
+    state: () => ({ ...state, shownT: scene.shownT, lod: scene.lod, settled: scene.settled, playing: playback.playing, speed: playback.speed, pending: scene.pending }),
+    pixel: (x, y) => renderer.readPixel(x, y),
+    screenOf: (x, y) => pixelToScreen(state.cam, size.w, size.h, x, y),
+    click: (px, py, how) => clickAt(px, py, how),
+    setT,
+    play: () => playback.play(),
+    stop: () => playback.stop(),
+    setSpeed: (s) => (playback.speed = snapSpeed(s)),
+    setPlaybackBudget: (bytes) => playback.setBudget(bytes),
+    embedLog: embed.log,
+    look,
+    compare,
+    tools,
+    overlays,
+    inspector,
+  });
+  /** Stop everything: loads, playback, timers, the decode workers. */
+  function destroy() {
+    resizer.disconnect();
+    playback.stop();
+    compare.set(null);
+    scene.destroy();
+    store.close();
+    for (const timer of [urlTimer, viewTimer, prefetchTimer, toastTimer]) clearTimeout(timer);
+  }
+  return { validate, applySet, readyPayload, destroy };
+}
+

@@ -1,0 +1,139 @@
+/**
+ * Compare two dates: a split view with timestep A (the timeline's) left of a draggable divider and
+ * timestep B right of it. Each side is its own scene over the same canvas, painting only its
+ * columns, so each side is an exact frame of its own timestep (a scene never mixes timesteps).
+ * @module
+ */
+import { createScene } from './scene.js';
+
+/**
+ * @typedef {{ t: number, split: number }} CompareState B's timestep and the divider (0..1 of the width)
+ */
+
+/**
+ * @param {object} o
+ * @param {any} o.store
+ * @param {ReturnType<import('./renderer.js').createRenderer>} o.renderer
+ * @param {ReturnType<typeof createScene>} o.primary the scene of timestep A
+ * @param {HTMLElement} o.stage where the divider and the date labels go
+ * @param {() => { w: number, h: number, dpr: number }} o.size the canvas' CSS size
+ * @param {(t: number) => string} o.label
+ * @param {() => number} o.tA the timestep on the left
+ * @param {(state: CompareState | null) => void} o.onChange after the user moved the divider or picked B
+ * @param {(err: Error, where: any) => void} o.onError
+ */
+export function createCompare({ store, renderer, primary, stage, size, label, tA, onChange, onError }) {
+  const el = document.createElement('div');
+  el.className = 'compare';
+  el.hidden = true;
+  el.innerHTML = `<span class="cmp-label cmp-a"></span>
+    <label class="cmp-label cmp-b"><span aria-hidden="true">B </span><span class="sr-only">Date B, right of the divider</span><select class="cmp-select"></select></label>
+    <div class="cmp-divider" role="slider" tabindex="0" aria-label="Compare divider (left: date A, right: date B)" aria-valuemin="0" aria-valuemax="100"></div>`;
+  stage.append(el);
+  const divider = /** @type {HTMLElement} */ (el.querySelector('.cmp-divider'));
+  const select = /** @type {HTMLSelectElement} */ (el.querySelector('.cmp-select'));
+  store.times.forEach((/** @type {string} */ _, /** @type {number} */ t) => select.append(new Option(label(t), String(t))));
+  /** @type {CompareState | null} */
+  let state = null;
+  /** @type {ReturnType<typeof createScene> | null} */
+  let scene = null;
+  /** @type {[any, any, number] | null} */
+  let view = null;
+  /** @type {any} */
+  let look = null;
+
+  const splitPx = () => (state ? state.split * size().w : 0);
+
+  /** Turn the split view on (or change it), or off with null. @param {CompareState | null} next */
+  function set(next) {
+    if (!next) {
+      scene?.destroy();
+      scene = null;
+      state = null;
+      el.hidden = true;
+      primary.setClip(null);
+      return;
+    }
+    state = { t: Math.max(0, Math.min(store.times.length - 1, Math.trunc(next.t))), split: Math.min(1, Math.max(0, next.split)) };
+    if (!scene) {
+      scene = createScene({ store, renderer, onError, onFrame: () => {} });
+      if (look) scene.setLook(look);
+      if (view) scene.setView(...view);
+    }
+    scene.setTime(state.t);
+    el.hidden = false;
+    select.value = String(state.t);
+    layout();
+  }
+
+  /** Clip both scenes to their sides and place the divider and labels. */
+  function layout() {
+    if (!state || !scene) return;
+    const x = splitPx();
+    const w = size().w;
+    primary.setClip({ x0: 0, x1: x });
+    scene.setClip({ x0: x, x1: w });
+    divider.style.left = `${x.toFixed(1)}px`;
+    divider.setAttribute('aria-valuenow', String(Math.round(state.split * 100)));
+    divider.setAttribute('aria-valuetext', `${Math.round(state.split * 100)}%: ${label(tA())} left, ${label(state.t)} right`);
+    /** @type {HTMLElement} */ (el.querySelector('.cmp-a')).textContent = `A ${label(tA())}`;
+  }
+
+  function move(split) {
+    if (!state) return;
+    set({ ...state, split });
+    onChange(state);
+  }
+
+  divider.addEventListener('pointerdown', (e) => {
+    divider.setPointerCapture(e.pointerId);
+    e.stopPropagation();
+  });
+  divider.addEventListener('pointermove', (e) => {
+    if (!divider.hasPointerCapture(e.pointerId)) return;
+    const box = stage.getBoundingClientRect();
+    move((e.clientX - box.left) / Math.max(1, box.width));
+  });
+  divider.addEventListener('keydown', (e) => {
+    const step = { ArrowLeft: -0.02, ArrowRight: 0.02, PageDown: -0.1, PageUp: 0.1, Home: -1, End: 1 }[e.key];
+    if (step == null || !state) return;
+    e.preventDefault();
+    e.stopPropagation();
+    move(state.split + step);
+  });
+  select.addEventListener('change', () => {
+    if (!state) return;
+    set({ ...state, t: Number(select.value) });
+    onChange(state);
+  });
+
+  return {
+    set,
+    layout,
+    /** @param {any} cam @param {any} canvasSize @param {number} lod */
+    setView(cam, canvasSize, lod) {
+      view = [cam, canvasSize, lod];
+      scene?.setView(cam, canvasSize, lod);
+      layout();
+    },
+    /** @param {any} l */
+    setLook(l) {
+      look = l;
+      scene?.setLook(l);
+    },
+    /** The drawn chunk under a level-0 pixel on the side of screen x `px`. */
+    pick(x, y, px) {
+      return scene && px >= splitPx() ? scene.pick(x, y) : primary.pick(x, y);
+    },
+    get state() {
+      return state;
+    },
+    get scene() {
+      return scene;
+    },
+    /** Both sides show their asked timestep with every visible cell. */
+    get settled() {
+      return primary.settled && (!scene || scene.settled);
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The bar's and the transport's selects and buttons: products (buttons, and a select on narrow
+ * screens), the single band, the playback speed; and what they show when the state changes.
+ * @module
+ */
+import { SPEEDS } from './playback.js';
+
+/**
+ * @param {object} o
+ * @param {(id: string) => HTMLElement} o.$ the viewer's element by id
+ * @param {{ id: string, name: string, available: boolean }[]} o.products
+ * @param {{ name: string, common_name?: string | null }[]} o.bands
+ * @param {{ speed: number, toggle: () => void }} o.playback
+ * @param {(id: string) => void} o.onProduct
+ * @param {(band: number) => void} o.onBand a band picked in the list (it switches to the band product)
+ */
+export function createControls({ $, products, bands, playback, onProduct, onBand }) {
+  const buttons = $('product-buttons');
+  const select = /** @type {HTMLSelectElement} */ ($('product-select'));
+  for (const p of products) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = p.name;
+    b.dataset.product = p.id;
+    b.disabled = !p.available;
+    if (!p.available) b.title = `${p.name} needs bands this store does not have`;
+    b.addEventListener('click', () => onProduct(p.id));
+    buttons.append(b);
+    select.append(new Option(p.name + (p.available ? '' : ' (unavailable)'), p.id));
+    select.options[select.options.length - 1].disabled = !p.available;
+  }
+  select.addEventListener('change', () => onProduct(select.value));
+  const bandSelect = /** @type {HTMLSelectElement} */ ($('band-select'));
+  bands.forEach((b, i) => bandSelect.append(new Option(b.common_name && b.common_name !== b.name ? `${b.name} (${b.common_name})` : b.name, String(i))));
+  bandSelect.addEventListener('change', () => onBand(Number(bandSelect.value)));
+  const speed = /** @type {HTMLSelectElement} */ ($('speed'));
+  for (const s of SPEEDS) speed.append(new Option(`${s}/s`, String(s)));
+  speed.value = String(playback.speed);
+  speed.addEventListener('change', () => (playback.speed = Number(speed.value)));
+  $('play').addEventListener('click', () => playback.toggle());
+  return {
+    /** The product on screen (and whether the band list shows). @param {string} id */
+    product(id) {
+      for (const b of buttons.querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.product === id));
+      select.value = id;
+      $('band-field').hidden = id !== 'band';
+    },
+    /** @param {number} i */
+    band(i) {
+      bandSelect.value = String(i);
+    },
+    /** @param {number} s */
+    speed(s) {
+      speed.value = String(s);
+    },
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * The pixel history panel: up to four pixels held at once (each its colour, on the chart and as a
+ * marker on the map, each removable), their values at every date read through the reader, the
+ * chart with its time window, and the CSV and PNG exports.
+ * @module
+ */
+import { createChart } from './chart.js';
+import { chartPng } from './chart-png.js';
+import { saveBlob } from './download.js';
+import { MAX_PIXELS, PIXEL_COLORS, historyCsv, historySeries } from './history-series.js';
+import { pixelValues } from './pixel.js';
+
+/** Reads in flight per pixel while its history loads. */
+const READERS = 6;
+
+/**
+ * @param {object} o
+ * @param {any} o.store
+ * @param {HTMLElement} o.host the panel part the history fills
+ * @param {HTMLElement} o.markers where the pixels' markers on the map go
+ * @param {(x: number, y: number) => { px: number, py: number }} o.screenOf CSS point of a level-0 position
+ * @param {(t: number) => void} o.onJump
+ * @param {() => { product: string, band: number, t: number }} o.look
+ * @param {string} o.fileStem start of exported file names
+ */
+export function createHistory({ store, host, markers, screenOf, onJump, look, fileStem }) {
+  host.innerHTML = `<div class="hist-pixels"><ul class="hist-list" aria-label="Charted pixels"></ul>
+      <button type="button" class="hist-add" aria-pressed="false" title="The next click on the map adds a pixel (or Shift+click)">Add pixel</button></div>
+    <div class="hist-chart"></div><p class="chart-caption"></p>
+    <div class="hist-tools">
+      <label>From <input type="date" class="hist-from"></label><label>to <input type="date" class="hist-to"></label>
+      <button type="button" class="hist-all">All dates</button>
+      <button type="button" class="hist-csv">CSV</button><button type="button" class="hist-png">PNG</button>
+    </div>`;
+  const q = (/** @type {string} */ s) => /** @type {HTMLElement} */ (host.querySelector(s));
+  const [from, to] = /** @type {HTMLInputElement[]} */ ([q('.hist-from'), q('.hist-to')]);
+  const day = (/** @type {number} */ t) => store.times[t].slice(0, 10);
+  for (const input of [from, to]) Object.assign(input, { min: day(0), max: day(store.times.length - 1) });
+  const chart = createChart(q('.hist-chart'), {
+    onPick: onJump,
+    onWindow: (win) => {
+      from.value = win ? new Date(win[0]).toISOString().slice(0, 10) : '';
+      to.value = win ? new Date(win[1]).toISOString().slice(0, 10) : '';
+    },
+  });
+  /** @type {(import('./history-series.js').HeldPixel & { ctrl: AbortController, loaded: Promise<void> })[]} */
+  let pixels = [];
+  let nextId = 1;
+  let timer = 0;
+
+  /** Hold a picked pixel: alone (`add` false) or beside those held. False when four are held already. */
+  function add(hit, { add: keep = false } = {}) {
+    if (!keep) clear();
+    if (pixels.length >= MAX_PIXELS) return false;
+    const used = new Set(pixels.map((p) => p.color));
+    const color = PIXEL_COLORS.find((c) => !used.has(c)) ?? PIXEL_COLORS[0];
+    const ctrl = new AbortController();
+    const p = { id: nextId++, color, lod: hit.lod, x: hit.x, y: hit.y, x0: hit.x0, y0: hit.y0, got: new Array(store.times.length).fill(undefined), ctrl, loaded: Promise.resolve() };
+    p.loaded = load(p);
+    pixels.push(p);
+    q('.hist-add').setAttribute('aria-pressed', 'false');
+    list();
+    draw();
+    return true;
+  }
+
+  /** Read the pixel at every timestep (the reader caches), charting as values come in. */
+  async function load(p) {
+    const cs = store.levels[p.lod].chunkSize;
+    const row = Math.floor(p.y / cs);
+    const col = Math.floor(p.x / cs);
+    let next = 0;
+    const reader = async () => {
+      while (next < p.got.length && !p.ctrl.signal.aborted) {
+        const t = next++;
+        try {
+          const cell = await store.getCell(p.lod, row, col, t, { signal: p.ctrl.signal });
+          p.got[t] = pixelValues(store, cell, p.x % cs, p.y % cs);
+        } catch {
+          if (p.ctrl.signal.aborted) return;
+          p.got[t] = null;
+        }
+        if (!timer) timer = setTimeout(draw, 60);
+      }
+    };
+    await Promise.all(Array.from({ length: READERS }, reader));
+    draw();
+  }
+
+  function remove(id) {
+    const p = pixels.find((x) => x.id === id);
+    p?.ctrl.abort();
+    pixels = pixels.filter((x) => x.id !== id);
+    list();
+    draw();
+  }
+
+  function clear() {
+    for (const p of pixels) p.ctrl.abort();
+    pixels = [];
+    list();
+  }
+
+  /** The chips above the chart and the markers on the map. */
+  function list() {
+    q('.hist-list').innerHTML = pixels
+      .map((p) => `<li data-id="${p.id}"><span class="hist-swatch" style="background:${p.color}"></span>#${p.id} ${p.x0}, ${p.y0}${p.lod ? ` (level ${p.lod})` : ''}<button type="button" class="hist-remove" data-id="${p.id}" aria-label="Remove pixel ${p.id} (${p.x0}, ${p.y0}) from the chart">×</button></li>`)
+      .join('');
+    markers.innerHTML = pixels.map((p) => `<span class="pixel-marker" data-id="${p.id}" style="border-color:${p.color}" aria-hidden="true"></span>`).join('');
+    place();
+    q('.hist-add').toggleAttribute('disabled', pixels.length >= MAX_PIXELS);
+  }
+
+  /** Move the markers to their pixels (after a camera change). */
+  function place() {
+    for (const el of /** @type {NodeListOf<HTMLElement>} */ (markers.querySelectorAll('.pixel-marker'))) {
+      const p = pixels.find((x) => x.id === Number(el.dataset.id));
+      if (!p) continue;
+      const s = 2 ** p.lod;
+      const c = screenOf((p.x + 0.5) * s, (p.y + 0.5) * s);
+      el.style.transform = `translate(${c.px.toFixed(1)}px, ${c.py.toFixed(1)}px)`;
+    }
+  }
+
+  function draw() {
+    clearTimeout(timer);
+    timer = 0;
+    if (!pixels.length) return;
+    const { title, series } = historySeries(store, pixels, look());
+    chart.render({ title, times: store.times, series, t: look().t });
+    const gaps = series.map((s) => s.values.filter((v) => v === null).length);
+    const where = pixels.length === 1 ? `${pixels[0].lod ? `level ${pixels[0].lod}` : 'level 0'} · ${gaps[0]} gap${gaps[0] === 1 ? '' : 's'}` : `${pixels.length} pixels`;
+    q('.chart-caption').textContent = `${title} · ${where}. Click the chart to jump to a date, drag across it to zoom in time.`;
+  }
+
+  async function exportCsv() {
+    const held = [...pixels];
+    await Promise.all(held.map((p) => p.loaded));
+    const coverage = await Promise.all(held.map((p) => (store.hasCoverage ? readCoverage(p) : null)));
+    saveBlob(new Blob([historyCsv(store, held, coverage)], { type: 'text/csv' }), `${fileStem}_pixels.csv`);
+  }
+
+  /** The pixel's coverage count at every timestep (null where it could not be read). */
+  async function readCoverage(p) {
+    const cs = store.levels[p.lod].chunkSize;
+    return Promise.all(store.times.map((_, t) => store.getCoverage(p.lod, Math.floor(p.y / cs), Math.floor(p.x / cs), t).then(
+      (cov) => (cov ? cov.data[(p.y % cs) * cov.chunkWidth + (p.x % cs)] : null),
+      () => null,
+    )));
+  }
+
+  host.addEventListener('click', (e) => {
+    const el = /** @type {HTMLElement} */ (e.target);
+    if (el.classList.contains('hist-remove')) remove(Number(el.dataset.id));
+    else if (el.classList.contains('hist-add')) el.setAttribute('aria-pressed', String(el.getAttribute('aria-pressed') !== 'true'));
+    else if (el.classList.contains('hist-all')) chart.setWindow(null);
+    else if (el.classList.contains('hist-csv')) exportCsv();
+    else if (el.classList.contains('hist-png')) chartPng(chart.element).then((blob) => saveBlob(blob, `${fileStem}_chart.png`));
+  });
+  for (const input of [from, to]) input.addEventListener('change', () => {
+    const a = Date.parse(from.value || day(0));
+    const b = Date.parse(to.value || day(store.times.length - 1)) + 864e5 - 1;
+    if (a < b) chart.setWindow([a, b]);
+  });
+
+  return {
+    add,
+    clear,
+    refresh: draw,
+    place,
+    /** The next click adds a pixel rather than replacing them (the Add pixel button is pressed). */
+    get adding() {
+      return q('.hist-add').getAttribute('aria-pressed') === 'true';
+    },
+    get pixels() {
+      return pixels;
+    },
+    chart,
+  };
+}
