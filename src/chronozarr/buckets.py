@@ -28,6 +28,7 @@ API (obstore is the `cloud` extra; a missing extra raises MissingExtraError nami
         .size(key) -> int | None                a HEAD; None when absent
         .put(key, data, *, attributes=None)     bytes, or a Path streamed in multipart parts
         .list(prefix="") -> Iterator[(key, size)]
+        .copy(source, target)                   a copy made by the store
         .delete(keys)                           one key or many (bulk where the store has it)
     bucket_error(exc, where) -> AccessError     what the store answered, as one actionable line
 
@@ -218,6 +219,13 @@ class Bucket:
                     yield entry["path"], int(entry["size"])
         except Exception as exc:
             raise bucket_error(exc, self.describe(prefix)) from None
+
+    def copy(self, source: str, target: str) -> None:
+        """A copy inside the store, made by the store (no bytes pass through this machine)."""
+        try:
+            self._obstore.copy(self.store, source, target)
+        except Exception as exc:
+            raise bucket_error(exc, self.describe(target)) from None
 
     def delete(self, keys: str | Sequence[str]) -> None:
         try:

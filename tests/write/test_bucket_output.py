@@ -132,3 +132,41 @@ def test_bucket_mistakes_are_one_line(tmp_path, s3_server, aws_env, monkeypatch)
     bare = {k: v for k, v in env.items() if not k.startswith("AWS_ACCESS") and not k.startswith("AWS_SECRET")}
     nocreds = subprocess.run([*base[:3], "s3://whatever/x", *base[4:]], env=bare, capture_output=True, text=True)
     assert nocreds.returncode == 2 and "Traceback" not in nocreds.stderr and "credentials" in nocreds.stderr
+
+
+APPEND = """
+import sys
+sys.path.insert(0, {tests!r})
+import chronozarr
+from store_matrix import CASES, series
+da, extra = series(CASES["delta-sharded"])
+chronozarr.append({url!r}, da[5:], storage_options={{"endpoint": {endpoint!r}}}, workers=2)
+"""
+
+
+def test_append_to_a_bucket_store_and_its_crash_safety(tmp_path, s3_server, bucket):
+    """An append into a bucket lands the same objects as the same append on disk; killed at
+    several points (in a fresh interpreter), running it again completes it to the same objects."""
+    from store_matrix import CASES, series
+
+    da, _ = series(CASES["delta-sharded"])
+    options = {"crs": "EPSG:32633", "chunk_size": 16, "progress": False, **CASES["delta-sharded"]["options"]}
+    local = tmp_path / "local"
+    chronozarr.encode(da[:5], local, **options)
+    chronozarr.append(local, da[5:])
+    expected = object_hashes(local)
+    endpoint = {"endpoint": s3_server.endpoint}
+    for kill_after in (None, 5, 30, 60):
+        url = f"s3://{bucket}/append-{kill_after}"
+        chronozarr.encode(da[:5], url, storage_options=endpoint, **options)
+        script = APPEND.format(tests=str(Path(__file__).parent), url=url, endpoint=s3_server.endpoint)
+        env = {**os.environ} if kill_after is None else {**os.environ, crashpoints.KILL_ENV: str(kill_after)}
+        run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        if kill_after is not None:
+            assert run.returncode == -signal.SIGKILL, run.stderr
+            with chronozarr.open_store(url, endpoint=s3_server.endpoint) as store:
+                assert len(store.times) in (5, 8), "a reader sees the old store or the new one"
+            run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        copy = _download(s3_server, bucket, f"append-{kill_after}", tmp_path / f"copy-{kill_after}")
+        assert object_hashes(copy) == expected, f"killed after step {kill_after}"

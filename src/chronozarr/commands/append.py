@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Optional
 
 import typer
 
 from ..write.append import AppendSummary, append
 from ..write.existing import open_existing
+from ..write.output import open_output
 from .inputs import open_input
-from .options import progress_option, split_names
+from .options import endpoint_option, progress_option, split_names
 
 HELP = """Append the timesteps of INPUT (NetCDF file or Zarr store) to the end of STORE, in place.
 
@@ -18,13 +18,15 @@ INPUT is read like encode's input and must match the store: grid, bands, dtype, 
 mask and coverage exactly when the store has them, and times strictly after the store's last.
 Only the objects that gain data and the metadata are written, the root zarr.json last. An append
 killed part way leaves the old store intact, or a journal that running the same append again
-completes. Publish with the root zarr.json last (docs/append.md).
+completes. Publish with the root zarr.json last (docs/append.md). STORE may be an s3://, gs://
+or az:// store (run one append at a time on it: an object store has no lock).
 """
 
 EPILOG = """\b
 Examples:
   chronozarr append my_store new_month.nc --variables B02,B03,B04,B08
   chronozarr append my_store new_month.zarr --dry-run
+  chronozarr append s3://my-bucket/store.zarr new_month.nc --endpoint https://r2.example.com
 """
 
 
@@ -35,7 +37,7 @@ def register(app: typer.Typer) -> None:
 
 
 def append_command(
-    store: Path = typer.Argument(..., metavar="STORE", help="Existing chronozarr store directory.", show_default=False),
+    store: str = typer.Argument(..., metavar="STORE", help="Existing chronozarr store: a directory or s3://, gs://, az://.", show_default=False),
     input: str = typer.Argument(..., metavar="INPUT", help="NetCDF file or Zarr store with the new timesteps.", show_default=False),
     crs: Optional[str] = typer.Option(None, metavar="EPSG:CODE", help="CRS of the input grid; default: the input's, else the store's."),
     variable: Optional[str] = typer.Option(None, metavar="NAME", help="The (time, band, y, x) variable; default: the only 4-D one."),
@@ -47,10 +49,14 @@ def append_command(
     dry_run: bool = typer.Option(False, "--dry-run", help="List every object the append would write, with its class; write nothing."),
     workers: Optional[int] = typer.Option(None, min=1, help="Compression threads; default: all cores."),
     progress: Optional[bool] = progress_option(),
+    endpoint: Optional[str] = endpoint_option(),
 ) -> None:
-    store_crs = open_existing(store).meta.crs
+    options = {"endpoint": endpoint} if endpoint else None
+    store_crs = open_existing(open_output(store, options), options).meta.crs
     with open_input(input, variable, split_names(variables), mask_variable, coverage_variable, group, crs, cast, store_crs) as source:
-        summary = append(store, source.data, **source.encode_arguments(), workers=workers, progress=progress, dry_run=dry_run)
+        summary = append(
+            store, source.data, **source.encode_arguments(), workers=workers, progress=progress, dry_run=dry_run, storage_options=options
+        )
     _report(summary)
 
 

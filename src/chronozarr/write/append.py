@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,12 +30,12 @@ from ..format.codecs import CodecSpec
 from ..format.metadata import Band
 from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, references_to_json, volatility_value
 from ..format.times import iso_list
+from ..progress import work_bar
 from . import journal as jr
 from .existing import ExistingStore, open_existing, prepare_batch
 from .layout import coordinate_chunk, ordered_shard_bytes, volatility_chunk
-from ..progress import work_bar
 from .objects import ObjectCounter, ObjectWriter, ShardBase, ShardBuilder
-from .output import LocalOutput
+from .output import LocalOutput, Output, open_output
 from .plan import Plan, Schedule
 from .pyramid_planes import Planes, build_pyramid
 from .readback import StoredLevels
@@ -54,7 +54,7 @@ WrittenObject = jr.Move
 class AppendSummary:
     """What an append wrote: objects by class and bytes. A dry run lists them and writes nothing."""
 
-    path: Path
+    path: Path | str
     added: int
     n_time: int
     objects: tuple[WrittenObject, ...]
@@ -105,6 +105,7 @@ def append(
     progress: bool | None = None,
     dry_run: bool = False,
     fsync: bool = True,
+    storage_options: Mapping[str, Any] | None = None,
 ) -> AppendSummary:
     """Append the timesteps of `da` (time, band, y, x) to the end of the store at `store_path`.
 
@@ -116,10 +117,13 @@ def append(
     the next append on the store completes first (running the same append again finishes it).
     `dry_run` lists the objects it would write, by class, and writes nothing. `fsync=False`
     skips the flushes that guard against power loss (a killed process does not need them).
+    `store_path` is a directory or an s3://, gs://, az:// store; `storage_options` (endpoint,
+    region, anonymous) open the latter.
     """
     started = time.perf_counter()
-    root = Path(store_path)
-    if not root.is_dir():
+    root = open_output(store_path, storage_options)
+    options = dict(storage_options or {})
+    if isinstance(root, LocalOutput) and not root.root.is_dir():
         open_existing(root)  # raises the store error naming the path
     with jr.store_lock(root):
         pending = jr.load_journal(root)
@@ -129,7 +133,7 @@ def append(
             jr.apply(root, pending, fsync)  # roll the interrupted append forward before anything else
         elif not dry_run:
             jr.discard_staging(root)  # an append that died before committing left only this
-        store = open_existing(root)
+        store = open_existing(root, options)
         if pending is not None and _same_times(da, pending):
             return _summary_of(root, pending, started, resumed=True)
         series = prepare_batch(store, da, crs=crs, nodata=nodata, mask=mask, coverage=coverage, bands=bands)
@@ -152,10 +156,10 @@ def _same_times(da: xr.DataArray, pending: jr.Journal) -> bool:
     return tuple(times) == pending.times
 
 
-def _summary_of(root: Path, entry: jr.Journal, started: float, dry_run: bool = False, resumed: bool = False) -> AppendSummary:
+def _summary_of(root: Output, entry: jr.Journal, started: float, dry_run: bool = False, resumed: bool = False) -> AppendSummary:
     objects = tuple(entry.moves)
     n_time = entry.old_n_time + len(entry.times)
-    return AppendSummary(root, len(entry.times), n_time, objects, time.perf_counter() - started, dry_run, resumed)
+    return AppendSummary(root.location, len(entry.times), n_time, objects, time.perf_counter() - started, dry_run, resumed)
 
 
 def _plan(store: ExistingStore, series: Series, workers: int | None) -> Plan:
@@ -167,7 +171,7 @@ def _plan(store: ExistingStore, series: Series, workers: int | None) -> Plan:
     anchors = anchor_indices(n_time, interval)
     references = {**old_references, **nearest_references(range(old_n, n_time), anchors)}
     return Plan(
-        output=LocalOutput(store.root / jr.STAGING),
+        output=store.output.child(jr.STAGING),
         variable=store.meta.variable,
         dtype=store.meta.dtype.name,
         shape=(n_time, *series.shape[1:]),  # type: ignore[arg-type]
@@ -215,8 +219,8 @@ def _windows(plan: Plan, old_n: int) -> list[tuple[int, int]]:
 
 def _stage(store: ExistingStore, plan: Plan, series: Series, progress: bool | None, fsync: bool) -> tuple[jr.Move, ...]:
     """Write every object of the append below the staging area; returns them in landing order."""
-    writer = jr.StagingWriter(store.root, ObjectCounter())
-    existing = LocalOutput(store.root)
+    writer = jr.StagingWriter(store.output, ObjectCounter())
+    existing = store.output
     pyramids = _AppendPyramids(plan, series, store.n_time, StoredLevels(plan, (writer.output, existing)))
 
     def open_shard(w: ObjectWriter, key: str, n_inner: int) -> ShardBuilder:
@@ -322,12 +326,12 @@ def _rank(key: str) -> int:
 def _kind(store: ExistingStore, key: str) -> str:
     if _rank(key) > 0:
         return jr.METADATA
-    return jr.REWRITTEN if (store.root / key).exists() else jr.NEW
+    return jr.REWRITTEN if store.output.size(key) is not None else jr.NEW
 
 
 def _moves(store: ExistingStore, writer: jr.StagingWriter) -> tuple[jr.Move, ...]:
     keys = sorted(writer.staged(), key=lambda k: (_rank(k), k))
-    return tuple(jr.Move(k, _kind(store, k), writer.path(k).stat().st_size) for k in keys)
+    return tuple(jr.Move(k, _kind(store, k), writer.size(k)) for k in keys)
 
 
 def _dry_run(store: ExistingStore, plan: Plan, series: Series, started: float) -> AppendSummary:
@@ -347,4 +351,4 @@ def _dry_run(store: ExistingStore, plan: Plan, series: Series, started: float) -
     keys.update({f"{store.block.get('volatility_path', 'volatility')}/c/0/0", "zarr.json"})
     ordered = sorted(keys, key=lambda k: (_rank(k), k))
     objects = tuple(WrittenObject(k, _kind(store, k), 0) for k in ordered)
-    return AppendSummary(store.root, series.shape[0], plan.n_time, objects, time.perf_counter() - started, dry_run=True)
+    return AppendSummary(store.output.location, series.shape[0], plan.n_time, objects, time.perf_counter() - started, dry_run=True)

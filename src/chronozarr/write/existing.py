@@ -11,7 +11,6 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,6 +26,7 @@ from ..format.geometry import LevelGeometry
 from ..format.metadata import Band
 from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
 from ..format.times import iso_list
+from .output import LocalOutput, Output
 from .source import Series, prepare
 
 
@@ -34,7 +34,7 @@ from .source import Series, prepare
 class ExistingStore:
     """The parsed state of a store before an append: its root document, levels and layout."""
 
-    root: Path
+    output: Output
     document: Mapping[str, Any]
     meta: StoreMetadata
     levels: tuple[LevelGeometry, ...]
@@ -59,22 +59,24 @@ class ExistingStore:
 
     def node(self, key: str) -> dict[str, Any]:
         """A copy of a node's zarr.json: its own document when it has one, else the consolidated copy."""
-        path = self.root / key / "zarr.json"
-        if path.exists():
-            return json.loads(path.read_text(encoding="utf-8"))
+        data = self.output.get(f"{key}/zarr.json")
+        if data is not None:
+            return json.loads(data)
         consolidated = self.document.get("consolidated_metadata", {}).get("metadata", {})
         if key not in consolidated:
-            raise StoreError(f"{path} is missing")
+            raise StoreError(f"{self.output.describe()}/{key}/zarr.json is missing")
         return copy.deepcopy(consolidated[key])
 
     def volatility(self) -> tuple[np.ndarray, CodecSpec]:
         """The stored volatility values and the codec their chunk uses."""
         path = self.block.get("volatility_path", "volatility")
         info = parse_array(path, self.node(path))
-        chunk = self.root / path / "c" / "0" / "0"
-        if not chunk.exists():
-            raise StoreError(f"{chunk} is missing: append updates the volatility array (spec 5), so it must exist")
-        values = decode_chunk(info, chunk.read_bytes(), str(chunk))[: info.shape[0], : info.shape[1]]
+        key = f"{path}/c/0/0"
+        data = self.output.get(key)
+        where = f"{self.output.describe()}/{key}"
+        if data is None:
+            raise StoreError(f"{where} is missing: append updates the volatility array (spec 5), so it must exist")
+        values = decode_chunk(info, data, where)[: info.shape[0], : info.shape[1]]
         assert info.codec is not None
         return np.asarray(values, dtype=np.float32), info.codec
 
@@ -95,19 +97,18 @@ class ExistingStore:
         return interval, nearest_references(range(self.n_time), anchor_indices(self.n_time, interval))
 
 
-def open_existing(path: Path) -> ExistingStore:
-    """Open the store at path for an append; raises StoreError when it is not one."""
-    if not path.is_dir():
-        raise StoreError(f"no store at {str(path)!r}: the directory does not exist")
-    source = open_source(str(path))
-    meta = load(source)
-    document = json.loads((path / "zarr.json").read_text(encoding="utf-8"))
+def open_existing(output: Output, source_options: Mapping[str, Any] | None = None) -> ExistingStore:
+    """Open the store at `output` for an append; raises StoreError when it is not one."""
+    if isinstance(output, LocalOutput) and not output.root.is_dir():
+        raise StoreError(f"no store at {str(output.root)!r}: the directory does not exist")
+    meta = load(open_source(output.location, **dict(source_options or {})))
+    document = json.loads(output.get("zarr.json") or b"{}")
     data = meta.levels[0].data
     if data.codec is None:
-        raise StoreError(f"{path}: the data array has no compression codec chronozarr writes")
+        raise StoreError(f"{output.describe()}: the data array has no compression codec chronozarr writes")
     shard_time = data.shard_shape[0] if data.shard_shape is not None else None
     levels = tuple(LevelGeometry(l.index, l.height, l.width, l.chunk_size, tuple(l.transform)) for l in meta.levels)
-    return ExistingStore(path, document, meta, levels, data.codec, shard_time)  # type: ignore[arg-type]
+    return ExistingStore(output, document, meta, levels, data.codec, shard_time)  # type: ignore[arg-type]
 
 
 def prepare_batch(

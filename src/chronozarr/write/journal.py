@@ -18,6 +18,11 @@ exists on disk. It runs in three phases:
 Because the root zarr.json moves last, a reader that loads the root during apply sees either the
 old root (whose chunks, offsets and references are unchanged for every timestep it lists) or the
 new one with every object it describes already in place.
+
+In an object store (s3://, gs://, az://) the same three phases run with the store's atomic PUTs:
+staged objects are copied onto their keys by the store (a replay copies the same bytes again),
+then the staging prefix and the journal are deleted. An object store has no lock: run one append
+at a time on a bucket store.
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,7 +39,7 @@ from typing import Any
 from ..errors import StoreError
 from .crashpoints import KILL_ENV, crash_points
 from .objects import ObjectCounter, ObjectWriter
-from .output import LocalOutput
+from .output import LocalOutput, Output
 
 STAGING = ".chronozarr-append-staging"
 JOURNAL = ".chronozarr-append-journal"
@@ -48,26 +52,25 @@ class StagingWriter(ObjectWriter):
 
     SPOOL = ".chronozarr-spool"
 
-    def __init__(self, store: Path, counter: ObjectCounter | None = None) -> None:
-        self.root = Path(store) / STAGING
-        super().__init__(LocalOutput(self.root, spool_name=self.SPOOL), counter, step=crash_points.step)
-
-    def path(self, key: str) -> Path:
-        return self.root / key
+    def __init__(self, store: Output, counter: ObjectCounter | None = None) -> None:
+        super().__init__(store.child(STAGING), counter, step=crash_points.step)
 
     def staged(self) -> list[str]:
         """Every staged key, sorted."""
-        out = []
-        for dirpath, dirnames, files in os.walk(self.root):
-            dirnames[:] = [d for d in dirnames if d != self.SPOOL]
-            rel = os.path.relpath(dirpath, self.root)
-            out += [name if rel == "." else f"{rel.replace(os.sep, '/')}/{name}" for name in files]
-        return sorted(out)
+        return sorted(k for k in self.output.keys() if not k.startswith(self.SPOOL + "/"))
+
+    def size(self, key: str) -> int:
+        size = self.output.size(key)
+        assert size is not None, key
+        return size
 
     def flush(self) -> None:
-        """fsync every staged file, so the commit never names bytes still only in memory."""
+        """fsync every staged file, so the commit never names bytes still only in memory (a
+        directory's; an object store has its objects durable once a PUT answers)."""
+        if not isinstance(self.output, LocalOutput):
+            return
         for key in self.staged():
-            fd = os.open(self.path(key), os.O_RDONLY)
+            fd = os.open(self.output.path(key), os.O_RDONLY)
             try:
                 os.fsync(fd)
             finally:
@@ -111,79 +114,84 @@ class Journal:
             raise StoreError(f"{where} is not an append journal this version understands ({exc})") from None
 
 
-def load_journal(store: Path) -> Journal | None:
+def load_journal(store: Output) -> Journal | None:
     """The committed journal of an interrupted append, or None."""
-    path = store / JOURNAL
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    where = f"{store.describe()}/{JOURNAL}"
+    data = store.get(JOURNAL)
+    if data is None:
         return None
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise StoreError(f"{path} is not valid JSON ({exc}); it was written by rename, so it was edited") from None
-    return Journal.from_json(doc, str(path))
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise StoreError(f"{where} is not valid JSON ({exc}); it was written whole, so it was edited") from None
+    return Journal.from_json(doc, where)
 
 
-def commit(store: Path, journal: Journal, fsync: bool = True) -> None:
-    """Write the journal atomically: after this rename the append will complete, whatever happens.
+def commit(store: Output, journal: Journal, fsync: bool = True) -> None:
+    """Write the journal atomically: once it exists the append will complete, whatever happens.
 
-    With fsync the journal is on disk before the rename, so a power cut cannot commit a journal
-    whose content is lost (a killed process needs no flush: the page cache survives it).
+    In a directory it is written to a temporary name and renamed; with fsync it is on disk before
+    the rename, so a power cut cannot commit a journal whose content is lost (a killed process
+    needs no flush: the page cache survives it). In an object store the PUT is atomic.
     """
-    temporary = store / f"{JOURNAL}.tmp"
-    with open(temporary, "w", encoding="utf-8") as f:
-        json.dump(journal.to_json(), f)
+    data = json.dumps(journal.to_json()).encode()
+    if not isinstance(store, LocalOutput):
+        store.put_atomic(JOURNAL, data)
+        crash_points.step()
+        return
+    temporary = store.root / f"{JOURNAL}.tmp"
+    with open(temporary, "wb") as f:
+        f.write(data)
         f.flush()
         if fsync:
             os.fsync(f.fileno())
-    os.replace(temporary, store / JOURNAL)
+    os.replace(temporary, store.root / JOURNAL)
     if fsync:
-        _fsync_directory(store)
+        _fsync_directory(store.root)
     crash_points.step()
 
 
-def apply(store: Path, journal: Journal, fsync: bool = True) -> None:
-    """Move every staged object onto its key in journal order, then remove staging and journal.
+def apply(store: Output, journal: Journal, fsync: bool = True) -> None:
+    """Land every staged object on its key in journal order, then remove staging and journal.
 
-    Idempotent: a key whose staged file is gone was moved by an earlier, interrupted apply.
+    Idempotent: a key whose staged copy is gone was landed by an earlier, interrupted apply.
     """
-    staging = store / STAGING
     for move in journal.moves:
-        source = staging / move.key
-        if not source.exists():
-            if not (store / move.key).exists():
+        if not store.promote(f"{STAGING}/{move.key}", move.key):
+            if store.size(move.key) is None:
                 raise StoreError(
                     f"append journal lists {move.key} but neither the staged copy nor the object exists; "
                     "the store was changed by something else during the append"
                 )
             continue
-        target = store / move.key
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(source, target)
         crash_points.step()
     discard_staging(store)
     crash_points.step()
-    (store / JOURNAL).unlink(missing_ok=True)
-    if fsync:
-        _fsync_directory(store)
+    store.delete_prefix(JOURNAL)
+    if fsync and isinstance(store, LocalOutput):
+        _fsync_directory(store.root)
 
 
-def discard_staging(store: Path) -> None:
+def discard_staging(store: Output) -> None:
     """Remove the staging area (an uncommitted append, or the leftovers of an applied one)."""
-    shutil.rmtree(store / STAGING, ignore_errors=True)
-    (store / f"{JOURNAL}.tmp").unlink(missing_ok=True)
+    store.delete_prefix(STAGING)
+    if isinstance(store, LocalOutput):
+        (store.root / f"{JOURNAL}.tmp").unlink(missing_ok=True)
 
 
 @contextmanager
-def store_lock(store: Path) -> Iterator[None]:
-    """One append at a time: an exclusive flock on the store directory, released even on SIGKILL."""
-    fd = os.open(store, os.O_RDONLY)
+def store_lock(store: Output) -> Iterator[None]:
+    """One append at a time: an exclusive flock on a store directory, released even on SIGKILL.
+    An object store has no lock (the module docstring says so)."""
+    if not isinstance(store, LocalOutput):
+        yield
+        return
+    fd = os.open(store.root, os.O_RDONLY)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise StoreError(f"another append is running on {store}; wait for it to finish") from None
+            raise StoreError(f"another append is running on {store.root}; wait for it to finish") from None
         yield
     finally:
         os.close(fd)

@@ -44,6 +44,10 @@ class Output(Protocol):
 
     def delete_prefix(self, prefix: str) -> None: ...
 
+    def promote(self, staged: str, key: str) -> bool: ...
+
+    def child(self, prefix: str) -> "Output": ...
+
     def spool_file(self) -> Path: ...
 
     def describe(self) -> str: ...
@@ -145,6 +149,21 @@ class LocalOutput:
         else:
             target.unlink(missing_ok=True)
 
+    def promote(self, staged: str, key: str) -> bool:
+        """Move a staged object onto its key (one atomic rename); False when nothing is staged there."""
+        source, target = self.path(staged), self.path(key)
+        if not source.is_file():
+            return False
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+        except OSError as exc:
+            raise write_error(exc, str(target)) from None
+        return True
+
+    def child(self, prefix: str) -> "LocalOutput":
+        return LocalOutput(self.root / prefix, spool_name=".chronozarr-spool")
+
     def spool_file(self) -> Path:
         """A new local file name for a shard being built (the directory is created)."""
         spool = self.root / self.spool_name
@@ -225,9 +244,24 @@ class BucketOutput:
         return (key for key, _ in self.bucket.list(prefix))
 
     def delete_prefix(self, prefix: str) -> None:
+        """Every object below `prefix/`, and the object named `prefix` itself."""
         keys = list(self.keys(prefix))
+        if prefix and self.size(prefix) is not None:
+            keys.append(prefix)
         for start in range(0, len(keys), 1000):
             self.bucket.delete(keys[start : start + 1000])
+
+    def promote(self, staged: str, key: str) -> bool:
+        """Copy a staged object onto its key inside the store (a PUT of the whole object: readers see
+        the old or the new one); the staged copy stays until the staging area is removed, so a
+        repeated promote lands the same bytes."""
+        if self.size(staged) is None:
+            return False
+        self.bucket.copy(staged, key)
+        return True
+
+    def child(self, prefix: str) -> "BucketOutput":
+        return BucketOutput(f"{self.url}/{prefix}", self.endpoint, self.region, self.anonymous)
 
     def spool_file(self) -> Path:
         return local_spool_file()
