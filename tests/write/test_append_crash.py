@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import chronozarr
-from chronozarr.write import journal
+from chronozarr.write import crashpoints, journal
 from conftest import make_series
 from append_helpers import file_hashes
 
@@ -147,7 +147,7 @@ def test_kill_a_real_subprocess(tmp_path: Path) -> None:
     for kill_after in (total // 3, total - 2):
         shutil.rmtree(work, ignore_errors=True)
         shutil.copytree(base, work)
-        env = {**os.environ, journal.KILL_ENV: str(kill_after)}
+        env = {**os.environ, crashpoints.KILL_ENV: str(kill_after)}
         run = subprocess.run([sys.executable, "-c", SCRIPT.format(tests=tests, store=str(work))], env=env, capture_output=True)
         assert run.returncode == -signal.SIGKILL, run.stderr.decode()
         _check_after_kill(work, old, final, full, mask)

@@ -7,7 +7,7 @@ import numpy as np
 from ..format.codecs import CodecSpec
 
 
-def is_all_fill(chunk: np.ndarray, fill: float | int) -> bool:
+def is_all_fill(chunk: np.ndarray, fill: float) -> bool:
     """True when every element equals fill; most chunks are told apart by their first element."""
     value = np.asarray(fill, dtype=chunk.dtype)
     if chunk.size and chunk.flat[0] != value:
@@ -15,7 +15,7 @@ def is_all_fill(chunk: np.ndarray, fill: float | int) -> bool:
     return bool(np.all(chunk == value))
 
 
-def encode_chunk(codec: CodecSpec, chunk: np.ndarray, fill: float | int) -> bytes | None:
+def encode_chunk(codec: CodecSpec, chunk: np.ndarray, fill: float) -> bytes | None:
     """Compressed little-endian chunk bytes, or None for an all-fill chunk (which is not stored)."""
     if is_all_fill(chunk, fill):
         return None

@@ -40,7 +40,7 @@ def _is_dask(data: xr.DataArray) -> bool:
     return type(data.variable._data).__module__.startswith("dask")
 
 
-def _unit_task(plan: Plan, pyramids: "EncodePyramids", unit: Unit, abort_name: str) -> WriteResult | None:
+def _unit_task(plan: Plan, pyramids: EncodePyramids, unit: Unit, abort_name: str) -> WriteResult | None:
     """Write one unit on a worker; None when the caller raised the abort event before it ended.
 
     The input is computed with dask's synchronous scheduler: a task must not compute through the
@@ -63,7 +63,7 @@ def _unit_task(plan: Plan, pyramids: "EncodePyramids", unit: Unit, abort_name: s
 def run_on_cluster(
     client: Any,
     plan: Plan,
-    pyramids: "EncodePyramids",
+    pyramids: EncodePyramids,
     units: list[Unit],
     finished: Callable[[Unit, WriteResult], None],
     advance: Callable[[int], None],

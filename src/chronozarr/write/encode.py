@@ -290,16 +290,16 @@ def _write_layout(
     nodes["volatility"] = volatility_node(writer, vol)
     temporal = _temporal(plan)
     mirrors = [
-        LevelMirror(l.path, l.resolution, l.transform, (plan.n_time, plan.n_band, l.height, l.width), l.grid)
-        for l in plan.levels
+        LevelMirror(level.path, level.resolution, level.transform, (plan.n_time, plan.n_band, level.height, level.width), level.grid)
+        for level in plan.levels
     ]
-    shard_bytes = {l.path: result.shard_bytes.get(l.path, {}) for l in plan.levels} if plan.sharded else None
+    shard_bytes = {level.path: result.shard_bytes.get(level.path, {}) for level in plan.levels} if plan.sharded else None
     block = chronozarr_block(
         variable=plan.variable, times_ms=series.times_ms, bands=bands, nodata=plan.nodata, crs=series.crs,
         temporal=temporal, levels=mirrors, plane_variables=plan.plane_variables, provenance=provenance,
         shard_bytes=shard_bytes,
     )
-    write_metadata(writer, nodes, root_attributes([l.path for l in plan.levels], series.crs, block))
+    write_metadata(writer, nodes, root_attributes([level.path for level in plan.levels], series.crs, block))
 
 
 def _temporal(plan: Plan) -> Temporal:

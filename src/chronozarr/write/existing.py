@@ -18,14 +18,14 @@ import xarray as xr
 
 from ..crs import find_crs
 from ..errors import InputError, StoreError
-from ..read.arrays import decode_chunk, parse_array
-from ..read.metadata import StoreMetadata, load
-from ..read.sources import open_source
 from ..format.codecs import CodecSpec
-from ..format.geometry import LevelGeometry
+from ..format.geometry import LevelGeometry, Transform
 from ..format.metadata import Band
 from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
 from ..format.times import iso_list
+from ..read.arrays import decode_chunk, parse_array
+from ..read.metadata import StoreMetadata, load
+from ..read.sources import open_source
 from .output import LocalOutput, Output
 from .source import Series, prepare
 
@@ -107,8 +107,13 @@ def open_existing(output: Output, source_options: Mapping[str, Any] | None = Non
     if data.codec is None:
         raise StoreError(f"{output.describe()}: the data array has no compression codec chronozarr writes")
     shard_time = data.shard_shape[0] if data.shard_shape is not None else None
-    levels = tuple(LevelGeometry(l.index, l.height, l.width, l.chunk_size, tuple(l.transform)) for l in meta.levels)
-    return ExistingStore(output, document, meta, levels, data.codec, shard_time)  # type: ignore[arg-type]
+    levels = tuple(LevelGeometry(m.index, m.height, m.width, m.chunk_size, _transform(m.transform)) for m in meta.levels)
+    return ExistingStore(output, document, meta, levels, data.codec, shard_time)
+
+
+def _transform(values: Sequence[float]) -> Transform:
+    a, b, c, d, e, f = (float(v) for v in values)
+    return (a, b, c, d, e, f)
 
 
 def prepare_batch(
@@ -147,7 +152,7 @@ def _check_packing(store: ExistingStore, bands: Sequence[Band | dict[str, Any] |
     packing = [(b.name, b.scale, b.offset) for b in store.meta.bands]
     if len(given) != len(packing) or not all(
         name == b.name and math.isclose(scale, b.scale, rel_tol=1e-6) and math.isclose(offset, b.offset, rel_tol=1e-6, abs_tol=1e-12)
-        for (name, scale, offset), b in zip(packing, given)
+        for (name, scale, offset), b in zip(packing, given, strict=True)
     ):
         _mismatch("band (name, scale, offset)", packing, [(b.name, b.scale, b.offset) for b in given])
 
@@ -161,7 +166,7 @@ def check_batch(store: ExistingStore, series: Series) -> None:
     if (height, width) != (level0.height, level0.width):
         _mismatch("grid (height, width)", (level0.height, level0.width), (height, width))
     tolerance = 1e-6 * level0.resolution
-    if any(abs(a - b) > tolerance for a, b in zip(series.transform, level0.transform)):
+    if any(abs(a - b) > tolerance for a, b in zip(series.transform, level0.transform, strict=True)):
         _mismatch("transform", list(level0.transform), list(series.transform))
     store_bands = [b.name for b in store.meta.bands]
     if n_band != len(store_bands):

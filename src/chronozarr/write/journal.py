@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from .crashpoints import KILL_ENV, crash_points
+from .crashpoints import crash_points
 from .objects import ObjectCounter, ObjectWriter
 from .output import LocalOutput, Output
 
@@ -104,7 +104,7 @@ class Journal:
         }
 
     @classmethod
-    def from_json(cls, doc: Any, where: str) -> "Journal":
+    def from_json(cls, doc: Any, where: str) -> Journal:
         try:
             if doc["chronozarr_append_journal"] != JOURNAL_VERSION:
                 raise ValueError(f"journal version {doc['chronozarr_append_journal']!r}")

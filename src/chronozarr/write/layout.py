@@ -16,18 +16,7 @@ import numpy as np
 
 from ..format.codecs import CodecSpec
 from ..format.geometry import LevelGeometry
-from ..format.metadata import (
-    GRID_MAPPING,
-    GRID_MAPPING_REFS,
-    SPEC_VERSION,
-    Band,
-    LevelMirror,
-    Provenance,
-    Temporal,
-    crs_code,
-    grid_mapping_attrs,
-    multiscales,
-)
+from ..format.metadata import GRID_MAPPING, GRID_MAPPING_REFS, SPEC_VERSION, Band, LevelMirror, Provenance, Temporal, crs_code, grid_mapping_attrs, multiscales
 from ..format.times import TIME_CALENDAR, TIME_UNITS, iso_list
 from ..format.zarrjson import array_json, group_json, with_consolidated
 from .objects import ObjectWriter
@@ -60,7 +49,7 @@ def _coordinate(writer: ObjectWriter, key: str, values: np.ndarray, dims: Sequen
     )
 
 
-def data_array_attrs(level: LevelGeometry, crs: str, nodata: float | int | None) -> dict[str, Any]:
+def data_array_attrs(level: LevelGeometry, crs: str, nodata: float | None) -> dict[str, Any]:
     """Attributes of a level's data array: nodata and the proj/spatial conventions (spec 2.1, 3.3)."""
     attrs: dict[str, Any] = {}
     if nodata is not None:
@@ -98,7 +87,7 @@ def level_nodes(
     band_names: Sequence[str],
     codec: CodecSpec,
     crs: str,
-    nodata: float | int | None,
+    nodata: float | None,
     plane_variables: Sequence[str],
     shard_time: int | None,
 ) -> dict[str, dict[str, Any]]:
@@ -164,7 +153,7 @@ def chronozarr_block(
     variable: str,
     times_ms: np.ndarray,
     bands: Sequence[Band],
-    nodata: float | int | None,
+    nodata: float | None,
     crs: str,
     temporal: Temporal,
     levels: Sequence[LevelMirror],

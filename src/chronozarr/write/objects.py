@@ -99,7 +99,7 @@ class ShardBase:
         return self.length - self.index.size * 8 - 4
 
     @classmethod
-    def read(cls, output: Output, key: str, n_inner: int) -> "ShardBase | None":
+    def read(cls, output: Output, key: str, n_inner: int) -> ShardBase | None:
         """The shard at key with its checked end index, or None when there is no such object."""
         length = output.size(key)
         if length is None:

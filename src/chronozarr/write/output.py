@@ -46,7 +46,7 @@ class Output(Protocol):
 
     def promote(self, staged: str, key: str) -> bool: ...
 
-    def child(self, prefix: str) -> "Output": ...
+    def child(self, prefix: str) -> Output: ...
 
     def spool_file(self) -> Path: ...
 
@@ -161,7 +161,7 @@ class LocalOutput:
             raise write_error(exc, str(target)) from None
         return True
 
-    def child(self, prefix: str) -> "LocalOutput":
+    def child(self, prefix: str) -> LocalOutput:
         return LocalOutput(self.root / prefix, spool_name=".chronozarr-spool")
 
     def spool_file(self) -> Path:
@@ -182,7 +182,7 @@ def local_spool_file() -> Path:
     return Path(tempfile.gettempdir()) / f"chronozarr-{uuid.uuid4().hex}.part"
 
 
-_BUCKETS: dict["BucketOutput", Bucket] = {}
+_BUCKETS: dict[BucketOutput, Bucket] = {}
 _BUCKETS_LOCK = threading.Lock()
 
 
@@ -260,7 +260,7 @@ class BucketOutput:
         self.bucket.copy(staged, key)
         return True
 
-    def child(self, prefix: str) -> "BucketOutput":
+    def child(self, prefix: str) -> BucketOutput:
         return BucketOutput(f"{self.url}/{prefix}", self.endpoint, self.region, self.anonymous)
 
     def spool_file(self) -> Path:
@@ -302,15 +302,16 @@ def claim(output: Output, *, resume: bool, dry_run: bool = False) -> Claim:
     A store is never written over: the output must be new or empty, unless `resume` continues
     the interrupted encode it holds. The refusal names --resume when that is what the user needs.
     """
-    if isinstance(output, LocalOutput) and output.root.exists() and not output.root.is_dir():
-        raise OutputExistsError(f"{output.root} exists and is not a directory; choose a new output path")
+    root = output.root if isinstance(output, LocalOutput) else None
+    if root is not None and root.exists() and not root.is_dir():
+        raise OutputExistsError(f"{root} exists and is not a directory; choose a new output path")
     if output.is_empty():
-        created = isinstance(output, LocalOutput) and not output.root.exists()
-        if created and not dry_run:
+        created = root is not None and not root.exists()
+        if root is not None and created and not dry_run:
             try:
-                output.root.mkdir(parents=True, exist_ok=True)
+                root.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise write_error(exc, str(output.root)) from None
+                raise write_error(exc, str(root)) from None
         return Claim(started=True, created=created)
     if resume:
         return Claim(started=False, created=False)

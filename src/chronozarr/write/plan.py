@@ -24,7 +24,7 @@ class Schedule:
     references: dict[int, int]
 
     @classmethod
-    def nearest(cls, n_time: int, anchor_interval: int) -> "Schedule":
+    def nearest(cls, n_time: int, anchor_interval: int) -> Schedule:
         anchors = anchor_indices(n_time, anchor_interval)
         return cls(anchor_interval, tuple(anchors), nearest_references(range(n_time), anchors))
 
@@ -93,7 +93,7 @@ class Plan:
 
     def object_key(self, level: LevelGeometry, variable: str, t: int, row: int, col: int) -> str:
         """Key of the object holding timestep t of a cell: its chunk, or its time shard."""
-        index = time_shard(t, self.shard_time)[0] if self.sharded else t
+        index = time_shard(t, self.shard_time)[0] if self.shard_time is not None else t
         return f"{level.path}/" + chunk_key(variable, index, row, col, has_band=variable == self.variable)
 
     def shard_bytes_id(self, t: int, row: int, col: int) -> str:
@@ -103,10 +103,10 @@ class Plan:
 
     def time_shards(self) -> list[tuple[int, int]]:
         """[start, stop) timesteps of each time shard (one range when unsharded)."""
-        if not self.sharded:
+        size = self.shard_time
+        if size is None:
             return [(0, self.n_time)]
-        n = math.ceil(self.n_time / self.shard_time)
-        return [(i * self.shard_time, min((i + 1) * self.shard_time, self.n_time)) for i in range(n)]
+        return [(i * size, min((i + 1) * size, self.n_time)) for i in range(math.ceil(self.n_time / size))]
 
 
 __all__ = ["NONE", "STAR_DELTA", "Plan", "Schedule"]

@@ -19,7 +19,7 @@ SHOWN_DATES = 12  # beyond this, the first and last few
 class EncodePreview:
     """The store encode would write: nothing has been written."""
 
-    path: Path
+    path: Path | str
     times: tuple[str, ...]
     shape: tuple[int, int, int, int]
     dtype: str

@@ -23,7 +23,7 @@ def build_pyramid(
     mask: np.ndarray | None,
     coverage: np.ndarray | None,
     n_levels: int,
-    nodata: float | int | None,
+    nodata: float | None,
 ) -> list[Planes]:
     """Level 0 is the input; level k is the block reduction of level k-1 (spec 6)."""
     planes = [Planes(data, mask, coverage)]
@@ -40,7 +40,7 @@ def build_pyramid(
     return planes
 
 
-def padded_cell(plane: np.ndarray, rows: slice, cols: slice, chunk_size: int, fill: float | int) -> np.ndarray:
+def padded_cell(plane: np.ndarray, rows: slice, cols: slice, chunk_size: int, fill: float) -> np.ndarray:
     """The cell's chunk at full chunk_size x chunk_size, padded with fill beyond the array (spec 2.1)."""
     block = plane[..., rows, cols]
     if block.shape[-2:] == (chunk_size, chunk_size):

@@ -7,19 +7,20 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Generic, TypeVar
 
+K = TypeVar("K")
 T = TypeVar("T")
 
 
-class ReadAhead(Generic[T]):
-    """Calls read(t) for the timesteps of `order` on `depth` background threads, at most `depth` ahead.
+class ReadAhead(Generic[K, T]):
+    """Calls read(key) for the keys of `order` on `depth` background threads, at most `depth` ahead.
 
-    get(t) must follow the order; a timestep asked for out of order is read on the spot.
+    get(key) must follow the order; a key asked for out of order is read on the spot.
     """
 
-    def __init__(self, read: Callable[[int], T], order: Sequence[int], depth: int = 2) -> None:
+    def __init__(self, read: Callable[[K], T], order: Sequence[K], depth: int = 2) -> None:
         self._read = read
         self._order = deque(order)
-        self._pending: deque[tuple[int, Future[T]]] = deque()
+        self._pending: deque[tuple[K, Future[T]]] = deque()
         self._pool = ThreadPoolExecutor(max_workers=max(1, depth), thread_name_prefix="chronozarr-readahead")
         self._depth = depth
         self._fill()
@@ -29,7 +30,7 @@ class ReadAhead(Generic[T]):
             t = self._order.popleft()
             self._pending.append((t, self._pool.submit(self._read, t)))
 
-    def get(self, t: int) -> T:
+    def get(self, t: K) -> T:
         if self._pending and self._pending[0][0] == t:
             _, future = self._pending.popleft()
             self._fill()
@@ -41,7 +42,7 @@ class ReadAhead(Generic[T]):
             future.cancel()
         self._pool.shutdown(wait=True)
 
-    def __enter__(self) -> "ReadAhead[T]":
+    def __enter__(self) -> ReadAhead[K, T]:
         return self
 
     def __exit__(self, *exc: object) -> None:

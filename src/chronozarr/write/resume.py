@@ -74,7 +74,7 @@ class RunRecord:
         }
 
     @classmethod
-    def from_json(cls, doc: Any, where: str) -> "RunRecord":
+    def from_json(cls, doc: Any, where: str) -> RunRecord:
         try:
             if doc["chronozarr_encode"] != RECORD_VERSION:
                 raise ValueError(f"record version {doc['chronozarr_encode']!r}")
@@ -84,7 +84,7 @@ class RunRecord:
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise StoreError(f"{where} is not an encode record this version understands ({exc}); remove the output and encode again") from None
 
-    def differences(self, other: "RunRecord") -> list[str]:
+    def differences(self, other: RunRecord) -> list[str]:
         """What `other` (this run) states differently from the first run, one phrase each."""
         out = []
         for label, mine, theirs in (("option", self.options, other.options), ("input", self.input, other.input)):

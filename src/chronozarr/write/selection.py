@@ -12,6 +12,7 @@ import shutil
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +23,8 @@ from ..format.temporal import AUTO_THRESHOLD, STAR_DELTA_DTYPES, residual
 from .chunks import encode_chunk
 from .output import write_error
 from .plan import Schedule
-from .readahead import ReadAhead
 from .pyramid_planes import padded_cell
+from .readahead import ReadAhead
 from .source import Series
 
 MIN_SAMPLED_CELLS = 3
@@ -98,7 +99,7 @@ def measure(
     times = sample_times(schedule, series.shape[0])
     sample = Sample(frozenset(cells), frozenset(times), 1.0, scratch)
     for variant in (PLAIN, DELTA):
-        _scratch_write(lambda: sample.chunk_file(variant, 0, 0, 0).parent.mkdir(parents=True, exist_ok=True), scratch)
+        _scratch_write(partial(sample.chunk_file(variant, 0, 0, 0).parent.mkdir, parents=True, exist_ok=True), scratch)
     anchors: dict[tuple[int, int, int], np.ndarray] = {}
     waiting: dict[int, list[tuple[int, int, int, np.ndarray]]] = {}
     last_use = {a: max([a] + [t for t in times if schedule.references.get(t) == a]) for a in schedule.anchors}
@@ -107,7 +108,7 @@ def measure(
     def store(variant: str, t: int, row: int, col: int, chunk: np.ndarray) -> None:
         def run() -> int:
             data = encode_chunk(codec, chunk, fill) or b""
-            _scratch_write(lambda: sample.chunk_file(variant, t, row, col).write_bytes(data), scratch)
+            _scratch_write(sample.chunk_file(variant, t, row, col).write_bytes, scratch, data)
             return len(data)
 
         jobs.append((variant, t, pool.submit(run)))
@@ -116,7 +117,7 @@ def measure(
     with ThreadPoolExecutor(max_workers=workers) as pool, ReadAhead(lambda t: series.windows(t, slices), times) as reads:
         for t in times:
             whole = (slice(None), slice(None))
-            chunks = {cell: padded_cell(window, *whole, level.chunk_size, fill) for cell, window in zip(cells, reads.get(t))}
+            chunks = {cell: padded_cell(window, *whole, level.chunk_size, fill) for cell, window in zip(cells, reads.get(t), strict=True)}
             for (row, col), chunk in chunks.items():
                 store(PLAIN, t, row, col, chunk)
             ref = schedule.references.get(t)
@@ -136,9 +137,10 @@ def measure(
     return replace(sample, ratio=delta / plain if plain else 1.0)
 
 
-def _scratch_write(write: Callable[[], object], scratch: Path) -> None:
+def _scratch_write(write: Callable[..., object], scratch: Path, *args: object) -> None:
+    """Run one write of the sample's scratch files, an OSError as our error naming the place."""
     try:
-        write()
+        write(*args)
     except OSError as exc:
         raise write_error(exc, f"the sample chunks in {scratch}") from None
 

@@ -87,7 +87,7 @@ class Series:
         out: list[np.ndarray | None] = [None] * len(cells)
         for group in _sharing_chunks(cells, self.data.chunks[2], self.data.chunks[3]):
             parts = dask.compute(*(self.data[t, :, cells[i][0], cells[i][1]].data for i in group), scheduler=self.scheduler)
-            for i, part in zip(group, parts):
+            for i, part in zip(group, parts, strict=True):
                 out[i] = np.asarray(part)
         return [part for part in out if part is not None]
 
@@ -116,7 +116,7 @@ class Series:
             if self.nan_mask and mask is None:
                 mask = np.ones(data.shape[1:], dtype=np.uint8)
             return data, mask
-        if self.mask is not None:
+        if mask is not None and self.mask is not None:
             invalid_nan = nan & (mask[None] == 1)
             if invalid_nan.any():
                 raise InputError(

@@ -44,7 +44,7 @@ class WriteResult:
     volatility_terms: dict[tuple[int, int], list[tuple[int, float]]] = field(default_factory=dict)
     volatility_count: dict[tuple[int, int], int] = field(default_factory=dict)
 
-    def merge(self, other: "WriteResult") -> None:
+    def merge(self, other: WriteResult) -> None:
         self.objects += other.objects
         self.nbytes += other.nbytes
         for level, sizes in other.shard_bytes.items():
@@ -126,6 +126,7 @@ def _cell_job(
     out: Encoded = [(plan.variable, data)]
     for name in plan.plane_variables:
         plane = planes.mask if name == "mask" else planes.coverage
+        assert plane is not None, f"a store with {name} has it at every timestep"
         out.append((name, encode_chunk(plan.codec, padded_cell(plane, rows, cols, cs, 0), 0)))
     if not plan.sharded:
         for name, encoded in out:
@@ -164,12 +165,13 @@ class _Settler:
 
     def settle(self, unit: Unit, t: int, jobs: list[CellJob]) -> None:
         plan = self.plan
+        shard_time = plan.shard_time or 1
         result = self.results.setdefault(unit, WriteResult())
         for level, row, col, future in jobs:
             encoded, vol = future.result()
             for variable, data in encoded:
                 if plan.sharded:
-                    self._shard(level, variable, t, row, col).add(time_shard(t, plan.shard_time)[1], data)
+                    self._shard(level, variable, t, row, col).add(time_shard(t, shard_time)[1], data)
                 elif data is not None:
                     result.objects += 1
                     result.nbytes += len(data)
@@ -177,7 +179,7 @@ class _Settler:
                 h, w = (s.stop - s.start for s in level.cell_slice(row, col))
                 result.volatility_terms.setdefault((row, col), []).append((t, vol))
                 result.volatility_count[(row, col)] = result.volatility_count.get((row, col), 0) + plan.n_band * h * w
-        if plan.sharded and (time_shard(t, plan.shard_time)[1] == plan.shard_time - 1 or t == unit.stop - 1):
+        if plan.sharded and (time_shard(t, shard_time)[1] == shard_time - 1 or t == unit.stop - 1):
             self._finish_shards(result)
         if t == unit.stop - 1:
             done = self.results.pop(unit)
@@ -235,9 +237,15 @@ def write_units(
     runs once a unit's every object is stored; `progress(n)` counts the input bytes of each step; `should_stop` is asked
     between steps.
     """
-    pyramids = [_UnitPyramids(plan, unit, lambda t, i=i: ahead.get((i, t))) for i, unit in enumerate(units)]
+    def reader(i: int) -> Callable[[int], list[Planes]]:
+        return lambda t: ahead.get((i, t))
+
+    def read(key: tuple[int, int]) -> list[Planes]:
+        return pyramid_of(units[key[0]], key[1])
+
+    pyramids = [_UnitPyramids(plan, unit, reader(i)) for i, unit in enumerate(units)]
     order = [(i, t) for i, p in enumerate(pyramids) for t in p.read_order()]
-    ahead: ReadAhead[list[Planes]] = ReadAhead(lambda key: pyramid_of(units[key[0]], key[1]), order, depth=read_ahead)
+    ahead: ReadAhead[tuple[int, int], list[Planes]] = ReadAhead(read, order, depth=read_ahead)
     total = WriteResult()
 
     def done(unit: Unit, result: WriteResult) -> None:
