@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import warnings
@@ -15,6 +14,7 @@ import urllib3
 
 from ..errors import ChronozarrError
 from ..format.caching import TRAILING, chronozarr_block, object_class
+from ..format.zarrjson import parse_json
 from .doctor_decode import ArrayMeta, decode_checks, validate_check
 from .doctor_report import DoctorReport
 from .doctor_source import HostTolerantSource
@@ -366,8 +366,8 @@ class HttpDoctor:
 
 def _json(raw: bytes) -> Any:
     try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        return parse_json(raw)
+    except ValueError:
         return None
 
 

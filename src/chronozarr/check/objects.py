@@ -6,12 +6,14 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterator, Mapping
+import stat
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
 from ..errors import StoreError
-from ..read.arrays import EMPTY, ArrayInfo, parse_array, parse_shard_index
+from ..format.shard_index import EMPTY
+from ..read.arrays import ArrayInfo, parse_array, parse_shard_index
 from .context import ArrayFacts, Context
 
 IGNORED_PREFIX = ".chronozarr"
@@ -19,8 +21,10 @@ ZARR_V2 = (".zarray", ".zattrs", ".zgroup", ".zmetadata")
 MAX_PROBES = 4096
 
 
-def list_files(root: os.PathLike[str] | str) -> Iterator[tuple[str, int]]:
-    """(key, size) of every file below a store directory, skipping the `.chronozarr*` sidecars."""
+def list_files(root: os.PathLike[str] | str, special: Callable[[str], None] | None = None) -> Iterator[tuple[str, int]]:
+    """(key, size) of every regular file below a store directory, skipping the `.chronozarr*`
+    sidecars; anything else that is not a directory (a FIFO, a device, a link to one) is passed to
+    `special`, since no reader can use it as an object."""
     for dirpath, dirnames, files in os.walk(root):
         rel = os.path.relpath(dirpath, root)
         if rel == ".":
@@ -28,7 +32,14 @@ def list_files(root: os.PathLike[str] | str) -> Iterator[tuple[str, int]]:
             files = [f for f in files if not f.startswith(IGNORED_PREFIX)]
         for name in files:
             key = name if rel == "." else f"{rel.replace(os.sep, '/')}/{name}"
-            yield key, os.path.getsize(os.path.join(dirpath, name))
+            try:
+                info = os.stat(os.path.join(dirpath, name))
+            except OSError:  # a dangling link: no object at that key
+                continue
+            if stat.S_ISREG(info.st_mode):
+                yield key, info.st_size
+            elif special is not None:
+                special(key)
 
 
 LEVEL_MEMBERS = ("mask", "coverage", "time", "band", "y", "x")
@@ -40,7 +51,9 @@ def check_objects(ctx: Context) -> None:
     if ctx.local_root is not None:
         existing = {}
         nodes = set(ctx.arrays) | ctx.groups | {""}
-        files = list(list_files(ctx.local_root))
+        files = list(list_files(ctx.local_root, special=lambda key: ctx.report.fail(
+            "2", key, "is not a regular file (a FIFO, socket or device, or a link to one): store objects must be regular files"
+        )))
         extra = _extra_nodes(ctx, [key for key, _ in files])
         for key, size in files:
             if not any(key.startswith(f"{node}/") for node in extra):

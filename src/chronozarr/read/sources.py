@@ -10,6 +10,7 @@ retried, and a signed URL's query goes with every request.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from dataclasses import dataclass, field
@@ -88,21 +89,42 @@ class LocalSource:
         return self.root / key
 
     def _read(self, key: str, kind: str, read: Callable[[BinaryIO, int], bytes]) -> bytes | None:
-        """Open the key's file and read from it; None (counted) when it is not there."""
+        """Open the key's file and read from it; None (counted) when it is not there.
+
+        Only a regular file is an object. The file is opened without blocking and checked before
+        a byte is read: a FIFO would block the read forever and a device such as /dev/zero (or a
+        link to one) would feed it without end.
+        """
         try:
-            handle = open(self._path(key), "rb")
+            fd = os.open(self._path(key), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             self.stats.count("missing")
             return None
-        with handle:
-            data = read(handle, os.fstat(handle.fileno()).st_size)
+        except OSError as exc:
+            raise StoreError(f"{self.describe(key)} cannot be read ({exc.strerror or exc}): check its permissions") from None
+        with open(fd, "rb", closefd=True) as handle:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                self.stats.count("missing")
+                return None
+            self._refuse_special(key, info.st_mode)
+            if hasattr(os, "set_blocking"):
+                os.set_blocking(fd, True)
+            data = read(handle, info.st_size)
         self.stats.count(kind, len(data))
         return data
+
+    def _refuse_special(self, key: str, mode: int) -> None:
+        if not stat.S_ISREG(mode):
+            raise StoreError(
+                f"{self.describe(key)} is not a regular file (a FIFO, socket or device, or a link to one): "
+                "store objects must be regular files; replace it with the object's bytes"
+            )
 
     def get(self, key: str) -> bytes | None:
         def whole(f: BinaryIO, size: int) -> bytes:
             _check_size(size, self.max_object_bytes, self.describe(key))
-            return f.read()
+            return f.read(size)
 
         return self._read(key, "get", whole)
 
@@ -126,12 +148,16 @@ class LocalSource:
 
     def size(self, key: str) -> int | None:
         try:
-            size = self._path(key).stat().st_size
+            info = self._path(key).stat()
         except (FileNotFoundError, NotADirectoryError):
             self.stats.count("missing")
             return None
+        if stat.S_ISDIR(info.st_mode):
+            self.stats.count("missing")
+            return None
+        self._refuse_special(key, info.st_mode)
         self.stats.count("head")
-        return size
+        return info.st_size
 
 
 def _check_size(size: int, limit: int, where: str) -> None:
