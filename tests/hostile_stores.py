@@ -199,6 +199,9 @@ CASES: dict[str, Case] = {
     "mask_variable_object": Case("star", lambda s: edit_block(s, lambda b: b.update(mask_variable={})), "mask_variable", phase="open"),
     "coverage_variable_list": Case("star", lambda s: edit_block(s, lambda b: b.update(coverage_variable=["coverage"])), "coverage_variable", phase="open"),
     "blosc_flags_disagree": Case("blosc", _flip_blosc_shuffle, "blosc flags"),
+    "year_99999": Case("star", lambda s: edit_block(s, lambda b: b["times"].__setitem__(1, "99999-01-01T00:00:00Z")), "chronozarr.times", phase="open", read="to_xarray()"),
+    # a valid timestamp JS dates hold, outside what xarray's datetime64[ns] axis holds
+    "year_2300": Case("star", lambda s: edit_block(s, lambda b: b["times"].__setitem__(4, "2300-01-01T00:00:00Z")), "chronozarr.times[4]", read="to_xarray()", js=False),
 }
 
 

@@ -129,10 +129,13 @@ def _check_shards(ctx: Context, existing: dict[str, int] | None) -> None:
     if existing is not None:
         sizes = dict(existing)
     else:
-        probes = [k for f in sharded if f.node in data_nodes for k in _shard_keys(f)] if listed is not None else []
-        if len(probes) > MAX_PROBES:
-            ctx.report.info("7.3", "chronozarr.shard_bytes", f"{len(probes)} possible shards: only the listed ones were checked")
+        data_shards = [f for f in sharded if f.node in data_nodes]
+        possible = sum(math.prod(f.grid) for f in data_shards) if listed is not None else 0
+        if possible > MAX_PROBES:  # counted first: a damaged shape can name more shards than there are atoms
+            ctx.report.info("7.3", "chronozarr.shard_bytes", f"{possible} possible shards: only the listed ones were checked")
             probes = list(listed or {})
+        else:
+            probes = [k for f in data_shards for k in _shard_keys(f)]
         for key in probes:
             size = ctx.source.size(key)
             if size is not None:
