@@ -10,8 +10,13 @@ Each check asks one thing. The decode checks request identity bodies and fall ba
 GETs, so a host that breaks ranges or compression shows up once, in the check for that, and not
 again as a decode failure.
 
+Over HTTP every wait ends after `timeout` seconds and the whole run after `total_timeout`; a host
+that stays silent, stalls or cuts a body short, redirects in a loop or fails and then recovers is
+reported once for each of those (`doctor_client` sends the requests and keeps count).
+
 This module picks the checks for the target; `doctor_http` holds checks 1-11 and the extras,
-`doctor_decode` check 12, `doctor_source` the reader check 12 uses over HTTP, `doctor_report` the report.
+`doctor_decode` check 12, `doctor_source` the reader check 12 uses over HTTP and `doctor_plain` its
+plain-zarr read, `doctor_report` the report.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from __future__ import annotations
 import os
 
 from ..errors import ChronozarrError
+from ..read.sources import DEFAULT_TIMEOUT
+from .doctor_client import DEFAULT_TOTAL_TIMEOUT
 from .doctor_decode import decode_checks, plain_local, validate_check
 from .doctor_http import HttpDoctor, is_url
 from .doctor_report import DoctorReport
@@ -26,9 +33,19 @@ from .doctor_report import DoctorReport
 DEFAULT_ORIGIN = "https://chronozarr.org"
 
 
-def doctor(target: str | os.PathLike[str], *, origin: str = DEFAULT_ORIGIN, timeout: float = 30.0) -> DoctorReport:
+def doctor(
+    target: str | os.PathLike[str], *, origin: str = DEFAULT_ORIGIN, timeout: float = DEFAULT_TIMEOUT,
+    total_timeout: float = DEFAULT_TOTAL_TIMEOUT,
+) -> DoctorReport:
     """Check how `target` (an http(s) URL or a store directory) is served; never raises for a
-    broken host or store, every problem is a line of the report."""
+    broken host or store, every problem is a line of the report.
+
+    Over HTTP each wait (connecting, the first byte of an answer, a pause in a body) ends after
+    `timeout` seconds, and the checks stop after `total_timeout` seconds in all, with a finding
+    that says so."""
+    for name, value in (("timeout", timeout), ("total_timeout", total_timeout)):
+        if not (isinstance(value, (int, float)) and 0 < value < float("inf")):
+            raise ChronozarrError(f"doctor's {name} must be a positive number of seconds, got {value!r}")
     text = os.fspath(target)
     if "://" in text and not is_url(text):
         raise ChronozarrError(
@@ -36,7 +53,7 @@ def doctor(target: str | os.PathLike[str], *, origin: str = DEFAULT_ORIGIN, time
             "bucket is served at (or a local directory)"
         )
     if is_url(text):
-        return HttpDoctor(text, origin, timeout).run()
+        return HttpDoctor(text, origin, timeout, total_timeout).run()
     report = DoctorReport(text)
     if not os.path.isfile(os.path.join(text, "zarr.json")):
         report.fail("1", "root zarr.json", f"no store at {text}: there is no zarr.json in it")

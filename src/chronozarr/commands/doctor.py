@@ -5,6 +5,8 @@ from __future__ import annotations
 import typer
 
 from ..check.doctor import DEFAULT_ORIGIN, doctor
+from ..check.doctor_client import DEFAULT_TOTAL_TIMEOUT
+from ..read.sources import DEFAULT_TIMEOUT
 from .reports import finish_with
 
 HELP = """Check how TARGET is served: the hosting checklist for an http(s) URL (CORS, byte and suffix
@@ -13,7 +15,9 @@ and decoding of every level, with one pixel read through plain zarr-python compa
 decode. For a directory only validation and decoding run.
 
 Prints one line per check (ok, FAIL, warn, info) and a summary. Exit status 1 only when a check
-fails; warnings and info lines do not.
+fails; warnings and info lines do not. A host that does not answer, stalls in a body, cuts a body
+short or redirects in a loop is a finding of its own; each wait gives up after --timeout seconds
+and the checks stop after --total-timeout seconds in all.
 """
 
 EPILOG = """\b
@@ -21,6 +25,7 @@ Examples:
   chronozarr doctor https://data.example.org/aoi/chronozarr-3
   chronozarr doctor https://data.example.org/aoi/chronozarr-3 --origin https://maps.example.org --json
   chronozarr doctor demo-output/demo.zarr
+  chronozarr doctor https://slow.example.org/store --timeout 30 --total-timeout 600
 """
 
 
@@ -34,5 +39,7 @@ def doctor_command(
     target: str = typer.Argument(..., metavar="TARGET", help="Store URL (http/https) or directory.", show_default=False),
     origin: str = typer.Option(DEFAULT_ORIGIN, "--origin", help="Origin header sent with every request: the page that will read the store."),
     as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
+    timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", min=0.001, help="Seconds one wait may take: connecting, the first byte of an answer, a pause in a body."),
+    total_timeout: float = typer.Option(DEFAULT_TOTAL_TIMEOUT, "--total-timeout", min=0.001, help="Seconds all the checks may take together."),
 ) -> None:
-    finish_with(doctor(target, origin=origin), as_json)
+    finish_with(doctor(target, origin=origin, timeout=timeout, total_timeout=total_timeout), as_json)
