@@ -56,3 +56,21 @@ def test_validate_reports_the_flaw_within_the_deadline(bases, tmp_path, name):
     if name.startswith("chunk_is"):
         assert CHUNK_KEY in ending.message, ending.message
 
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_cli_reports_a_hostile_store_in_one_line_or_findings_never_a_traceback(bases, tmp_path, name):
+    import subprocess
+    import sys
+
+    store = build_case(tmp_path, name, bases)
+    script = Path(sys.executable).parent / "chronozarr"
+    info = subprocess.run([script, "info", str(store)], capture_output=True, text=True, timeout=DEADLINE)
+    assert "Traceback" not in info.stderr, info.stderr
+    if CASES[name].phase == "open":
+        assert info.returncode == 2, info.stdout + info.stderr
+        lines = info.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and CASES[name].message in lines[0], info.stderr
+    validate = subprocess.run([script, "validate", str(store)], capture_output=True, text=True, timeout=DEADLINE)
+    assert "Traceback" not in validate.stderr, validate.stderr
+    assert validate.returncode == (0 if CASES[name].layout_valid else 1), validate.stdout + validate.stderr
