@@ -3,8 +3,10 @@
  * Content-Range, 404, 416), so local stores go through the same request rules as remote ones.
  * @module
  */
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { StoreError } from './errors.js';
 
 /**
  * @param {string | URL} input
@@ -16,7 +18,8 @@ export async function fileFetch(input, init = {}) {
   const path = fileURLToPath(String(input));
   let handle;
   try {
-    handle = await open(path, 'r');
+    // Opened without blocking: opening a FIFO for reading would otherwise wait for a writer forever.
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     if (err.code === 'ENOENT' || err.code === 'ENOTDIR' || err.code === 'EISDIR') return new Response(null, { status: 404 });
     if (err.code === 'EACCES') return new Response(null, { status: 403 });
@@ -24,7 +27,11 @@ export async function fileFetch(input, init = {}) {
   }
   try {
     const info = await handle.stat();
-    if (!info.isFile()) return new Response(null, { status: 404 });
+    if (info.isDirectory()) return new Response(null, { status: 404 });
+    if (!info.isFile()) {
+      // A FIFO would block the read, a device such as /dev/zero (or a link to one) never ends.
+      throw new StoreError(`${path} is not a regular file (a FIFO, socket or device, or a link to one): store objects must be regular files; replace it with the object's bytes`);
+    }
     const size = info.size;
     if (init.method === 'HEAD') return new Response(null, { status: 200, headers: { 'Content-Length': String(size) } });
     const header = init.headers?.Range ?? init.headers?.range;

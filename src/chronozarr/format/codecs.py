@@ -185,7 +185,9 @@ def zstd_with_size(data: bytes, nbytes: int) -> bytes:
 
 BLOSC_HEADER_BYTES = 16
 BLOSC_SHUFFLE, BLOSC_MEMCPYED, BLOSC_BITSHUFFLE, BLOSC_RESERVED = 0x01, 0x02, 0x04, 0x08
+BLOSC_DONT_SPLIT = 0x10
 BLOSC_FORMATS = {"lz4": 1, "zstd": 4}  # the compressor code in the flags' top three bits
+BLOSC_MAX_SPLITS, BLOSC_MIN_SPLIT = 16, 128  # c-blosc splits a block by item byte up to 16-byte items, 128 items a block
 
 
 def check_blosc_header(data: bytes, nbytes: int, codec: CodecSpec, itemsize: int) -> None:
@@ -215,3 +217,34 @@ def check_blosc_header(data: bytes, nbytes: int, codec: CodecSpec, itemsize: int
         raise ValueError(f"blosc flags {flags:#04x} disagree with the array's shuffle {codec.shuffle!r}")
     if flags & BLOSC_SHUFFLE and typesize != itemsize:
         raise ValueError(f"blosc chunk is shuffled with {typesize}-byte items, the array's are {itemsize} bytes")
+    _check_blosc_streams(data, flags, typesize, nbytes)
+
+
+def _check_blosc_streams(data: bytes, flags: int, typesize: int, nbytes: int) -> None:
+    """The compressed streams of every block must fill the chunk exactly.
+
+    After the header come the start of each block and, in each, one length-prefixed stream, or
+    one per byte of an item when the encoder split the block (the flags say when it did not). A
+    flags byte that lies about splitting reads streams at the wrong places, which blosc does not
+    always notice (c-blosc does; the WebAssembly build the JS reader uses does not).
+    """
+    blocksize = int.from_bytes(data[8:12], "little")
+    if blocksize == 0:
+        raise ValueError("blosc header gives a block size of 0")
+    blocks, leftover = -(-nbytes // blocksize), nbytes % blocksize
+    used = BLOSC_HEADER_BYTES + 4 * blocks
+    if used > len(data):
+        raise ValueError(f"blosc chunk of {len(data)} bytes is too short for the starts of its {blocks} blocks")
+    starts = np.frombuffer(data, dtype="<i4", count=blocks, offset=BLOSC_HEADER_BYTES)
+    splittable = not flags & BLOSC_DONT_SPLIT and typesize <= BLOSC_MAX_SPLITS and blocksize // max(typesize, 1) >= BLOSC_MIN_SPLIT
+    for i, start in enumerate(starts.tolist()):
+        streams = typesize if splittable and not (leftover and i == blocks - 1) else 1
+        at = start
+        for _ in range(streams):
+            size = int.from_bytes(data[at : at + 4], "little", signed=True) if 0 <= at <= len(data) - 4 else -1
+            if size <= 0 or at + 4 + size > len(data):
+                raise ValueError(f"blosc block {i} does not hold the compressed streams its flags ({flags:#04x}) describe: the chunk is damaged")
+            at += 4 + size
+            used += 4 + size
+    if used != len(data):
+        raise ValueError(f"blosc blocks take {used} of the chunk's {len(data)} bytes (flags {flags:#04x}): the chunk is damaged")
