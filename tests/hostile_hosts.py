@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 CHUNKS = "/c/"
-STALL = 3.0  # seconds a stalling host stays silent; the tests give readers a 1 s timeout
+STALL = 30.0  # seconds a stalling host stays silent: longer than any test waits, so only a timeout ends the wait
 CLIENT_TIMEOUT = 1.0
 
 

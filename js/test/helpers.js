@@ -128,7 +128,7 @@ export function countingFetch(inner = globalThis.fetch) {
 export function hostileStores() {
   const dir = generate('hostile.py', ['tests/hostile_stores.py', 'src/chronozarr/format/shard_index.py']);
   const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8'));
-  return { dir, stores: join(dir, 'stores'), index, expected: (layout) => new Uint16Array(new Uint8Array(readFileSync(join(dir, 'expected', `${layout}.bin`))).buffer) };
+  return { dir, stores: join(dir, 'stores'), hosts: join(dir, 'hosts'), index, expected: (layout) => new Uint16Array(new Uint8Array(readFileSync(join(dir, 'expected', `${layout}.bin`))).buffer) };
 }
 
 /** The misbehaving hosts of tests/hostile_hosts.py: { hosts: { name: { shardedOnly } }, clientTimeoutMs, stallMs }. */

@@ -2,8 +2,8 @@
 
 Usage: python hostile.py OUT_DIR
 
-OUT_DIR/stores/NAME is each case the JS reader can meet, OUT_DIR/stores/{plain,sharded} the honest
-stores the misbehaving-host tests serve, OUT_DIR/expected/{plain,sharded}.bin the Python reader's
+OUT_DIR/stores/NAME is each case the JS reader can meet, OUT_DIR/hosts/{plain,sharded}/s the honest
+stores the misbehaving-host tests serve (at /s, where tests/hostile_hosts.py aims its faults), OUT_DIR/expected/{plain,sharded}.bin the Python reader's
 read(2) of them (uint16, band, y, x), OUT_DIR/blosc/ chunks numcodecs (c-blosc) encoded from
 raw.bin, one per cname and shuffle, and OUT_DIR/index.json what each case must fail with.
 """
@@ -34,8 +34,9 @@ def main(out: Path) -> None:
             index["cases"][name] = {"message": case.message, "t": case.t, "phase": case.phase}
     (out / "expected").mkdir()
     for layout, shard in (("plain", False), ("sharded", True)):
-        chronozarr.encode(series(), stores / layout, crs="EPSG:32631", chunk_size=16, encoding="none", shard=shard, progress=False)
-        with chronozarr.open_store(stores / layout) as store:
+        path = out / "hosts" / layout / "s"
+        chronozarr.encode(series(), path, crs="EPSG:32631", chunk_size=16, encoding="none", shard=shard, progress=False)
+        with chronozarr.open_store(path) as store:
             frame = store.read(2)
             (out / "expected" / f"{layout}.bin").write_bytes(frame.astype("<u2").tobytes())
             index["honest"][layout] = {"shape": list(frame.shape), "grid": list(store.levels[0].grid), "cs": store.levels[0].chunk_size}

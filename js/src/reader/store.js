@@ -16,7 +16,7 @@ import { createPool } from './pool.js';
 import { applyDelta } from './reconstruct.js';
 import { parseShardIndex, shardBytesKey } from './shards.js';
 import { abortAll, linkSignals, shared } from './signals.js';
-import { DEFAULT_TIMEOUT_MS, createTransport, emptyTransportStats } from './transport.js';
+import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS, createTransport, emptyTransportStats } from './transport.js';
 
 const MiB = 2 ** 20;
 const FILL = Symbol('fill');
@@ -95,7 +95,7 @@ export async function openStore(location, options = {}) {
     idleBytes: options.idleBytes ?? 64 * MiB,
     idleMs: options.idleMs ?? 15_000,
     maxRequests: options.maxRequests ?? 16,
-    retryDelaysMs: options.retryDelaysMs ?? [250, 1000, 3000],
+    retryDelaysMs: options.retryDelaysMs ?? [...DEFAULT_RETRY_DELAYS_MS],
     maxObjectBytes: options.maxObjectBytes ?? 256 * MiB,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   };

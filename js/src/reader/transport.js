@@ -15,6 +15,8 @@ import { sleep } from './signals.js';
 
 /** Default bound on each wait of a request, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Default waits before each retry of a failed attempt, in milliseconds. */
+export const DEFAULT_RETRY_DELAYS_MS = Object.freeze([250, 1000, 3000]);
 
 /**
  * @typedef {object} TransportStats
