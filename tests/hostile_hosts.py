@@ -41,6 +41,26 @@ HOSTS: dict[str, Host] = {
 }
 
 
+# What each host does, in words, for docs/reliability.md.
+ABOUT: dict[str, str] = {
+    "range_answered_200": "answers a range with 200 and the whole object",
+    "wrong_content_range": "answers a range with the bytes one off and a Content-Range to match",
+    "missing_content_range": "answers a range with 206 and no Content-Range",
+    "short_body": "sends half the body, then closes the connection",
+    "content_length_too_long": "declares 100 bytes more than it sends, then keeps the connection open",
+    "content_length_too_short": "declares 7 bytes fewer than it sends",
+    "forbidden": "answers 403 for every chunk",
+    "server_error_500": "answers 500 to everything",
+    "unavailable_then_ok": "answers 503 once, then correctly",
+    "stall_before_headers": "accepts the request and stays silent for 30 s",
+    "stall_mid_body": "sends half the body, then stays silent for 30 s",
+    "gzip_content_encoding": "gzips every body whatever the client asks",
+    "redirect_loop": "redirects every request to itself",
+    "html_for_absent_keys": "answers absent keys with 200 and an HTML page",
+}
+assert ABOUT.keys() == HOSTS.keys()
+
+
 def switches(name: str) -> dict[str, Any]:
     """The StoreServer switches of host `name`, its faults limited to chunk and shard objects."""
     return {"fault_keys": CHUNKS, **HOSTS[name].switches}

@@ -218,3 +218,27 @@ def build_case(directory: Path, name: str, bases: dict[str, Path] | None = None)
         build_base(store, case.base)
     case.make(store)
     return store
+
+
+# What each case is, in words, for docs/reliability.md.
+ABOUT: dict[str, str] = {
+    "zstd_streamed_bomb": "a 2 KiB chunk that is a zstd frame declaring no size and inflating to 512 MiB",
+    "chunk_is_dev_zero": "a chunk that is a symlink to /dev/zero",
+    "chunk_is_a_fifo": "a chunk that is a FIFO nobody writes to",
+    "deep_json": "a root zarr.json with a list nested 100,000 deep",
+    "infinite_level_shape": "Infinity in chronozarr.levels[0].shape",
+    "huge_sharded_shape": "a sharded level of 2^31 x 2^31 pixels (more bytes than an address space)",
+    "huge_sharded_frame": "a sharded level of 2^29 x 2^29 pixels, read as a whole frame",
+    "shard_entry_repeats": "a shard index whose entry 1 repeats entry 0, with a valid crc32c",
+    "shard_entry_overlaps": "a shard index whose entry 1 starts inside entry 0, with a valid crc32c",
+    "anchors_off_schedule": "anchor_indices that list a delta timestep as an anchor",
+    "reference_too_far": "a delta_reference to an anchor at distance >= anchor_interval",
+    "reference_to_non_anchor": "a delta_reference to a timestep that is not an anchor",
+    "mask_variable_zero": "mask_variable: 0",
+    "mask_variable_object": "mask_variable: {}",
+    "coverage_variable_list": 'coverage_variable: ["coverage"]',
+    "blosc_flags_disagree": "a blosc chunk whose flags byte says unshuffled when it was shuffled",
+    "year_99999": "a timestamp in the year 99999",
+    "year_2300": "a timestamp in 2300, outside datetime64[ns], read into xarray",
+}
+assert ABOUT.keys() == CASES.keys()

@@ -4,8 +4,8 @@ Usage: python hostile.py OUT_DIR
 
 OUT_DIR/stores/NAME is each case the JS reader can meet, OUT_DIR/hosts/{plain,sharded}/s the honest
 stores the misbehaving-host tests serve (at /s, where tests/hostile_hosts.py aims its faults), OUT_DIR/expected/{plain,sharded}.bin the Python reader's
-read(2) of them (uint16, band, y, x), OUT_DIR/blosc/ chunks numcodecs (c-blosc) encoded from
-raw.bin, one per cname and shuffle, and OUT_DIR/index.json what each case must fail with.
+read(2) of them (uint16, band, y, x), OUT_DIR/blosc/ chunks numcodecs encoded from raw.bin
+(blosc per cname and shuffle, zstd, gzip), and OUT_DIR/index.json what each case must fail with.
 """
 
 from __future__ import annotations
@@ -56,6 +56,8 @@ def _blosc_samples(directory: Path) -> None:
             mode = numcodecs.Blosc.SHUFFLE if shuffle == "shuffle" else numcodecs.Blosc.NOSHUFFLE
             encoded = numcodecs.Blosc(cname=cname, clevel=5, shuffle=mode, blocksize=0).encode(values)
             (directory / f"{cname}-{shuffle}.bin").write_bytes(encoded)
+    (directory / "zstd.bin").write_bytes(numcodecs.Zstd(level=3).encode(values))
+    (directory / "gzip.bin").write_bytes(numcodecs.GZip(level=5).encode(values))
 
 
 if __name__ == "__main__":

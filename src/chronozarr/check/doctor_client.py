@@ -84,6 +84,9 @@ class DoctorClient:
             raise TimeUp(f"doctor's time limit of {self.total_timeout:g} s is spent")
         return left
 
+    def expired(self) -> bool:
+        return time.monotonic() >= self.deadline
+
     def wait(self) -> float:
         """The timeout of the next wait: the configured one, or what is left of the time limit."""
         return min(self.timeout, self.remaining())

@@ -67,6 +67,9 @@ class HttpDoctor:
             self._run()
         except TimeUp as exc:
             self.report.fail("1", "time limit", f"{exc}: the checks that were left did not run; raise --total-timeout for a slow host")
+        else:
+            if self.client.expired():  # check 12 reads through a source that fails fast once time is up
+                self.report.fail("1", "time limit", f"doctor's time limit of {self.client.total_timeout:g} s was spent: the reads after it failed without being sent")
         finally:
             self.client.close()
         self._transport_findings()

@@ -69,13 +69,15 @@ class CodecSpec:
         """Parse a Zarr v3 codec entry; unsupported codecs and settings raise ValueError naming them."""
         name = entry.get("name")
         config = entry.get("configuration") or {}
+        if not isinstance(config, dict):
+            raise ValueError(f"{name} configuration must be an object, got {config!r}")
         if name == "zstd":
-            return cls("zstd", int(config.get("level", 0)))
+            return cls("zstd", _level(config, "level", 0))
         if name == "gzip":
-            return cls("gzip", int(config.get("level", 5)))
+            return cls("gzip", _level(config, "level", 5))
         if name == "blosc":
             shuffle = config.get("shuffle", "noshuffle")
-            return cls("blosc", int(config.get("clevel", 5)), str(config.get("cname", "zstd")), str(shuffle))
+            return cls("blosc", _level(config, "clevel", 5), str(config.get("cname", "zstd")), str(shuffle))
         raise ValueError(f"unsupported codec {name!r}: chronozarr stores use zstd, blosc or gzip (spec 8)")
 
     def compressor(self, dtype: np.dtype) -> numcodecs.abc.Codec:
@@ -112,6 +114,13 @@ def bytes_codec(dtype: np.dtype) -> dict[str, Any]:
     if np.dtype(dtype).itemsize == 1:
         return {"name": "bytes"}
     return {"name": "bytes", "configuration": {"endian": "little"}}
+
+
+def _level(config: dict[str, Any], key: str, default: int) -> int:
+    value = config.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"codec {key} must be an integer, got {value!r}")
+    return value
 
 
 class FixedHeaderGZip(numcodecs.GZip):

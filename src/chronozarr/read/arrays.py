@@ -61,7 +61,7 @@ def parse_array(key: str, doc: Any) -> ArrayInfo:
         return _parse_array(key, doc)
     except StoreError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as exc:
         raise StoreError(f"{key}/zarr.json is not a valid Zarr v3 array document ({type(exc).__name__}: {exc})") from None
 
 
@@ -118,6 +118,8 @@ def _parse_array(key: str, doc: Any) -> ArrayInfo:
             "(2^63): it cannot be read; the array document is damaged"
         )
     dims = doc.get("dimension_names")
+    if dims is not None and (not isinstance(dims, list) or not all(d is None or isinstance(d, str) for d in dims)):
+        raise StoreError(f"{key}: dimension_names must be a list of names (or nulls), got {dims!r}")
     return ArrayInfo(
         key=key,
         shape=shape,

@@ -112,7 +112,7 @@ def load(source: ObjectSource) -> StoreMetadata:
         return _load(source, root, block, before)
     except StoreError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as exc:
         raise StoreError(f"{source.describe('zarr.json')}: malformed chronozarr metadata ({type(exc).__name__}: {exc})") from None
 
 
@@ -170,9 +170,9 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
         raise StoreError(f"chronozarr.bands must be a list of band objects or names, got {raw_bands!r}")
     bands = tuple(Band.from_dict(b) for b in raw_bands)
     n_time, n_band = levels[0].shape[:2]
-    _check_schedule(temporal, n_time)
-    if len(times) != n_time:
+    if len(times) != n_time:  # first: the schedule is checked timestep by timestep
         raise StoreError(f"chronozarr.times lists {len(times)} timesteps but the data array has {n_time}")
+    _check_schedule(temporal, n_time)
     if len(bands) != n_band:
         raise StoreError(f"chronozarr.bands lists {len(bands)} bands but the data array has {n_band}")
     return StoreMetadata(

@@ -383,5 +383,9 @@ def _allocate(shape: tuple[int, ...], info: ArrayInfo) -> np.ndarray:
 
 def open_store(location: str | os.PathLike[str], **options: Any) -> ChronoStore:
     """Open a store from a directory or an HTTP(S) URL (options: concurrency, cache_bytes,
-    timeout, retries, forbidden_is_not_found, max_object_bytes, headers)."""
+    timeout, retries, backoff, forbidden_is_not_found, max_object_bytes, headers).
+
+    Over HTTP `timeout` (10 s) bounds every wait of a request: connecting, the first byte of the
+    answer and each pause in its body; a failed attempt is retried `retries` (3) times, so a
+    server that never answers fails a read after about 42 s. See docs/reliability.md."""
     return ChronoStore(location, **options)
