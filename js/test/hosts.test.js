@@ -36,7 +36,8 @@ async function readFrame(url, layout) {
 
 for (const layout of ['plain', 'sharded']) {
   for (const [name, { shardedOnly }] of Object.entries(hosts)) {
-    test(`a misbehaving host gives the values or our error in time: ${name}, ${layout}`, { skip: shardedOnly && layout === 'plain' && 'an unsharded read sends no Range header' }, async () => {
+    if (shardedOnly && layout === 'plain') continue; // an unsharded read sends no Range header
+    test(`a misbehaving host gives the values or our error in time: ${name}, ${layout}`, async () => {
       const server = await hostileServer(join(honest.hosts, layout), name);
       const started = Date.now();
       try {

@@ -40,12 +40,13 @@ def _read(url: str) -> np.ndarray:
         return store.read(2)
 
 
-@pytest.mark.parametrize("layout", ["plain", "sharded"])
-@pytest.mark.parametrize("name", sorted(HOSTS))
+# A fault in range answers meets only sharded reads: an unsharded read sends no Range header.
+CASES = [(name, layout) for name in sorted(HOSTS) for layout in ("plain", "sharded") if layout == "sharded" or not HOSTS[name].sharded_only]
+
+
+@pytest.mark.parametrize(("name", "layout"), CASES)
 def test_a_misbehaving_host_gives_values_or_our_error_in_time(stores, tmp_path, name, layout):
     root, truth = stores
-    if HOSTS[name].sharded_only and layout == "plain":
-        pytest.skip("an unsharded read sends no Range header")
     shutil.copytree(root / layout, tmp_path / "s")
     started = time.monotonic()
     with StoreServer(tmp_path, **switches(name)) as server:
