@@ -21,7 +21,7 @@ from hostile_stores import build_base  # noqa: E402
 
 from chronozarr.check.doctor import doctor  # noqa: E402
 from chronozarr.errors import ChronozarrError  # noqa: E402
-from chronozarr.read.sources import DEFAULT_RETRIES, DEFAULT_TIMEOUT, HttpSource  # noqa: E402
+from chronozarr.read.http_source import DEFAULT_RETRIES, DEFAULT_TIMEOUT, HttpSource  # noqa: E402
 from chronozarr.serve import StoreServer  # noqa: E402
 
 LIMIT = 60.0

@@ -14,7 +14,7 @@ from hostile_hosts import CLIENT_TIMEOUT, HOSTS, switches
 
 import chronozarr
 from chronozarr.errors import ChronozarrError
-from chronozarr.read.sources import HttpSource
+from chronozarr.read.http_source import HttpSource
 from chronozarr.serve import StoreServer
 
 RETRIES = 1

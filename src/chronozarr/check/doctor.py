@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 
 from ..errors import ChronozarrError
-from ..read.sources import DEFAULT_TIMEOUT
+from ..read.http_source import DEFAULT_TIMEOUT
 from .doctor_client import DEFAULT_TOTAL_TIMEOUT
 from .doctor_decode import decode_checks, plain_local, validate_check
 from .doctor_http import HttpDoctor, is_url

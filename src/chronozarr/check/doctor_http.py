@@ -12,7 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 from ..errors import ChronozarrError
 from ..format.caching import TRAILING, chronozarr_block, object_class
 from ..format.zarrjson import parse_json
-from ..read.sources import DEFAULT_TIMEOUT
+from ..read.http_source import DEFAULT_TIMEOUT
 from .doctor_client import DEFAULT_TOTAL_TIMEOUT, TRANSIENT, Answer, DoctorClient, TimeUp
 from .doctor_decode import decode_checks, validate_check
 from .doctor_plain import plain_http

@@ -24,7 +24,7 @@ class HostTolerantSource:
     """
 
     def __init__(self, doctor: HttpDoctor, absent: Answer) -> None:
-        from ..read.sources import HttpSource
+        from ..read.http_source import HttpSource
 
         self._doctor = doctor
         self._client = doctor.client

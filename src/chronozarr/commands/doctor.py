@@ -6,7 +6,7 @@ import typer
 
 from ..check.doctor import DEFAULT_ORIGIN, doctor
 from ..check.doctor_client import DEFAULT_TOTAL_TIMEOUT
-from ..read.sources import DEFAULT_TIMEOUT
+from ..read.http_source import DEFAULT_TIMEOUT
 from .reports import finish_with
 
 HELP = """Check how TARGET is served: the hosting checklist for an http(s) URL (CORS, byte and suffix
