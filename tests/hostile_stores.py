@@ -97,6 +97,14 @@ def _replace(store: Path, key: str, make: Callable[[Path], None]) -> None:
     make(path)
 
 
+def _bind_socket(path: Path) -> None:
+    """A Unix socket file at `path` (it stays after the socket is closed)."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+
+
 def _shard_key(store: Path) -> Path:
     return store / "0" / "data" / "c" / "0" / "0" / "0" / "0"
 
@@ -184,6 +192,7 @@ CASES: dict[str, Case] = {
     "zstd_streamed_bomb": Case("star", lambda s: (s / CHUNK_KEY).write_bytes(streamed_zstd_bomb(BOMB_BYTES)), "zstd"),
     "chunk_is_dev_zero": Case("star", lambda s: _replace(s, CHUNK_KEY, lambda p: p.symlink_to("/dev/zero")), "not a regular file"),
     "chunk_is_a_fifo": Case("star", lambda s: _replace(s, CHUNK_KEY, lambda p: os.mkfifo(p)), "not a regular file"),
+    "chunk_is_a_socket": Case("star", lambda s: _replace(s, CHUNK_KEY, _bind_socket), "not a regular file"),
     "deep_json": Case("star", _deep_json, "nested", phase="open"),
     # json.dumps writes float("inf") as Infinity, which Python's json reads back and JSON.parse refuses
     "infinite_level_shape": Case("star", lambda s: edit_block(s, _infinite_shape), "shape", js=False, phase="open"),
@@ -225,6 +234,7 @@ ABOUT: dict[str, str] = {
     "zstd_streamed_bomb": "a 2 KiB chunk that is a zstd frame declaring no size and inflating to 512 MiB",
     "chunk_is_dev_zero": "a chunk that is a symlink to /dev/zero",
     "chunk_is_a_fifo": "a chunk that is a FIFO nobody writes to",
+    "chunk_is_a_socket": "a chunk that is a Unix socket",
     "deep_json": "a root zarr.json with a list nested 100,000 deep",
     "infinite_level_shape": "Infinity in chronozarr.levels[0].shape",
     "huge_sharded_shape": "a sharded level of 2^31 x 2^31 pixels (more bytes than an address space)",

@@ -140,3 +140,18 @@ def test_a_fifo_in_the_served_tree_blocks_no_request(site):
     finally:
         child.kill()
         child.wait(timeout=10)
+
+
+def test_with_log_each_request_is_a_line_on_stderr(site):
+    child, port = _serve(site, "--log")
+    try:
+        assert _get(port, "/object.bin?logged")[0] == 200
+        assert child.stderr is not None
+        deadline = time.monotonic() + 10
+        line = ""
+        while "object.bin?logged" not in line and time.monotonic() < deadline:
+            line = child.stderr.readline()
+        assert '"GET /object.bin?logged HTTP/1.1" 200' in line, line
+    finally:
+        child.kill()
+        child.wait(timeout=10)

@@ -23,15 +23,14 @@ export async function fileFetch(input, init = {}) {
   } catch (err) {
     if (err.code === 'ENOENT' || err.code === 'ENOTDIR' || err.code === 'EISDIR') return new Response(null, { status: 404 });
     if (err.code === 'EACCES') return new Response(null, { status: 403 });
+    if (err.code === 'ENXIO') throw notRegular(path); // a socket: there is nothing to open
     throw err;
   }
   try {
     const info = await handle.stat();
     if (info.isDirectory()) return new Response(null, { status: 404 });
-    if (!info.isFile()) {
-      // A FIFO would block the read, a device such as /dev/zero (or a link to one) never ends.
-      throw new StoreError(`${path} is not a regular file (a FIFO, socket or device, or a link to one): store objects must be regular files; replace it with the object's bytes`);
-    }
+    // A FIFO would block the read, a device such as /dev/zero (or a link to one) never ends.
+    if (!info.isFile()) throw notRegular(path);
     const size = info.size;
     if (init.method === 'HEAD') return new Response(null, { status: 200, headers: { 'Content-Length': String(size) } });
     const header = init.headers?.Range ?? init.headers?.range;
@@ -66,4 +65,9 @@ export async function fileFetch(input, init = {}) {
   } finally {
     await handle.close();
   }
+}
+
+/** @param {string} path */
+function notRegular(path) {
+  return new StoreError(`${path} is not a regular file (a FIFO, socket or device, or a link to one): store objects must be regular files; replace it with the object's bytes`);
 }

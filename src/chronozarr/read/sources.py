@@ -7,6 +7,7 @@ objects; the rules of HTTP hosting are in http_source.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import threading
@@ -97,6 +98,8 @@ class LocalSource:
             self.stats.count("missing")
             return None
         except OSError as exc:
+            if exc.errno == errno.ENXIO:  # a socket, or a FIFO on some systems: nothing to open
+                self._refuse_special(key, stat.S_IFSOCK)
             raise StoreError(f"{self.describe(key)} cannot be read ({exc.strerror or exc}): check its permissions") from None
         with open(fd, "rb", closefd=True) as handle:
             info = os.fstat(fd)
