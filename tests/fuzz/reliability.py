@@ -135,6 +135,10 @@ def render(results: Path) -> str:
         "",
         "## Fuzz targets",
         "",
+        "Peak memory growth is how much the test process's peak resident memory rose over all of a",
+        "Python target's examples (a mutated document may declare chunks of up to 2 GiB, the bound on one",
+        "chunk, whose fill a read then holds); the stores from strangers below bound it per read.",
+        "",
         "| language | target | examples | seconds | peak memory growth |",
         "| --- | --- | ---: | ---: | ---: |",
     ]

@@ -112,7 +112,8 @@ class HttpSource:
                 _discard(response)
                 return status, "server error", None
             headers_seen = {k.lower(): v for k, v in response.headers.items()}
-            return status, "", (status, headers_seen, b"" if method == "HEAD" else self._body(response, url))
+            body = self._body(response, url)  # a HEAD has none; reading it returns the connection to the pool
+            return status, "", (status, headers_seen, body)
         except urllib3.exceptions.MaxRetryError as exc:
             if isinstance(exc.reason, urllib3.exceptions.ResponseError) or "redirect" in str(exc.reason).lower():
                 raise FetchError(url, status, f"more than {MAX_REDIRECTS} redirects (a redirect loop?); give the store's final URL") from None
