@@ -4,13 +4,15 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DEMO_DIR ?= demo-output
 DEMO_PORT ?= 8000
+FUZZ_SECONDS ?= 60
+FUZZ_DIR := .fuzz
 
 # CPython 3.12 from pyenv when the machine has it, else the python3 on PATH.
 BASE_PYTHON := $(shell PYENV_VERSION=3.12.1 python3 -c 'import sys; print(sys.executable)' 2>/dev/null \
 	|| ls -d $$HOME/.pyenv/versions/3.12*/bin/python3 2>/dev/null | head -n1 \
 	|| command -v python3)
 
-.PHONY: venv js test test-js demo bench bench-js clean
+.PHONY: venv js test test-js fuzz demo bench bench-js clean
 
 $(VENV)/.installed: pyproject.toml setup.py
 	@echo "building $(VENV) with $(BASE_PYTHON)"
@@ -39,6 +41,21 @@ test: venv js
 test-js: venv js
 	cd js && npm test
 
+# Every fuzz target for FUZZ_SECONDS (make test runs a short deterministic slice of each), then
+# every hostile-store, hostile-host and serve case, then the default timeouts waited out against a
+# server that never answers; docs/reliability.md is written from the results.
+fuzz: venv js
+	rm -rf $(FUZZ_DIR) && mkdir -p $(FUZZ_DIR)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl \
+		$(PY) -m pytest -q tests/fuzz tests/read/test_untrusted.py tests/read/test_hostile_http.py \
+		tests/check/test_doctor_hosts.py tests/serve tests/write/test_reproducible.py --junitxml=$(FUZZ_DIR)/cases-python.xml
+	cd js && FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl \
+		node --test --test-reporter=tap --test-reporter-destination=../$(FUZZ_DIR)/cases-js.tap \
+		test/fuzz.test.js test/untrusted.test.js test/hosts.test.js
+	FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl $(PY) tests/fuzz/defaults.py
+	cd js && FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl node test/defaults.mjs
+	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) tests/fuzz/reliability.py $(FUZZ_DIR) docs/reliability.md
+
 demo: venv js
 	$(PY) -m chronozarr.demo $(DEMO_DIR) --serve --port $(DEMO_PORT)
 
@@ -49,4 +66,4 @@ bench-js: venv js
 	cd js && node bench/run.mjs
 
 clean:
-	rm -rf $(VENV) $(DEMO_DIR) js/node_modules
+	rm -rf $(VENV) $(DEMO_DIR) $(FUZZ_DIR) js/node_modules

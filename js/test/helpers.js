@@ -123,3 +123,46 @@ export function countingFetch(inner = globalThis.fetch) {
   };
   return { fetch, log, reset: () => log.splice(0) };
 }
+
+/** The stores of tests/hostile_stores.py and two honest ones, written by hostile.py once per content. */
+export function hostileStores() {
+  const dir = generate('hostile.py', ['tests/hostile_stores.py', 'src/chronozarr/format/shard_index.py']);
+  const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8'));
+  return { dir, stores: join(dir, 'stores'), hosts: join(dir, 'hosts'), index, expected: (layout) => new Uint16Array(new Uint8Array(readFileSync(join(dir, 'expected', `${layout}.bin`))).buffer) };
+}
+
+/** The misbehaving hosts of tests/hostile_hosts.py: { hosts: { name: { shardedOnly } }, clientTimeoutMs, stallMs }. */
+export function hostileHosts() {
+  const run = spawnSync(python, [join(here, 'hostile_server.py'), '--list'], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`hostile_server.py --list failed: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
+/** Serve `dir` as the misbehaving host `name`; resolves { url, stop }. */
+export function hostileServer(dir, name) {
+  return new Promise((resolveServer, reject) => {
+    const child = spawn(python, [join(here, 'hostile_server.py'), dir, name], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let text = '';
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`hostile_server.py did not start: ${text}`));
+    }, 20_000);
+    child.stdout.on('data', (chunk) => {
+      text += chunk;
+      const match = /(http:\/\/127\.0\.0\.1:\d+)/.exec(text);
+      if (!match) return;
+      clearTimeout(timer);
+      const stop = () =>
+        new Promise((done) => {
+          if (child.exitCode != null) return done();
+          child.once('exit', () => done());
+          child.kill();
+        });
+      resolveServer({ url: match[1], stop });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`hostile_server.py exited ${code}: ${text}`));
+    });
+  });
+}

@@ -10,8 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 import chronozarr
+from chronozarr.check import doctor_plain
 from chronozarr.check.doctor import doctor
-from chronozarr.check.doctor_http import HttpDoctor, looks_versioned
+from chronozarr.check.doctor_http import looks_versioned
 from chronozarr.cli import app
 from chronozarr.serve import StoreServer
 from conftest import make_series
@@ -111,10 +112,10 @@ def test_short_cache_on_an_unversioned_prefix_is_info(tmp_path: Path, site: Path
 
 
 def test_plain_zarr_falls_back_to_whole_object_reads(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(self, meta, index):
+    def broken(doctor, meta, index):
         raise OSError("no fsspec here")
 
-    monkeypatch.setattr(HttpDoctor, "_plain_fsspec", broken)
+    monkeypatch.setattr(doctor_plain, "_fsspec", broken)
     with StoreServer(site) as srv:
         for store in ("sharded", "unsharded"):
             report = doctor(f"{srv.url}/{store}/chronozarr-1")

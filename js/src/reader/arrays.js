@@ -4,6 +4,7 @@
  * @module
  */
 import { StoreError } from './errors.js';
+import { indexBytes } from './shards.js';
 
 /** Typed array constructors of the data types a chronozarr store may hold. */
 export const DTYPES = /** @type {const} */ ({
@@ -88,6 +89,11 @@ function parse(path, doc) {
   const itemSize = COORD_DTYPES[dtype].BYTES_PER_ELEMENT;
   const chunkBytes = chunkShape.reduce((a, b) => a * b, 1) * itemSize;
   if (chunkBytes > 2 ** 31) throw new StoreError(`${path}: a chunk of shape ${JSON.stringify(chunkShape)} would exceed 2 GiB`);
+  const arrayBytes = shape.reduce((a, b) => a * b, itemSize);
+  if (arrayBytes >= 2 ** 63) {
+    // As the Python reader: more bytes than a 64-bit address space, so no reader can hold it.
+    throw new StoreError(`${path}: shape ${JSON.stringify(shape)} holds about ${arrayBytes.toExponential(2)} bytes, more than a reader can address (2^63): it cannot be read; the array document is damaged`);
+  }
   const chunksPerShard = shardShape ? shardShape.reduce((a, s, i) => a * (s / chunkShape[i]), 1) : 1;
   return {
     path,
@@ -100,7 +106,7 @@ function parse(path, doc) {
     indexAtEnd,
     chunkBytes,
     chunksPerShard,
-    indexBytes: 16 * chunksPerShard + 4,
+    indexBytes: indexBytes(chunksPerShard),
     banded: shape.length === 4,
   };
 }
@@ -120,7 +126,7 @@ function parseCodecs(path, codecs, dtype) {
     const shuffle = configuration.shuffle ?? 'noshuffle';
     if (cname !== 'zstd' && cname !== 'lz4') throw new StoreError(`${path}: unsupported blosc cname ${JSON.stringify(cname)} (zstd or lz4)`);
     if (shuffle !== 'noshuffle' && shuffle !== 'shuffle') throw new StoreError(`${path}: unsupported blosc shuffle ${JSON.stringify(shuffle)} (noshuffle or shuffle)`);
-    return { name, cname, shuffle };
+    return { name, cname, shuffle, itemSize: COORD_DTYPES[dtype].BYTES_PER_ELEMENT };
   }
   throw new StoreError(`${path}: unsupported codec ${JSON.stringify(name)}; chronozarr stores use zstd, blosc or gzip (spec 8)`);
 }
@@ -148,12 +154,13 @@ function fillNumber(path, value, dtype) {
 }
 
 function positive(value, where) {
-  if (!Number.isInteger(value) || value <= 0) throw new StoreError(`${where}: expected a positive integer, got ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new StoreError(`${where}: expected a positive integer up to 2^53, got ${JSON.stringify(value)}`);
   return value;
 }
 
 function nonNegative(value, where) {
-  if (!Number.isInteger(value) || value < 0) throw new StoreError(`${where}: expected a non-negative integer, got ${JSON.stringify(value)}`);
+  // Beyond 2^53 a JSON number no longer names one integer: no reader would agree on the shape.
+  if (!Number.isSafeInteger(value) || value < 0) throw new StoreError(`${where}: expected a non-negative integer up to 2^53, got ${JSON.stringify(value)}`);
   return value;
 }
 

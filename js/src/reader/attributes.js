@@ -85,3 +85,60 @@ export function parseAnchorIndices(value) {
   }
   return value;
 }
+
+/** A short JSON rendering of a value for a message. */
+const short = (value) => {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length <= 120 ? text : `${text.slice(0, 117)}...`;
+};
+
+/**
+ * The anchor each timestep decodes through (-1 for an anchor), after the checks of spec 4.2 that
+ * the Python reader makes (format/temporal.py schedule_problems): anchors exactly
+ * [0, k, 2k, ...] below n_time, and every other timestep referencing an anchor at distance
+ * 0 < d < k. Read through anything else, a timestep would hand back its residuals as values.
+ * @param {any} temporal the temporal block @param {number} nTime
+ * @returns {{ anchorIndices: number[], references: Int32Array }}
+ */
+export function parseSchedule(temporal, nTime) {
+  const refuse = (field, message) =>
+    new StoreError(`chronozarr.temporal.${field} ${message}: the store cannot be decoded; re-encode it, or restore the temporal block its writer wrote`);
+  const interval = temporal.anchor_interval;
+  if (!Number.isInteger(interval) || interval < 1) throw refuse('anchor_interval', `must be an integer >= 1, got ${short(interval)} (spec 4.1)`);
+  const anchorIndices = parseAnchorIndices(temporal.anchor_indices);
+  const expected = [];
+  for (let t = 0; t < nTime; t += interval) expected.push(t);
+  if (anchorIndices.join() !== expected.join()) {
+    throw refuse('anchor_indices', `is ${short(anchorIndices)}, expected ${short(expected)} for anchor_interval ${interval} and ${nTime} timesteps (spec 4.2)`);
+  }
+  const refs = isObject(temporal.delta_reference) ? temporal.delta_reference : {};
+  const references = new Int32Array(nTime).fill(-1);
+  for (let t = 0; t < nTime; t++) {
+    if (t % interval === 0) continue;
+    const anchor = refs[String(t)];
+    const field = `delta_reference["${t}"]`;
+    if (anchor == null) throw refuse('delta_reference', `gives non-anchor timestep ${t} no reference (spec 4.1)`);
+    if (!Number.isInteger(anchor) || anchor < 0 || anchor >= nTime || anchor % interval) {
+      throw refuse(field, `references ${short(anchor)}, which is not an anchor (anchors ${short(expected)}) (spec 4.2)`);
+    }
+    if (!(Math.abs(t - anchor) < interval)) {
+      throw refuse(field, `references anchor ${anchor} at distance ${Math.abs(t - anchor)}; it must be 0 < d < anchor_interval (${interval}) (spec 4.2)`);
+    }
+    references[t] = anchor;
+  }
+  return { anchorIndices, references };
+}
+
+/**
+ * mask_variable or coverage_variable: absent, or the name of an array of every level (spec 2.4,
+ * 2.5); a value of another type is refused, not read as "no mask".
+ * @param {any} block @param {'mask_variable' | 'coverage_variable'} field
+ */
+export function parsePlaneName(block, field) {
+  const value = block[field];
+  if (value == null) return null;
+  if (typeof value !== 'string' || !value || value.includes('/')) {
+    throw new StoreError(`chronozarr.${field} must be the name of an array ("${field.split('_')[0]}"), got ${short(value)}: a store without one omits the field`);
+  }
+  return value;
+}

@@ -13,6 +13,7 @@ import { StoreError } from './errors.js';
  * @property {'zstd' | 'blosc' | 'gzip'} name
  * @property {string} [cname]
  * @property {string} [shuffle]
+ * @property {number} [itemSize] bytes of one element of the array (blosc's shuffle works on them)
  */
 
 /** @type {Record<string, Promise<any>>} */
@@ -108,7 +109,7 @@ export async function decodeBytes(codec, bytes, expected, where) {
   try {
     if (!codec) out = bytes;
     else if (codec.name === 'zstd') out = await zstd(bytes, expected);
-    else if (codec.name === 'blosc') out = await blosc(bytes, expected);
+    else if (codec.name === 'blosc') out = await blosc(bytes, expected, codec);
     else if (codec.name === 'gzip') out = await gzip(bytes, expected);
     else throw new StoreError(`unsupported codec ${JSON.stringify(codec.name)}`);
   } catch (err) {
@@ -121,7 +122,7 @@ export async function decodeBytes(codec, bytes, expected, where) {
   return out;
 }
 
-/** The frame's declared content size, or null when the frame does not declare it. */
+/** The frame's declared content size, or null when the frame does not declare it (RFC 8878 3.1.1.1). */
 export function zstdContentSize(bytes) {
   if (bytes.length < 6) throw new Error('zstd frame shorter than its header');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -140,22 +141,106 @@ export function zstdContentSize(bytes) {
   return view.getUint32(at, true) + view.getUint32(at + 4, true) * 2 ** 32;
 }
 
-async function zstd(bytes, expected) {
+/**
+ * The frame, declaring `expected` as its content size when it declares none (as the Python
+ * reader's format/codecs.py does). A streamed frame makes the decoder grow its output without
+ * bound; declared, the decoder allocates exactly `expected` and fails if the frame holds more or
+ * less. A frame that declares another size is refused.
+ * @param {Uint8Array} bytes @param {number} expected
+ */
+export function zstdWithSize(bytes, expected) {
   const declared = zstdContentSize(bytes);
-  if (declared != null && declared !== expected) {
-    throw new Error(`zstd frame declares ${declared} bytes, expected ${expected}`);
+  if (declared != null) {
+    if (declared !== expected) throw new Error(`zstd frame declares ${declared} bytes, expected ${expected}`);
+    return bytes;
   }
-  const { default: Zstd } = await codecModule('zstd');
-  return (await new Zstd().decode(bytes));
+  const fields = 6 + [0, 1, 2, 4][bytes[4] & 3]; // magic, descriptor, window, dictionary id
+  if (bytes.length < fields) throw new Error('zstd frame shorter than its header');
+  const out = new Uint8Array(bytes.length + 8);
+  out.set(bytes.subarray(0, fields));
+  out[4] = bytes[4] | 0xc0;
+  new DataView(out.buffer).setBigUint64(fields, BigInt(expected), true);
+  out.set(bytes.subarray(fields), fields + 8);
+  return out;
 }
 
-async function blosc(bytes, expected) {
+async function zstd(bytes, expected) {
+  const framed = zstdWithSize(bytes, expected);
+  const { default: Zstd } = await codecModule('zstd');
+  return await new Zstd().decode(framed);
+}
+
+const BLOSC_SHUFFLE = 0x01;
+const BLOSC_MEMCPYED = 0x02;
+const BLOSC_BITSHUFFLE = 0x04;
+const BLOSC_RESERVED = 0x08;
+const BLOSC_DONT_SPLIT = 0x10;
+/** The compressor code in the top three bits of the flags, for the cnames spec 8 allows. */
+const BLOSC_FORMATS = { lz4: 1, zstd: 4 };
+
+/**
+ * The 16-byte blosc header must describe this chunk with the array's settings (the Python
+ * reader's check_blosc_header): blosc trusts its header and decodes a chunk whose flags name
+ * another compressor, shuffle or element size into wrong values without an error.
+ * @param {Uint8Array} bytes @param {number} expected
+ * @param {{ cname?: string, shuffle?: string, itemSize?: number }} codec
+ */
+export function checkBloscHeader(bytes, expected, codec) {
   if (bytes.length < 16) throw new Error('blosc chunk shorter than its 16-byte header');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const flags = bytes[2];
+  const typesize = bytes[3];
   const nbytes = view.getUint32(4, true);
   const cbytes = view.getUint32(12, true);
+  const hex = `0x${flags.toString(16).padStart(2, '0')}`;
   if (nbytes !== expected) throw new Error(`blosc header says ${nbytes} bytes, expected ${expected}`);
   if (cbytes !== bytes.length) throw new Error(`blosc header says ${cbytes} compressed bytes, the chunk has ${bytes.length}`);
+  if (flags & (BLOSC_BITSHUFFLE | BLOSC_RESERVED)) throw new Error(`blosc flags ${hex} ask for bit shuffle or a reserved feature, which spec 8 does not allow`);
+  if (flags & BLOSC_MEMCPYED) {
+    if (cbytes !== nbytes + 16) throw new Error(`blosc flags ${hex} say the chunk is stored uncompressed, but it is ${cbytes} bytes for ${nbytes}`);
+    return;
+  }
+  const cname = codec.cname ?? 'zstd';
+  if (flags >> 5 !== BLOSC_FORMATS[cname]) throw new Error(`blosc flags ${hex} name compressor ${flags >> 5}, the array declares ${cname}`);
+  const shuffled = (codec.shuffle ?? 'noshuffle') === 'shuffle';
+  if (Boolean(flags & BLOSC_SHUFFLE) !== shuffled) throw new Error(`blosc flags ${hex} disagree with the array's shuffle "${codec.shuffle ?? 'noshuffle'}"`);
+  if (flags & BLOSC_SHUFFLE && codec.itemSize != null && typesize !== codec.itemSize) {
+    throw new Error(`blosc chunk is shuffled with ${typesize}-byte items, the array's are ${codec.itemSize} bytes`);
+  }
+  checkBloscStreams(bytes, view, flags, typesize, nbytes);
+}
+
+/**
+ * The compressed streams of every block must fill the chunk exactly: after the header, the start
+ * of each block and in each one length-prefixed stream, or one per byte of an item when the
+ * encoder split the block (the 0x10 flag says it did not). The WebAssembly blosc decodes streams
+ * read at the wrong places into wrong values without an error, so a flags byte that lies about
+ * splitting is caught here (the Python reader's format/codecs.py makes the same walk).
+ */
+function checkBloscStreams(bytes, view, flags, typesize, nbytes) {
+  const blocksize = view.getUint32(8, true);
+  if (blocksize === 0) throw new Error('blosc header gives a block size of 0');
+  const blocks = Math.ceil(nbytes / blocksize);
+  const leftover = nbytes % blocksize;
+  let used = 16 + 4 * blocks;
+  if (used > bytes.length) throw new Error(`blosc chunk of ${bytes.length} bytes is too short for the starts of its ${blocks} blocks`);
+  const hex = `0x${flags.toString(16).padStart(2, '0')}`;
+  const splittable = !(flags & BLOSC_DONT_SPLIT) && typesize <= 16 && Math.floor(blocksize / Math.max(typesize, 1)) >= 128;
+  for (let i = 0; i < blocks; i++) {
+    const streams = splittable && !(leftover && i === blocks - 1) ? typesize : 1;
+    let at = view.getInt32(16 + 4 * i, true);
+    for (let j = 0; j < streams; j++) {
+      const size = at >= 0 && at <= bytes.length - 4 ? view.getInt32(at, true) : -1;
+      if (size <= 0 || at + 4 + size > bytes.length) throw new Error(`blosc block ${i} does not hold the compressed streams its flags (${hex}) describe: the chunk is damaged`);
+      at += 4 + size;
+      used += 4 + size;
+    }
+  }
+  if (used !== bytes.length) throw new Error(`blosc blocks take ${used} of the chunk's ${bytes.length} bytes (flags ${hex}): the chunk is damaged`);
+}
+
+async function blosc(bytes, expected, codec) {
+  checkBloscHeader(bytes, expected, codec);
   const { default: Blosc } = await codecModule('blosc');
   return await new Blosc().decode(bytes);
 }

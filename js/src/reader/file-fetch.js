@@ -3,8 +3,10 @@
  * Content-Range, 404, 416), so local stores go through the same request rules as remote ones.
  * @module
  */
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { StoreError } from './errors.js';
 
 /**
  * @param {string | URL} input
@@ -16,15 +18,19 @@ export async function fileFetch(input, init = {}) {
   const path = fileURLToPath(String(input));
   let handle;
   try {
-    handle = await open(path, 'r');
+    // Opened without blocking: opening a FIFO for reading would otherwise wait for a writer forever.
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     if (err.code === 'ENOENT' || err.code === 'ENOTDIR' || err.code === 'EISDIR') return new Response(null, { status: 404 });
     if (err.code === 'EACCES') return new Response(null, { status: 403 });
+    if (err.code === 'ENXIO') throw notRegular(path); // a socket: there is nothing to open
     throw err;
   }
   try {
     const info = await handle.stat();
-    if (!info.isFile()) return new Response(null, { status: 404 });
+    if (info.isDirectory()) return new Response(null, { status: 404 });
+    // A FIFO would block the read, a device such as /dev/zero (or a link to one) never ends.
+    if (!info.isFile()) throw notRegular(path);
     const size = info.size;
     if (init.method === 'HEAD') return new Response(null, { status: 200, headers: { 'Content-Length': String(size) } });
     const header = init.headers?.Range ?? init.headers?.range;
@@ -59,4 +65,9 @@ export async function fileFetch(input, init = {}) {
   } finally {
     await handle.close();
   }
+}
+
+/** @param {string} path */
+function notRegular(path) {
+  return new StoreError(`${path} is not a regular file (a FIFO, socket or device, or a link to one): store objects must be regular files; replace it with the object's bytes`);
 }

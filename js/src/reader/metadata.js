@@ -5,7 +5,7 @@
  * @module
  */
 import { DTYPES, parseArray, typedView } from './arrays.js';
-import { isObject, parseAnchorIndices, parseBands, parseNodata, parseShardBytes, parseTimes } from './attributes.js';
+import { isObject, parseBands, parseNodata, parsePlaneName, parseSchedule, parseShardBytes, parseTimes } from './attributes.js';
 import { decodeBytes } from './codecs.js';
 import { StoreError } from './errors.js';
 import { checkLevelLayout } from './layout.js';
@@ -64,14 +64,35 @@ export async function loadMetadata(transport, signal) {
   }
 }
 
+/** As in the Python reader (format/zarrjson.py): a document nested deeper is built to exhaust a stack. */
+const MAX_JSON_DEPTH = 64;
+
 async function readJson(transport, key, signal) {
   const raw = await transport.get(key, { signal });
   if (raw == null) return null;
+  let doc;
   try {
-    return JSON.parse(new TextDecoder().decode(raw));
+    doc = JSON.parse(new TextDecoder().decode(raw));
   } catch (err) {
+    if (err instanceof RangeError) throw new StoreError(`${transport.url(key)} is not a usable JSON document: it is nested deeper than ${MAX_JSON_DEPTH} levels`);
     throw new StoreError(`${transport.url(key)} is not valid JSON (${err instanceof Error ? err.message : err})`);
   }
+  if (jsonDepth(doc) > MAX_JSON_DEPTH) throw new StoreError(`${transport.url(key)} is not a usable JSON document: it is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  return doc;
+}
+
+/** How deeply a parsed document nests, walked without recursion (stopping past the limit). */
+function jsonDepth(doc) {
+  let deepest = 0;
+  const stack = [[doc, 1]];
+  while (stack.length) {
+    const [value, depth] = stack.pop();
+    if (value === null || typeof value !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_JSON_DEPTH) break;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 async function parseRoot(transport, root, block, signal) {
@@ -93,8 +114,8 @@ async function parseRoot(transport, root, block, signal) {
   if (!mirrors && !Array.isArray(datasets)) throw new StoreError('the store lists no levels: no chronozarr.levels and no multiscales[0].datasets (spec 10.2)');
   const paths = (mirrors ?? datasets).map((m) => String(m?.path));
   if (!paths.length) throw new StoreError('the store lists no levels');
-  const maskVariable = typeof block.mask_variable === 'string' ? block.mask_variable : null;
-  const coverageVariable = typeof block.coverage_variable === 'string' ? block.coverage_variable : null;
+  const maskVariable = parsePlaneName(block, 'mask_variable');
+  const coverageVariable = parsePlaneName(block, 'coverage_variable');
 
   // A consolidated copy that is absent or not an object defers to the node's own document.
   const node = async (key) => {
@@ -149,19 +170,7 @@ async function parseRoot(transport, root, block, signal) {
   const bands = parseBands(block, legacy);
   if (times.length !== nTime) throw new StoreError(`chronozarr.times lists ${times.length} timesteps but the data array has ${nTime}`);
   if (bands.length !== nBand) throw new StoreError(`chronozarr.bands lists ${bands.length} bands but the data array has ${nBand}`);
-  const references = new Int32Array(nTime).fill(-1);
-  const anchorIndices = encoding === 'star-delta' ? parseAnchorIndices(temporal.anchor_indices) : [];
-  if (encoding === 'star-delta') {
-    const anchors = new Set(anchorIndices);
-    for (let t = 0; t < nTime; t++) {
-      if (anchors.has(t)) continue;
-      const anchor = temporal.delta_reference?.[String(t)];
-      if (!Number.isInteger(anchor) || !anchors.has(anchor)) {
-        throw new StoreError(`chronozarr.temporal: timestep ${t} is not an anchor and delta_reference gives it ${anchor == null ? 'no anchor' : `${anchor}, which is not an anchor`} (spec 4.2)`);
-      }
-      references[t] = anchor;
-    }
-  }
+  const { anchorIndices, references } = encoding === 'star-delta' ? parseSchedule(temporal, nTime) : { anchorIndices: [], references: new Int32Array(nTime).fill(-1) };
   return {
     specVersion,
     variable,

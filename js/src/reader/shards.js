@@ -11,8 +11,14 @@ import { StoreError } from './errors.js';
  * @property {Float64Array} lengths
  */
 
+/** Bytes of the index of a shard of `chunks` inner chunks: 16 * n + 4 (spec 7.2). */
+export const indexBytes = (chunks) => 16 * chunks + 4;
+
 /**
- * Check the checksum and bounds of a raw index and return its entries.
+ * Check the checksum and every entry of a raw index and return its entries, by the rules of the
+ * Python format/shard_index.py: a stored chunk has bytes, lies inside the shard's data (its end is
+ * checked when the shard's length is known), and overlaps or repeats no other chunk. A shard can
+ * carry a valid checksum over entries that lie, and one timestep would then read as another.
  * @param {Uint8Array} raw
  * @param {import('./arrays.js').ArrayInfo} info
  * @param {number | null} shardLength when known, every chunk must lie inside the shard's data
@@ -31,24 +37,49 @@ export function parseShardIndex(raw, info, shardLength, where) {
   const lengths = new Float64Array(n);
   const dataStart = info.indexAtEnd ? 0 : info.indexBytes;
   const dataEnd = shardLength == null ? Infinity : info.indexAtEnd ? shardLength - info.indexBytes : shardLength;
+  const damaged = (message) => new StoreError(`${where}: shard index ${message}; the shard is damaged: re-encode or re-upload it`);
   for (let i = 0; i < n; i++) {
-    const oLo = view.getUint32(16 * i, true);
-    const oHi = view.getUint32(16 * i + 4, true);
-    const lLo = view.getUint32(16 * i + 8, true);
-    const lHi = view.getUint32(16 * i + 12, true);
-    if (oLo === 0xffffffff && oHi === 0xffffffff && lLo === 0xffffffff && lHi === 0xffffffff) {
+    const emptyOffset = view.getUint32(16 * i, true) === 0xffffffff && view.getUint32(16 * i + 4, true) === 0xffffffff;
+    const emptyLength = view.getUint32(16 * i + 8, true) === 0xffffffff && view.getUint32(16 * i + 12, true) === 0xffffffff;
+    if (emptyOffset !== emptyLength) throw damaged(`entry ${i} is half empty: both values must be 2^64-1`);
+    if (emptyOffset) {
       offsets[i] = -1;
       lengths[i] = -1;
       continue;
     }
-    if (oHi >= 0x200000 || lHi >= 0x200000) throw new StoreError(`${where}: shard index entry ${i} is out of range`);
-    const offset = oHi * 2 ** 32 + oLo;
-    const length = lHi * 2 ** 32 + lLo;
-    if (offset < dataStart || offset + length > dataEnd) throw new StoreError(`${where}: shard index points outside the shard's data`);
+    const offset = uint64(view, 16 * i);
+    const length = uint64(view, 16 * i + 8);
+    if (length === 0) throw damaged(`entry ${i} stores a chunk of 0 bytes`);
+    if (offset == null || length == null || offset < dataStart || offset + length > dataEnd) {
+      const inside = shardLength == null ? 'past the index' : `inside bytes ${dataStart}-${dataEnd - 1}, the shard's data`;
+      throw damaged(`entry ${i} (offset ${offset ?? '> 2^53'}, ${length ?? '> 2^53'} bytes) does not lie ${inside}`);
+    }
     offsets[i] = offset;
     lengths[i] = length;
   }
+  checkDisjoint(offsets, lengths, damaged);
   return { offsets, lengths };
+}
+
+/** A uint64 as a number, or null beyond 2^53 (no shard is that large). */
+function uint64(view, at) {
+  const high = view.getUint32(at + 4, true);
+  return high >= 0x200000 ? null : high * 2 ** 32 + view.getUint32(at, true);
+}
+
+/** No two stored chunks share a byte. */
+function checkDisjoint(offsets, lengths, damaged) {
+  const stored = [];
+  for (let i = 0; i < offsets.length; i++) if (offsets[i] >= 0) stored.push(i);
+  stored.sort((a, b) => offsets[a] - offsets[b] || a - b);
+  for (let k = 1; k < stored.length; k++) {
+    const [a, b] = [stored[k - 1], stored[k]];
+    if (offsets[a] + lengths[a] > offsets[b]) {
+      const [i, j] = a < b ? [a, b] : [b, a];
+      const kind = offsets[i] === offsets[j] && lengths[i] === lengths[j] ? 'repeat each other' : 'overlap';
+      throw damaged(`entries ${i} (offset ${offsets[i]}, ${lengths[i]} bytes) and ${j} (offset ${offsets[j]}, ${lengths[j]} bytes) ${kind}: each inner chunk must have bytes of its own`);
+    }
+  }
 }
 
 /** The key of a shard in chronozarr.shard_bytes: "<t_shard>/<row>/<col>". */

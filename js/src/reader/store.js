@@ -16,7 +16,7 @@ import { createPool } from './pool.js';
 import { applyDelta } from './reconstruct.js';
 import { parseShardIndex, shardBytesKey } from './shards.js';
 import { abortAll, linkSignals, shared } from './signals.js';
-import { createTransport, emptyTransportStats } from './transport.js';
+import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS, createTransport, emptyTransportStats } from './transport.js';
 
 const MiB = 2 ** 20;
 const FILL = Symbol('fill');
@@ -32,7 +32,9 @@ const FILL = Symbol('fill');
  * @property {number} [idleBytes] bytes one idle prefetch may fetch (64 MiB)
  * @property {number} [idleMs] time one idle prefetch may run (15 s)
  * @property {number} [maxRequests] requests in flight at once (16)
- * @property {number[]} [retryDelaysMs] waits before each retry of a 5xx or network error ([250, 1000, 3000])
+ * @property {number[]} [retryDelaysMs] waits before each retry of a 5xx, a network error or a timeout ([250, 1000, 3000])
+ * @property {number} [timeoutMs] bound on each wait of a request, for its headers and between reads of its
+ *   body (10 000); with the default retries a server that never answers fails a read after about 44 s
  * @property {number} [maxObjectBytes] largest object read whole (256 MiB)
  * @property {AbortSignal} [signal] aborting it closes the store (and aborts opening it)
  */
@@ -93,15 +95,17 @@ export async function openStore(location, options = {}) {
     idleBytes: options.idleBytes ?? 64 * MiB,
     idleMs: options.idleMs ?? 15_000,
     maxRequests: options.maxRequests ?? 16,
-    retryDelaysMs: options.retryDelaysMs ?? [250, 1000, 3000],
+    retryDelaysMs: options.retryDelaysMs ?? [...DEFAULT_RETRY_DELAYS_MS],
     maxObjectBytes: options.maxObjectBytes ?? 256 * MiB,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   };
+  if (!(settings.timeoutMs > 0 && Number.isFinite(settings.timeoutMs))) throw new RangeError(`timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}`);
   const root = new AbortController();
   const onUserAbort = () => close();
   const stats = emptyTransportStats();
   const limiter = createLimiter(settings.maxRequests);
   const { base, fetch } = await resolveLocation(location, options.fetch);
-  const transport = createTransport({ base, fetch, retryDelaysMs: settings.retryDelaysMs, limiter, maxObjectBytes: settings.maxObjectBytes, stats });
+  const transport = createTransport({ base, fetch, retryDelaysMs: settings.retryDelaysMs, limiter, maxObjectBytes: settings.maxObjectBytes, stats, timeoutMs: settings.timeoutMs });
   // The decode workers start now: their scripts and codec load while the metadata request is out.
   const pool = settings.workers > 0 ? createPool({ size: settings.workers }) : null;
   pool?.warm();

@@ -3,10 +3,20 @@
  * missing key (fill), 403 is an error, 5xx and network errors are retried after `retryDelaysMs`,
  * a range must come back 206 with the Content-Range asked for (a 200 is cut locally), no body may
  * exceed its bound, and a signed URL's query goes with every request.
+ *
+ * Every wait of a request is bounded by `timeoutMs`: until the answer's headers arrive, and
+ * between any two reads of its body. A wait that runs out is a failed attempt and is retried like
+ * a network error, so with the defaults (10 s, retries after 0.25, 1 and 3 s) a server that never
+ * answers is given up on after about 4 x 10 + 4.25 = 44 seconds.
  * @module
  */
-import { FetchError, abortError, isAbort } from './errors.js';
+import { FetchError, StoreError, abortError, isAbort } from './errors.js';
 import { sleep } from './signals.js';
+
+/** Default bound on each wait of a request, in milliseconds. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Default waits before each retry of a failed attempt, in milliseconds. */
+export const DEFAULT_RETRY_DELAYS_MS = Object.freeze([250, 1000, 3000]);
 
 /**
  * @typedef {object} TransportStats
@@ -35,8 +45,9 @@ export const emptyTransportStats = () => ({
  * @param {{ acquire: (p: 0 | 1, s?: AbortSignal) => Promise<() => void> }} options.limiter
  * @param {number} options.maxObjectBytes
  * @param {TransportStats} options.stats
+ * @param {number} [options.timeoutMs] bound on each wait: for the headers, and between body reads
  */
-export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObjectBytes, stats }) {
+export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObjectBytes, stats, timeoutMs = DEFAULT_TIMEOUT_MS }) {
   const parsed = new URL(base);
   const query = parsed.search;
   parsed.search = '';
@@ -62,12 +73,15 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
       let reason;
       let cause;
       const release = await limiter.acquire(priority, signal);
+      const watch = watchdog(timeoutMs, signal);
       try {
         stats.requests++;
         stats[kind]++;
         // A background read also tells the browser so: it goes behind foreground ones already
         // handed over (a host allows a browser a few connections; the limiter only orders the rest).
-        const response = await fetch(where, priority === 1 ? { method, headers, signal, priority: 'low' } : { method, headers, signal });
+        const init = { method, headers, signal: watch.signal };
+        const response = await fetch(where, priority === 1 ? { ...init, priority: 'low' } : init);
+        watch.arm(); // from here the clock runs between reads of the body
         status = response.status;
         if (status === 404 || status === 410) {
           await discard(response);
@@ -80,21 +94,28 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
         }
         if (status < 500) {
           refuseTransformed(response, where);
-          const body = method === 'HEAD' ? new Uint8Array(0) : await readBody(response, limit, where);
+          const body = method === 'HEAD' ? new Uint8Array(0) : await readBody(response, limit, where, watch);
           stats.bytes += body.length;
           return { status, headers: response.headers, body };
         }
         await discard(response);
         reason = 'server error';
       } catch (err) {
-        if (err instanceof FetchError) throw err;
-        if (isAbort(err) || signal?.aborted) {
+        if (err instanceof FetchError || err instanceof StoreError) throw err;
+        if (signal?.aborted || (isAbort(err) && !watch.expired)) {
           stats.aborted++;
           throw signal?.aborted ? abortError(signal) : err;
         }
-        reason = `request failed (${err instanceof Error ? err.message : String(err)})`;
+        if (watch.expired) {
+          reason = status == null ? `no answer within the ${timeoutMs / 1000} s timeout` : `the body stalled for the ${timeoutMs / 1000} s timeout after ${watch.received} bytes`;
+        } else if (status != null) {
+          reason = `the body broke off after ${watch.received} bytes (${err instanceof Error ? err.message : String(err)}), shorter than the server announced`;
+        } else {
+          reason = `request failed (${err instanceof Error ? err.message : String(err)})`;
+        }
         cause = err;
       } finally {
+        watch.dispose();
         release();
       }
       if (attempt >= retryDelaysMs.length) {
@@ -184,6 +205,43 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
   return { url, get, range, suffix, size };
 }
 
+/**
+ * An abort signal for one attempt that fires when the caller's does, or when `ms` pass with no
+ * progress: the clock starts with the request, and once `arm` is called restarts at every `tick`
+ * (each read of the body).
+ * @param {number} ms @param {AbortSignal} [outer]
+ */
+function watchdog(ms, outer) {
+  const controller = new AbortController();
+  const onOuter = () => controller.abort(outer?.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener('abort', onOuter, { once: true });
+  let timer = null;
+  const state = {
+    signal: controller.signal,
+    expired: false,
+    received: 0,
+    arm() {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        state.expired = true;
+        controller.abort(new DOMException('the request timed out', 'AbortError'));
+      }, ms);
+    },
+    /** @param {number} bytes */
+    tick(bytes) {
+      state.received += bytes;
+      state.arm();
+    },
+    dispose() {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    },
+  };
+  state.arm();
+  return state;
+}
+
 /** @param {Response} response */
 async function discard(response) {
   try {
@@ -198,8 +256,9 @@ async function discard(response) {
  * @param {Response} response
  * @param {number} limit
  * @param {string} where
+ * @param {{ tick: (bytes: number) => void }} watch told of every read, so a pause is timed from the last one
  */
-async function readBody(response, limit, where) {
+async function readBody(response, limit, where, watch) {
   const declared = response.headers.get('content-length');
   if (declared != null && /^\d+$/.test(declared) && Number(declared) > limit) {
     await discard(response);
@@ -216,7 +275,7 @@ async function readBody(response, limit, where) {
       // not a byte stream here: read it whole
     }
     if (!reader) return new Uint8Array(await response.arrayBuffer());
-    return readInto(reader, Number(declared), limit, where, response.status);
+    return readInto(reader, Number(declared), limit, where, response.status, watch);
   }
   const reader = response.body.getReader();
   const parts = [];
@@ -224,6 +283,7 @@ async function readBody(response, limit, where) {
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    watch.tick(value.length);
     total += value.length;
     if (total > limit) {
       await reader.cancel();
@@ -250,12 +310,13 @@ function concat(parts, total) {
  * longer is still read whole, within `limit`.
  * @param {ReadableStreamBYOBReader} reader
  */
-async function readInto(reader, size, limit, where, status) {
+async function readInto(reader, size, limit, where, status, watch) {
   let buffer = new ArrayBuffer(Math.max(size, 1));
   let at = 0;
   while (at < size) {
     const { done, value } = await reader.read(new Uint8Array(buffer, at, size - at));
     if (done) return new Uint8Array(value ? value.buffer : buffer, 0, at);
+    watch.tick(value.byteLength);
     buffer = value.buffer;
     at += value.byteLength;
   }
@@ -265,6 +326,7 @@ async function readInto(reader, size, limit, where, status) {
   for (;;) {
     const { done, value } = await reader.read(new Uint8Array(new ArrayBuffer(65536)));
     if (done) break;
+    watch.tick(value.byteLength);
     total += value.byteLength;
     if (total > limit) {
       await reader.cancel();

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from ..format.zarrjson import parse_json
 from ..read.sources import ObjectSource, is_remote
 from .findings import Report
 
@@ -101,9 +102,9 @@ class Context:
                 self._docs.setdefault(node, _MISSING)
             else:
                 try:
-                    self._docs[node] = json.loads(raw)
-                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                    self.report.fail(section, key, f"is not valid JSON ({exc})")
+                    self._docs[node] = parse_json(raw)
+                except ValueError as exc:
+                    self.report.fail(section, key, str(exc))
                     self._docs[node] = _MALFORMED
         value = self._docs[node]
         return None if value is _MISSING or value is _MALFORMED else value

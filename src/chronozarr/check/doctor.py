@@ -10,19 +10,25 @@ Each check asks one thing. The decode checks request identity bodies and fall ba
 GETs, so a host that breaks ranges or compression shows up once, in the check for that, and not
 again as a decode failure.
 
+Over HTTP every wait ends after `timeout` seconds and the whole run after `total_timeout`; a host
+that stays silent, stalls or cuts a body short, redirects in a loop or fails and then recovers is
+reported once for each of those (`doctor_client` sends the requests and keeps count).
+
 This module picks the checks for the target; `doctor_http` holds checks 1-11 and the extras,
-`doctor_decode` check 12, `doctor_source` the reader check 12 uses over HTTP, `doctor_report` the report.
+`doctor_decode` check 12, `doctor_source` the reader check 12 uses over HTTP and `doctor_plain` its
+plain-zarr read, `doctor_report` the report.
 """
 
 from __future__ import annotations
 
 import os
-
 from typing import Any
 
 from ..buckets import is_bucket_url
 from ..errors import ChronozarrError
 from ..read.bucket_source import BucketSource
+from ..read.http_source import DEFAULT_TIMEOUT
+from .doctor_client import DEFAULT_TOTAL_TIMEOUT
 from .doctor_decode import ArrayMeta, decode_checks, plain_local, validate_check
 from .doctor_http import HttpDoctor, is_url
 from .doctor_report import DoctorReport
@@ -31,11 +37,19 @@ DEFAULT_ORIGIN = "https://chronozarr.org"
 
 
 def doctor(
-    target: str | os.PathLike[str] | BucketSource, *, origin: str = DEFAULT_ORIGIN, timeout: float = 30.0
+    target: str | os.PathLike[str] | BucketSource, *, origin: str = DEFAULT_ORIGIN, timeout: float = DEFAULT_TIMEOUT,
+    total_timeout: float = DEFAULT_TOTAL_TIMEOUT,
 ) -> DoctorReport:
     """Check how `target` (an http(s) URL, a store directory, an s3://, gs://, az:// URL or a
-    BucketSource) is served; every problem with the host or the store is a line of the
-    report. A bucket that cannot be read at all (credentials, permissions) raises AccessError."""
+    BucketSource) is served; every problem with the host or the store is a line of the report.
+    A bucket that cannot be read at all (credentials, permissions) raises AccessError.
+
+    Over HTTP each wait (connecting, the first byte of an answer, a pause in a body) ends after
+    `timeout` seconds, and the checks stop after `total_timeout` seconds in all, with a finding
+    that says so."""
+    for name, value in (("timeout", timeout), ("total_timeout", total_timeout)):
+        if not (isinstance(value, (int, float)) and 0 < value < float("inf")):
+            raise ChronozarrError(f"doctor's {name} must be a positive number of seconds, got {value!r}")
     if isinstance(target, BucketSource):
         return _bucket_doctor(target)
     if is_bucket_url(os.fspath(target)):
@@ -47,7 +61,7 @@ def doctor(
             "s3://, gs:// or az:// URL (or a local directory)"
         )
     if is_url(text):
-        return HttpDoctor(text, origin, timeout).run()
+        return HttpDoctor(text, origin, timeout, total_timeout).run()
     return _without_http(
         text, text, os.path.isfile(os.path.join(text, "zarr.json")), lambda meta: plain_local(text, meta),
         "skipped for a directory; serve it (chronozarr view, chronozarr serve) and run doctor on its URL",

@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import urllib3
 
 from ..errors import ChronozarrError
 from ..format.caching import TRAILING, chronozarr_block, object_class
-from .doctor_decode import ArrayMeta, decode_checks, validate_check
+from ..format.zarrjson import parse_json
+from ..read.http_source import DEFAULT_TIMEOUT
+from .doctor_client import DEFAULT_TOTAL_TIMEOUT, TRANSIENT, Answer, DoctorClient, TimeUp
+from .doctor_decode import decode_checks, validate_check
+from .doctor_plain import plain_http
 from .doctor_report import DoctorReport
 from .doctor_source import HostTolerantSource
 
 ONE_DAY = 86_400
 PROBE_RANGE = 100  # bytes of the bounded range read, as in the guide's curl recipe
 SUFFIX = 16  # bytes of the suffix range read
+WHOLE_READ = 16 << 20  # the content-length check reads the probe object whole up to this size
 EXTRA = "+"  # section of the checks the checklist leaves to curl
 
 # The last path segment ends in a version or a date: chronozarr-3, v2, 2026-09, 20260930.
@@ -42,55 +43,47 @@ def looks_versioned(url_or_path: str) -> bool:
     return bool(segments) and _VERSIONED.search(segments[-1]) is not None
 
 
-@dataclass
-class Answer:
-    """A response as the checks see it: status, headers, and at most the body they asked for."""
-
-    status: int
-    headers: dict[str, str]  # lower-case names
-    body: bytes
-
-    def header(self, name: str) -> str | None:
-        return self.headers.get(name.lower())
-
-
 class HttpDoctor:
     """Runs the checks on the store at one URL, with the Origin of a page that would read it."""
 
-    def __init__(self, url: str, origin: str, timeout: float) -> None:
+    def __init__(self, url: str, origin: str, timeout: float = DEFAULT_TIMEOUT, total_timeout: float = DEFAULT_TOTAL_TIMEOUT) -> None:
         parts = urlsplit(url)
         self.url = url
         self.base = urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
-        self.query = parts.query  # a signed URL's token goes with every request
         self.origin = origin
         self.report = DoctorReport(url)
-        self.http = urllib3.PoolManager(timeout=urllib3.Timeout(connect=timeout, read=timeout), retries=urllib3.Retry(total=2, redirect=5, status_forcelist=()))
+        # a signed URL's token (the query) goes with every request
+        self.client = DoctorClient(self.base, parts.query, origin, timeout, total_timeout)
 
     def key_url(self, key: str) -> str:
-        return f"{self.base}/{key}" + (f"?{self.query}" if self.query else "")
+        return self.client.key_url(key)
 
     def request(self, method: str, key: str, headers: Mapping[str, str] | None = None, limit: int = 1 << 20) -> Answer:
         """One request with the Origin header; reads at most `limit` bytes of the body."""
-        all_headers = {"Origin": self.origin, **(headers or {})}
-        response = self.http.request(method, self.key_url(key), headers=all_headers, preload_content=False, decode_content=False)
-        complete = method == "HEAD"
-        try:
-            body = b"" if complete else response.read(limit, decode_content=False)
-            complete = complete or not response.read(1, decode_content=False)
-        finally:
-            if not complete:
-                response.close()  # the rest of a body we will not read: drop the connection
-            response.release_conn()
-        return Answer(response.status, {k.lower(): v for k, v in response.headers.items()}, body)
+        return self.client.request(method, key, headers, limit)
 
     def run(self) -> DoctorReport:
         try:
             self._run()
-        except urllib3.exceptions.HTTPError as exc:
-            self.report.fail("1", "connection", f"cannot reach {self.base}: {exc}")
+        except TimeUp as exc:
+            self.report.fail("1", "time limit", f"{exc}: the checks that were left did not run; raise --total-timeout for a slow host")
+        else:
+            if self.client.expired():  # check 12 reads through a source that fails fast once time is up
+                self.report.fail("1", "time limit", f"doctor's time limit of {self.client.total_timeout:g} s was spent: the reads after it failed without being sent")
         finally:
-            self.http.clear()
+            self.client.close()
+        self._transport_findings()
         return self.report
+
+    def _transport_findings(self) -> None:
+        """One finding for each way requests failed: timeouts, cut bodies, redirect loops, ..."""
+        for kind, problem in self.client.problems.items():
+            more = f", and {problem.count - 1} more request(s)" if problem.count > 1 else ""
+            detail = f"{problem.message} ({problem.key}{more})"
+            if kind == TRANSIENT:
+                self.report.warn(EXTRA, kind, f"{detail}: readers retry, at the cost of a round trip each")
+            else:
+                self.report.fail(EXTRA, kind, detail)
 
     # -- the checks, in the checklist's order ---------------------------------------------------
 
@@ -100,7 +93,7 @@ class HttpDoctor:
         doc = _json(root.body) if root.status == 200 else None
         block = chronozarr_block(doc)
         if root.status != 200:
-            r.fail("1", "root zarr.json", f"HTTP {root.status}: no store here, or an upload that has not finished (the root is written last)")
+            r.fail("1", "root zarr.json", f"{root.what}: no store here, or an upload that has not finished (the root is written last)")
             return
         if block is None:
             kind = "not JSON" if doc is None else "a JSON document without a chronozarr attribute"
@@ -127,12 +120,14 @@ class HttpDoctor:
 
         key, ranged = self._probe(array_path, block)
         if key is None:
-            r.fail("4", f"byte range on {array_path}/c/0/0/0/0", "no chunk or shard object of level 0 found to probe (404 for every one tried)")
+            r.fail("4", f"byte range on {array_path}/c/0/0/0/0", f"no chunk or shard object of level 0 found to probe ({ranged.what} for every one tried)")
         else:
             self._byte_range(key, ranged, sharded, layout)
             self._cors(f"CORS on byte range {key}", ranged)
             exposed = [h.strip().lower() for h in (ranged.header("Access-Control-Expose-Headers") or "").split(",")]
-            if "content-range" in exposed or "*" in exposed:
+            if ranged.failure is not None:
+                r.fail("5", "CORS expose Content-Range", f"not checked: {ranged.failure}")
+            elif "content-range" in exposed or "*" in exposed:
                 r.passed("5", "CORS expose Content-Range", f"Access-Control-Expose-Headers: {ranged.header('Access-Control-Expose-Headers')}")
             else:
                 r.fail("5", "CORS expose Content-Range", "Content-Range is not in Access-Control-Expose-Headers: browsers hide it, and range reads cannot be checked")
@@ -144,14 +139,17 @@ class HttpDoctor:
             r.info("10", "timing-allow-origin", f"Timing-Allow-Origin: {tao}" if tao else "not sent: in-page benchmarks see transferSize 0 and count bytes from Content-Length")
             self._edge_cache(ranged)
             self._no_content_encoding(key)
+            self._content_length(key, ranged)
         absent = self._absent_key(array_path)
         source = HostTolerantSource(self, absent)
         validate_check(r, source)
-        decode_checks(r, source, plain_reader=lambda meta: self._plain_http(meta))
+        decode_checks(r, source, plain_reader=lambda meta: plain_http(self, meta))
 
     def _cors(self, name: str, answer: Answer) -> None:
         allowed = answer.header("Access-Control-Allow-Origin")
-        if allowed in ("*", self.origin):
+        if answer.failure is not None:
+            self.report.fail("2", name, f"not checked: {answer.failure}")
+        elif allowed in ("*", self.origin):
             self.report.passed("2", name, f"Access-Control-Allow-Origin: {allowed}")
         else:
             got = f"Access-Control-Allow-Origin: {allowed}" if allowed else "no Access-Control-Allow-Origin"
@@ -190,7 +188,7 @@ class HttpDoctor:
         elif answer.status == 206:
             r.fail("4", name, f"206 without a valid Content-Range (got {answer.header('Content-Range')!r})")
         else:
-            r.fail("4", name, f"HTTP {answer.status} to Range: bytes=0-{PROBE_RANGE - 1}")
+            r.fail("4", name, f"{answer.what} to Range: bytes=0-{PROBE_RANGE - 1}")
 
     def _suffix_range(self, key: str, sharded: bool, layout: str) -> None:
         r, name = self.report, "suffix range"
@@ -205,7 +203,7 @@ class HttpDoctor:
         elif answer.status == 200:
             problem = "200 with the whole object: suffix ranges are ignored"
         else:
-            problem = f"HTTP {answer.status} to Range: bytes=-{SUFFIX}"
+            problem = f"{answer.what} to Range: bytes=-{SUFFIX}"
         if sharded:
             r.fail("6", name, f"{problem}; readers without shard_bytes fetch the shard index this way")
         else:
@@ -222,7 +220,7 @@ class HttpDoctor:
             r.passed("7", name, f"{answer.status}, Access-Control-Allow-Headers: {answer.header('Access-Control-Allow-Headers')}")
             return
         if answer.status not in (200, 204):
-            problem = f"OPTIONS answered {answer.status}"
+            problem = f"OPTIONS got {answer.what}"
         elif allow_origin not in ("*", self.origin):
             problem = "the preflight answer has no Access-Control-Allow-Origin"
         else:
@@ -240,7 +238,7 @@ class HttpDoctor:
         total = span[2] if span else None
         problems = []
         if answer.status != 200:
-            problems.append(f"HTTP {answer.status}")
+            problems.append(answer.what)
         else:
             if length is None:
                 problems.append("no Content-Length")
@@ -290,6 +288,34 @@ class HttpDoctor:
         else:
             self.report.fail(EXTRA, name, f"Content-Encoding: {encoding} on {key}: shard offsets and ranges apply to the stored bytes; turn compression off for the store")
 
+    def _content_length(self, key: str, ranged: Answer) -> None:
+        """A whole GET of the probe object brings as many bytes as its Content-Length says and
+        the Content-Range total gave: a host that lies about lengths breaks every read."""
+        name = "content-length"
+        span = _content_range(ranged.header("Content-Range"))
+        total = span[2] if span else None
+        whole = ranged.header("Content-Length") if ranged.status == 200 else None  # a range answered whole
+        if total is None and whole is not None and whole.strip().isdigit():
+            total = int(whole)
+        if total is None or total > WHOLE_READ:
+            self.report.info(EXTRA, name, f"not checked: {key} is larger than {WHOLE_READ >> 20} MiB, or its length is unknown")
+            return
+        answer = self.request("GET", key, {"Accept-Encoding": "identity"}, limit=WHOLE_READ)
+        if answer.failure is not None:
+            self.report.fail(EXTRA, name, f"a GET of {key} got no whole answer: {answer.failure}")
+            return
+        declared = answer.header("Content-Length")
+        if answer.status == 200 and declared is not None and declared.strip() == str(total) and len(answer.body) == total:
+            self.report.passed(EXTRA, name, f"a GET of {key} brings {total} bytes, as Content-Length and Content-Range say")
+        elif answer.status != 200:
+            self.report.fail(EXTRA, name, f"{answer.what} to a GET of {key}")
+        else:
+            self.report.fail(
+                EXTRA, name,
+                f"a GET of {key} says Content-Length {declared} and brought {len(answer.body)} bytes, but the object has {total} "
+                "(Content-Range): the host's lengths are wrong, so readers get cut or corrupt objects",
+            )
+
     def _absent_key(self, array_path: str) -> Answer:
         key = f"{array_path}/c/999999999/0/0/0"
         answer = self.request("GET", key, limit=1 << 16)
@@ -300,7 +326,7 @@ class HttpDoctor:
             kind = answer.header("Content-Type") or "a body"
             self.report.fail(EXTRA, name, f"200 ({kind}) for {key}: a fallback page makes every missing shard look present")
         else:
-            self.report.fail(EXTRA, name, f"HTTP {answer.status} for {key}: readers decode a 404 as fill and treat anything else as an error")
+            self.report.fail(EXTRA, name, f"{answer.what} for {key}: readers decode a 404 as fill and treat anything else as an error")
         return answer
 
     def size_by_range(self, key: str) -> int | None:
@@ -314,60 +340,13 @@ class HttpDoctor:
         length = answer.header("Content-Length")
         if answer.status == 200 and length is not None and length.strip().isdigit():
             return int(length)
-        raise ChronozarrError(f"cannot learn the length of {self.key_url(key)}: HTTP {answer.status}")
-
-    # -- plain zarr over HTTP -------------------------------------------------------------------
-
-    def _plain_http(self, meta: ArrayMeta) -> Any:
-        def read(index: tuple[int, ...]) -> tuple[Any, str]:
-            try:
-                return self._plain_fsspec(meta, index), "fsspec HTTP"
-            except Exception as exc:  # noqa: BLE001 - the transport failure is reported by checks 4-8
-                value = self._plain_whole_object(meta, index)
-                return value, f"whole-object GET; fsspec failed: {type(exc).__name__}: {str(exc)[:120]}"
-
-        return read
-
-    def _plain_fsspec(self, meta: ArrayMeta, index: tuple[int, ...]) -> Any:
-        import zarr
-        from zarr.storage import FsspecStore
-
-        headers = {"Origin": self.origin, "Accept-Encoding": "identity"}
-        store = FsspecStore.from_url(self.base, storage_options={"headers": headers}, read_only=True)
-        with warnings.catch_warnings():  # a fallback page makes zarr see v2 documents too
-            warnings.simplefilter("ignore")
-            return zarr.open_array(store=store, path=meta.path, mode="r")[index]
-
-    def _plain_whole_object(self, meta: ArrayMeta, index: tuple[int, ...]) -> Any:
-        """zarr-python on a memory store holding the array's zarr.json and the one object that
-        holds `index`, each fetched with a plain GET."""
-        import zarr
-        from zarr.core.buffer import default_buffer_prototype
-        from zarr.storage import MemoryStore
-
-        doc_answer = self.request("GET", f"{meta.path}/zarr.json", limit=64 << 20)
-        doc = _json(doc_answer.body)
-        if doc_answer.status != 200 or not isinstance(doc, dict):
-            raise ChronozarrError(f"{meta.path}/zarr.json: HTTP {doc_answer.status}")
-        chunk_shape = doc["chunk_grid"]["configuration"]["chunk_shape"]
-        encoding = doc.get("chunk_key_encoding") or {}
-        separator = (encoding.get("configuration") or {}).get("separator", "/")
-        coords = [str(i // s) for i, s in zip(index, chunk_shape)]
-        key = "c" + separator + separator.join(coords) if encoding.get("name", "default") == "default" else ".".join(coords)
-        obj = self.request("GET", f"{meta.path}/{key}", {"Accept-Encoding": "identity"}, limit=8 << 30)
-        buffer = default_buffer_prototype().buffer
-        objects = {"zarr.json": buffer.from_bytes(doc_answer.body)}
-        if obj.status == 200:
-            objects[key] = buffer.from_bytes(obj.body)
-        elif obj.status not in (404, 410):
-            raise ChronozarrError(f"{meta.path}/{key}: HTTP {obj.status}")
-        return zarr.open_array(store=MemoryStore(objects), mode="r")[index]
+        raise ChronozarrError(f"cannot learn the length of {self.key_url(key)}: {answer.what}")
 
 
 def _json(raw: bytes) -> Any:
     try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        return parse_json(raw)
+    except ValueError:
         return None
 
 

@@ -2,45 +2,66 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from ..errors import StoreError
 
 if TYPE_CHECKING:
-    from .doctor_http import Answer, HttpDoctor
+    from .doctor_client import Answer
+    from .doctor_http import HttpDoctor
+
+T = TypeVar("T")
 
 
 class HostTolerantSource:
     """The store as a reader that knows this host's flaws reads it: an absent key answered with
     the fallback page or 403 is missing, and a broken HEAD is replaced by a one-byte range read.
-    Validation and decoding then judge the store, while checks 1-11 have judged the host."""
+    Validation and decoding then judge the store, while checks 1-11 have judged the host.
+
+    Every request keeps to doctor's timeout and is asked once more at most, and none starts once
+    doctor's time limit is spent: the reads fail fast instead, each a finding of check 12.
+    """
 
     def __init__(self, doctor: HttpDoctor, absent: Answer) -> None:
-        from ..read.sources import HttpSource
+        from ..read.http_source import HttpSource
 
         self._doctor = doctor
+        self._client = doctor.client
         self._inner = HttpSource(
-            doctor.url, headers={"Origin": doctor.origin}, forbidden_is_not_found=absent.status == 403
+            doctor.url, headers={"Origin": doctor.origin}, forbidden_is_not_found=absent.status == 403,
+            timeout=self._client.timeout, retries=1,
         )
         self._fallback = absent.body if absent.status == 200 else None
         self.stats = self._inner.stats
+
+    def _bounded(self, call: Callable[[], T]) -> T:
+        from .doctor_client import TimeUp
+
+        try:
+            self._inner.timeout = self._client.wait()
+        except TimeUp as exc:
+            raise StoreError(str(exc)) from None
+        return call()
 
     def describe(self, key: str) -> str:
         return self._inner.describe(key)
 
     def get(self, key: str) -> bytes | None:
-        data = self._inner.get(key)
+        data = self._bounded(lambda: self._inner.get(key))
         return None if data is not None and self._fallback is not None and data == self._fallback else data
 
     def get_range(self, key: str, start: int, length: int) -> bytes | None:
-        return self._inner.get_range(key, start, length)
+        return self._bounded(lambda: self._inner.get_range(key, start, length))
 
     def get_suffix(self, key: str, length: int) -> bytes | None:
-        return self._inner.get_suffix(key, length)
+        return self._bounded(lambda: self._inner.get_suffix(key, length))
 
     def size(self, key: str) -> int | None:
         from ..read.sources import FetchError
 
         try:
-            return self._inner.size(key)
+            return self._bounded(lambda: self._inner.size(key))
         except FetchError:
             return self._doctor.size_by_range(key)
 

@@ -6,13 +6,15 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterator, Mapping
+import stat
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
 from ..errors import StoreError
 from ..format.metadata import GRID_MAPPING
-from ..read.arrays import EMPTY, ArrayInfo, parse_array, parse_shard_index
+from ..format.shard_index import EMPTY
+from ..read.arrays import ArrayInfo, parse_array, parse_shard_index
 from .context import ArrayFacts, Context
 
 IGNORED_PREFIX = ".chronozarr"
@@ -20,8 +22,10 @@ ZARR_V2 = (".zarray", ".zattrs", ".zgroup", ".zmetadata")
 MAX_PROBES = 4096
 
 
-def list_files(root: os.PathLike[str] | str) -> Iterator[tuple[str, int]]:
-    """(key, size) of every file below a store directory, skipping the `.chronozarr*` sidecars."""
+def list_files(root: os.PathLike[str] | str, special: Callable[[str], None] | None = None) -> Iterator[tuple[str, int]]:
+    """(key, size) of every regular file below a store directory, skipping the `.chronozarr*`
+    sidecars; anything else that is not a directory (a FIFO, a device, a link to one) is passed to
+    `special`, since no reader can use it as an object."""
     for dirpath, dirnames, files in os.walk(root):
         rel = os.path.relpath(dirpath, root)
         if rel == ".":
@@ -29,7 +33,14 @@ def list_files(root: os.PathLike[str] | str) -> Iterator[tuple[str, int]]:
             files = [f for f in files if not f.startswith(IGNORED_PREFIX)]
         for name in files:
             key = name if rel == "." else f"{rel.replace(os.sep, '/')}/{name}"
-            yield key, os.path.getsize(os.path.join(dirpath, name))
+            try:
+                info = os.stat(os.path.join(dirpath, name))
+            except OSError:  # a dangling link: no object at that key
+                continue
+            if stat.S_ISREG(info.st_mode):
+                yield key, info.st_size
+            elif special is not None:
+                special(key)
 
 
 LEVEL_MEMBERS = ("mask", "coverage", "time", "band", "y", "x", GRID_MAPPING)
@@ -41,7 +52,9 @@ def check_objects(ctx: Context) -> None:
     if ctx.local_root is not None:
         existing = {}
         nodes = set(ctx.arrays) | ctx.groups | {""}
-        files = list(list_files(ctx.local_root))
+        files = list(list_files(ctx.local_root, special=lambda key: ctx.report.fail(
+            "2", key, "is not a regular file (a FIFO, socket or device, or a link to one): store objects must be regular files"
+        )))
         extra = _extra_nodes(ctx, [key for key, _ in files])
         for key, size in files:
             if not any(key.startswith(f"{node}/") for node in extra):
@@ -117,10 +130,13 @@ def _check_shards(ctx: Context, existing: dict[str, int] | None) -> None:
     if existing is not None:
         sizes = dict(existing)
     else:
-        probes = [k for f in sharded if f.node in data_nodes for k in _shard_keys(f)] if listed is not None else []
-        if len(probes) > MAX_PROBES:
-            ctx.report.info("7.3", "chronozarr.shard_bytes", f"{len(probes)} possible shards: only the listed ones were checked")
+        data_shards = [f for f in sharded if f.node in data_nodes]
+        possible = sum(math.prod(f.grid) for f in data_shards) if listed is not None else 0
+        if possible > MAX_PROBES:  # counted first: a damaged shape can name more shards than there are atoms
+            ctx.report.info("7.3", "chronozarr.shard_bytes", f"{possible} possible shards: only the listed ones were checked")
             probes = list(listed or {})
+        else:
+            probes = [k for f in data_shards for k in _shard_keys(f)]
         for key in probes:
             size = ctx.source.size(key)
             if size is not None:

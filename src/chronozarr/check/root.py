@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from ..format.metadata import GAP_FILLS, SUPPORTED_VERSIONS
-from ..format.temporal import ENCODINGS, NONE, STAR_DELTA, STAR_DELTA_DTYPES
+from ..format.temporal import ENCODINGS, NONE, STAR_DELTA, STAR_DELTA_DTYPES, anchor_indices, schedule_problems
+from ..format.temporal import short_repr as _short
 from .context import Context, int_list, is_int, is_number, number_list
 
 ROOT = "zarr.json"
@@ -304,32 +305,15 @@ def check_temporal(ctx: Context) -> None:
     n = ctx.n_time
     if interval is None or n is None:
         return
-    expected = list(range(0, n, interval))
-    if anchors is not None and anchors != expected:
-        report.fail("4.2", "chronozarr.temporal.anchor_indices", f"is {_short(anchors)}, expected {_short(expected)} for anchor_interval {interval} and {n} timesteps")
-    if refs is None:
-        return
-    anchor_set = set(expected)
     parsed: dict[int, Any] = {}
-    for k, v in refs.items():
-        key = f"chronozarr.temporal.delta_reference[{k!r}]"
+    for k, v in (refs or {}).items():
         if not re.fullmatch(r"0|[1-9]\d*", str(k)) or int(k) >= n:
-            report.fail("4.1", key, f"key {k!r} is not a timestep index 0..{n - 1} in decimal")
+            report.fail("4.1", f"chronozarr.temporal.delta_reference[{k!r}]", f"key {k!r} is not a timestep index 0..{n - 1} in decimal")
             continue
         parsed[int(k)] = v
-    for t, a in sorted(parsed.items()):
-        key = f"chronozarr.temporal.delta_reference[{str(t)!r}]"
-        if t in anchor_set:
-            report.fail("4.1", key, f"timestep {t} is an anchor and must not be referenced")
-        elif not is_int(a):
-            report.fail("4.1", key, f"value {a!r} is not an integer anchor index")
-        elif a not in anchor_set:
-            report.fail("4.2", key, f"references {a}, which is not an anchor (anchors {_short(expected)})")
-        elif not 0 < abs(t - a) < interval:
-            report.fail("4.2", key, f"references anchor {a} at distance {abs(t - a)}; it must be 0 < d < anchor_interval ({interval})")
-    missing = [t for t in range(n) if t not in anchor_set and t not in parsed]
-    if missing:
-        report.fail("4.1", "chronozarr.temporal.delta_reference", f"non-anchor timesteps {_short(missing)} have no reference")
+    for section, field, message in schedule_problems(n, interval, anchors if anchors is not None else anchor_indices(n, interval), parsed):
+        if refs is not None or not field.startswith("delta_reference"):
+            report.fail(section, f"chronozarr.temporal.{field}", message)
 
 
 def _check_selection(ctx: Context, sel: Any, encoding: str) -> None:
@@ -344,7 +328,3 @@ def _check_selection(ctx: Context, sel: Any, encoding: str) -> None:
     elif encoding == NONE and sel["ratio"] <= 0.85:
         ctx.report.warn("4.3", key, f"ratio {sel['ratio']} is at most 0.85, where auto keeps 'star-delta'")
 
-
-def _short(value: Any, limit: int = 120) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

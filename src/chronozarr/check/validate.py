@@ -7,12 +7,12 @@ that a malformed store ends as findings, never as a traceback.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from collections.abc import Mapping
 
 from ..errors import AccessError, StoreError
+from ..format.zarrjson import parse_json
 from ..read.sources import ObjectSource, open_source
 from .context import Context, local_root
 from .coords import check_consolidated, check_coordinates, check_volatility
@@ -83,9 +83,9 @@ def _load_root(ctx: Context) -> bool:
         ctx.report.fail("3.1", "zarr.json", "missing: not a chronozarr store, or an upload that has not finished")
         return False
     try:
-        root = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        ctx.report.fail("3.1", "zarr.json", f"is not valid JSON ({exc})")
+        root = parse_json(raw)
+    except ValueError as exc:
+        ctx.report.fail("3.1", "zarr.json", str(exc))
         return False
     if not isinstance(root, Mapping):
         ctx.report.fail("3.1", "zarr.json", f"must be a JSON object, got {type(root).__name__}")

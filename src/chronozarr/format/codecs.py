@@ -1,7 +1,15 @@
-"""The compression codecs a store may use (spec 8), as Zarr v3 JSON and as numcodecs objects."""
+"""The compression codecs a store may use (spec 8), as Zarr v3 JSON and as numcodecs objects.
+
+Encoding is deterministic (gzip carries no timestamp), so one input gives the same bytes on every
+run. Decoding is bounded by the chunk's shape: `CodecSpec.decode` never produces or allocates more
+than the bytes the caller expects, whatever the stored bytes claim, and refuses a chunk whose
+headers disagree with the array's codec settings rather than decode it into wrong values.
+"""
 
 from __future__ import annotations
 
+import struct
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,13 +69,15 @@ class CodecSpec:
         """Parse a Zarr v3 codec entry; unsupported codecs and settings raise ValueError naming them."""
         name = entry.get("name")
         config = entry.get("configuration") or {}
+        if not isinstance(config, dict):
+            raise ValueError(f"{name} configuration must be an object, got {config!r}")
         if name == "zstd":
-            return cls("zstd", int(config.get("level", 0)))
+            return cls("zstd", _level(config, "level", 0))
         if name == "gzip":
-            return cls("gzip", int(config.get("level", 5)))
+            return cls("gzip", _level(config, "level", 5))
         if name == "blosc":
             shuffle = config.get("shuffle", "noshuffle")
-            return cls("blosc", int(config.get("clevel", 5)), str(config.get("cname", "zstd")), str(shuffle))
+            return cls("blosc", _level(config, "clevel", 5), str(config.get("cname", "zstd")), str(shuffle))
         raise ValueError(f"unsupported codec {name!r}: chronozarr stores use zstd, blosc or gzip (spec 8)")
 
     def compressor(self, dtype: np.dtype) -> numcodecs.abc.Codec:
@@ -75,9 +85,28 @@ class CodecSpec:
         if self.name == "zstd":
             return numcodecs.Zstd(level=self.level, checksum=False)
         if self.name == "gzip":
-            return numcodecs.GZip(level=self.level)
+            return FixedHeaderGZip(level=self.level)
         shuffle = numcodecs.Blosc.SHUFFLE if self.shuffle == "shuffle" else numcodecs.Blosc.NOSHUFFLE
         return numcodecs.Blosc(cname=self.cname, clevel=self.level, shuffle=shuffle, blocksize=0)
+
+    def decode(self, data: bytes, nbytes: int, dtype: np.dtype) -> bytes | memoryview:
+        """Decompress one chunk to at most `nbytes` bytes; ValueError when the chunk is not one.
+
+        The result is shorter than `nbytes` only for a gzip chunk that inflates to less, which the
+        caller refuses by its length.
+        """
+        if self.name == "gzip":
+            return _inflate(data, nbytes)
+        if self.name == "blosc":
+            check_blosc_header(data, nbytes, self, np.dtype(dtype).itemsize)
+        else:
+            data = zstd_with_size(data, nbytes)
+        out = np.empty(nbytes, dtype=np.uint8)
+        try:
+            self.compressor(dtype).decode(data, out=out)
+        except (RuntimeError, ValueError, TypeError) as exc:
+            raise ValueError(f"{self.name} chunk does not decode to the bytes its shape holds, expected {nbytes} ({exc})") from None
+        return out.data
 
 
 def bytes_codec(dtype: np.dtype) -> dict[str, Any]:
@@ -85,3 +114,146 @@ def bytes_codec(dtype: np.dtype) -> dict[str, Any]:
     if np.dtype(dtype).itemsize == 1:
         return {"name": "bytes"}
     return {"name": "bytes", "configuration": {"endian": "little"}}
+
+
+def _level(config: dict[str, Any], key: str, default: int) -> int:
+    value = config.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"codec {key} must be an integer, got {value!r}")
+    return value
+
+
+class FixedHeaderGZip(numcodecs.GZip):
+    """numcodecs' GZip with a header that never varies: mtime 0, no name, OS 'unknown' (RFC 1952).
+
+    numcodecs stamps the time of writing into every chunk, so two encodes of one input would
+    differ and an upload could not skip unchanged objects.
+    """
+
+    def encode(self, buf: Any) -> bytes:
+        data = memoryview(numcodecs.compat.ensure_contiguous_ndarray(buf)).cast("B")
+        deflate = zlib.compressobj(self.level, zlib.DEFLATED, -zlib.MAX_WBITS)
+        body = deflate.compress(data) + deflate.flush()
+        extra_flags = 2 if self.level == 9 else 4 if self.level == 1 else 0
+        header = b"\x1f\x8b\x08\x00" + struct.pack("<I", 0) + bytes([extra_flags, 255])
+        return header + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+
+
+def _inflate(data: bytes, nbytes: int) -> bytes:
+    """A gzip member inflated to at most nbytes + 1 bytes, so a bomb stops one byte past the bound."""
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(data, nbytes + 1)
+    except zlib.error as exc:
+        raise ValueError(f"gzip chunk does not decode ({exc})") from None
+    if len(out) > nbytes:
+        raise ValueError(f"gzip chunk inflates to more than {nbytes} bytes")
+    if not inflater.eof:
+        raise ValueError("gzip chunk is truncated: the stream ends before its trailer")
+    return out
+
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def zstd_content_size(data: bytes) -> int | None:
+    """The content size a zstd frame header declares, None when the frame does not say (RFC 8878
+    3.1.1.1); ValueError for bytes that are not a zstd frame."""
+    if len(data) < 6 or data[:4] != ZSTD_MAGIC:
+        raise ValueError("chunk is not a zstd frame (bad magic number)")
+    descriptor = data[4]
+    single_segment = bool(descriptor & 0x20)
+    size_bytes = (1 if single_segment else 0, 2, 4, 8)[descriptor >> 6]
+    if size_bytes == 0:
+        return None
+    start = 5 + (0 if single_segment else 1) + (0, 1, 2, 4)[descriptor & 0x03]
+    if len(data) < start + size_bytes:
+        raise ValueError("zstd frame header is truncated")
+    size = int.from_bytes(data[start : start + size_bytes], "little")
+    return size + 256 if size_bytes == 2 else size
+
+
+def zstd_with_size(data: bytes, nbytes: int) -> bytes:
+    """The frame, declaring `nbytes` as its content size when it declared none.
+
+    A streamed frame (no size in its header) makes a decoder grow its output without bound, so
+    the size the array implies is written into the header: the decoder then allocates exactly
+    that and fails if the frame holds more or less. A frame that declares another size is refused.
+    """
+    declared = zstd_content_size(data)
+    if declared is not None:
+        if declared != nbytes:
+            raise ValueError(f"zstd frame holds {declared} bytes, expected {nbytes}")
+        return data
+    descriptor = data[4]
+    fields = 6 + (0, 1, 2, 4)[descriptor & 0x03]  # magic, descriptor, window, dictionary id
+    if len(data) < fields:
+        raise ValueError("zstd frame header is truncated")
+    return data[:4] + bytes([descriptor | 0xC0]) + data[5:fields] + nbytes.to_bytes(8, "little") + data[fields:]
+
+
+BLOSC_HEADER_BYTES = 16
+BLOSC_SHUFFLE, BLOSC_MEMCPYED, BLOSC_BITSHUFFLE, BLOSC_RESERVED = 0x01, 0x02, 0x04, 0x08
+BLOSC_DONT_SPLIT = 0x10
+BLOSC_FORMATS = {"lz4": 1, "zstd": 4}  # the compressor code in the flags' top three bits
+BLOSC_MAX_SPLITS, BLOSC_MIN_SPLIT = 16, 128  # c-blosc splits a block by item byte up to 16-byte items, 128 items a block
+
+
+def check_blosc_header(data: bytes, nbytes: int, codec: CodecSpec, itemsize: int) -> None:
+    """The 16-byte blosc header must describe this chunk with the array's settings.
+
+    blosc trusts its header: it reads past a truncated chunk, and decodes a chunk whose flags name
+    another compressor, shuffle or element size into wrong values without an error. So sizes and
+    flags are checked here, where both readers agree on them (the JS reader mirrors this).
+    """
+    if len(data) < BLOSC_HEADER_BYTES:
+        raise ValueError(f"blosc chunk of {len(data)} bytes is shorter than its 16-byte header")
+    flags, typesize = data[2], data[3]
+    declared, cbytes = int.from_bytes(data[4:8], "little"), int.from_bytes(data[12:16], "little")
+    if declared != nbytes:
+        raise ValueError(f"blosc header says {declared} bytes, expected {nbytes}")
+    if cbytes != len(data):
+        raise ValueError(f"blosc chunk is {len(data)} bytes but its header says {cbytes}: the object is truncated or damaged")
+    if flags & (BLOSC_BITSHUFFLE | BLOSC_RESERVED):
+        raise ValueError(f"blosc flags {flags:#04x} ask for bit shuffle or a reserved feature, which spec 8 does not allow")
+    if flags & BLOSC_MEMCPYED:
+        if cbytes != nbytes + BLOSC_HEADER_BYTES:
+            raise ValueError(f"blosc flags {flags:#04x} say the chunk is stored uncompressed, but it is {cbytes} bytes for {nbytes}")
+        return
+    if flags >> 5 != BLOSC_FORMATS[codec.cname]:
+        raise ValueError(f"blosc flags {flags:#04x} name compressor {flags >> 5}, the array declares {codec.cname}")
+    if bool(flags & BLOSC_SHUFFLE) != (codec.shuffle == "shuffle"):
+        raise ValueError(f"blosc flags {flags:#04x} disagree with the array's shuffle {codec.shuffle!r}")
+    if flags & BLOSC_SHUFFLE and typesize != itemsize:
+        raise ValueError(f"blosc chunk is shuffled with {typesize}-byte items, the array's are {itemsize} bytes")
+    _check_blosc_streams(data, flags, typesize, nbytes)
+
+
+def _check_blosc_streams(data: bytes, flags: int, typesize: int, nbytes: int) -> None:
+    """The compressed streams of every block must fill the chunk exactly.
+
+    After the header come the start of each block and, in each, one length-prefixed stream, or
+    one per byte of an item when the encoder split the block (the flags say when it did not). A
+    flags byte that lies about splitting reads streams at the wrong places, which blosc does not
+    always notice (c-blosc does; the WebAssembly build the JS reader uses does not).
+    """
+    blocksize = int.from_bytes(data[8:12], "little")
+    if blocksize == 0:
+        raise ValueError("blosc header gives a block size of 0")
+    blocks, leftover = -(-nbytes // blocksize), nbytes % blocksize
+    used = BLOSC_HEADER_BYTES + 4 * blocks
+    if used > len(data):
+        raise ValueError(f"blosc chunk of {len(data)} bytes is too short for the starts of its {blocks} blocks")
+    starts = np.frombuffer(data, dtype="<i4", count=blocks, offset=BLOSC_HEADER_BYTES)
+    splittable = not flags & BLOSC_DONT_SPLIT and typesize <= BLOSC_MAX_SPLITS and blocksize // max(typesize, 1) >= BLOSC_MIN_SPLIT
+    for i, start in enumerate(starts.tolist()):
+        streams = typesize if splittable and not (leftover and i == blocks - 1) else 1
+        at = start
+        for _ in range(streams):
+            size = int.from_bytes(data[at : at + 4], "little", signed=True) if 0 <= at <= len(data) - 4 else -1
+            if size <= 0 or at + 4 + size > len(data):
+                raise ValueError(f"blosc block {i} does not hold the compressed streams its flags ({flags:#04x}) describe: the chunk is damaged")
+            at += 4 + size
+            used += 4 + size
+    if used != len(data):
+        raise ValueError(f"blosc blocks take {used} of the chunk's {len(data)} bytes (flags {flags:#04x}): the chunk is damaged")

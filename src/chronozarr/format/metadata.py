@@ -233,13 +233,24 @@ class LevelMirror:
     def from_dict(cls, value: Any) -> "LevelMirror":
         if not isinstance(value, Mapping):
             raise TypeError(f"chronozarr.levels entry must be an object, got {value!r}")
+        where = "chronozarr.levels[]"
         return cls(
-            path=_require(value, "path", str, "chronozarr.levels[]"),
-            resolution=_number(value.get("resolution"), "chronozarr.levels[].resolution"),
-            transform=tuple(float(v) for v in _require(value, "transform", list, "chronozarr.levels[]")),
-            shape=tuple(int(v) for v in _require(value, "shape", list, "chronozarr.levels[]")),  # type: ignore[arg-type]
-            grid=tuple(int(v) for v in _require(value, "grid", list, "chronozarr.levels[]")),  # type: ignore[arg-type]
+            path=_require(value, "path", str, where),
+            resolution=_number(value.get("resolution"), f"{where}.resolution"),
+            transform=tuple(_number(v, f"{where}.transform") for v in _require(value, "transform", list, where)),
+            shape=_extents(_require(value, "shape", list, where), f"{where}.shape"),  # type: ignore[arg-type]
+            grid=_extents(_require(value, "grid", list, where), f"{where}.grid"),  # type: ignore[arg-type]
         )
+
+
+def _extents(values: list[Any], where: str) -> tuple[int, ...]:
+    """Sizes along axes: whole numbers from 0 to 2^53 (the largest every JSON reader holds exactly)."""
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v) or not 0 <= v <= 2**53:
+            raise ValueError(f"{where}: expected whole numbers from 0 to 2^53, got {v!r}")
+        out.append(int(v))
+    return tuple(out)
 
 
 def check_spec_version(version: Any) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -38,12 +40,58 @@ def reference_is_valid(t: int, anchor: int, anchors: Iterable[int], anchor_inter
     return anchor in set(anchors) and 0 < abs(t - anchor) < anchor_interval
 
 
+def schedule_problems(
+    n_time: int, anchor_interval: int | None, anchors: Iterable[int], references: Mapping[int, Any]
+) -> Iterator[tuple[str, str, str]]:
+    """(spec section, field of chronozarr.temporal, what is wrong) for each way a star-delta
+    schedule breaks spec 4.1 or 4.2; the reader refuses such a store and the validator lists them."""
+    if not isinstance(anchor_interval, int) or isinstance(anchor_interval, bool) or anchor_interval < 1:
+        yield "4.1", "anchor_interval", f"must be an integer >= 1, got {anchor_interval!r}"
+        return
+    expected = anchor_indices(n_time, anchor_interval)
+    listed = list(anchors)
+    if listed != expected:
+        yield "4.2", "anchor_indices", f"is {short_repr(listed)}, expected {short_repr(expected)} for anchor_interval {anchor_interval} and {n_time} timesteps"
+    anchor_set = set(expected)
+    for t, a in sorted(references.items()):
+        field = f"delta_reference[{str(t)!r}]"
+        if t in anchor_set:
+            yield "4.1", field, f"timestep {t} is an anchor and must not be referenced"
+        elif not isinstance(a, int) or isinstance(a, bool):
+            yield "4.1", field, f"value {a!r} is not an integer anchor index"
+        elif a not in anchor_set:
+            yield "4.2", field, f"references {a}, which is not an anchor (anchors {short_repr(expected)})"
+        elif not reference_is_valid(t, a, anchor_set, anchor_interval):
+            yield "4.2", field, f"references anchor {a} at distance {abs(t - a)}; it must be 0 < d < anchor_interval ({anchor_interval})"
+    missing = [t for t in range(n_time) if t not in anchor_set and t not in references]
+    if missing:
+        yield "4.1", "delta_reference", f"gives non-anchor timesteps {short_repr(missing)} no reference"
+
+
+def short_repr(value: Any, limit: int = 120) -> str:
+    """repr(value), cut to `limit` characters for a message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def references_to_json(references: Mapping[int, int]) -> dict[str, int]:
     return {str(t): int(a) for t, a in sorted(references.items())}
 
 
-def references_from_json(mapping: Mapping[str, int]) -> dict[int, int]:
-    return {int(t): int(a) for t, a in mapping.items()}
+def references_from_json(mapping: Mapping[str, Any]) -> dict[int, int]:
+    """delta_reference with int keys; ValueError or TypeError naming an entry that is not
+    '<timestep>': <anchor index>."""
+    out = {}
+    for t, a in mapping.items():
+        if not isinstance(t, str) or not _DECIMAL.fullmatch(t):
+            raise ValueError(f"chronozarr.temporal.delta_reference key {t!r} is not a timestep index in decimal")
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise TypeError(f"chronozarr.temporal.delta_reference[{t!r}] must be an anchor index, got {a!r}")
+        out[int(t)] = a
+    return out
+
+
+_DECIMAL = re.compile(r"0|[1-9]\d*")
 
 
 def residual(source: np.ndarray, anchor: np.ndarray) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -34,5 +35,29 @@ def iso_list(millis: Sequence[int] | np.ndarray) -> list[str]:
 
 
 def from_iso(values: Sequence[str]) -> np.ndarray:
-    """ISO strings (with or without the trailing Z) as datetime64[ms]."""
-    return np.array([np.datetime64(v.rstrip("Z").replace("+00:00", ""), "ms") for v in values])
+    """ISO strings (with or without the trailing Z) as datetime64[ms]; ValueError naming the first
+    that is not a timestamp with a four-digit year (numpy reads longer years, wrapping silently)."""
+    out = np.empty(len(values), dtype="datetime64[ms]")
+    for i, text in enumerate(values):
+        try:
+            if not _YEAR.match(text):
+                raise ValueError("the year must have four digits")
+            out[i] = np.datetime64(text.rstrip("Z").replace("+00:00", ""), "ms")
+        except (ValueError, OverflowError) as exc:
+            raise ValueError(f"[{i}] {text!r} is not an ISO-8601 timestamp ({exc})") from None
+    return out
+
+
+def as_nanoseconds(times: np.ndarray) -> np.ndarray:
+    """Timestamps as datetime64[ns], the unit xarray and pandas index by; ValueError naming the
+    first one outside the years 1678-2262 that the unit holds."""
+    ms = np.asarray(times).astype("datetime64[ms]").astype(np.int64)
+    outside = np.flatnonzero((ms < _NS_LIMITS[0]) | (ms > _NS_LIMITS[1]))
+    if outside.size:
+        i = int(outside[0])
+        raise ValueError(f"[{i}] {iso(int(ms[i]))} is outside the years 1678-2262 that datetime64[ns] holds")
+    return (ms * 1_000_000).astype("datetime64[ns]")
+
+
+_YEAR = re.compile(r"\d{4}-")
+_NS_LIMITS = (-((2**63 - 1) // 10**6), (2**63 - 1) // 10**6)  # milliseconds datetime64[ns] can hold

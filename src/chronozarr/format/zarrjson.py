@@ -1,7 +1,8 @@
-"""Zarr v3 node documents (`zarr.json`) for every object of a store (spec 2, 3, 7)."""
+"""Zarr v3 node documents (`zarr.json`) for every object of a store (spec 2, 3, 7), written and read."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -10,6 +11,27 @@ import numpy as np
 from .codecs import CodecSpec, bytes_codec
 
 INDEX_CODECS = [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]
+# A chronozarr document nests about ten deep (root, consolidated copy, sharding codec, ...); one
+# nested far deeper is built to exhaust a parser's stack or a reader's recursion, not to be read.
+MAX_JSON_DEPTH = 64
+
+
+def parse_json(raw: bytes) -> Any:
+    """A zarr.json document; ValueError for bytes that are not JSON or nest deeper than MAX_JSON_DEPTH."""
+    try:
+        doc = json.loads(raw)
+    except RecursionError:
+        raise ValueError(f"is not a usable JSON document: it is nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"is not valid JSON ({exc})") from None
+    stack = [(doc, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise ValueError(f"is not a usable JSON document: it is nested deeper than {MAX_JSON_DEPTH} levels")
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return doc
 
 
 def json_fill(fill: float | int | str, dtype: np.dtype | str) -> Any:

@@ -8,19 +8,18 @@ pass its crc32c and keep every chunk inside the shard.
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import google_crc32c
 import numpy as np
 
 from ..errors import StoreError
 from ..format.codecs import CodecSpec
+from ..format.shard_index import data_span, index_nbytes, parse_index
 
 READ_DTYPES = ("uint8", "uint16", "int16", "float32", "int64", "float64", "int32")
-EMPTY = 2**64 - 1
+MAX_ARRAY_BYTES = 2**63 - 1  # numpy's largest array, and a 64-bit address space
 
 
 @dataclass(frozen=True)
@@ -49,7 +48,7 @@ class ArrayInfo:
 
     @property
     def index_nbytes(self) -> int:
-        return 16 * self.chunks_per_shard + 4
+        return index_nbytes(self.chunks_per_shard)
 
     @property
     def chunk_nbytes(self) -> int:
@@ -62,7 +61,7 @@ def parse_array(key: str, doc: Any) -> ArrayInfo:
         return _parse_array(key, doc)
     except StoreError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as exc:
         raise StoreError(f"{key}/zarr.json is not a valid Zarr v3 array document ({type(exc).__name__}: {exc})") from None
 
 
@@ -113,7 +112,14 @@ def _parse_array(key: str, doc: Any) -> ArrayInfo:
     item = max(dtype.itemsize, 1)
     if math.prod(chunk_shape) * item > 2**31:
         raise StoreError(f"{key}: a chunk of shape {list(chunk_shape)} would exceed 2 GiB")
+    if math.prod(shape) * item > MAX_ARRAY_BYTES:
+        raise StoreError(
+            f"{key}: shape {list(shape)} holds {math.prod(shape) * item} bytes, more than a reader can address "
+            "(2^63): it cannot be read; the array document is damaged"
+        )
     dims = doc.get("dimension_names")
+    if dims is not None and (not isinstance(dims, list) or not all(d is None or isinstance(d, str) for d in dims)):
+        raise StoreError(f"{key}: dimension_names must be a list of names (or nulls), got {dims!r}")
     return ArrayInfo(
         key=key,
         shape=shape,
@@ -190,70 +196,18 @@ def _nonneg_int(value: Any, where: str) -> int:
 def decode_chunk(info: ArrayInfo, data: bytes, where: str) -> np.ndarray:
     """Decode one stored chunk to its chunk shape, never allocating more than the shape holds."""
     expected = info.chunk_nbytes
-    try:
-        raw = _decompress(info.codec, data, expected, info.dtype)
-    except StoreError:
-        raise
-    except Exception as exc:  # codec libraries raise their own types for corrupt input
-        raise StoreError(f"{where}: chunk does not decode ({type(exc).__name__}: {exc})") from None
+    if info.codec is None:
+        raw: bytes | memoryview = data
+    else:
+        try:
+            raw = info.codec.decode(data, expected, info.dtype)
+        except ValueError as exc:
+            raise StoreError(f"{where}: {exc}") from None
+        except Exception as exc:  # codec libraries raise their own types for corrupt input
+            raise StoreError(f"{where}: chunk does not decode ({type(exc).__name__}: {exc})") from None
     if len(raw) != expected:
         raise StoreError(f"{where}: chunk decodes to {len(raw)} bytes, expected {expected} for shape {list(info.chunk_shape)}")
     return np.frombuffer(raw, dtype=info.dtype.newbyteorder("<")).reshape(info.chunk_shape)
-
-
-def _decompress(codec: CodecSpec | None, data: bytes, expected: int, dtype: np.dtype) -> bytes | memoryview:
-    if codec is None:
-        return data
-    if codec.name == "gzip":
-        inflater = zlib.decompressobj(wbits=47)
-        out = inflater.decompress(data, expected + 1)
-        if len(out) > expected:
-            raise StoreError(f"chunk inflates to more than {expected} bytes")
-        return out
-    if codec.name == "blosc":
-        _check_blosc_header(data, expected)
-    elif codec.name == "zstd":
-        declared = _zstd_content_size(data)
-        if declared is None:  # a streamed frame: numcodecs decodes it into a buffer of its own
-            return bytes(codec.compressor(dtype).decode(data))
-        if declared != expected:
-            raise StoreError(f"zstd frame holds {declared} bytes, expected {expected}")
-    out = np.empty(expected, dtype=np.uint8)
-    codec.compressor(dtype).decode(data, out=out)
-    return out.data
-
-
-def _zstd_content_size(data: bytes) -> int | None:
-    """The content size a zstd frame header declares, None when the frame does not say.
-
-    numcodecs decodes a frame into a larger buffer without complaint and ignores the buffer for
-    a frame without a size, so the size is checked here before decoding (RFC 8878, 3.1.1.1).
-    """
-    if len(data) < 5 or data[:4] != b"\x28\xb5\x2f\xfd":
-        raise StoreError("chunk is not a zstd frame (bad magic number)")
-    descriptor = data[4]
-    single_segment = bool(descriptor & 0x20)
-    size_bytes = (1 if single_segment else 0, 2, 4, 8)[descriptor >> 6]
-    if size_bytes == 0:
-        return None
-    start = 5 + (0 if single_segment else 1) + (0, 1, 2, 4)[descriptor & 0x03]
-    if len(data) < start + size_bytes:
-        raise StoreError("zstd frame header is truncated")
-    size = int.from_bytes(data[start : start + size_bytes], "little")
-    return size + 256 if size_bytes == 2 else size
-
-
-def _check_blosc_header(data: bytes, expected: int) -> None:
-    """Sizes from the 16-byte blosc header must match: blosc decompresses a truncated chunk
-    without complaint, reading past the bytes it was given, so the check is ours."""
-    if len(data) < 16:
-        raise StoreError(f"blosc chunk of {len(data)} bytes is shorter than its 16-byte header")
-    nbytes = int.from_bytes(data[4:8], "little")
-    if nbytes != expected:
-        raise StoreError(f"blosc header says {nbytes} bytes, expected {expected}")
-    cbytes = int.from_bytes(data[12:16], "little")
-    if cbytes != len(data):
-        raise StoreError(f"blosc chunk is {len(data)} bytes but its header says {cbytes}: the object is truncated or damaged")
 
 
 def fill_chunk(info: ArrayInfo) -> np.ndarray:
@@ -262,26 +216,12 @@ def fill_chunk(info: ArrayInfo) -> np.ndarray:
 
 
 def parse_shard_index(info: ArrayInfo, raw: bytes, shard_length: int | None, where: str) -> np.ndarray:
-    """(chunks_per_shard, 2) offsets and lengths after checking crc32c and bounds (spec 7.2)."""
-    n = info.chunks_per_shard
-    if len(raw) != info.index_nbytes:
-        raise StoreError(f"{where}: shard index is {len(raw)} bytes, expected {info.index_nbytes}")
-    body, checksum = raw[:-4], int.from_bytes(raw[-4:], "little")
-    if int(google_crc32c.value(body)) != checksum:
-        raise StoreError(
-            f"{where}: shard index checksum mismatch (a corrupt shard, or a shard length from an outdated "
-            "root zarr.json: reopen the store)"
-        )
-    index = np.frombuffer(body, dtype="<u8").reshape(n, 2)
-    if shard_length is not None:
-        data_start = 0 if info.index_at_end else info.index_nbytes
-        data_end = shard_length - info.index_nbytes if info.index_at_end else shard_length
-        present = ~((index[:, 0] == EMPTY) & (index[:, 1] == EMPTY))
-        offsets = index[present, 0].astype(object)
-        lengths = index[present, 1].astype(object)
-        if any(o < data_start or o + l > data_end for o, l in zip(offsets, lengths)):
-            raise StoreError(f"{where}: shard index points outside the shard's data")
-    return index
+    """(chunks_per_shard, 2) offsets and lengths after the checks of spec 7.2 (format.shard_index)."""
+    span = data_span(info.chunks_per_shard, info.index_at_end, shard_length)
+    try:
+        return parse_index(raw, info.chunks_per_shard, span)
+    except ValueError as exc:
+        raise StoreError(f"{where}: {exc}; the shard is damaged: re-encode or re-upload it") from None
 
 
 def decode_strings(info: ArrayInfo, data: bytes, where: str) -> np.ndarray:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import StoreError
-from .arrays import EMPTY, ArrayInfo, decode_chunk, parse_shard_index
+from ..format.shard_index import EMPTY
+from .arrays import ArrayInfo, decode_chunk, parse_shard_index
 from .cache import ByteLRU
 from .sources import ObjectSource
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +11,9 @@ import numpy as np
 from ..errors import StoreError
 from ..format.geometry import Transform
 from ..format.metadata import DTYPES, Band, LevelMirror, Temporal, check_spec_version
+from ..format.temporal import STAR_DELTA, schedule_problems
 from ..format.times import from_iso
+from ..format.zarrjson import parse_json
 from .arrays import ArrayInfo, decode_chunk, parse_array
 from .sources import ObjectSource
 
@@ -88,9 +89,9 @@ def read_json(source: ObjectSource, key: str) -> Any | None:
     if raw is None:
         return None
     try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StoreError(f"{source.describe(key)} is not valid JSON ({exc})") from None
+        return parse_json(raw)
+    except ValueError as exc:
+        raise StoreError(f"{source.describe(key)} {exc}") from None
 
 
 def load(source: ObjectSource) -> StoreMetadata:
@@ -111,7 +112,7 @@ def load(source: ObjectSource) -> StoreMetadata:
         return _load(source, root, block, before)
     except StoreError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as exc:
         raise StoreError(f"{source.describe('zarr.json')}: malformed chronozarr metadata ({type(exc).__name__}: {exc})") from None
 
 
@@ -127,8 +128,8 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
     paths = [m.path for m in mirrors] if mirrors else [str(d["path"]) for d in root["attributes"]["multiscales"][0]["datasets"]]
     if not paths:
         raise StoreError("the store lists no levels")
-    mask_variable = block.get("mask_variable")
-    coverage_variable = block.get("coverage_variable")
+    mask_variable = _plane_name(block, "mask_variable")
+    coverage_variable = _plane_name(block, "coverage_variable")
 
     def node(key: str) -> Any:
         doc = consolidated.get(key) if consolidated is not None else None
@@ -156,7 +157,7 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
         coverage = parse_array(f"{path}/{coverage_variable}", node(f"{path}/{coverage_variable}")) if coverage_variable else None
         _check_chunking(data, mask, coverage, levels[0].data if levels else data)
         levels.append(Level(i, path, resolution, transform, data, mask, coverage))  # type: ignore[arg-type]
-    if temporal.encoding == "star-delta" and levels[0].data.dtype.name not in ("uint8", "uint16"):
+    if temporal.encoding == STAR_DELTA and levels[0].data.dtype.name not in ("uint8", "uint16"):
         raise StoreError(f"star-delta store with data_type {levels[0].data.dtype}: star-delta is uint8/uint16 only")
     times_iso = block.get("times")
     times = _times_mirror(times_iso) if isinstance(times_iso, list) else _time_array(source, node, paths[0])
@@ -169,9 +170,9 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
         raise StoreError(f"chronozarr.bands must be a list of band objects or names, got {raw_bands!r}")
     bands = tuple(Band.from_dict(b) for b in raw_bands)
     n_time, n_band = levels[0].shape[:2]
-    _check_references(temporal, n_time)
-    if len(times) != n_time:
+    if len(times) != n_time:  # first: the schedule is checked timestep by timestep
         raise StoreError(f"chronozarr.times lists {len(times)} timesteps but the data array has {n_time}")
+    _check_schedule(temporal, n_time)
     if len(bands) != n_band:
         raise StoreError(f"chronozarr.bands lists {len(bands)} bands but the data array has {n_band}")
     return StoreMetadata(
@@ -230,7 +231,7 @@ def _times_mirror(values: list[Any]) -> np.ndarray:
     try:
         return from_iso(values)
     except ValueError as exc:
-        raise StoreError(f"chronozarr.times holds a value that is not an ISO-8601 timestamp ({exc})") from None
+        raise StoreError(f"chronozarr.times holds a value that is not an ISO-8601 timestamp: chronozarr.times{exc}") from None
 
 
 def _nodata(value: Any) -> float | int | None:
@@ -254,20 +255,31 @@ def _shard_bytes(value: Any) -> Mapping[str, Mapping[str, int]]:
     return value
 
 
-def _check_references(temporal: Temporal, n_time: int) -> None:
-    """Every non-anchor timestep must decode through a recorded anchor (spec 4.2)."""
-    if temporal.encoding != "star-delta":
+def _check_schedule(temporal: Temporal, n_time: int) -> None:
+    """Anchors on the schedule and every reference to an anchor nearer than anchor_interval (spec
+    4.2): a timestep read through anything else would hand back its residuals as values."""
+    if temporal.encoding != STAR_DELTA:
         return
-    anchors = set(temporal.anchor_indices)
-    for t in range(n_time):
-        if t in anchors:
-            continue
-        anchor = temporal.delta_reference.get(t)
-        if anchor is None or anchor not in anchors:
+    references = {t: a for t, a in temporal.delta_reference.items() if t < n_time}
+    for section, field, message in schedule_problems(n_time, temporal.anchor_interval, temporal.anchor_indices, references):
+        if section == "4.2" or field == "delta_reference":
             raise StoreError(
-                f"chronozarr.temporal: timestep {t} is not an anchor and delta_reference gives it "
-                f"{'no anchor' if anchor is None else f'{anchor}, which is not an anchor'} (spec 4.2)"
+                f"chronozarr.temporal.{field} {message} (spec {section}): the store cannot be decoded; "
+                "re-encode it, or restore the temporal block its writer wrote"
             )
+
+
+def _plane_name(block: Mapping[str, Any], field: str) -> str | None:
+    """mask_variable or coverage_variable: absent, or the name of an array of every level (spec 2.4, 2.5)."""
+    value = block.get(field)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value or "/" in value:
+        raise StoreError(
+            f"chronozarr.{field} must be the name of an array (\"{field.split('_')[0]}\"), got {value!r}: "
+            "a store without one omits the field"
+        )
+    return value
 
 
 def _consolidated(root: Mapping[str, Any]) -> Mapping[str, Any] | None:

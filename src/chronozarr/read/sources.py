@@ -1,22 +1,20 @@
-"""Where a store's objects come from: a directory or an HTTP(S) base URL.
+"""Where a store's objects come from: a directory, or an HTTP(S) base URL (http_source).
 
 Both answer the same four questions (whole object, byte range, last bytes, size) and return None
-for a key that is not there, which readers decode as fill. The HTTP rules follow static hosting
-as it is: 404 and 410 are missing, 403 is an error unless told otherwise, a range must come back
-206 with the Content-Range asked for, a 200 to a range is cut locally, 5xx and timeouts are
-retried, and a signed URL's query goes with every request.
+for a key that is not there, which readers decode as fill. In a directory only regular files are
+objects; the rules of HTTP hosting are in http_source.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable
 from typing import BinaryIO, Protocol
-from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..buckets import is_bucket_url
 from ..errors import StoreError
@@ -89,21 +87,44 @@ class LocalSource:
         return self.root / key
 
     def _read(self, key: str, kind: str, read: Callable[[BinaryIO, int], bytes]) -> bytes | None:
-        """Open the key's file and read from it; None (counted) when it is not there."""
+        """Open the key's file and read from it; None (counted) when it is not there.
+
+        Only a regular file is an object. The file is opened without blocking and checked before
+        a byte is read: a FIFO would block the read forever and a device such as /dev/zero (or a
+        link to one) would feed it without end.
+        """
         try:
-            handle = open(self._path(key), "rb")
+            fd = os.open(self._path(key), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             self.stats.count("missing")
             return None
-        with handle:
-            data = read(handle, os.fstat(handle.fileno()).st_size)
+        except OSError as exc:
+            if exc.errno == errno.ENXIO:  # a socket, or a FIFO on some systems: nothing to open
+                self._refuse_special(key, stat.S_IFSOCK)
+            raise StoreError(f"{self.describe(key)} cannot be read ({exc.strerror or exc}): check its permissions") from None
+        with open(fd, "rb", closefd=True) as handle:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                self.stats.count("missing")
+                return None
+            self._refuse_special(key, info.st_mode)
+            if hasattr(os, "set_blocking"):
+                os.set_blocking(fd, True)
+            data = read(handle, info.st_size)
         self.stats.count(kind, len(data))
         return data
 
+    def _refuse_special(self, key: str, mode: int) -> None:
+        if not stat.S_ISREG(mode):
+            raise StoreError(
+                f"{self.describe(key)} is not a regular file (a FIFO, socket or device, or a link to one): "
+                "store objects must be regular files; replace it with the object's bytes"
+            )
+
     def get(self, key: str) -> bytes | None:
         def whole(f: BinaryIO, size: int) -> bytes:
-            _check_size(size, self.max_object_bytes, self.describe(key))
-            return f.read()
+            check_object_size(size, self.max_object_bytes, self.describe(key))
+            return f.read(size)
 
         return self._read(key, "get", whole)
 
@@ -127,205 +148,22 @@ class LocalSource:
 
     def size(self, key: str) -> int | None:
         try:
-            size = self._path(key).stat().st_size
+            info = self._path(key).stat()
         except (FileNotFoundError, NotADirectoryError):
             self.stats.count("missing")
             return None
+        if stat.S_ISDIR(info.st_mode):
+            self.stats.count("missing")
+            return None
+        self._refuse_special(key, info.st_mode)
         self.stats.count("head")
-        return size
+        return info.st_size
 
 
-def _check_size(size: int, limit: int, where: str) -> None:
+def check_object_size(size: int, limit: int, where: str) -> None:
+    """No object is read past the limit on one object, whatever it or its server claims."""
     if size > limit:
         raise StoreError(f"{where} is {size} bytes, more than the {limit}-byte limit on one object")
-
-
-class HttpSource:
-    """A store published over HTTP(S); thread-safe, pooled connections."""
-
-    def __init__(
-        self,
-        url: str,
-        *,
-        timeout: float = 30.0,
-        retries: int = 3,
-        backoff: float = 0.25,
-        forbidden_is_not_found: bool = False,
-        max_object_bytes: int = DEFAULT_MAX_OBJECT_BYTES,
-        concurrency: int = 16,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        import urllib3
-
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https"):
-            raise StoreError(f"not an HTTP(S) URL: {url!r}")
-        self._base = urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
-        self._query = parts.query
-        self.timeout = timeout
-        self.retries = retries
-        self.backoff = backoff
-        self.forbidden_is_not_found = forbidden_is_not_found
-        self.max_object_bytes = max_object_bytes
-        self.headers = dict(headers or {})
-        self.stats = RequestStats()
-        self._pool = urllib3.PoolManager(maxsize=max(concurrency, 1), block=False, retries=False)
-
-    def describe(self, key: str) -> str:
-        url = f"{self._base}/{quote(key)}"
-        return f"{url}?{self._query}" if self._query else url
-
-    def _request(self, method: str, key: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes] | None:
-        """One request with bounded retries on 5xx and network errors; None for a missing key."""
-        import urllib3
-
-        url = self.describe(key)
-        attempt = 0
-        while True:
-            try:
-                response = self._pool.request(
-                    method,
-                    url,
-                    headers={**self.headers, **headers},
-                    timeout=urllib3.Timeout(total=self.timeout),
-                    preload_content=False,
-                    redirect=True,
-                )
-            except urllib3.exceptions.HTTPError as exc:
-                status, reason = None, f"request failed ({type(exc).__name__}: {exc})"
-            else:
-                status = response.status
-                if status in (404, 410) or (status == 403 and self.forbidden_is_not_found):
-                    response.drain_conn()
-                    response.release_conn()
-                    self.stats.count("missing")
-                    return None
-                if status == 403:
-                    response.drain_conn()
-                    response.release_conn()
-                    raise FetchError(
-                        url, status, "access forbidden; the host refuses this key (a private bucket, or one that "
-                        "answers 403 for absent keys: pass forbidden_is_not_found=True for that)"
-                    )
-                if status < 500:
-                    return status, {k.lower(): v for k, v in response.headers.items()}, self._body(response, url)
-                response.drain_conn()
-                response.release_conn()
-                reason = "server error"
-            if attempt >= self.retries:
-                raise FetchError(url, status, f"{reason}, gave up after {attempt + 1} attempts")
-            attempt += 1
-            self.stats.count("retries")
-            time.sleep(self.backoff * 2 ** (attempt - 1))
-
-    def _body(self, response, url: str) -> bytes:  # type: ignore[no-untyped-def]
-        length = response.headers.get("Content-Length")
-        if length is not None and length.isdigit():
-            _check_size(int(length), self.max_object_bytes, url)
-        chunks, total = [], 0
-        try:
-            for piece in response.stream(1 << 20, decode_content=False):
-                total += len(piece)
-                _check_size(total, self.max_object_bytes, url)
-                chunks.append(piece)
-        finally:
-            response.release_conn()
-        return b"".join(chunks)
-
-    def get(self, key: str) -> bytes | None:
-        answer = self._request("GET", key, {})
-        if answer is None:
-            return None
-        status, headers, body = answer
-        self._refuse_transformed(status, headers, key)
-        if status != 200:
-            raise FetchError(self.describe(key), status, "unexpected status for a GET")
-        self.stats.count("get", len(body))
-        return body
-
-    def get_range(self, key: str, start: int, length: int) -> bytes | None:
-        end = start + length - 1
-        return self._ranged(
-            key, f"bytes={start}-{end}", "range",
-            cut=lambda whole: whole[start : end + 1] if len(whole) > end else None,
-            expected=lambda total: f"bytes {start}-{end}/",
-        )
-
-    def get_suffix(self, key: str, length: int) -> bytes | None:
-        return self._ranged(
-            key, f"bytes=-{length}", "suffix",
-            cut=lambda whole: whole[-length:] if len(whole) >= length else None,
-            expected=lambda total: f"bytes {total - length}-{total - 1}/" if total is not None else "bytes ?",
-        )
-
-    def _ranged(
-        self,
-        key: str,
-        spec: str,
-        kind: str,
-        cut: Callable[[bytes], bytes | None],
-        expected: Callable[[int | None], str],
-    ) -> bytes | None:
-        """A range request: a 206 must carry the Content-Range asked for; a 200 is cut locally."""
-        answer = self._request("GET", key, {"Range": spec})
-        if answer is None:
-            return None
-        status, headers, body = answer
-        self._refuse_transformed(status, headers, key)
-        if status == 200:
-            self.stats.count("range_answered_whole")
-            part = cut(body)
-            if part is None:
-                raise FetchError(self.describe(key), status, f"object of {len(body)} bytes is shorter than the range {spec}")
-            self.stats.count(kind, len(body))
-            return part
-        total = _content_range_total(headers.get("content-range", ""))
-        self._check_partial(status, headers, body, key, expected(total))
-        self.stats.count(kind, len(body))
-        return body
-
-    def size(self, key: str) -> int | None:
-        answer = self._request("HEAD", key, {})
-        if answer is None:
-            return None
-        status, headers, _ = answer
-        length = headers.get("content-length")
-        if status != 200 or length is None or not length.isdigit():
-            raise FetchError(self.describe(key), status, "HEAD gave no Content-Length")
-        self.stats.count("head")
-        return int(length)
-
-    def _check_partial(self, status: int, headers: dict[str, str], body: bytes, key: str, expected_prefix: str) -> None:
-        url = self.describe(key)
-        if status == 416:
-            raise FetchError(url, status, "byte range outside the object (the store's metadata does not match it)")
-        if status != 206:
-            raise FetchError(url, status, "unexpected status for a range request")
-        content_range = headers.get("content-range", "")
-        if not content_range.startswith(expected_prefix):
-            raise FetchError(
-                url, status, f"the server answered Content-Range {content_range!r} to a request for {expected_prefix}..."
-            )
-        first, last = (int(v) for v in content_range.split(" ")[1].split("/")[0].split("-"))
-        if len(body) != last - first + 1:
-            raise FetchError(url, status, f"the body has {len(body)} bytes but Content-Range says {last - first + 1}")
-
-    def _refuse_transformed(self, status: int, headers: dict[str, str], key: str) -> None:
-        encoding = headers.get("content-encoding", "identity").lower()
-        if encoding not in ("identity", ""):
-            raise FetchError(
-                self.describe(key), status,
-                f"the server sent Content-Encoding {encoding}; chunks and shards must be served as stored "
-                "(spec 9), so byte offsets would not match",
-            )
-
-
-def _content_range_total(value: str) -> int | None:
-    try:
-        total = value.split("/")[1]
-    except IndexError:
-        return None
-    return int(total) if total.isdigit() else None
 
 
 def is_remote(location: object) -> bool:
@@ -338,6 +176,8 @@ def open_source(location: str | os.PathLike[str], **options: object) -> ObjectSo
     """LocalSource for a path, HttpSource for an http(s) URL, BucketSource for s3://, gs://, az://."""
     text = os.fspath(location)
     if text.startswith(("http://", "https://")):
+        from .http_source import HttpSource
+
         return HttpSource(text, **options)  # type: ignore[arg-type]
     if is_bucket_url(text):
         from .bucket_source import BucketSource

@@ -15,6 +15,7 @@ from ..errors import StoreError
 from ..format.geometry import Transform
 from ..format.metadata import Band
 from ..format.temporal import STAR_DELTA, reconstruct
+from ..format.times import as_nanoseconds
 from .arrays import ArrayInfo, fill_chunk
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
@@ -211,21 +212,28 @@ class ChronoStore:
         """A level in memory as a (time, band, y, x) DataArray with coordinates."""
         level = self._level(lod)
         steps = self._times(times)
+        coords = self.coords(lod, steps)  # before the read: a time axis xarray cannot hold fails fast
         values = self._gather(level, level.data, steps, slice(0, level.height), slice(0, level.width))
         if physical:
             mask = None
             if level.mask is not None:
                 mask = self._gather(level, level.mask, steps, slice(0, level.height), slice(0, level.width))
             values = self.physical(values, self.validity(values, mask), band_axis=1)
-        return xr.DataArray(values, dims=("time", "band", "y", "x"), coords=self.coords(lod, steps), attrs=self._xr_attrs(level))
+        return xr.DataArray(values, dims=("time", "band", "y", "x"), coords=coords, attrs=self._xr_attrs(level))
 
     def coords(self, lod: int, steps: Sequence[int] | None = None) -> dict[str, Any]:
         """time, band, y and x coordinate values of a level."""
         level = self._level(lod)
         a, _, c, _, e, f = level.transform
         times = self.meta.times if steps is None else self.meta.times[list(steps)]
+        try:
+            nanoseconds = as_nanoseconds(times)
+        except ValueError as exc:
+            raise StoreError(
+                f"chronozarr.times{exc}, so the store has no xarray time axis; read such timesteps with read(t)"
+            ) from None
         return {
-            "time": times.astype("datetime64[ns]"),
+            "time": nanoseconds,
             "band": self.band_names,
             "y": f + (np.arange(level.height) + 0.5) * e,
             "x": c + (np.arange(level.width) + 0.5) * a,
@@ -303,7 +311,7 @@ class ChronoStore:
         star-delta timesteps of the data array through their recorded anchor."""
         banded = len(info.shape) == 4
         lead = (info.shape[1],) if banded else ()
-        out = np.empty((len(steps), *lead, rows.stop - rows.start, cols.stop - cols.start), dtype=info.dtype)
+        out = _allocate((len(steps), *lead, rows.stop - rows.start, cols.stop - cols.start), info)
         cs = level.chunk_size
         cells = [
             (r, c)
@@ -361,8 +369,24 @@ class ChronoStore:
         return out
 
 
+def _allocate(shape: tuple[int, ...], info: ArrayInfo) -> np.ndarray:
+    """The output of a read; our error, naming the array, when it cannot be allocated."""
+    try:
+        return np.empty(shape, dtype=info.dtype)
+    except (MemoryError, ValueError):
+        nbytes = int(np.prod(shape, dtype=object)) * info.dtype.itemsize
+        raise StoreError(
+            f"{info.key}: a read of shape {list(shape)} needs {nbytes} bytes, which cannot be allocated; "
+            "read a window, fewer timesteps or a coarser level"
+        ) from None
+
+
 def open_store(location: str | os.PathLike[str], **options: Any) -> ChronoStore:
     """Open a store from a directory, an HTTP(S) URL or an s3://, gs://, az:// URL (options:
-    concurrency, cache_bytes, max_object_bytes; for HTTP timeout, retries, forbidden_is_not_found,
-    headers; for object stores endpoint, region, anonymous, config)."""
+    concurrency, cache_bytes, max_object_bytes; for HTTP timeout, retries, backoff,
+    forbidden_is_not_found, headers; for object stores endpoint, region, anonymous, config).
+
+    Over HTTP `timeout` (10 s) bounds every wait of a request: connecting, the first byte of the
+    answer and each pause in its body; a failed attempt is retried `retries` (3) times, so a
+    server that never answers fails a read after about 42 s. See docs/reliability.md."""
     return ChronoStore(location, **options)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
+import stat
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..format.caching import IMMUTABLE_CACHE_CONTROL, SHORT_LIVED, chronozarr_block, object_class
+from ..format.zarrjson import parse_json
 
 if TYPE_CHECKING:
     from .options import ServeOptions
@@ -18,6 +19,7 @@ MUTABLE_CACHE = "public, max-age=60"
 ASSET_CACHE = "no-cache"
 # An error must not outlive an append: the key that is absent today may be written tomorrow.
 ERROR_CACHE = "no-store"
+MAX_DOCUMENT_BYTES = 256 * 2**20  # a zarr.json read to class objects; larger ones class nothing
 
 
 class _JsonFiles:
@@ -32,6 +34,8 @@ class _JsonFiles:
             st = os.stat(path)
         except OSError:
             return None
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_DOCUMENT_BYTES:
+            return None  # a FIFO would block the request thread, a device would never end
         version = (st.st_mtime_ns, st.st_size)
         with self._lock:
             held = self._docs.get(path)
@@ -39,7 +43,7 @@ class _JsonFiles:
             return held[1]
         try:
             with open(path, "rb") as f:
-                doc = json.loads(f.read())
+                doc = parse_json(f.read(MAX_DOCUMENT_BYTES))
         except (OSError, ValueError):
             doc = None
         with self._lock:

@@ -13,9 +13,10 @@ from .options import ServeOptions
 from .server import StoreServer
 
 
-def serve_forever(root: str | os.PathLike[str], host: str = "127.0.0.1", port: int = 8000, **switches: Any) -> None:
-    """Serve `root` until Ctrl-C, printing its URL (the `chronozarr serve` command)."""
-    server = StoreServer(root, host, port, verbose=True, **switches)
+def serve_forever(root: str | os.PathLike[str], host: str = "127.0.0.1", port: int = 8000, log: bool = False, **switches: Any) -> None:
+    """Serve `root` until Ctrl-C, printing its URL (the `chronozarr serve` command); with `log`,
+    one line per request on stderr, dropped rather than waited for when stderr is not read."""
+    server = StoreServer(root, host, port, log=sys.stderr if log else None, **switches)
     print(f"Serving {server.root} at {server.url}/ (Ctrl-C to stop)", file=sys.stderr, flush=True)
     for store in _stores_near(server.root):
         print(f"  store: {server.url}/{store}", file=sys.stderr, flush=True)
@@ -25,13 +26,13 @@ def serve_forever(root: str | os.PathLike[str], host: str = "127.0.0.1", port: i
         pass
 
 
-def serve_command(directory: str | os.PathLike[str], host: str = "127.0.0.1", port: int = 8000) -> int:
-    """Entry point for `chronozarr serve DIR [--host] [--port]`; returns the exit status."""
+def serve_command(directory: str | os.PathLike[str], host: str = "127.0.0.1", port: int = 8000, log: bool = False) -> int:
+    """Entry point for `chronozarr serve DIR [--host] [--port] [--log]`; returns the exit status."""
     if not Path(directory).is_dir():
         print(f"error: {directory} is not a directory; give the directory that holds the store(s)", file=sys.stderr)
         return 2
     try:
-        serve_forever(directory, host, port)
+        serve_forever(directory, host, port, log=log)
     except OSError as err:  # port taken, address not available
         print(f"error: cannot listen on {host}:{port}: {err.strerror or err}; try --port 0 for a free port", file=sys.stderr)
         return 1

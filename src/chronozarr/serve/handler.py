@@ -11,6 +11,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 from urllib.parse import quote
 
+from . import faults
 from .cache_control import ASSET_CACHE, ERROR_CACHE
 from .paths import resolve
 from .ranges import Unsatisfiable, is_suffix_range, parse_range, skewed_range
@@ -55,11 +56,13 @@ class RequestHandler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     server_version = "chronozarr-serve"
-    timeout = 60  # an idle keep-alive connection holds a thread; let it go eventually
     disable_nagle_algorithm = True  # headers and body go out in separate writes: no 40 ms stall
     server: HttpServer
 
     def setup(self) -> None:
+        # An idle keep-alive connection, or a client that stops reading, holds a thread: every
+        # read and write of the connection gives up after idle_timeout seconds.
+        self.timeout = self.server.options.idle_timeout
         super().setup()
         with self.server.lock:
             self.server.connections.add(self.connection)
@@ -70,8 +73,8 @@ class RequestHandler(BaseHTTPRequestHandler):
         super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        if self.server.verbose:
-            super().log_message(format, *args)
+        if self.server.access_log is not None:
+            self.server.access_log.write(f"{self.address_string()} - [{self.log_date_time_string()}] {format % args}")
 
     def end_headers(self) -> None:
         opts = self.server.options
@@ -98,7 +101,7 @@ class RequestHandler(BaseHTTPRequestHandler):
             span = (0, len(body) if isinstance(body, bytes) else 0)
         offset, length = span
         if status not in (204, 304):  # neither may carry a Content-Length of its own
-            headers.setdefault("Content-Length", str(length))
+            headers.setdefault("Content-Length", str(faults.declared_length(self.server.options, self.path, length)))
         sent = length if send_body and status not in (204, 304) else 0
         request_headers = getattr(self, "headers", None)
         entry = LoggedRequest(
@@ -117,7 +120,9 @@ class RequestHandler(BaseHTTPRequestHandler):
             self.end_headers()
             if sent == 0:
                 return
-            if isinstance(body, bytes):
+            if faults.cuts_body(self.server.options, self.path):
+                faults.write_cut_body(self, body, offset, length)
+            elif isinstance(body, bytes):
                 self.wfile.write(body[offset : offset + length])
             elif self.connection.sendfile(body, offset, length) < length:  # the file shrank
                 self.close_connection = True
@@ -141,10 +146,15 @@ class RequestHandler(BaseHTTPRequestHandler):
             self._plain(self.server.options.missing_status, "not found\n")
 
     def _intercepted(self) -> bool:
-        """Apply the latency and fail_status faults; True when the request was answered."""
+        """Apply the latency, stall, redirect and fail_status faults; True when the request was answered."""
         opts = self.server.options
         if opts.latency:
             time.sleep(opts.latency)
+        if opts.stall_headers and faults.applies(opts, self.path):
+            time.sleep(opts.stall_headers)
+        if opts.redirect_loop and faults.applies(opts, self.path):
+            self._send(302, {"Location": self.path, "Cache-Control": ERROR_CACHE})
+            return True
         code = self.server.take_failure()
         if code is not None:
             self._plain(code, f"{code} injected failure\n")
@@ -230,7 +240,8 @@ class RequestHandler(BaseHTTPRequestHandler):
         if parts[-1] == "zarr.json":
             headers["Content-Type"] = "application/json"
         etag = f'"{st.st_mtime_ns:x}-{size:x}"'
-        if opts.gzip and _accepts_gzip(self.headers.get("Accept-Encoding", "")):
+        forced = opts.gzip_always and faults.applies(opts, self.path)
+        if forced or (opts.gzip and _accepts_gzip(self.headers.get("Accept-Encoding", ""))):
             body = gzip.compress(f.read(), mtime=0)
             size = len(body)
             etag = etag[:-1] + '-gz"'
@@ -264,7 +275,8 @@ class RequestHandler(BaseHTTPRequestHandler):
             return
         first, last = skewed_range(*span, size) if opts.wrong_content_range else span
         claimed_size = size + 1 if opts.wrong_content_range and (first, last) == span else size
-        headers["Content-Range"] = f"bytes {first}-{last}/{claimed_size}"
+        if opts.content_range or not faults.applies(opts, self.path):
+            headers["Content-Range"] = f"bytes {first}-{last}/{claimed_size}"
         self._send(206, headers, body, (first, last - first + 1), send_body)
 
 

@@ -29,6 +29,19 @@ class ServeOptions:
     missing_status: int = 404  # 403 or 410 imitate hosts that answer so for an absent key
     fail_status: tuple[int, int] | None = None  # (code, count): the first count requests fail
     latency: float = 0.0  # seconds slept before each response
+    # Faults of a host that misbehaves (serve/faults.py), on requests whose path contains
+    # `fault_keys` (every request when it is empty):
+    stall_headers: float = 0.0  # seconds of silence before the status line
+    stall_body: float = 0.0  # seconds of silence after half the body, then the rest
+    short_body: bool = False  # half the body, then the connection closes; Content-Length says all
+    length_offset: int = 0  # added to every Content-Length; the body is sent as it is
+    content_range: bool = True  # False: 206 answers carry no Content-Range
+    gzip_always: bool = False  # bodies gzipped whatever the client accepts
+    redirect_loop: bool = False  # every request answered 302 with its own URL as the Location
+    fault_keys: str = ""
+    # Limits that keep one client from holding the server:
+    max_connections: int = 64  # connections served at once; more are answered 503 and closed
+    idle_timeout: float = 20.0  # seconds a connection may wait for a request or a client may stall
     mutable_cache: str = MUTABLE_CACHE
     immutable_cache: str = IMMUTABLE_CACHE
     asset_cache: str = ASSET_CACHE
@@ -44,8 +57,11 @@ class ServeOptions:
             code, count = self.fail_status
             if not 400 <= int(code) <= 599 or int(count) < 0:
                 raise ValueError(f"fail_status must be (error status, count >= 0), got {self.fail_status!r}")
-        if self.latency < 0:
-            raise ValueError(f"latency must be >= 0 seconds, got {self.latency!r}")
+        for name in ("latency", "stall_headers", "stall_body"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0 seconds, got {getattr(self, name)!r}")
+        if self.max_connections < 1 or not self.idle_timeout > 0:
+            raise ValueError(f"max_connections must be >= 1 and idle_timeout > 0, got {self.max_connections!r}, {self.idle_timeout!r}")
 
     def suffix_status(self) -> int | None:
         """None when suffix ranges are honoured, else the status a suffix range is answered with."""

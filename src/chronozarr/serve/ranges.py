@@ -9,6 +9,9 @@ import re
 _RANGE = re.compile(r"\s*bytes\s*=\s*([0-9]*)\s*-\s*([0-9]*)\s*", re.IGNORECASE)
 
 
+MAX_DIGITS = 20  # 2^64 has 20 digits
+
+
 class Unsatisfiable(Exception):
     """A range that selects no byte of the object: answered 416."""
 
@@ -18,12 +21,15 @@ def parse_range(value: str, size: int) -> tuple[int, int] | None:
 
     None means the header is to be ignored (another unit, malformed, several ranges, last < first)
     and the whole body sent with 200. Raises Unsatisfiable for a range past the end, a zero-length
-    suffix, or any range of an empty object.
+    suffix, any range of an empty object, and a number longer than any object could need.
     """
     match = _RANGE.fullmatch(value)
     if match is None:
         return None
     first, last = match.groups()
+    if len(first) > MAX_DIGITS or len(last) > MAX_DIGITS:
+        # No object has 10^20 bytes; Python would also refuse to read a number this long.
+        raise Unsatisfiable(value[:64])
     if not first:
         if not last:
             return None

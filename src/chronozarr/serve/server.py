@@ -3,38 +3,104 @@
 from __future__ import annotations
 
 import os
+import queue
 import socket
 import threading
+from collections import deque
 from collections.abc import Iterable
 from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .cache_control import CacheClasses
 from .handler import LoggedRequest, RequestHandler
 from .options import ServeOptions
 
 
+REQUEST_LOG_LIMIT = 100_000  # answered requests kept for `StoreServer.requests`; older ones are dropped
+BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\nConnection: close\r\n"
+    b"Access-Control-Allow-Origin: *\r\nCache-Control: no-store\r\n\r\n"
+)
+
+
+class AccessLog:
+    """Request lines written to a stream by a thread of their own, so that a stream nobody reads
+    (a pipe whose reader went away or stalled) never stops the server: lines that find the queue
+    full are dropped and counted instead of waiting."""
+
+    def __init__(self, stream: TextIO, capacity: int = 1024) -> None:
+        self.dropped = 0
+        self._stream = stream
+        self._lines: queue.Queue[str | None] = queue.Queue(maxsize=capacity)
+        threading.Thread(target=self._drain, name="chronozarr-serve-log", daemon=True).start()
+
+    def write(self, line: str) -> None:
+        try:
+            self._lines.put_nowait(line)
+        except queue.Full:
+            self.dropped += 1
+
+    def close(self) -> None:
+        try:
+            self._lines.put_nowait(None)
+        except queue.Full:
+            pass
+
+    def _drain(self) -> None:
+        while (line := self._lines.get()) is not None:
+            try:
+                self._stream.write(line + "\n")
+                self._stream.flush()
+            except (OSError, ValueError):  # the stream is gone: keep draining, write nothing
+                pass
+
+
 class HttpServer(ThreadingHTTPServer):
     """What every request handler shares: the root, the options, the cache classes, the request
-    log, and the open connections `StoreServer.stop` must close."""
+    log, and the open connections `StoreServer.stop` must close. At most `max_connections` are
+    served at once: each holds a thread, and a client that opens thousands must not exhaust them."""
 
     daemon_threads = True
     request_queue_size = 256
 
-    def __init__(self, address: tuple[str, int], root: str, options: ServeOptions, verbose: bool) -> None:
+    def __init__(self, address: tuple[str, int], root: str, options: ServeOptions, access_log: AccessLog | None) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self.root = root
         self.link_targets: tuple[str, ...] = ()  # real directories symlinks in root may lead to
         self.options = options
-        self.verbose = verbose
+        self.access_log = access_log
         self.classes = CacheClasses(root, options)
-        self.log: list[LoggedRequest] = []
+        self.log: deque[LoggedRequest] = deque(maxlen=REQUEST_LOG_LIMIT)
         self.lock = threading.Lock()
         self.connections: set[socket.socket] = set()
         self.failures_left = options.fail_status[1] if options.fail_status else 0
+        self.refused = 0
+        self._slots = threading.BoundedSemaphore(options.max_connections)
         super().__init__(address, RequestHandler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self.refused += 1
+            try:  # a few bytes into a fresh socket's buffer: this does not wait for the client
+                request.settimeout(1.0)
+                request.sendall(BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
 
     def take_failure(self) -> int | None:
         """The status to fail this request with, while `fail_status` has failures left."""
@@ -52,7 +118,8 @@ class StoreServer:
     ...     open_store(f"{srv.url}/aoi/chronozarr-3")
 
     Keyword switches (see `ServeOptions`) default to a correct host; `requests` lists what was
-    answered, for tests that count requests.
+    answered, for tests that count requests. `log` is a stream for one line per request, written
+    without ever blocking the server (none by default).
     """
 
     def __init__(
@@ -61,7 +128,7 @@ class StoreServer:
         host: str = "127.0.0.1",
         port: int = 0,
         *,
-        verbose: bool = False,
+        log: TextIO | None = None,
         link_targets: Iterable[str | os.PathLike[str]] = (),
         **switches: Any,
     ) -> None:
@@ -71,7 +138,7 @@ class StoreServer:
         self.root = os.path.realpath(path)
         self.host = host
         self.options = ServeOptions(**switches)
-        self._verbose = verbose
+        self._log_stream = log
         self._requested_port = port
         self._link_targets: tuple[str, ...] = ()
         for target in link_targets:
@@ -81,7 +148,8 @@ class StoreServer:
 
     def _bind(self) -> HttpServer:
         if self._server is None:
-            self._server = HttpServer((self.host, self._requested_port), self.root, self.options, self._verbose)
+            access_log = AccessLog(self._log_stream) if self._log_stream is not None else None
+            self._server = HttpServer((self.host, self._requested_port), self.root, self.options, access_log)
             self._server.link_targets = self._link_targets
         return self._server
 
@@ -149,6 +217,8 @@ class StoreServer:
             except OSError:
                 pass
         server.server_close()
+        if server.access_log is not None:
+            server.access_log.close()
 
     def __enter__(self) -> StoreServer:
         return self.start()

@@ -1,0 +1,32 @@
+"""Serve a directory as one of the misbehaving hosts of tests/hostile_hosts.py, for the JS tests.
+
+Usage: python hostile_server.py DIR NAME   prints the server's URL, serves until stdin closes
+       python hostile_server.py --list     prints the hosts as JSON
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+
+from hostile_hosts import CLIENT_TIMEOUT, HOSTS, STALL, switches  # noqa: E402
+
+from chronozarr.serve import StoreServer  # noqa: E402
+
+
+def main(argv: list[str]) -> None:
+    if argv[0] == "--list":
+        hosts = {name: {"shardedOnly": host.sharded_only} for name, host in HOSTS.items()}
+        print(json.dumps({"hosts": hosts, "clientTimeoutMs": CLIENT_TIMEOUT * 1000, "stallMs": STALL * 1000}))
+        return
+    directory, name = argv
+    with StoreServer(directory, **switches(name)) as server:
+        print(server.url, flush=True)
+        sys.stdin.read()  # until the test closes stdin or ends this process
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

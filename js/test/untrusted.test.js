@@ -1,0 +1,106 @@
+// Stores from strangers (tests/hostile_stores.py, one flaw each): every read ends in the reader's
+// own error naming the flaw, within a deadline and without peak memory growing past what the
+// metadata implies, measured in a process of its own. And the checks on chunks, shard indexes and
+// blosc headers that stand between stored bytes and wrong values.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { checkBloscHeader, decodeBytes } from '../src/reader/codecs.js';
+import { crc32c } from '../src/reader/crc32c.js';
+import { parseShardIndex } from '../src/reader/shards.js';
+import { hostileStores, repo } from './helpers.js';
+
+const run = promisify(execFile);
+const { dir, stores, index } = hostileStores();
+const DEADLINE_MS = 30_000;
+const GROWTH_BOUND = 64 * 2 ** 20; // one 512-byte chunk read, whatever a stored object claims
+
+for (const [name, { message, t, phase }] of Object.entries(index.cases)) {
+  test(`a hostile store ends in our error: ${name}`, async () => {
+    const { stdout } = await run(process.execPath, [join(repo, 'js/test/hostile-read.mjs'), join(stores, name), String(t), phase], { timeout: DEADLINE_MS });
+    const ending = JSON.parse(stdout.trim().split('\n').at(-1));
+    assert.equal(ending.outcome, 'error', `${name} read as values`);
+    assert.ok(['StoreError', 'FetchError'].includes(ending.name), `${name}: ${ending.name}: ${ending.message}`);
+    assert.ok(ending.message.includes(message), `${name}: ${ending.message}`);
+    if (phase === 'open') assert.equal(ending.during, 'open', ending.message);
+    assert.ok(ending.growth < GROWTH_BOUND, `${name}: peak memory grew ${ending.growth} bytes`);
+  });
+}
+
+function rawIndex(pairs) {
+  const raw = new Uint8Array(16 * pairs.length + 4);
+  const view = new DataView(raw.buffer);
+  pairs.forEach(([offset, length], i) => {
+    view.setBigUint64(16 * i, BigInt(offset), true);
+    view.setBigUint64(16 * i + 8, BigInt(length), true);
+  });
+  view.setUint32(16 * pairs.length, crc32c(raw.subarray(0, 16 * pairs.length)), true);
+  return raw;
+}
+
+const EMPTY = 2n ** 64n - 1n;
+
+test('shard index entries must each have bytes of their own inside the shard (as format/shard_index.py)', () => {
+  const info = (n, atEnd = true) => ({ chunksPerShard: n, indexBytes: 16 * n + 4, indexAtEnd: atEnd });
+  const ok = parseShardIndex(rawIndex([[0, 10], [EMPTY, EMPTY], [10, 5]]), info(3), 15 + 52, 's');
+  assert.deepEqual([...ok.offsets], [0, -1, 10]);
+  const cases = [
+    [[[0, 10], [0, 10]], 200, /entries 0 .* and 1 .* repeat each other/],
+    [[[0, 10], [5, 10]], 200, /entries 0 .* and 1 .* overlap/],
+    [[[20, 10], [0, 25]], 200, /entries 0 .* and 1 .* overlap/],
+    [[[0, 10], [160, 10]], 200, /entry 1 .* does not lie inside bytes 0-163/],
+    [[[0, 10], [2n ** 63n, 10]], null, /entry 1 .* does not lie past the index/],
+    [[[EMPTY, 10], [0, 10]], 200, /entry 0 is half empty/],
+    [[[0, 0], [0, 10]], 200, /entry 0 stores a chunk of 0 bytes/],
+  ];
+  for (const [pairs, length, words] of cases) assert.throws(() => parseShardIndex(rawIndex(pairs), info(2), length, 's'), words);
+  assert.throws(() => parseShardIndex(rawIndex([[10, 10], [40, 10]]), info(2, false), null, 's'), /entry 0 .* does not lie/);
+});
+
+test('every blosc flags byte either decodes to the values or is refused', async () => {
+  const bytes = new Uint8Array(readFileSync(join(dir, 'blosc', 'raw.bin')));
+  for (const cname of ['zstd', 'lz4']) {
+    for (const shuffle of ['noshuffle', 'shuffle']) {
+      const encoded = new Uint8Array(readFileSync(join(dir, 'blosc', `${cname}-${shuffle}.bin`)));
+      const codec = { name: 'blosc', cname, shuffle, itemSize: 2 };
+      assert.deepEqual(await decodeBytes(codec, encoded, bytes.length, 'x'), bytes);
+      let accepted = 0;
+      for (let flags = 0; flags < 256; flags++) {
+        const damaged = encoded.slice();
+        damaged[2] = flags;
+        let out;
+        try {
+          out = await decodeBytes(codec, damaged, bytes.length, 'x');
+        } catch (err) {
+          assert.equal(err.name, 'StoreError');
+          continue;
+        }
+        assert.deepEqual(out, bytes, `${cname}/${shuffle}: flags 0x${flags.toString(16)} decoded to other values`);
+        accepted++;
+      }
+      assert.ok(accepted >= 1);
+    }
+  }
+  assert.throws(() => checkBloscHeader(new Uint8Array(8), 16, {}), /shorter than its 16-byte header/);
+});
+
+test('a zstd frame that declares no size decodes within the bound the chunk implies', async () => {
+  const rle = (total) => {
+    const block = 1 << 17;
+    const count = total / block;
+    const out = new Uint8Array(6 + 4 * count);
+    out.set([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38]);
+    for (let i = 0; i < count; i++) {
+      const header = (i === count - 1 ? 1 : 0) | (1 << 1) | (block << 3);
+      out.set([header & 255, (header >> 8) & 255, (header >> 16) & 255, 7], 6 + 4 * i);
+    }
+    return out;
+  };
+  const frame = rle(1 << 20);
+  assert.deepEqual(await decodeBytes({ name: 'zstd' }, frame, 1 << 20, 'x'), new Uint8Array(1 << 20).fill(7));
+  await assert.rejects(decodeBytes({ name: 'zstd' }, frame, 1 << 19, 'x'), /Destination buffer is too small/);
+  await assert.rejects(decodeBytes({ name: 'zstd' }, frame, (1 << 20) + 2, 'x'), /corruption/);
+});

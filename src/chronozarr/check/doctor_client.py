@@ -1,0 +1,164 @@
+"""The requests `doctor` sends: each wait bounded by one timeout, the whole run by a time limit,
+and every way a host fails to answer recorded as a finding of its own (doctor_http reports them).
+
+A check never sees an exception from the transport: it gets an `Answer`, whose `failure` says
+what went wrong when there was no usable answer, so one stalling object costs one timeout and one
+finding, and the checks after it still run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import urllib3
+
+from ..errors import ChronozarrError
+from ..read.http_source import DEFAULT_TIMEOUT, MAX_REDIRECTS
+
+DEFAULT_TOTAL_TIMEOUT = 120.0  # seconds for the whole of doctor's checks
+RETRIED = 1  # a 5xx or dropped connection is asked once more, to tell a flaky host from a broken one
+
+# Kinds of failure, each the name of the finding that reports it.
+TIMEOUTS = "timeouts"
+BODIES = "complete bodies"
+REDIRECTS = "redirects"
+CONNECTION = "connection"
+TRANSIENT = "transient errors"
+
+
+class TimeUp(ChronozarrError):
+    """doctor's time limit is spent; the checks that remain are not run."""
+
+
+@dataclass
+class Answer:
+    """A response as the checks see it: status, headers, and at most the body they asked for.
+    With no usable response, status is 0 and `failure` says why."""
+
+    status: int
+    headers: dict[str, str]  # lower-case names
+    body: bytes
+    failure: str | None = None
+    kind: str | None = None  # which finding the failure belongs to
+
+    def header(self, name: str) -> str | None:
+        return self.headers.get(name.lower())
+
+    @property
+    def what(self) -> str:
+        """The status for a message: "HTTP 503", or what happened instead of an answer."""
+        return self.failure if self.failure else f"HTTP {self.status}"
+
+
+@dataclass
+class Problem:
+    """The first request that failed in one way, and how many did."""
+
+    key: str
+    message: str
+    count: int = 1
+
+
+class DoctorClient:
+    """Requests to one store URL with the Origin of the page that would read it."""
+
+    def __init__(self, base: str, query: str, origin: str, timeout: float = DEFAULT_TIMEOUT, total_timeout: float = DEFAULT_TOTAL_TIMEOUT) -> None:
+        self.base, self.query, self.origin = base, query, origin
+        self.timeout = timeout
+        self.total_timeout = total_timeout
+        self.deadline = time.monotonic() + total_timeout
+        self.problems: dict[str, Problem] = {}
+        redirects = urllib3.Retry(total=None, connect=0, read=0, status=0, other=0, redirect=MAX_REDIRECTS, raise_on_redirect=True)
+        self.http = urllib3.PoolManager(retries=redirects)
+
+    def key_url(self, key: str) -> str:
+        return f"{self.base}/{key}" + (f"?{self.query}" if self.query else "")
+
+    def remaining(self) -> float:
+        """Seconds left of the time limit; TimeUp when none are."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeUp(f"doctor's time limit of {self.total_timeout:g} s is spent")
+        return left
+
+    def expired(self) -> bool:
+        return time.monotonic() >= self.deadline
+
+    def wait(self) -> float:
+        """The timeout of the next wait: the configured one, or what is left of the time limit."""
+        return min(self.timeout, self.remaining())
+
+    def request(self, method: str, key: str, headers: Mapping[str, str] | None = None, limit: int = 1 << 20) -> Answer:
+        """One request (asked again once after a 5xx or a dropped connection); reads at most
+        `limit` bytes of the body. Raises TimeUp when the time limit is spent."""
+        answer = self._attempt(method, key, headers, limit)
+        if answer.status >= 500 or answer.kind == CONNECTION:
+            first = answer
+            for _ in range(RETRIED):
+                answer = self._attempt(method, key, headers, limit)
+                if answer.status < 500 and answer.failure is None:
+                    self._record(TRANSIENT, key, f"{first.what}, then {answer.what} when asked again")
+                    break
+        return answer
+
+    def _attempt(self, method: str, key: str, headers: Mapping[str, str] | None, limit: int) -> Answer:
+        all_headers = {"Origin": self.origin, **(headers or {})}
+        wait = self.wait()
+        timeout = urllib3.Timeout(connect=wait, read=wait)
+        try:
+            response = self.http.request(
+                method, self.key_url(key), headers=all_headers, preload_content=False, decode_content=False, timeout=timeout
+            )
+        except urllib3.exceptions.HTTPError as exc:
+            return self._failed(key, exc, wait, None)
+        received = 0
+        complete = method == "HEAD"
+        try:
+            body = b"" if complete else response.read(limit, decode_content=False)
+            received = len(body)
+            complete = complete or not response.read(1, decode_content=False)
+        except urllib3.exceptions.HTTPError as exc:
+            return self._failed(key, exc, wait, (response, received))
+        finally:
+            if not complete:
+                response.close()  # the rest of a body we will not read: drop the connection
+            response.release_conn()
+        return Answer(response.status, _lower(response.headers), body)
+
+    def _failed(self, key: str, exc: BaseException, wait: float, partial: tuple[Any, int] | None) -> Answer:
+        """An Answer without a response (or with a body that broke off), the failure recorded."""
+        reason = exc.reason if isinstance(exc, urllib3.exceptions.MaxRetryError) and exc.reason else exc
+        if isinstance(exc, urllib3.exceptions.MaxRetryError) and (isinstance(reason, urllib3.exceptions.ResponseError) or "redirect" in str(reason).lower()):
+            kind, message = REDIRECTS, f"more than {MAX_REDIRECTS} redirects (a redirect loop): readers give up on the key"
+        elif partial is not None:
+            response, received = partial
+            declared = response.headers.get("Content-Length")
+            of = f" of the {declared} its Content-Length declares" if declared else ""
+            if isinstance(reason, (urllib3.exceptions.ReadTimeoutError, TimeoutError)):
+                kind, message = BODIES, f"the body stalled for {wait:g} s after {received} bytes{of}: readers time out"
+            else:
+                kind, message = BODIES, f"the connection closed after {received} bytes{of} ({type(reason).__name__}): the body is cut short"
+        elif isinstance(reason, urllib3.exceptions.ConnectTimeoutError):
+            kind, message = TIMEOUTS, f"no connection within {wait:g} s"
+        elif isinstance(reason, (urllib3.exceptions.ReadTimeoutError, TimeoutError)):
+            kind, message = TIMEOUTS, f"no answer within {wait:g} s: the host accepted the request and stayed silent"
+        else:
+            kind, message = CONNECTION, f"the connection failed ({type(reason).__name__}: {reason})"
+        self._record(kind, key, message)
+        return Answer(0, {}, b"", failure=message, kind=kind)
+
+    def _record(self, kind: str, key: str, message: str) -> None:
+        if kind in self.problems:
+            self.problems[kind].count += 1
+        else:
+            self.problems[kind] = Problem(key, message)
+
+    def close(self) -> None:
+        self.http.clear()
+
+
+def _lower(headers: Any) -> dict[str, str]:
+    return {k.lower(): v for k, v in headers.items()}

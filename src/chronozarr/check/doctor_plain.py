@@ -1,0 +1,75 @@
+"""Check 12's plain-zarr read over HTTP: zarr-python through fsspec, or from a plain GET of the
+one object when the host breaks what fsspec needs, bounded by doctor's timeout and time limit."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ChronozarrError
+from ..format.zarrjson import parse_json
+from ..read.sources import DEFAULT_MAX_OBJECT_BYTES
+from .doctor_decode import ArrayMeta
+
+if TYPE_CHECKING:
+    from .doctor_http import HttpDoctor
+
+PlainRead = Callable[[tuple[int, ...]], tuple[Any, str]]
+
+
+def plain_http(doctor: HttpDoctor, meta: ArrayMeta) -> PlainRead:
+    """The reader `decode_checks` compares with: fsspec first, a whole-object GET if it fails."""
+
+    def read(index: tuple[int, ...]) -> tuple[Any, str]:
+        try:
+            return _fsspec(doctor, meta, index), "fsspec HTTP"
+        except Exception as exc:  # noqa: BLE001 - the transport failure is reported by checks 4-8
+            value = _whole_object(doctor, meta, index)
+            return value, f"whole-object GET; fsspec failed: {type(exc).__name__}: {str(exc)[:120]}"
+
+    return read
+
+
+def _fsspec(doctor: HttpDoctor, meta: ArrayMeta, index: tuple[int, ...]) -> Any:
+    import aiohttp
+    import zarr
+    from zarr.storage import FsspecStore
+
+    headers = {"Origin": doctor.origin, "Accept-Encoding": "identity"}
+    wait = doctor.client.wait()
+    timeout = aiohttp.ClientTimeout(total=doctor.client.remaining(), sock_connect=wait, sock_read=wait)
+    options = {"headers": headers, "client_kwargs": {"timeout": timeout}}
+    store = FsspecStore.from_url(doctor.base, storage_options=options, read_only=True)
+    with warnings.catch_warnings():  # a fallback page makes zarr see v2 documents too
+        warnings.simplefilter("ignore")
+        return zarr.open_array(store=store, path=meta.path, mode="r")[index]
+
+
+def _whole_object(doctor: HttpDoctor, meta: ArrayMeta, index: tuple[int, ...]) -> Any:
+    """zarr-python on a memory store holding the array's zarr.json and the one object that
+    holds `index`, each fetched with a plain GET."""
+    import zarr
+    from zarr.core.buffer import default_buffer_prototype
+    from zarr.storage import MemoryStore
+
+    doc_answer = doctor.request("GET", f"{meta.path}/zarr.json", limit=64 << 20)
+    try:
+        doc = parse_json(doc_answer.body) if doc_answer.status == 200 else None
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict):
+        raise ChronozarrError(f"{meta.path}/zarr.json: {doc_answer.what}")
+    chunk_shape = doc["chunk_grid"]["configuration"]["chunk_shape"]
+    encoding = doc.get("chunk_key_encoding") or {}
+    separator = (encoding.get("configuration") or {}).get("separator", "/")
+    coords = [str(i // s) for i, s in zip(index, chunk_shape)]
+    key = "c" + separator + separator.join(coords) if encoding.get("name", "default") == "default" else ".".join(coords)
+    obj = doctor.request("GET", f"{meta.path}/{key}", {"Accept-Encoding": "identity"}, limit=DEFAULT_MAX_OBJECT_BYTES)
+    buffer = default_buffer_prototype().buffer
+    objects = {"zarr.json": buffer.from_bytes(doc_answer.body)}
+    if obj.status == 200:
+        objects[key] = buffer.from_bytes(obj.body)
+    elif obj.status not in (404, 410):
+        raise ChronozarrError(f"{meta.path}/{key}: {obj.what}")
+    return zarr.open_array(store=MemoryStore(objects), mode="r")[index]

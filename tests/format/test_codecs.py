@@ -1,0 +1,88 @@
+"""The codec table's bounded decoding and deterministic gzip, against independent encoders
+(Python's gzip, numcodecs, frames built by hand from RFC 8878)."""
+
+from __future__ import annotations
+
+import gzip
+
+import numcodecs
+import numpy as np
+import pytest
+from hostile_stores import streamed_zstd_bomb
+
+from chronozarr.format.codecs import CodecSpec, FixedHeaderGZip, zstd_with_size
+
+VALUES = np.random.default_rng(5).integers(1000, 1016, 4096).astype("<u2")
+NBYTES = VALUES.nbytes
+
+
+def test_fixed_header_gzip_has_no_timestamp_and_any_gzip_reader_reads_it():
+    encoded = FixedHeaderGZip(level=5).encode(VALUES)
+    assert encoded[:4] == b"\x1f\x8b\x08\x00" and encoded[4:8] == b"\x00\x00\x00\x00" and encoded[9] == 255
+    assert gzip.decompress(encoded) == VALUES.tobytes()
+    assert bytes(numcodecs.GZip().decode(encoded)) == VALUES.tobytes()
+    assert FixedHeaderGZip(level=5).encode(VALUES) == encoded
+
+
+def test_a_streamed_zstd_frame_decodes_within_its_bound_and_a_bomb_does_not():
+    frame = streamed_zstd_bomb(1 << 20)  # declares nothing, holds 1 MiB of 7
+    spec = CodecSpec("zstd")
+    out = spec.decode(frame, 1 << 20, np.dtype("u1"))
+    assert bytes(out) == b"\x07" * (1 << 20)
+    for nbytes in (1 << 19, (1 << 20) + 1):  # too small a bound, or a frame that holds less
+        with pytest.raises(ValueError, match="does not decode"):
+            spec.decode(frame, nbytes, np.dtype("u1"))
+
+
+def test_zstd_with_size_declares_the_bound_only_where_the_frame_declares_nothing():
+    declared = numcodecs.Zstd(level=3).encode(VALUES)
+    assert zstd_with_size(declared, NBYTES) == declared
+    with pytest.raises(ValueError, match=f"holds {NBYTES} bytes, expected {NBYTES - 2}"):
+        zstd_with_size(declared, NBYTES - 2)
+    streamed = streamed_zstd_bomb(1 << 18)
+    rewritten = zstd_with_size(streamed, 1 << 18)
+    assert rewritten[4] & 0xC0 == 0xC0 and int.from_bytes(rewritten[6:14], "little") == 1 << 18
+
+
+def test_a_gzip_bomb_stops_one_byte_past_the_bound():
+    bomb = gzip.compress(b"\0" * (64 << 20))
+    with pytest.raises(ValueError, match=f"more than {NBYTES} bytes"):
+        CodecSpec("gzip").decode(bomb, NBYTES, np.dtype("u2"))
+
+
+def _blosc(cname: str, shuffle: str) -> bytes:
+    mode = numcodecs.Blosc.SHUFFLE if shuffle == "shuffle" else numcodecs.Blosc.NOSHUFFLE
+    return numcodecs.Blosc(cname=cname, clevel=5, shuffle=mode, blocksize=0).encode(VALUES)
+
+
+@pytest.mark.parametrize(("cname", "shuffle"), [("zstd", "noshuffle"), ("zstd", "shuffle"), ("lz4", "shuffle"), ("lz4", "noshuffle")])
+def test_every_blosc_flags_byte_either_decodes_to_the_values_or_is_refused(cname, shuffle):
+    """No flags byte may decode to other values: the check stands between blosc and wrong data."""
+    encoded = _blosc(cname, shuffle)
+    spec = CodecSpec("blosc", 5, cname, shuffle)
+    assert bytes(spec.decode(encoded, NBYTES, VALUES.dtype)) == VALUES.tobytes()
+    accepted = 0
+    for flags in range(256):
+        damaged = bytearray(encoded)
+        damaged[2] = flags
+        try:
+            out = spec.decode(bytes(damaged), NBYTES, VALUES.dtype)
+        except ValueError:
+            continue
+        assert bytes(out) == VALUES.tobytes(), f"flags {flags:#04x} decoded to other values"
+        accepted += 1
+    assert accepted >= 1
+
+
+@pytest.mark.parametrize(("offset", "value", "words"), [(3, 1, "1-byte items"), (4, 0, "header says 0 bytes"), (12, 99, "truncated or damaged")])
+def test_blosc_header_fields_that_disagree_are_refused(offset, value, words):
+    damaged = bytearray(_blosc("lz4", "shuffle"))
+    damaged[offset : offset + (1 if offset == 3 else 4)] = value.to_bytes(1 if offset == 3 else 4, "little")
+    with pytest.raises(ValueError, match=words):
+        CodecSpec("blosc", 5, "lz4", "shuffle").decode(bytes(damaged), NBYTES, VALUES.dtype)
+
+
+def test_a_blosc_chunk_claiming_another_compressor_is_refused():
+    encoded = bytearray(_blosc("zstd", "noshuffle"))
+    with pytest.raises(ValueError, match="declares lz4"):
+        CodecSpec("blosc", 5, "lz4", "noshuffle").decode(bytes(encoded), NBYTES, VALUES.dtype)

@@ -1,0 +1,208 @@
+"""Write docs/reliability.md from what `make fuzz` ran: the fuzz targets' counts and seconds, the
+regression cases and their outcomes, the default timeouts as measured, and the limits the readers
+keep, read from the code that keeps them (so the page cannot drift from it).
+
+Usage: python tests/fuzz/reliability.py RESULTS_DIR OUT.md
+RESULTS_DIR holds targets.jsonl, cases-python.xml (pytest --junitxml) and cases-js.tap.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import hostile_hosts  # noqa: E402
+import hostile_stores  # noqa: E402
+
+from chronozarr.check.doctor_client import DEFAULT_TOTAL_TIMEOUT, RETRIED  # noqa: E402
+from chronozarr.format.zarrjson import MAX_JSON_DEPTH  # noqa: E402
+from chronozarr.read.arrays import MAX_ARRAY_BYTES  # noqa: E402
+from chronozarr.read.http_source import DEFAULT_BACKOFF, DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_REDIRECTS  # noqa: E402
+from chronozarr.read.sources import DEFAULT_MAX_OBJECT_BYTES  # noqa: E402
+from chronozarr.serve import ServeOptions  # noqa: E402
+from chronozarr.serve.server import REQUEST_LOG_LIMIT  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _targets(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def _python_outcomes(path: Path) -> dict[str, str]:
+    """{test id: "passed" | "failed" | "skipped"} from a junit file."""
+    out: dict[str, str] = {}
+    if not path.exists():
+        return out
+    for case in ET.parse(path).getroot().iter("testcase"):
+        state = "failed" if case.find("failure") is not None or case.find("error") is not None else "skipped" if case.find("skipped") is not None else "passed"
+        out[f"{case.get('classname')}::{case.get('name')}"] = state
+    return out
+
+
+def _js_outcomes(path: Path) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if not path.exists():
+        return out
+    for line in path.read_text().splitlines():
+        match = re.match(r"\s*(not ok|ok) \d+ - (.*?)(\s+# SKIP.*)?$", line)
+        if match:
+            out[match.group(2)] = "skipped" if match.group(3) else "passed" if match.group(1) == "ok" else "failed"
+    return out
+
+
+def _held(states: list[str]) -> str:
+    states = [s for s in states if s != "skipped"]
+    if not states:
+        return "not run"
+    return "held" if all(s == "passed" for s in states) else "**FAILED**"
+
+
+def _find(outcomes: dict[str, str], *fragments: str) -> list[str]:
+    return [state for key, state in outcomes.items() if all(f in key for f in fragments)]
+
+
+def _worst(timeout: float, delays: list[float]) -> float:
+    return (len(delays) + 1) * timeout + sum(delays)
+
+
+def render(results: Path) -> str:
+    targets = _targets(results / "targets.jsonl")
+    py = _python_outcomes(results / "cases-python.xml")
+    js = _js_outcomes(results / "cases-js.tap")
+    fuzz = [t for t in targets if "examples" in t]
+    defaults = {f"{t['language']}:{t['target']}": t for t in targets if t["target"].startswith("default_timeouts")}
+    seconds = os.environ.get("FUZZ_SECONDS", "60")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO).stdout.strip() or "unknown"
+    py_delays = [DEFAULT_BACKOFF * 2**i for i in range(DEFAULT_RETRIES)]
+    js_default = defaults.get("js:default_timeouts_read", {})
+    js_timeout = js_default.get("timeoutMs", 10_000) / 1000
+    js_delays = [d / 1000 for d in js_default.get("retryDelaysMs", [250, 1000, 3000])]
+    serve = ServeOptions()
+    lines = [
+        "# Reliability: stores from strangers, hosts that misbehave",
+        "",
+        "This page is written by `make fuzz` (`tests/fuzz/reliability.py`); do not edit it by hand.",
+        f"Last run: {dt.date.today().isoformat()}, commit {commit}, {platform.system()} {platform.machine()}, "
+        f"{os.cpu_count()} cores, FUZZ_SECONDS={seconds}. `make test` runs a short deterministic slice of every",
+        "target below; `make fuzz` runs each for FUZZ_SECONDS with fresh random examples, then every",
+        "regression case, then waits out the default timeouts against a server that never answers.",
+        "",
+        "Allowed outcomes, everywhere: the stored values, or the reader's own error (`StoreError` or",
+        "`FetchError`, from the CLI one `error:` line and exit 2) naming the object. A hang past the",
+        "configured timeout, an exception of another type, or peak memory above what the metadata implies",
+        "fails the run.",
+        "",
+        "## What each reader promises",
+        "",
+        "| | Python reader (`open_store`) | JS reader (`openStore`) | `doctor` |",
+        "| --- | --- | --- | --- |",
+        f"| timeout of each wait (connect, first byte, pause in a body) | `timeout` = {DEFAULT_TIMEOUT:g} s | `timeoutMs` = {js_timeout * 1000:g} | `--timeout` = {DEFAULT_TIMEOUT:g} s |",
+        f"| retries of a failed attempt (5xx, dropped connection, timeout) | `retries` = {DEFAULT_RETRIES}, after {', '.join(f'{d:g}' for d in py_delays)} s | `retryDelaysMs` = {', '.join(f'{d * 1000:g}' for d in js_delays)} | 5xx and dropped connections asked {RETRIED} more time; timeouts are not retried |",
+        f"| a server that never answers fails a read after at most | {_worst(DEFAULT_TIMEOUT, py_delays):g} s | {_worst(js_timeout, js_delays):g} s | `--total-timeout` = {DEFAULT_TOTAL_TIMEOUT:g} s for all checks |",
+        f"| measured, defaults, server silent | {defaults.get('python:default_timeouts_read', {}).get('seconds', 'not run')} s | {js_default.get('seconds', 'not run')} s | {defaults.get('python:default_timeouts_doctor', {}).get('seconds', 'not run')} s (silent on chunks only; every check reported) |",
+        f"| redirects followed | {MAX_REDIRECTS}, then an error (not retried) | the platform's fetch | {MAX_REDIRECTS}, then the `redirects` finding |",
+        f"| largest body read | `max_object_bytes` = {DEFAULT_MAX_OBJECT_BYTES >> 30} GiB | `maxObjectBytes` = 256 MiB | 16 MiB per check, {DEFAULT_MAX_OBJECT_BYTES >> 30} GiB for the plain-zarr object |",
+        "",
+        "Both readers, on every store:",
+        "",
+        "- A chunk never decodes to more than its shape holds: a zstd frame that declares no size is decoded",
+        "  as if it declared the chunk's size (the decoder allocates exactly that and fails on more or less),",
+        "  gzip stops one byte past the bound, and a blosc chunk's header must agree with the array (sizes,",
+        "  compressor, shuffle, item size, no bit shuffle) and its streams must fill it exactly.",
+        "- A shard index must pass its crc32c, and every entry must be empty (both values 2^64-1) or name",
+        "  bytes of its own: inside the shard, clear of the index, overlapping and repeating no other entry.",
+        "- The star-delta schedule must be spec 4.2's: anchors exactly [0, k, 2k, ...] and each reference",
+        "  an anchor at distance 0 < d < k; `mask_variable` and `coverage_variable` must be array names.",
+        f"- Documents nested deeper than {MAX_JSON_DEPTH} levels, shapes beyond 2^53 or holding more than",
+        f"  {MAX_ARRAY_BYTES + 1:.3g} bytes, timestamps without a four-digit year are refused when opened;",
+        "  a read whose output cannot be allocated is our error naming the array (read a window).",
+        "- In a directory only regular files are objects: a FIFO, socket or device (or a link to one) is",
+        "  refused before a byte is read, and the validator names it.",
+        "",
+        f"`chronozarr serve` answers at most {serve.max_connections} connections at once (more get 503), closes a connection idle for",
+        f"{serve.idle_timeout:g} s, answers a Range with a number of more than 20 digits 416, logs requests only with `--log`",
+        f"(dropped rather than waited for when stderr is not read) and keeps the last {REQUEST_LOG_LIMIT:,} for tests.",
+        "",
+        "## Fuzz targets",
+        "",
+        "Peak memory growth is how much the test process's peak resident memory rose over all of a",
+        "Python target's examples (a mutated document may declare chunks of up to 2 GiB, the bound on one",
+        "chunk, whose fill a read then holds); the stores from strangers below bound it per read.",
+        "",
+        "| language | target | examples | seconds | peak memory growth |",
+        "| --- | --- | ---: | ---: | ---: |",
+    ]
+    for t in fuzz:
+        growth = f"{t['peak_growth'] / 2**20:.1f} MiB" if "peak_growth" in t else "-"
+        lines.append(f"| {t['language']} | {t['target']} | {t['examples']:,} | {t['seconds']:g} | {growth} |")
+    if not fuzz:
+        lines.append("| | not run | | | |")
+    py_fuzz = _find(py, "test_fuzz_")
+    js_fuzz = _find(js, "fuzz:")
+    lines += ["", f"Outcome: Python targets {_held(py_fuzz)}, JS targets {_held(js_fuzz)}.", ""]
+    lines += [
+        "## Stores from strangers (tests/hostile_stores.py)",
+        "",
+        "Each is read in a process of its own, with a deadline and a bound on peak memory growth of 64 MiB",
+        "(the chunks hold 512 bytes); `info` and `validate` run on each as a user runs them.",
+        "",
+        "| case | flaw | Python | JS |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name, case in hostile_stores.CASES.items():
+        python = _held(_find(py, f"[{name}]"))
+        javascript = _held(_find(js, f"hostile store ends in our error: {name}")) if case.js else "n/a"
+        lines.append(f"| {name} | {hostile_stores.ABOUT[name]} | {python} | {javascript} |")
+    lines += [
+        "",
+        "## Hosts that misbehave (tests/hostile_hosts.py)",
+        "",
+        f"Served by `StoreServer` on 127.0.0.1, faults on chunks and shards; readers use a {hostile_hosts.CLIENT_TIMEOUT:g} s timeout.",
+        "doctor must name each in its own finding.",
+        "",
+        "| host | behaviour | Python reader | JS reader | doctor finding | doctor |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, host in hostile_hosts.HOSTS.items():
+        check, fragment = host.finding
+        lines.append(
+            f"| {name} | {hostile_hosts.ABOUT[name]} | {_held(_find(py, 'test_hostile_http', f'[{name}-'))} | "
+            f"{_held(_find(js, f'in time: {name},'))} | `{check}`: ...{fragment}... | {_held(_find(py, 'test_doctor_hosts', f'[{name}]'))} |"
+        )
+    other = {k: v for k, v in py.items() if "test_serve_limits" in k or "test_reproducible" in k}
+    lines += [
+        "",
+        "## Also run",
+        "",
+        f"- `chronozarr serve` against a hostile client (tests/serve/test_serve_limits.py): {_held(_find(other, 'test_serve_limits'))}.",
+        f"- Two encodes of one input are byte-identical for every codec and layout (tests/write/test_reproducible.py): {_held(_find(other, 'test_reproducible'))}.",
+        "",
+        "Not covered here: a disk that fills up or turns read-only while `encode` or `append` writes (the",
+        "writer's own tests); a host that trickles a body a byte at a time, just inside the timeout, is bounded",
+        "only by the largest body a reader accepts; and a blosc or zstd chunk whose compressed bytes are",
+        "damaged in a way the codec cannot notice (neither format carries a checksum as written) decodes to",
+        "other values of the right size in any reader.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    results, out = Path(argv[0]), Path(argv[1])
+    text = render(results)
+    out.write_text(text)
+    return 1 if "**FAILED**" in text else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

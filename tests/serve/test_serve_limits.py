@@ -1,0 +1,157 @@
+"""`chronozarr serve` against a hostile client: absurd ranges are 416, connections are capped and
+time out when idle, a log nobody reads never stops the server, and a FIFO in the served tree
+blocks nothing. The command is run as a user runs it, in its own process."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from chronozarr.serve import StoreServer
+
+PAYLOAD = bytes(range(256)) * 4
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    (tmp_path / "object.bin").write_bytes(PAYLOAD)
+    return tmp_path
+
+
+def _serve(directory: Path, *extra: str, stderr: int | None = subprocess.PIPE) -> tuple[subprocess.Popen, int]:
+    """`chronozarr serve DIR --port 0`, waiting for the line that names its URL."""
+    script = Path(sys.executable).parent / "chronozarr"
+    child = subprocess.Popen([script, "serve", str(directory), "--port", "0", *extra], stderr=subprocess.PIPE, text=True)
+    assert child.stderr is not None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = child.stderr.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        if match:
+            return child, int(match.group(1))
+    child.kill()
+    raise AssertionError("chronozarr serve printed no URL")
+
+
+@pytest.fixture
+def served(site: Path) -> Iterator[tuple[subprocess.Popen, int]]:
+    child, port = _serve(site)
+    yield child, port
+    child.kill()
+    child.wait(timeout=10)
+
+
+def _get(port: int, path: str, headers: dict[str, str] | None = None, timeout: float = 10) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("GET", path, headers=headers or {})
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("spec", ["bytes=" + "9" * 5000 + "-", "bytes=0-" + "9" * 5000, "bytes=-" + "9" * 5000, "bytes=" + "1" * 21 + "-" + "2" * 21])
+def test_a_range_with_an_absurd_number_is_416(served, spec):
+    _, port = served
+    status, _ = _get(port, "/object.bin", {"Range": spec})
+    assert status == 416
+    assert _get(port, "/object.bin", {"Range": "bytes=0-9"}) == (206, PAYLOAD[:10])
+
+
+def test_idle_connections_are_capped_and_the_server_keeps_its_thread_count(served):
+    child, port = served
+    idle = []
+    try:
+        for _ in range(300):
+            idle.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        time.sleep(1.0)
+        threads = psutil.Process(child.pid).num_threads()
+        assert threads <= 64 + 8, f"{threads} threads for 300 idle connections"
+    finally:
+        for sock in idle:
+            sock.close()
+    deadline = time.monotonic() + 10
+    while True:  # the refused and closed connections free their slots; the server answers again
+        try:
+            if _get(port, "/object.bin", timeout=2)[0] == 200:
+                break
+        except (OSError, http.client.HTTPException):
+            pass
+        assert time.monotonic() < deadline, "the server did not recover after the idle connections closed"
+        time.sleep(0.2)
+
+
+def test_an_idle_connection_is_closed_after_the_idle_timeout(site):
+    with StoreServer(site, idle_timeout=0.5) as server:
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        started = time.monotonic()
+        assert sock.recv(1) == b""  # the server closed it without a request
+        assert time.monotonic() - started < 5
+        sock.close()
+
+
+def test_over_the_cap_a_connection_is_answered_503_not_queued(site):
+    with StoreServer(site, max_connections=2) as server:
+        held = [socket.create_connection(("127.0.0.1", server.port), timeout=5) for _ in range(2)]
+        time.sleep(0.3)
+        status, _ = _get(server.port, "/object.bin")
+        assert status == 503
+        for sock in held:
+            sock.close()
+
+
+@pytest.mark.parametrize("extra", [(), ("--log",)])
+def test_a_stderr_nobody_reads_never_stops_the_server(site, extra):
+    child, port = _serve(site, *extra)
+    try:  # about 100 bytes of log per request: 3,000 requests fill a pipe's 64 KiB many times
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        started = time.monotonic()
+        for i in range(3000):
+            conn.request("GET", f"/object.bin?{i}")
+            response = conn.getresponse()
+            assert response.status == 200 and response.read() == PAYLOAD
+        conn.close()
+        assert time.monotonic() - started < 60
+    finally:
+        child.kill()
+        child.wait(timeout=10)
+
+
+def test_a_fifo_in_the_served_tree_blocks_no_request(site):
+    store = site / "s"
+    store.mkdir()
+    os.mkfifo(store / "zarr.json")
+    (store / "chunk").write_bytes(PAYLOAD)
+    child, port = _serve(site)
+    try:
+        assert _get(port, "/s/chunk", timeout=10) == (200, PAYLOAD)
+        assert _get(port, "/s/zarr.json", timeout=10)[0] == 404
+    finally:
+        child.kill()
+        child.wait(timeout=10)
+
+
+def test_with_log_each_request_is_a_line_on_stderr(site):
+    child, port = _serve(site, "--log")
+    try:
+        assert _get(port, "/object.bin?logged")[0] == 200
+        assert child.stderr is not None
+        deadline = time.monotonic() + 10
+        line = ""
+        while "object.bin?logged" not in line and time.monotonic() < deadline:
+            line = child.stderr.readline()
+        assert '"GET /object.bin?logged HTTP/1.1" 200' in line, line
+    finally:
+        child.kill()
+        child.wait(timeout=10)
