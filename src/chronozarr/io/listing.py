@@ -37,7 +37,7 @@ def fetch_text(location: str | os.PathLike[str], what: str) -> str:
             return Path(text).read_text(encoding="utf-8-sig")
         except OSError as exc:
             raise InputError(f"cannot read the {what} {text}: {exc.strerror or exc}") from None
-    from ..read.sources import HttpSource
+    from ..read.http_source import HttpSource
 
     base, _, name = text.partition("?")[0].rpartition("/")
     query = text.partition("?")[2]

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import google_crc32c
 import numpy as np
 
+from ..errors import StoreError
+from ..format.shard_index import data_span, empty_entries, encode_index, index_nbytes, parse_index
 from .output import Output, write_error
 
-EMPTY = np.uint64(2**64 - 1)
 COPY_BLOCK = 8 * 2**20
 
 
@@ -62,25 +62,6 @@ class ObjectWriter:
             self._step()
 
 
-def shard_index_bytes(index: np.ndarray) -> bytes:
-    """The encoded shard index: (offset, nbytes) uint64 little-endian pairs, then crc32c (spec 7.2)."""
-    raw = np.ascontiguousarray(index, dtype="<u8").tobytes()
-    return raw + int(google_crc32c.value(raw)).to_bytes(4, "little")
-
-
-def parse_shard_index(tail: bytes, n_inner: int, chunks_end: int, where: str) -> np.ndarray:
-    """The (n_inner, 2) index from the last 16 n + 4 bytes of a shard, checked: its crc32c, and
-    every entry inside the chunk bytes before the index."""
-    body, checksum = tail[:-4], int.from_bytes(tail[-4:], "little")
-    if len(tail) != 16 * n_inner + 4 or int(google_crc32c.value(body)) != checksum:
-        raise OSError(f"{where}: the shard index fails its crc32c checksum")
-    index = np.frombuffer(body, dtype="<u8").reshape(n_inner, 2).astype(np.uint64)
-    used = index[~((index[:, 0] == EMPTY) & (index[:, 1] == EMPTY))]
-    if used.size and int((used[:, 0] + used[:, 1]).max()) > chunks_end:
-        raise OSError(f"{where}: the shard index points past the shard's chunk bytes")
-    return index
-
-
 @dataclass(frozen=True)
 class ShardBase:
     """An existing shard that new inner chunks extend (append, spec 14).
@@ -96,7 +77,7 @@ class ShardBase:
 
     @property
     def chunks_end(self) -> int:
-        return self.length - self.index.size * 8 - 4
+        return self.length - index_nbytes(len(self.index))
 
     @classmethod
     def read(cls, output: Output, key: str, n_inner: int) -> ShardBase | None:
@@ -104,12 +85,15 @@ class ShardBase:
         length = output.size(key)
         if length is None:
             return None
-        n = 16 * n_inner + 4
+        n = index_nbytes(n_inner)
         where = f"{output.describe()}/{key}"
         if length < n:
-            raise OSError(f"{where} is {length} bytes, shorter than its {n}-byte shard index")
-        index = parse_shard_index(output.get_range(key, length - n, n), n_inner, length - n, where)
-        return cls(output, key, length, index)
+            raise StoreError(f"{where} is {length} bytes, shorter than its {n}-byte shard index")
+        try:
+            index = parse_index(output.get_range(key, length - n, n), n_inner, data_span(n_inner, True, length))
+        except ValueError as exc:
+            raise StoreError(f"{where}: {exc}") from None
+        return cls(output, key, length, index.astype(np.uint64))
 
     def copy_chunks(self, target: IO[bytes]) -> int:
         """Stream the chunk bytes into target (never whole in memory); returns their length."""
@@ -133,7 +117,7 @@ class ShardBuilder:
         self.writer = writer
         self.key = key
         self.base = base
-        self.index = base.index.copy() if base is not None else np.full((n_inner, 2), EMPTY, dtype=np.uint64)
+        self.index = base.index.copy() if base is not None else empty_entries(n_inner)
         self._spool: Path | None = None
         self._file: IO[bytes] | None = None
 
@@ -166,7 +150,7 @@ class ShardBuilder:
         if self._file is None or self._spool is None:
             return self.base.length if self.base is not None else None
         try:
-            self._file.write(shard_index_bytes(self.index))
+            self._file.write(encode_index(self.index))
             size = self._file.tell()
             self._file.close()
         except OSError as exc:

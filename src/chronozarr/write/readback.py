@@ -17,7 +17,8 @@ import numpy as np
 from ..errors import StoreError
 from ..format.geometry import LevelGeometry, time_shard
 from ..format.temporal import reconstruct
-from .objects import EMPTY, ShardBase
+from ..format.shard_index import EMPTY
+from .objects import ShardBase
 from .output import Output
 from .plan import Plan
 
