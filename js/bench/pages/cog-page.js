@@ -1,7 +1,8 @@
 // A COG-per-date page as a web developer builds it on geotiff.js: one Cloud Optimized GeoTIFF per
 // date (the store's `chronozarr export-cog`), the visible window of the current date read with
-// readRasters (decoding on a pool of workers) and painted to a canvas; the previous date's read
-// is aborted when the date changes. Query: ?base=URL of the COG directory&files=a.tif,b.tif,...
+// readRasters (decoding on a pool of workers) and painted to a canvas. A read the user has moved
+// past is dropped when it lands rather than aborted: geotiff.js 3.0.5 answers later reads of a
+// block whose read was aborted with "buffer error". Query: ?base=URL of the COG directory&files=a.tif,b.tif,...
 // &times=ISO,...&x=&y=&w=&h= (the level-0 window on screen) &lo=&hi= (the stretch).
 import { Pool, fromUrl } from 'geotiff';
 import { createHook } from './page-hook.js';
@@ -21,8 +22,6 @@ canvas.height = innerHeight;
 const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
 /** @type {Map<number, Promise<any>>} */
 const images = new Map();
-/** @type {AbortController | null} */
-let inFlight = null;
 
 /** The first image (full resolution) of date t's file, opened once. */
 function image(t) {
@@ -31,19 +30,16 @@ function image(t) {
 }
 
 async function show(t) {
-  inFlight?.abort();
-  const ctrl = new AbortController();
-  inFlight = ctrl;
   hook.wanted = t;
   hook.settled = false;
   try {
     const img = await image(t);
-    const bands = await img.readRasters({ window: [x, y, x + w, y + h], samples: RGB, interleave: false, pool, signal: ctrl.signal });
-    if (ctrl.signal.aborted) return;
+    const bands = await img.readRasters({ window: [x, y, x + w, y + h], samples: RGB, interleave: false, pool });
+    if (hook.wanted !== t) return;
     paint(bands);
     hook.shown(t);
   } catch (err) {
-    if (!ctrl.signal.aborted) hook.error = String(err);
+    hook.error = String(err);
   }
 }
 
