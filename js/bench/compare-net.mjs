@@ -62,6 +62,19 @@ export async function idle(net, quietMs = 500, timeout = 20_000) {
   }
 }
 
+/** Where an operation starts in the log: its index, and the requests still in flight then. */
+export function mark(net) {
+  return { index: net.log.length, inFlight: net.log.filter((e) => !e.done && !e.canceled) };
+}
+
+/**
+ * The requests an operation waited on: those in flight when it started (a read joins a prefetch
+ * already on the wire) and those sent from its start up to `until` (a later mark) or now.
+ */
+export function since(net, from, until = null) {
+  return [...from.inFlight, ...net.log.slice(from.index, until ? until.index : net.log.length)];
+}
+
 /** Requests, bytes and aborted requests of a slice of the log. */
 export function counts(entries) {
   const done = entries.filter((e) => e.done);

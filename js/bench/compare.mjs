@@ -4,6 +4,9 @@
 //
 //   node bench/compare.mjs [--quick] [--json OUT] [--profile unthrottled|50|10] [--tools viewer,cog]
 //
+// --quick (or BENCH_QUICK=1): a 12-date 1100 x 1000 store, 3 openings, 6 steps, and the
+// unthrottled and 50 Mbit/s profiles only.
+//
 // Per profile and page, each in fresh browser contexts (empty HTTP cache):
 //   cold open      navigation to the first complete frame of a 3 x 3-cell view at level 0, the
 //                  median of 7 openings (3 with --quick or BENCH_QUICK=1), requests and bytes;
@@ -20,7 +23,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { python } from '../test/helpers.js';
-import { PROFILES, counts, idle, newTab, replay } from './compare-net.mjs';
+import { PROFILES, counts, idle, mark, newTab, replay, since } from './compare-net.mjs';
 import { describe, firstComplete, frames, history, step, urls } from './compare-pages.mjs';
 import { document, machine, quick, row, stats, versions } from './record.mjs';
 import { split, summary } from './trace-split.mjs';
@@ -35,12 +38,14 @@ const QUICK = quick() || args.includes('--quick');
 const OPENS = QUICK ? 3 : 7;
 const STEPS = QUICK ? 6 : 20;
 const FLOOR_OPENS = QUICK ? 1 : 3;
+// The quick run leaves out the slowest profile (10 Mbit/s), where one opening takes seconds.
+const RUN_PROFILES = QUICK ? PROFILES.slice(0, 2) : PROFILES;
 const TOOLS = (option('--tools') ?? 'viewer,zarr-layer,cog').split(',');
 const LABEL = { viewer: 'chronozarr viewer', 'zarr-layer': 'zarr-layer on MapLibre', cog: 'geotiff.js, COG per date' };
 const WORK = {
   viewer: 'the chronozarr viewer (js/viewer): true colour of B04/B03/B02 in WebGL, decode workers, prefetch around t',
   'zarr-layer': '@carbonplan/zarr-layer on MapLibre GL: B04 with a colour map, reprojected from UTM (proj4 and bounds options), bundled by esbuild',
-  cog: 'geotiff.js on the COG export: readRasters of the visible window (B04/B03/B02) on a worker pool, painted on a 2D canvas; stale reads dropped, not aborted (geotiff.js fails later reads of an aborted block); esbuild bundle',
+  cog: 'geotiff.js on the COG export: readRasters of the visible window (B04/B03/B02) on a worker pool, painted on a 2D canvas; 256 kB blocks and stale reads dropped, not aborted (geotiff.js 3.0.5 fails tiles with its 64 kB default and after aborts); esbuild bundle',
 };
 const CATEGORIES = ['toplevel', 'blink.user_timing', 'devtools.timeline', 'gpu', 'viz', 'loading'];
 
@@ -67,7 +72,7 @@ const pages = urls(d, base, `${base}/bench/work/${storeName}`, `${base}/bench/wo
 const browser = await launchBrowser();
 const rows = [];
 try {
-  for (const profile of PROFILES) {
+  for (const profile of RUN_PROFILES) {
     if (option('--profile') && !profile.name.startsWith(option('--profile'))) continue;
     warmPageCache(storeDir);
     warmPageCache(d.cogDir);
@@ -119,9 +124,9 @@ async function runTool(profile, tool) {
   verbose(`  ${tool} burst: last step ${burst.latency.at(-1)} ms`);
   await scrubbing.context.close();
   const clicking = await open(profile, tool);
-  const from = clicking.net.log.length;
+  const from = mark(clicking.net);
   const historyMs = await history(clicking.page, tool, d);
-  const historyLog = clicking.net.log.slice(from);
+  const historyLog = since(clicking.net, from);
   verbose(`  ${tool} history: ${historyMs} ms`);
   await clicking.context.close();
   const replays = await replay(browser, profile, base, [...opens.slice(0, FLOOR_OPENS).map((o) => o.log), ...paced.logs, burst.logs.at(-1), historyLog]);
@@ -149,7 +154,7 @@ async function scrub(tab, tool, everyMs) {
   const steps = [];
   for (let i = 0; i < STEPS; i++) {
     t = (t + 1) % d.nTime;
-    steps.push({ t, index: tab.net.log.length, at: await step(tab.page, tool, t) });
+    steps.push({ t, from: mark(tab.net), at: await step(tab.page, tool, t) });
     await new Promise((r) => setTimeout(r, everyMs));
   }
   const last = steps.at(-1);
@@ -163,7 +168,7 @@ async function scrub(tab, tool, everyMs) {
     const f = all.find((x) => x.t === s.t && x.at >= s.at && (i + 1 === steps.length || x.at < steps[i + 1].at));
     return f ? f.at - s.at : null;
   });
-  const logs = steps.map((s, i) => tab.net.log.slice(s.index, steps[i + 1]?.index ?? tab.net.log.length));
+  const logs = steps.map((s, i) => since(tab.net, s.from, steps[i + 1]?.from));
   return { everyMs, latency, shown: latency.filter((v) => v != null).length, logs, perStep: logs.map(counts) };
 }
 
@@ -193,7 +198,9 @@ function verbose(text) {
   if (process.env.BENCH_VERBOSE) console.error(text);
 }
 
-const sum = (list, key) => list.reduce((s, c) => s + c[key], 0);
+function sum(list, key) {
+  return list.reduce((s, c) => s + c[key], 0);
+}
 
 /** Trace the viewer once on each operation that misses a target; the busiest threads go in its row. */
 async function profileMisses(profile, block) {

@@ -14,6 +14,9 @@ const [x, y, w, h] = ['x', 'y', 'w', 'h'].map((k) => Number(q.get(k)));
 const lo = Number(q.get('lo') ?? 0);
 const hi = Number(q.get('hi') ?? 3000);
 const RGB = [2, 1, 0]; // B04, B03, B02
+// geotiff.js 3.0.5's default 64 kB blocks give "buffer error" (a tile assembled from the wrong
+// bytes) when reads of several dates overlap, as a scrub makes them; 256 kB blocks do not.
+const BLOCK = 256 * 1024;
 const hook = createHook({ times });
 const pool = new Pool(navigator.hardwareConcurrency, () => new Worker(new URL('./geotiff-decoder.js', import.meta.url), { type: 'module' }));
 const canvas = /** @type {HTMLCanvasElement} */ (document.getElementById('map'));
@@ -25,7 +28,7 @@ const images = new Map();
 
 /** The first image (full resolution) of date t's file, opened once. */
 function image(t) {
-  if (!images.has(t)) images.set(t, fromUrl(`${q.get('base')}/${files[t]}`).then((tiff) => tiff.getImage(0)));
+  if (!images.has(t)) images.set(t, fromUrl(`${q.get('base')}/${files[t]}`, { blockSize: BLOCK }).then((tiff) => tiff.getImage(0)));
   return /** @type {Promise<any>} */ (images.get(t));
 }
 
