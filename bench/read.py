@@ -231,6 +231,33 @@ def rows_for(group: str, ctx: Context, results: dict[str, dict[str, Any]], floor
     return rows
 
 
+METRICS = [record.metric("seconds", "time", "s", primary=True), record.metric("requests", "requests", "count"), record.metric("bytes", "bytes", "B")]
+
+
+def profile_misses(rows: list[dict[str, Any]], ctx: Context, base: str, reps: int) -> None:
+    """For each operation where chronozarr misses a target, where its time goes: the operation
+    run `reps` times on a fresh reader under the all-thread sampler (bench/profiling.py)."""
+    from profiling import Sampler
+    from report import verdicts
+
+    labels = {ctx.label(op): op for op in ("open", *OPS)}
+    for verdict in verdicts({"metrics": METRICS, "rows": rows}):
+        if not verdict["misses"]:
+            continue
+        op = labels[verdict["op"]]
+        location = ctx.location("chronozarr", base)
+        with Sampler() as sampler:
+            if op == "open":
+                for _ in range(reps):
+                    rt.ChronozarrReads(location, ctx.level3).close()
+            else:
+                reader = rt.ChronozarrReads(location, ctx.level3)
+                for i in range(reps):
+                    ctx.call(op, reader, i)
+                reader.close()
+        verdict["subject"]["profile"] = sampler.summary()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--small", action="store_true", help=f"the {' x '.join(map(str, SMALL))} series")
@@ -252,6 +279,7 @@ def main() -> None:
     print("local disk", flush=True)
     local = {name: measure(name, ctx.location(name, str(WORK)), ctx, args.reps, None) for name in TOOLS}
     rows += rows_for("local disk", ctx, local, {op: floors(ctx, op, args.reps, None) for op in OPS})
+    profile_misses(rows, ctx, str(WORK), args.reps)
     if not args.no_http:
         with ServedDir(WORK, latency=LATENCY) as server:
             base = server.url
@@ -263,7 +291,9 @@ def main() -> None:
             check_equal(ctx, base, names)
             print(f"HTTP, {LATENCY * 1000:.0f} ms per request", flush=True)
             remote = {name: measure(name, ctx.location(name, base), ctx, args.reps, server) for name in names}
-            rows += rows_for(f"HTTP on 127.0.0.1, {LATENCY * 1000:.0f} ms per request", ctx, remote, {op: floors(ctx, op, args.reps, base) for op in OPS})
+            remote_rows = rows_for(f"HTTP on 127.0.0.1, {LATENCY * 1000:.0f} ms per request", ctx, remote, {op: floors(ctx, op, args.reps, base) for op in OPS})
+            profile_misses(remote_rows, ctx, base, args.reps)
+            rows += remote_rows
     pipelines = {name: TOOLS[name][0](str(path), ctx.level3).pipeline_class for name in ("zarr-python", "zarr-python+zarrs")}
     doc = record.document(
         "read", "Python reads: one store, four readers, local disk and HTTP",
@@ -276,7 +306,7 @@ def main() -> None:
             "values": "every reader returns identical values (checked before timing)",
             **notes,
         },
-        metrics=[record.metric("seconds", "time", "s", primary=True), record.metric("requests", "requests", "count"), record.metric("bytes", "bytes", "B")],
+        metrics=METRICS,
         rows=rows,
         packages=("zarr", "zarrs", "numcodecs", "rasterio", "fsspec", "aiohttp"),
     )

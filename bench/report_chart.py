@@ -39,8 +39,8 @@ def chart(doc: dict[str, Any], path: Path) -> Path:
     for (group, op), rows in blocks(doc):
         groups.setdefault(group, []).append((op, [r for r in rows if key in r["values"]]))
     colour = colours(doc)
-    heights = [sum(len(rows) + 1 for _, rows in ops) for ops in groups.values()]
-    fig, axes = plt.subplots(len(groups), 1, figsize=(9, 0.9 + 0.26 * sum(heights) + 0.5 * len(groups)),
+    heights = [sum(len(rows) + 1.2 for _, rows in ops) for ops in groups.values()]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(10, 0.9 + 0.26 * sum(heights) + 0.5 * len(groups)),
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
     values = [r["values"][key]["median"] for ops in groups.values() for _, rows in ops for r in rows]
     positive = [v for v in values if v > 0]
@@ -57,22 +57,31 @@ def chart(doc: dict[str, Any], path: Path) -> Path:
 
 
 def _panel(ax: Any, group: str, ops: list[tuple[str, list[dict[str, Any]]]], key: str, unit: str, colour: dict[str, str], log: bool) -> None:
+    """One setting: per operation a heading, then a bar per row labelled by its tool."""
+    from matplotlib.transforms import blended_transform_factory
+
+    heading = blended_transform_factory(ax.transAxes, ax.transData)
+    positive = [r["values"][key]["median"] for _, rows in ops for r in rows if r["values"][key]["median"] > 0]
+    smallest = min(positive, default=1.0)
     y = 0.0
     ticks, labels = [], []
     for op, rows in ops:
+        ax.text(0.0, y - 0.15, op, transform=heading, fontsize=7.5, fontweight="bold", va="bottom")
+        y += 0.5
         for r in rows:
             v = r["values"][key]
             err = [[max(0.0, v["median"] - v["min"])], [max(0.0, v["max"] - v["median"])]]
             floor = r["kind"] == "floor"
             ax.barh(y, v["median"], xerr=err, color=colour[r["tool"]], hatch="//" if floor else None,
                     edgecolor="white" if not floor else "#555555", height=0.8, capsize=2)
-            ax.text(v["median"], y, " " + fmt(v["median"], unit), va="center", fontsize=7)
+            text = fmt(v["median"], unit) if v["median"] > 0 or not log else "0 (nothing to fetch or do)"
+            ax.text(v["median"] if v["median"] > 0 or not log else smallest, y, " " + text, va="center", fontsize=7)
             ticks.append(y)
-            labels.append(f"{op}: {'floor, ' if floor else ''}{r['tool']}")
+            labels.append(f"floor: {r['tool']}" if floor else r["tool"])
             y += 1
-        y += 0.6
+        y += 0.4
     ax.set_yticks(ticks, labels, fontsize=7)
-    ax.invert_yaxis()
+    ax.set_ylim(y, -0.8)
     ax.set_title(group, fontsize=9, loc="left")
     if log:
         ax.set_xscale("log")
