@@ -53,7 +53,7 @@ FLOOR_BATCH_BYTES = 256 * 2**20
 WORK = {
     "chronozarr": "full pyramid ({levels} levels), auto encoding ({encoding}), volatility; zstd 5, 512 px chunks",
     "to_zarr": "level 0 only; zstd 5, chunks (1, 4, 512, 512)",
-    "ndpyramid": "pyramid_coarsen to the same {levels} levels (block means, boundary pad, back to uint16), DataTree.to_zarr; zstd 5, 512 px chunks",
+    "ndpyramid": "pyramid_coarsen to the same {levels} levels (block means, boundary pad, back to uint16, one timestep per dask chunk), DataTree.to_zarr; zstd 5, 512 px chunks",
     "cog": "one COG per date with {levels_minus_1} average overviews (rio-cogeo, zstd 5, 512 px tiles)",
     "floor": "zstd 5 of every chunk chronozarr wrote ({chunks} chunks), nothing else, on {cores} threads",
 }

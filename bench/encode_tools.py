@@ -42,12 +42,15 @@ def write_to_zarr(da: Any, out: Path) -> dict[str, Any]:
 
 def write_ndpyramid(da: Any, out: Path) -> dict[str, Any]:
     """ndpyramid's pyramid_coarsen with the levels chronozarr writes (block means, partial blocks
-    kept as `boundary="pad"`), stored back as the source dtype (xarray rounds the means)."""
+    kept as `boundary="pad"`), stored back as the source dtype (xarray rounds the means). Each
+    level is rechunked to one timestep per dask chunk: xarray refuses to write the coarsened
+    chunks, which straddle 512 px Zarr chunks."""
     import ndpyramid
 
     levels = pyramid_levels(da.shape[2], da.shape[3])
     factors = [2**k for k in reversed(range(levels))]  # ndpyramid's level 0 is the coarsest
     tree = ndpyramid.pyramid_coarsen(da.to_dataset(name="data"), factors=factors, dims=["x", "y"], boundary="pad")
+    tree = tree.map_over_datasets(lambda ds: ds.chunk({d: -1 for d in ("y", "x") if d in ds.dims}))
     encoding = {
         f"/{k}": {"data": {"chunks": (1, da.shape[1], CHUNK, CHUNK), "compressors": _zstd(), "dtype": da.dtype.name}}
         for k in range(levels)

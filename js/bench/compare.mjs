@@ -10,7 +10,7 @@
 // Per profile and page, each in fresh browser contexts (empty HTTP cache):
 //   cold open      navigation to the first complete frame of a 3 x 3-cell view at level 0, the
 //                  median of 7 openings (3 with --quick or BENCH_QUICK=1), requests and bytes;
-//   paced scrub    20 steps (6 quick), one per 500 ms, on a page whose open has settled: step
+//   paced scrub    12 steps (6 quick), one per 500 ms, on a page whose open has settled: step
 //                  latency from the ask to the frame of that date;
 //   burst scrub    the same at one step per 100 ms: latency of the last step;
 //   pixel history  right after a cold open, the time to the whole chart of one pixel.
@@ -36,8 +36,10 @@ const args = process.argv.slice(2);
 const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : null);
 const QUICK = quick() || args.includes('--quick');
 const OPENS = QUICK ? 3 : 7;
-const STEPS = QUICK ? 6 : 20;
-const FLOOR_OPENS = QUICK ? 1 : 3;
+const STEPS = QUICK ? 6 : 12;
+const FLOOR_OPENS = QUICK ? 1 : 2;
+// Paced steps whose requests are replayed for the floor (each replay waits out the profile).
+const FLOOR_STEPS = 6;
 // The quick run leaves out the slowest profile (10 Mbit/s), where one opening takes seconds.
 const RUN_PROFILES = QUICK ? PROFILES.slice(0, 2) : PROFILES;
 const TOOLS = (option('--tools') ?? 'viewer,zarr-layer,cog').split(',');
@@ -94,7 +96,7 @@ const doc = document({
     view: '700 x 790 CSS px, 1 px per level-0 pixel, centred on pixel (384, 384): 3 x 3 cells of 256 px; the COG page reads the same window',
     browser: `${browser.version()} (Debian's Chromium, headless, SwiftShader WebGL), playwright-core; network profiles by CDP Network.emulateNetworkConditions`,
     server: '`chronozarr serve js/` on 127.0.0.1 (pages, bundles and data from one origin)',
-    runs: `${OPENS} cold openings per page and profile; ${STEPS} steps per scrub; floors replayed in a fresh context of the same profile (${FLOOR_OPENS} openings)`,
+    runs: `${OPENS} cold openings per page and profile; ${STEPS} steps per scrub; floors replayed in a fresh context of the same profile (${FLOOR_OPENS} openings, the first ${Math.min(STEPS, FLOOR_STEPS)} paced steps)`,
   },
   metrics: [{ key: 'ms', label: 'time', unit: 'ms', primary: true }, { key: 'requests', label: 'requests', unit: 'count' }, { key: 'bytes', label: 'bytes', unit: 'B' }],
   rows,
@@ -129,13 +131,13 @@ async function runTool(profile, tool) {
   const historyLog = since(clicking.net, from);
   verbose(`  ${tool} history: ${historyMs} ms`);
   await clicking.context.close();
-  const replays = await replay(browser, profile, base, [...opens.slice(0, FLOOR_OPENS).map((o) => o.log), ...paced.logs, burst.logs.at(-1), historyLog]);
+  const replays = await replay(browser, profile, base, [...opens.slice(0, FLOOR_OPENS).map((o) => o.log), ...paced.logs.slice(0, FLOOR_STEPS), burst.logs.at(-1), historyLog]);
   return {
     opens,
     paced,
     burst,
     history: { ms: historyMs, ...counts(historyLog) },
-    floors: { open: replays.slice(0, FLOOR_OPENS), paced: replays.slice(FLOOR_OPENS, FLOOR_OPENS + STEPS), burst: replays.at(-2), history: replays.at(-1) },
+    floors: { open: replays.slice(0, FLOOR_OPENS), paced: replays.slice(FLOOR_OPENS, FLOOR_OPENS + Math.min(STEPS, FLOOR_STEPS)), burst: replays.at(-2), history: replays.at(-1) },
   };
 }
 
