@@ -12,7 +12,7 @@ BASE_PYTHON := $(shell PYENV_VERSION=3.12.1 python3 -c 'import sys; print(sys.ex
 	|| ls -d $$HOME/.pyenv/versions/3.12*/bin/python3 2>/dev/null | head -n1 \
 	|| command -v python3)
 
-.PHONY: venv js test test-js fuzz demo bench bench-js clean
+.PHONY: venv js test test-js fuzz demo bench bench-report bench-js clean
 
 $(VENV)/.installed: pyproject.toml setup.py
 	@echo "building $(VENV) with $(BASE_PYTHON)"
@@ -59,11 +59,22 @@ fuzz: venv js
 demo: venv js
 	$(PY) -m chronozarr.demo $(DEMO_DIR) --serve --port $(DEMO_PORT)
 
-bench: venv
-	$(PY) bench/encode.py
+# Every benchmark, side by side with the tools a user would pick instead, then docs/benchmarks.md
+# (tables and charts) from the results JSON. BENCH_QUICK=1 make bench: a few minutes, small sizes.
+bench: venv js $(VENV)/.bench
+	$(PY) bench/run_all.py
 
-bench-js: venv js
-	cd js && node bench/run.mjs
+# docs/benchmarks.md again from the committed results, without running anything.
+bench-report: $(VENV)/.bench
+	$(PY) bench/report.py
+
+$(VENV)/.bench: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	touch $@
+
+# The JS reader against zarrita, and the browser comparison, alone.
+bench-js: venv js $(VENV)/.bench
+	$(PY) bench/run_all.py --only reader,browser
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR) $(FUZZ_DIR) js/node_modules

@@ -193,7 +193,7 @@ class PeakSampler:
         self._process = psutil.Process()
         self._interval = interval
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread = threading.Thread(target=self._run, name="bench-rss", daemon=True)
         self.peak = 0
 
     def _run(self) -> None:

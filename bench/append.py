@@ -20,11 +20,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
+import record  # noqa: E402
 
 FULL = (14, 4, 2765, 2759)
 SMALL = (14, 4, 1100, 1000)
@@ -70,6 +70,22 @@ def run(op: str, source: Path, store: Path, layout: dict) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def result_rows(layout: dict) -> list[dict]:
+    """Rows of one layout: each appended date next to re-encoding all 14 dates."""
+    out = []
+    def values(r: dict) -> dict:
+        return {"seconds": record.single(r["seconds"], 3), "peak_rss": record.single(r["peak_rss_mb"] * 1e6, 0),
+                "objects": record.single(r["objects"], 0), "bytes": record.single(r["mb"] * 1e6, 0)}
+    for month in ("13", "14"):
+        op = f"date {month} onto {int(month) - 1} dates"
+        r = layout[f"append_{month}"]
+        out.append(record.row(layout["layout"], op, "chronozarr append", "subject",
+                              f"chronozarr.append of one date ({r['new']} new, {r['rewritten']} rewritten, {r['metadata']} metadata objects)", values(r)))
+        out.append(record.row(layout["layout"], op, "re-encode all dates", "peer", "chronozarr.encode of all 14 dates into a new store (what a format without append costs)",
+                              values(layout["reencode_14"])))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true")
@@ -109,12 +125,18 @@ def main() -> None:
             "peak_rss_under_600_mb": all(r[k]["peak_rss_mb"] < TARGET_RSS / 1e6 for r in rows for k in ("append_13", "append_14")),
         }
         print("targets:", targets)
-        result = {
-            "benchmark": "append", "date": _common.now_utc(), "machine": _common.machine(), "load_average_at_start": load,
-            "shape": list(shape), "generate_seconds": generated, "rows": rows, "targets": targets,
-        }
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(result, indent=2) + "\n")
+        doc = record.document(
+            "append", "Append: one new date to a 12-date store, against re-encoding every date",
+            machine={**_common.machine(), "load_average_at_start": load}, date=_common.now_utc(),
+            setup={"series": f"{' x '.join(map(str, shape))} uint16 (bench/_common.py), lazy Zarr source; every operation in its own process",
+                   "targets (issue 5)": ", ".join(f"{k}: {'met' if v else 'MISSED'}" for k, v in targets.items())},
+            metrics=[record.metric("seconds", "wall", "s", primary=True), record.metric("peak_rss", "peak RSS", "B"),
+                     record.metric("objects", "objects written", "count"), record.metric("bytes", "bytes written", "B")],
+            rows=[r for layout in rows for r in result_rows(layout)],
+            packages=("zarr", "xarray", "dask", "numcodecs"),
+            raw={"shape": list(shape), "generate_seconds": generated, "layouts": rows, "targets": targets},
+        )
+        record.write(doc, args.output)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -36,6 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402
+import record  # noqa: E402
 
 SIZES = (4096, 8192, 16384, 32768)
 N_BAND = 4
@@ -176,6 +177,19 @@ def report(by_size: dict[int, dict[str, list[dict[str, Any]]]]) -> dict[str, Any
     return {"rows": rows, "targets": targets}
 
 
+def size_rows(size: int, runs: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """chronozarr's pyramid next to to_zarr's level 0 at one size."""
+    work = {"chronozarr": "chronozarr.encode: full pyramid, defaults (zstd 5, 512 px, unsharded)",
+            "to_zarr": "xarray to_zarr of level 0 only: chunks (1, 4, 512, 512), zstd 5"}
+    return [
+        record.row(f"{size} x {size}", "encode one timestep of 4 bands", tool, "subject" if tool == "chronozarr" else "peer", work[tool],
+                   {key: record.stats([r[field] for r in runs[tool]], 3 if "seconds" in key else 0)
+                    for key, field in (("seconds", "seconds"), ("cpu_seconds", "cpu_seconds"), ("peak_rss", "peak_rss"))},
+                   same_work=tool == "chronozarr")
+        for tool in ("chronozarr", "to_zarr")
+    ]
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
         "| size | chronozarr s | to_zarr s | ratio | chronozarr s/Mpx | to_zarr s/Mpx | chronozarr peak RSS | to_zarr peak RSS |",
@@ -210,14 +224,17 @@ def main() -> None:
                 for tool in ("to_zarr", "chronozarr"):
                     by_size[size][tool].append(run(tool, size, Path(tmp)))
     summary = report(by_size)
-    doc = {
-        "benchmark": "scale", "date": started, "machine": {**_common.machine(), "load_average_at_start": [round(v, 2) for v in load]},
-        "series": {"shape": "(1, 4, N, N)", "dtype": "uint16", "source": f"dask map_blocks, chunks (1, 4, {SOURCE_CHUNK}, {SOURCE_CHUNK})"},
-        "options": {"chronozarr": "defaults (auto, zstd 5, 512 px, unsharded)", "to_zarr": "zarr v3, chunks (1, 4, 512, 512), zstd 5", "repeats": args.repeats},
-        "runs": by_size, **summary,
-    }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(doc, indent=2) + "\n")
+    doc = record.document(
+        "scale", "Scale: encode memory and time as the area grows",
+        machine={**_common.machine(), "load_average_at_start": [round(v, 2) for v in load]}, date=started,
+        setup={"series": f"one timestep of 4 x N x N uint16 from a lazy dask source (map_blocks, chunks (1, 4, {SOURCE_CHUNK}, {SOURCE_CHUNK})); every run in a fresh process",
+               "targets (issue 16)": ", ".join(f"{k}: {v}" for k, v in summary["targets"].items()), "repeats": args.repeats},
+        metrics=[record.metric("seconds", "wall", "s", primary=True), record.metric("cpu_seconds", "CPU", "s"), record.metric("peak_rss", "peak RSS", "B")],
+        rows=[r for size, runs in sorted(by_size.items()) for r in size_rows(size, runs)],
+        packages=("zarr", "xarray", "dask", "numcodecs"),
+        raw={"runs": by_size, **summary},
+    )
+    record.write(doc, args.output)
     print(table(summary["rows"]))
     print(json.dumps(summary["targets"], indent=2))
 

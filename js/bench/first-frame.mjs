@@ -12,6 +12,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { warmPageCache } from './page-cache.mjs';
 import { VIEWPORT, firstViewUrl, launchBrowser, q, serveViewer, storeFromArgs } from './viewer-harness.mjs';
+import { split } from './trace-split.mjs';
 
 const args = process.argv.slice(2);
 const jsonAt = args.indexOf('--json');
@@ -63,64 +64,4 @@ async function tracedOpening(path) {
   await browser.stopTracing();
   await context.close();
   return split(JSON.parse(readFileSync(path, 'utf8')), marks);
-}
-
-/** Busy ms per thread (merged top-level tasks) between the viewer's `opened` and `complete` marks. */
-function split(trace, marks) {
-  const events = Array.isArray(trace) ? trace : trace.traceEvents;
-  const names = new Map();
-  for (const e of events) {
-    if (e.ph !== 'M') continue;
-    if (e.name === 'process_name') names.set(`p${e.pid}`, e.args.name);
-    if (e.name === 'thread_name') names.set(`t${e.pid}/${e.tid}`, e.args.name);
-  }
-  const label = (e) => `${names.get(`p${e.pid}`) ?? e.pid}: ${names.get(`t${e.pid}/${e.tid}`) ?? e.tid}`;
-  // performance.now() of the page counts from its navigationStart.
-  const starts = events.filter((e) => e.name === 'navigationStart' && /\/viewer\//.test(e.args?.data?.documentLoaderURL ?? ''));
-  const origin = starts[starts.length - 1].ts;
-  const from = origin + marks.opened * 1000;
-  const to = origin + marks.complete * 1000;
-  const spans = new Map();
-  let displaySwap = 0;
-  let webgl = 0;
-  for (const e of events) {
-    if (e.ph !== 'X' || !e.dur) continue;
-    const a = Math.max(e.ts, from);
-    const b = Math.min(e.ts + e.dur, to);
-    if (b <= a) continue;
-    if (String(e.cat).includes('toplevel')) {
-      const key = label(e);
-      if (!spans.has(key)) spans.set(key, []);
-      spans.get(key).push([a, b]);
-    }
-    if (names.get(`t${e.pid}/${e.tid}`) === 'CrGpuMain') {
-      if (e.name === 'SkiaOutputSurfaceImplOnGpu::SwapBuffers') displaySwap += b - a;
-      if (e.name === 'WebGL') webgl += b - a;
-    }
-  }
-  const busyMs = {};
-  for (const [key, list] of spans) {
-    const ms = merged(list) / 1000;
-    if (ms >= 1) busyMs[key] = Math.round(ms * 10) / 10;
-  }
-  return {
-    openedToCompleteMs: Math.round(marks.complete - marks.opened),
-    navigationToCompleteMs: Math.round(marks.complete),
-    busyMs,
-    gpuMain: { displaySwapMs: Math.round(displaySwap / 100) / 10, webglMs: Math.round(webgl / 100) / 10 },
-  };
-}
-
-/** Total length of the union of [start, end] intervals. */
-function merged(list) {
-  list.sort((x, y) => x[0] - y[0]);
-  let total = 0;
-  let [s, e] = list[0];
-  for (const [a, b] of list.slice(1)) {
-    if (a > e) {
-      total += e - s;
-      [s, e] = [a, b];
-    } else e = Math.max(e, b);
-  }
-  return total + (e - s);
 }

@@ -1,6 +1,13 @@
-"""Write the benchmark stores: 24 x 4 x 2765 x 2759 uint16, zstd 5, chunk 512, encoding none,
-unsharded and sharded (whole time axis per shard, with shard_bytes), from the repository's seeded
-synthetic Sentinel-2-like series (bench/_common.py). Usage: python make_store.py OUT_DIR
+"""Write the benchmark stores from the repository's seeded synthetic Sentinel-2-like series
+(bench/_common.py).
+
+    python make_store.py OUT_DIR                  # none.zarr, none-sharded.zarr (run.mjs)
+    python make_store.py OUT_DIR --browser [--small]   # browser-*.zarr and its COGs (compare.mjs)
+
+run.mjs: 24 x 4 x 2765 x 2759 uint16, zstd 5, chunk 512, encoding none, unsharded and sharded
+(whole time axis per shard, with shard_bytes). compare.mjs: the same series (or 12 x 4 x 1100 x
+1000 with --small) with 256 px chunks, encoding none, and `chronozarr export-cog` of its level 0
+(one COG per date), both written once. Prints the browser store's directory name.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from _common import make_dataarray, make_values  # noqa: E402
 
 SHAPE = (24, 4, 2765, 2759)
+BROWSER_SMALL = (12, 4, 1100, 1000)
 
 
 def main(out: str) -> None:
@@ -32,5 +40,22 @@ def main(out: str) -> None:
         print(f"{name}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
 
 
+def browser(out: str, shape: tuple[int, int, int, int]) -> Path:
+    """The browser comparison's store (256 px chunks, none) and its COG export, made once."""
+    root = Path(out)
+    path = root / f"browser-{'x'.join(map(str, shape))}.zarr"
+    cogs = path.with_name(path.stem + "-cogs")
+    if not (path / "zarr.json").exists():
+        started = time.perf_counter()
+        chronozarr.encode(make_dataarray(make_values(*shape)), path, crs="EPSG:32631", encoding="none", chunk_size=256, codec="zstd", progress=False)
+        print(f"{path.name}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    if len(list(cogs.glob("*.tif"))) != shape[0]:
+        chronozarr.export_cog(path, cogs, level=0, overwrite=True, progress=False)
+    return path
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if "--browser" in sys.argv:
+        print(browser(sys.argv[1], BROWSER_SMALL if "--small" in sys.argv else SHAPE).name)
+    else:
+        main(sys.argv[1])

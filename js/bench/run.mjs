@@ -14,6 +14,7 @@ import { openStore } from '../src/index.js';
 import { python, serve } from '../test/helpers.js';
 import { runOps } from './ops.js';
 import { warmPageCache } from './page-cache.mjs';
+import { document, row, stats, versions } from './record.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const jsRoot = join(here, '..');
@@ -136,13 +137,42 @@ async function fetchFloor(page, url) {
 mkdirSync(join(here, 'results'), { recursive: true });
 const file = join(here, 'results', `${results.date.slice(0, 10)}-node${process.versions.node.split('.')[0]}.json`);
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-const row = (label, r) => console.log(`${label.padEnd(28)} cell ${r.cell.chronozarr.medianMs} vs ${r.cell.zarrita.medianMs} ms (${r.cell.ratio}x) | frame ${r.frame.chronozarr.medianMs} vs ${r.frame.zarrita.medianMs} ms (${r.frame.ratio}x; zarr.get ${r.frame.zarritaGet.medianMs}) | history ${r.history.chronozarr.medianMs} vs ${r.history.zarrita.medianMs} ms (${r.history.ratio}x)`);
-row('node disk workers 0', results.nodeDisk);
-row('node disk workers 2', results.nodeDiskWorkers2);
+const line = (label, r) => console.log(`${label.padEnd(28)} cell ${r.cell.chronozarr.medianMs} vs ${r.cell.zarrita.medianMs} ms (${r.cell.ratio}x) | frame ${r.frame.chronozarr.medianMs} vs ${r.frame.zarrita.medianMs} ms (${r.frame.ratio}x; zarr.get ${r.frame.zarritaGet.medianMs}) | history ${r.history.chronozarr.medianMs} vs ${r.history.zarrita.medianMs} ms (${r.history.ratio}x)`);
+line('node disk workers 0', results.nodeDisk);
+line('node disk workers 2', results.nodeDiskWorkers2);
 if (results.chromium) {
-  for (const w of [2, 0]) row(`chromium http workers ${w}`, results.chromium[`workers${w}`]);
+  for (const w of [2, 0]) line(`chromium http workers ${w}`, results.chromium[`workers${w}`]);
   const floor = results.chromium.fetchOnlyFrame;
   console.log(`chromium fetch only (a frame's 36 chunks, no decode): ${floor.medianMs} ms, machine CPU ${floor.machineCpuMsPerFrame} ms per frame`);
 }
 console.log(JSON.stringify(results.firstView));
-console.log(`wrote ${file}`);
+writeFileSync(join(here, 'results', 'reader.json'), `${JSON.stringify(readerDocument(results), null, 2)}\n`);
+console.log(`wrote ${file} and results/reader.json`);
+
+/** The same figures in the format of bench/record.py, for bench/report.py. */
+function readerDocument(r) {
+  const ops = { cell: 'one level-0 chunk', frame: 'level-0 frame (36 chunks)', history: 'pixel history (24 dates)' };
+  const work = { chronozarr: 'chronozarr JS reader: openStore().getCell / samplePixel', zarrita: 'zarrita 0.7.5: getChunk per chunk (frame, cell), zarr.get (history)', zarritaGet: 'zarrita zarr.get of the whole frame' };
+  const groups = { 'Node, disk, no workers': r.nodeDisk, 'Node, disk, 2 workers': r.nodeDiskWorkers2, 'Chromium, HTTP, 2 workers': r.chromium?.workers2, 'Chromium, HTTP, no workers': r.chromium?.workers0 };
+  const rows = [];
+  for (const [group, g] of Object.entries(groups)) {
+    if (!g) continue;
+    for (const [op, label] of Object.entries(ops)) {
+      for (const [tool, m] of Object.entries(g[op])) {
+        if (tool === 'ratio') continue;
+        rows.push(row(group, label, tool === 'zarritaGet' ? 'zarrita (zarr.get)' : tool, tool === 'chronozarr' ? 'subject' : 'peer', work[tool], { ms: stats(m.runsMs, 2) }));
+      }
+      if (op === 'frame' && group.startsWith('Chromium') && r.chromium.fetchOnlyFrame) {
+        rows.push(row(group, label, "fetch only, the frame's 36 chunks", 'floor', 'the 36 chunk bodies fetched at once, no decode (page.html fetchFrame)', { ms: stats(r.chromium.fetchOnlyFrame.runsMs) }));
+      }
+    }
+  }
+  return document({
+    benchmark: 'reader',
+    title: 'JS reader: chronozarr against zarrita on one none store, in Node and Chromium',
+    setup: { store: '24 x 4 x 2765 x 2759 uint16, none, zstd 5, chunk 512 (make_store.py)', reps: `${reps} repetitions (BENCH_REPS), fresh handles each`, chromium: r.chromium?.version ?? 'not run' },
+    metrics: [{ key: 'ms', label: 'time', unit: 'ms', primary: true }],
+    rows,
+    versions: versions(jsRoot, ['zarrita', 'numcodecs', 'playwright-core']),
+  });
+}

@@ -1,0 +1,246 @@
+// The browser comparison (issue 18): the chronozarr viewer against @carbonplan/zarr-layer on
+// MapLibre (same `none` store) and a COG-per-date page on geotiff.js (the store's export), in
+// Debian's Chromium, served by `chronozarr serve`, under CDP network profiles.
+//
+//   node bench/compare.mjs [--quick] [--json OUT] [--profile unthrottled|50|10] [--tools viewer,cog]
+//
+// --quick (or BENCH_QUICK=1): a 12-date 1100 x 1000 store, 3 openings, 6 steps, and the
+// unthrottled and 50 Mbit/s profiles only.
+//
+// Per profile and page, each in fresh browser contexts (empty HTTP cache):
+//   cold open      navigation to the first complete frame of a 3 x 3-cell view at level 0, the
+//                  median of 7 openings (3 with --quick or BENCH_QUICK=1), requests and bytes;
+//   paced scrub    12 steps (6 quick), one per 500 ms, on a page whose open has settled: step
+//                  latency from the ask to the frame of that date;
+//   burst scrub    the same at one step per 100 ms: latency of the last step;
+//   pixel history  right after a cold open, the time to the whole chart of one pixel.
+// Floors: every operation's finished requests made again at once on a blank page, throttled
+// alike, bodies read and nothing else. A row of the viewer that misses a target is traced once
+// (all processes), and the busiest threads go into the row's profile. Writes
+// results/browser.json in the format of bench/record.py.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { python } from '../test/helpers.js';
+import { PROFILES, counts, idle, mark, newTab, replay, since } from './compare-net.mjs';
+import { describe, firstComplete, frames, history, step, urls } from './compare-pages.mjs';
+import { document, machine, quick, row, stats, versions } from './record.mjs';
+import { split, summary } from './trace-split.mjs';
+import { warmPageCache } from './page-cache.mjs';
+import { launchBrowser, repo } from './viewer-harness.mjs';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const jsRoot = join(here, '..');
+const args = process.argv.slice(2);
+const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : null);
+const QUICK = quick() || args.includes('--quick');
+const OPENS = QUICK ? 3 : 7;
+const STEPS = QUICK ? 6 : 12;
+const FLOOR_OPENS = QUICK ? 1 : 2;
+// Paced steps whose requests are replayed for the floor (each replay waits out the profile).
+const FLOOR_STEPS = 6;
+// The quick run leaves out the slowest profile (10 Mbit/s), where one opening takes seconds.
+const RUN_PROFILES = QUICK ? PROFILES.slice(0, 2) : PROFILES;
+const TOOLS = (option('--tools') ?? 'viewer,zarr-layer,cog').split(',');
+const LABEL = { viewer: 'chronozarr viewer', 'zarr-layer': 'zarr-layer on MapLibre', cog: 'geotiff.js, COG per date' };
+const WORK = {
+  viewer: 'the chronozarr viewer (js/viewer): true colour of B04/B03/B02 in WebGL, decode workers, prefetch around t',
+  'zarr-layer': '@carbonplan/zarr-layer on MapLibre GL: B04 with a colour map, reprojected from UTM (proj4 and bounds options), bundled by esbuild',
+  cog: 'geotiff.js on the COG export: readRasters of the visible window (B04/B03/B02) on a worker pool, painted on a 2D canvas; 256 kB blocks and stale reads dropped, not aborted (geotiff.js 3.0.5 fails tiles with its 64 kB default and after aborts); esbuild bundle',
+};
+const CATEGORIES = ['toplevel', 'blink.user_timing', 'devtools.timeline', 'gpu', 'viz', 'loading'];
+
+// ---------------------------------------------------------------- setup: store, bundles, server
+
+const made = spawnSync(python, [join(here, 'make_store.py'), join(here, 'work'), '--browser', ...(QUICK ? ['--small'] : [])], { encoding: 'utf8' });
+if (made.status !== 0) throw new Error(`make_store.py failed:\n${made.stderr}`);
+const storeName = made.stdout.trim().split('\n').pop();
+const storeDir = join(here, 'work', storeName);
+const cogName = storeName.replace(/\.zarr$/, '-cogs');
+const d = describe(storeDir, join(here, 'work', cogName));
+bundle();
+const server = spawn(join(repo, '.venv', 'bin', 'chronozarr'), ['serve', jsRoot, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+const base = await new Promise((ok, fail) => {
+  let text = '';
+  server.stderr.on('data', (chunk) => {
+    text += chunk;
+    const m = / at (http:\/\/\S+?)\/? /.exec(text);
+    if (m) ok(m[1]);
+  });
+  server.on('exit', (code) => fail(new Error(`chronozarr serve exited ${code}: ${text}`)));
+});
+const pages = urls(d, base, `${base}/bench/work/${storeName}`, `${base}/bench/work/${cogName}`);
+const browser = await launchBrowser();
+const rows = [];
+try {
+  for (const profile of RUN_PROFILES) {
+    if (option('--profile') && !profile.name.startsWith(option('--profile'))) continue;
+    warmPageCache(storeDir);
+    warmPageCache(d.cogDir);
+    const measured = {};
+    for (const tool of TOOLS) measured[tool] = await runTool(profile, tool);
+    rows.push(...profileRows(profile, measured));
+    await profileMisses(profile, rows.filter((r) => r.group === profile.name));
+  }
+} finally {
+  await browser.close();
+  server.kill();
+}
+
+const doc = document({
+  benchmark: 'browser',
+  title: 'Browser: the viewer against zarr-layer and a COG-per-date page, under network profiles',
+  setup: {
+    store: `${d.nTime} x 4 x ${d.height} x ${d.width} uint16, encoding none, zstd 5, 256 px chunks (${storeName}); COGs: \`chronozarr export-cog\` of level 0 (${cogName})`,
+    view: '700 x 790 CSS px, 1 px per level-0 pixel, centred on pixel (384, 384): 3 x 3 cells of 256 px; the COG page reads the same window',
+    browser: `${browser.version()} (Debian's Chromium, headless, SwiftShader WebGL), playwright-core; network profiles by CDP Network.emulateNetworkConditions`,
+    server: '`chronozarr serve js/` on 127.0.0.1 (pages, bundles and data from one origin)',
+    runs: `${OPENS} cold openings per page and profile; ${STEPS} steps per scrub; floors replayed in a fresh context of the same profile (${FLOOR_OPENS} openings, the first ${Math.min(STEPS, FLOOR_STEPS)} paced steps)`,
+  },
+  metrics: [{ key: 'ms', label: 'time', unit: 'ms', primary: true }, { key: 'requests', label: 'requests', unit: 'count' }, { key: 'bytes', label: 'bytes', unit: 'B' }],
+  rows,
+  versions: { ...versions(jsRoot, ['@carbonplan/zarr-layer', 'maplibre-gl', 'geotiff', 'esbuild', 'playwright-core', 'numcodecs']), chromium: browser.version() },
+});
+mkdirSync(join(here, 'results'), { recursive: true });
+const out = option('--json') ?? join(here, 'results', 'browser.json');
+writeFileSync(out, `${JSON.stringify(doc, null, 2)}\n`);
+console.log(`wrote ${out}`);
+
+// ---------------------------------------------------------------- one page under one profile
+
+async function runTool(profile, tool) {
+  console.error(`${profile.name}: ${tool}`);
+  const opens = [];
+  for (let i = 0; i < OPENS; i++) {
+    const tab = await open(profile, tool);
+    opens.push({ ms: tab.ms, ...counts(tab.net.log), log: [...tab.net.log] });
+    await tab.context.close();
+  }
+  const scrubbing = await open(profile, tool);
+  await idle(scrubbing.net);
+  const paced = await scrub(scrubbing, tool, 500);
+  verbose(`  ${tool} paced: ${paced.shown}/${STEPS} shown`);
+  await idle(scrubbing.net);
+  const burst = await scrub(scrubbing, tool, 100);
+  verbose(`  ${tool} burst: last step ${burst.latency.at(-1)} ms`);
+  await scrubbing.context.close();
+  const clicking = await open(profile, tool);
+  const from = mark(clicking.net);
+  const historyMs = await history(clicking.page, tool, d);
+  const historyLog = since(clicking.net, from);
+  verbose(`  ${tool} history: ${historyMs} ms`);
+  await clicking.context.close();
+  const replays = await replay(browser, profile, base, [...opens.slice(0, FLOOR_OPENS).map((o) => o.log), ...paced.logs.slice(0, FLOOR_STEPS), burst.logs.at(-1), historyLog]);
+  return {
+    opens,
+    paced,
+    burst,
+    history: { ms: historyMs, ...counts(historyLog) },
+    floors: { open: replays.slice(0, FLOOR_OPENS), paced: replays.slice(FLOOR_OPENS, FLOOR_OPENS + Math.min(STEPS, FLOOR_STEPS)), burst: replays.at(-2), history: replays.at(-1) },
+  };
+}
+
+async function open(profile, tool) {
+  const tab = await newTab(browser, profile);
+  await tab.page.goto(pages[tool]);
+  const ms = await firstComplete(tab.page, tool);
+  verbose(`  ${tool} open ${ms.toFixed(0)} ms, ${tab.net.log.length} requests`);
+  return { ...tab, ms };
+}
+
+/** STEPS steps one per `everyMs`: per step the latency to its frame, and its requests. */
+async function scrub(tab, tool, everyMs) {
+  const shown = await frames(tab.page, tool);
+  let t = shown.at(-1)?.t ?? 0;
+  const steps = [];
+  for (let i = 0; i < STEPS; i++) {
+    t = (t + 1) % d.nTime;
+    steps.push({ t, from: mark(tab.net), at: await step(tab.page, tool, t) });
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  const last = steps.at(-1);
+  const deadline = Date.now() + 120_000;
+  let all = await frames(tab.page, tool);
+  while (!all.some((f) => f.t === last.t && f.at >= last.at) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    all = await frames(tab.page, tool);
+  }
+  const latency = steps.map((s, i) => {
+    const f = all.find((x) => x.t === s.t && x.at >= s.at && (i + 1 === steps.length || x.at < steps[i + 1].at));
+    return f ? f.at - s.at : null;
+  });
+  const logs = steps.map((s, i) => since(tab.net, s.from, steps[i + 1]?.from));
+  return { everyMs, latency, shown: latency.filter((v) => v != null).length, logs, perStep: logs.map(counts) };
+}
+
+// ---------------------------------------------------------------- rows
+
+function profileRows(profile, measured) {
+  const out = [];
+  const ops = [
+    ['cold open: first complete frame', (m) => ({ ms: stats(m.opens.map((o) => o.ms)), requests: stats(m.opens.map((o) => o.requests), 0), bytes: stats(m.opens.map((o) => o.bytes), 0) }), (m) => m.floors.open],
+    [`paced scrub, 1 step / 500 ms: step latency`, (m) => ({ ms: stats(m.paced.latency), requests: stats(m.paced.perStep.map((c) => c.requests), 0), bytes: stats(m.paced.perStep.map((c) => c.bytes), 0) }), (m) => m.floors.paced],
+    [`burst scrub, 1 step / 100 ms: last-step latency`, (m) => ({ ms: stats([m.burst.latency.at(-1)]), requests: stats([sum(m.burst.perStep, 'requests')], 0), bytes: stats([sum(m.burst.perStep, 'bytes')], 0) }), (m) => [m.floors.burst]],
+    [`pixel history (${d.nTime} dates): whole chart`, (m) => ({ ms: stats([m.history.ms]), requests: stats([m.history.requests], 0), bytes: stats([m.history.bytes], 0) }), (m) => [m.floors.history]],
+  ];
+  for (const [op, values, floor] of ops) {
+    for (const [tool, m] of Object.entries(measured)) {
+      const facts = op.startsWith('burst') ? { steps_shown: m.burst.shown, steps: STEPS, aborted: sum(m.burst.perStep, 'aborted') } : op.startsWith('paced') ? { steps_shown: m.paced.shown, steps: STEPS } : undefined;
+      out.push(row(profile.name, op, LABEL[tool], tool === 'viewer' ? 'subject' : 'peer', WORK[tool], values(m), facts ? { facts } : {}));
+    }
+    for (const [tool, m] of Object.entries(measured)) {
+      out.push(row(profile.name, op, `fetch only, ${LABEL[tool]}'s requests`, 'floor', `the same finished requests made at once on a blank page, bodies read, nothing decoded or drawn`, { ms: stats(floor(m)) }, { target: tool === 'viewer' }));
+    }
+  }
+  return out;
+}
+
+function verbose(text) {
+  if (process.env.BENCH_VERBOSE) console.error(text);
+}
+
+function sum(list, key) {
+  return list.reduce((s, c) => s + c[key], 0);
+}
+
+/** Trace the viewer once on each operation that misses a target; the busiest threads go in its row. */
+async function profileMisses(profile, block) {
+  for (const subject of block.filter((r) => r.kind === 'subject')) {
+    const same = block.filter((r) => r.op === subject.op && r !== subject);
+    const ms = (r) => r.values.ms?.median;
+    const missed = same.some((r) => (r.kind === 'peer' && ms(r) && ms(subject) >= ms(r)) || (r.kind === 'floor' && r.target && ms(r) && ms(subject) > 1.2 * ms(r)));
+    if (!missed || subject.op.startsWith('burst')) continue;
+    const tab = await newTab(browser, profile);
+    const isOpen = subject.op.startsWith('cold open');
+    if (!isOpen) {
+      await tab.page.goto(pages.viewer);
+      await firstComplete(tab.page, 'viewer');
+      await idle(tab.net);
+    }
+    await browser.startTracing(tab.page, { categories: CATEGORIES });
+    if (isOpen) {
+      await tab.page.goto(pages.viewer);
+      await firstComplete(tab.page, 'viewer');
+    } else if (subject.op.startsWith('pixel')) await history(tab.page, 'viewer', d);
+    else await scrub(tab, 'viewer', 500);
+    const trace = JSON.parse((await browser.stopTracing()).toString('utf8'));
+    await tab.context.close();
+    const result = split(trace, null);
+    subject.profile = { method: 'one traced repetition, all Chromium processes, busy ms per thread (merged top-level tasks)', ...result, summary: summary(result) };
+  }
+}
+
+/** The pages' bundles (esbuild, minified as a site would ship them) into work/pages. */
+function bundle() {
+  const esbuild = join(jsRoot, 'node_modules', '.bin', 'esbuild');
+  const outdir = join(here, 'work', 'pages');
+  const runs = [
+    [join(here, 'pages', 'zarr-layer-page.js'), join(here, 'pages', 'cog-page.js'), `--outdir=${outdir}`],
+    [join(jsRoot, 'node_modules', 'geotiff', 'dist-module', 'worker', 'decoder.js'), `--outfile=${join(outdir, 'geotiff-decoder.js')}`],
+  ];
+  for (const files of runs) {
+    const done = spawnSync(esbuild, [...files, '--bundle', '--format=esm', '--platform=browser', '--minify', '--log-level=warning'], { encoding: 'utf8' });
+    if (done.status !== 0) throw new Error(`esbuild failed:\n${done.stderr}`);
+  }
+}

@@ -1,0 +1,39 @@
+// What the comparison pages share with the viewer's benchmark hook: the frames they have shown
+// (t, when, complete), the first complete one, the current step, and the pixel-history chart,
+// drawn by the viewer's own chart module so that every page pays the same for drawing it.
+import { createChart } from '../../viewer/chart.js';
+
+/** @typedef {{ t: number, at: number, complete: boolean }} Frame */
+
+/**
+ * @param {{ times: string[] }} o
+ */
+export function createHook({ times }) {
+  const host = /** @type {HTMLElement} */ (document.getElementById('chart-host'));
+  const chart = createChart(host, { onPick: () => {} });
+  const hook = {
+    /** @type {Frame[]} */
+    frames: [],
+    /** @type {number | null} */
+    firstCompleteAt: null,
+    /** @type {string | null} */
+    error: null,
+    wanted: 0,
+    settled: false,
+    /** @param {number} t */
+    shown(t) {
+      const at = performance.now();
+      hook.frames.push({ t, at, complete: true });
+      if (hook.firstCompleteAt == null) hook.firstCompleteAt = at;
+      hook.settled = t === hook.wanted;
+    },
+    /** Draw one band's history; resolves after the chart is in the document. */
+    chart(/** @type {(number | null)[]} */ values, /** @type {string} */ label) {
+      chart.render({ title: `${label} over time`, times, series: [{ label, color: '#d8dee9', values }], t: hook.wanted });
+      return new Promise((resolve) => requestAnimationFrame(() => resolve(performance.now())));
+    },
+  };
+  // @ts-ignore
+  window.__bench = hook;
+  return hook;
+}

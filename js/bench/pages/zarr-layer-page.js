@@ -1,0 +1,73 @@
+// CarbonPlan's zarr-layer on MapLibre showing the store's B04 band, as its README sets it up, with
+// the options a UTM store needs (proj4 and bounds: zarr-layer 0.5.0 does not read the store's
+// proj:code or spatial:* attributes). Query: ?store=URL&lon=&lat=&zoom=&proj4=&bounds=xmin,ymin,
+// xmax,ymax&times=ISO,...&lo=&hi=. A frame counts as shown at the first map render after the
+// layer reports that nothing is loading for the date asked.
+import { Map as MapLibreMap } from 'maplibre-gl';
+import { ZarrLayer } from '@carbonplan/zarr-layer';
+import { createHook } from './page-hook.js';
+
+const q = new URLSearchParams(location.search);
+const times = (q.get('times') ?? '').split(',');
+const hook = createHook({ times });
+const band = { selected: 2, type: 'index' };
+const selector = (t) => ({ band, time: { selected: t, type: 'index' } });
+const GREYS = ['#000000', '#444444', '#888888', '#cccccc', '#ffffff'];
+let loading = true;
+let sawLoading = false;
+/** @type {number | null} */
+let awaiting = 0;
+let askedAt = 0;
+
+const map = new MapLibreMap({
+  container: 'map',
+  style: { version: 8, sources: {}, layers: [{ id: 'bg', type: 'background', paint: { 'background-color': '#000' } }] },
+  center: [Number(q.get('lon')), Number(q.get('lat'))],
+  zoom: Number(q.get('zoom')),
+  attributionControl: false,
+  fadeDuration: 0,
+});
+const layer = new ZarrLayer({
+  id: 'store',
+  source: q.get('store'),
+  variable: 'data',
+  selector: selector(0),
+  colormap: GREYS,
+  clim: [Number(q.get('lo') ?? 0), Number(q.get('hi') ?? 3000)],
+  proj4: q.get('proj4'),
+  bounds: (q.get('bounds') ?? '').split(',').map(Number),
+  onLoadingStateChange: (s) => {
+    loading = s.loading;
+    if (s.loading) sawLoading = true;
+    if (s.error) hook.error = String(s.error);
+    if (!s.loading) map.triggerRepaint();
+  },
+});
+map.on('render', () => {
+  if (awaiting == null || loading) return;
+  // A date already in zarr-layer's cache never reports loading: show it after one frame.
+  if (!sawLoading && performance.now() - askedAt < 50) return map.triggerRepaint();
+  const t = awaiting;
+  awaiting = null;
+  hook.shown(t);
+});
+map.on('load', () => map.addLayer(layer));
+
+function setT(t) {
+  hook.wanted = t;
+  hook.settled = false;
+  awaiting = t;
+  askedAt = performance.now();
+  sawLoading = false;
+  layer.setSelector(selector(t));
+  map.triggerRepaint();
+}
+
+/** B04 of the pixel at (lon, lat) at every date, by the layer's own point query, charted. */
+async function history(lon, lat) {
+  const result = await layer.queryData({ type: 'Point', coordinates: [lon, lat] }, { band, time: { selected: times.map((_, i) => i), type: 'index' } });
+  const values = Array.isArray(result.data) ? result.data : result[Object.keys(result).find((k) => Array.isArray(result[k])) ?? 'data'];
+  return hook.chart(values ?? [], 'B04');
+}
+
+Object.assign(hook, { setT, history });
