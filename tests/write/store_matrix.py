@@ -91,11 +91,20 @@ CASES: dict[str, dict[str, Any]] = {
     "max-levels-2": {"options": {"max_levels": 2, "encoding": "none"}},
     # gzip at its default level and at both ends (1 and 9 set the header's extra-flags byte),
     # and the blosc settings the cases above leave out, so every codec setting of spec 8 is pinned.
-    "gzip-delta-sharded": {"holes": True, "options": {"codec": "gzip", "encoding": "star-delta", "anchor_interval": 3, "shard": True, "shard_time": 3}},
-    "gzip-1-uint8-mask-coverage": {"dtype": "uint8", "mask": True, "coverage": True, "n_time": 5, "options": {"codec": "gzip", "level": 1}},
+    "gzip-delta-sharded": {
+        "holes": True, "options": {"codec": "gzip", "encoding": "star-delta", "anchor_interval": 3, "shard": True, "shard_time": 3},
+    },
+    "gzip-1-uint8-mask-coverage": {
+        "dtype": "uint8", "mask": True, "coverage": True, "n_time": 5, "options": {"codec": "gzip", "level": 1},
+    },
     "gzip-9-float32": {"dtype": "float32", "holes": True, "n_band": 2, "n_time": 4, "options": {"codec": "gzip", "level": 9}},
-    "blosc-lz4-noshuffle-delta": {"dtype": "uint8", "n_time": 5, "options": {"codec": "blosc", "blosc_cname": "lz4", "encoding": "star-delta", "anchor_interval": 2}},
-    "blosc-zstd-shuffle-int16": {"dtype": "int16", "holes": True, "nodata": -9999, "n_time": 4, "options": {"codec": "blosc", "blosc_shuffle": "shuffle", "level": 9, "nodata": -9999}},
+    "blosc-lz4-noshuffle-delta": {
+        "dtype": "uint8", "n_time": 5, "options": {"codec": "blosc", "blosc_cname": "lz4", "encoding": "star-delta", "anchor_interval": 2},
+    },
+    "blosc-zstd-shuffle-int16": {
+        "dtype": "int16", "holes": True, "nodata": -9999, "n_time": 4,
+        "options": {"codec": "blosc", "blosc_shuffle": "shuffle", "level": 9, "nodata": -9999},
+    },
 }
 
 

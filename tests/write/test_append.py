@@ -4,7 +4,6 @@ encode at every level, and exactly the objects section 14 lists changed on disk.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np

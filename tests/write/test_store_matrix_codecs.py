@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 import pytest
 import zarr
-
 from expected import chronozarr_attrs, level_count, pyramid, true_values
 from store_matrix import CASES, encode_case, series
 
