@@ -22,11 +22,12 @@ from chronozarr import publish as publish_module  # noqa: E402
 from chronozarr.cli import app  # noqa: E402
 from chronozarr.errors import OutputExistsError  # noqa: E402
 from chronozarr.publish import PublishError, append_mismatch, parse_newer_than, plan, publish  # noqa: E402
-from chronozarr.format.caching import IMMUTABLE_CACHE_CONTROL, chronozarr_block  # noqa: E402
+from chronozarr.format.caching import chronozarr_block  # noqa: E402
 from conftest import make_series  # noqa: E402
 
 BUCKET = "chronozarr-test"
-SHORT = "public, max-age=300"
+SHORT = "public, max-age=300"  # docs/hosting.md: objects an append rewrites
+IMMUTABLE = "public, max-age=31536000, immutable"  # docs/hosting.md: every other object
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +111,7 @@ def test_upload_objects_headers_and_order(s3, stores, recorded, layout: str) -> 
         elif layout == "sharded" and "/data/c/2/" in key:  # the trailing time shard of shard_time 2
             assert head["CacheControl"] == SHORT, key
         else:
-            assert head["CacheControl"] == IMMUTABLE_CACHE_CONTROL, key
+            assert head["CacheControl"] == IMMUTABLE, key
     # Order: data objects, then time/volatility, then metadata below the root, then the root, last.
     assert recorded[-1] == "zarr.json"
     position = {key: i for i, key in enumerate(recorded)}

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import zarr
 from conftest import make_series
-from expected import chronozarr_attrs, level_count, modular_residual, pyramid, references_for, true_values, volatility
+from expected import anchors_for, chronozarr_attrs, level_count, modular_residual, pyramid, references_for, true_values, volatility
 
 import chronozarr
 
@@ -204,16 +204,21 @@ def test_forced_encoding_writes_no_selection(tmp_path: Path, encoding: str) -> N
 
 def test_auto_samples_whole_anchor_groups_of_a_long_series() -> None:
     """A long series is measured on two complete reference groups (each anchor with every timestep
-    stored against it); a short one on every timestep."""
+    stored against it), both inside the axis; a short one on every timestep. Groups come from the
+    spec 4.2 schedule as tests/expected derives it, not from the writer's Schedule."""
     from chronozarr.write.plan import Schedule
     from chronozarr.write.selection import sample_times
 
-    long = Schedule.nearest(40, 6)
-    times = sample_times(long, 40)
-    anchors = [t for t in times if t in long.anchors]
-    assert len(anchors) == 2 and all(0 < a < 36 for a in anchors)
-    for a in anchors:
-        group = {t for t, ref in long.references.items() if ref == a}
-        assert group and group <= set(times)
-    assert set(times) == set(anchors) | {t for t in times if long.references.get(t) in anchors}
+    n_time, interval = 40, 6
+    anchors, references = anchors_for(n_time, interval), references_for(n_time, interval)
+    long = Schedule.nearest(n_time, interval)
+    assert (list(long.anchors), long.references) == (anchors, references)
+    times = sample_times(long, n_time)
+    sampled = [a for a in anchors if a in times]
+    assert len(sampled) == 2 and all(0 < a < anchors[-1] for a in sampled)
+    groups = {a: {a} | {t for t, ref in references.items() if ref == a} for a in sampled}
+    assert all(len(group) > 1 for group in groups.values())
+    assert set(times) == groups[sampled[0]] | groups[sampled[1]]
+    assert times == sorted(times)
+    # a series of at most 2k + 1 timesteps (13 at interval 6) is measured whole
     assert sample_times(Schedule.nearest(13, 6), 13) == list(range(13))

@@ -14,6 +14,7 @@ from chronozarr.write.plan import Plan, Schedule
 from chronozarr.format.codecs import CodecSpec
 from chronozarr.write.units import check_span, default_span, phases
 from chronozarr.errors import InputError
+from expected import level_count
 
 
 def _plan(n_time=7, height=150, width=131, cs=16, shard_time=None, mask=True):
@@ -50,11 +51,22 @@ def test_every_object_belongs_to_exactly_one_unit(span, shard_time):
                         for name in ("data", "mask"):
                             key = plan.object_key(level, name, t, row, col)
                             assert owner.setdefault(key, unit.name) == unit.name, f"{key}: {owner[key]} and {unit.name}"
-    expected = {
-        plan.object_key(level, name, t, row, col)
-        for level in plan.levels for row, col in level.cells() for t in range(plan.n_time) for name in ("data", "mask")
-    }
-    assert set(owner) == expected
+    assert set(owner) == _spec_objects(n_time=7, height=150, width=131, cs=16, n_levels=level_count(150, 131, 16), shard_time=shard_time)
+
+
+def _spec_objects(n_time: int, height: int, width: int, cs: int, n_levels: int, shard_time: int | None) -> set[str]:
+    """Every data and mask object key spec 2 and 7.1 give the store, from the sizes alone:
+    level k is ceil(H / 2^k) x ceil(W / 2^k) in cells of cs; data keys carry band chunk 0."""
+    keys = set()
+    for k in range(n_levels):
+        level_height, level_width = -(-height // 2**k), -(-width // 2**k)
+        rows, cols = -(-level_height // cs), -(-level_width // cs)
+        for t in range(n_time):
+            index = t if shard_time is None else t // shard_time
+            for r in range(rows):
+                for c in range(cols):
+                    keys |= {f"{k}/data/c/{index}/0/{r}/{c}", f"{k}/mask/c/{index}/{r}/{c}"}
+    return keys
 
 
 def test_the_default_block_holds_about_64_mb_and_at_least_a_source_chunk():
