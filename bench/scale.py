@@ -228,7 +228,7 @@ def main() -> None:
         "scale", "Scale: encode memory and time as the area grows",
         machine={**_common.machine(), "load_average_at_start": [round(v, 2) for v in load]}, date=started,
         setup={"series": f"one timestep of 4 x N x N uint16 from a lazy dask source (map_blocks, chunks (1, 4, {SOURCE_CHUNK}, {SOURCE_CHUNK})); every run in a fresh process",
-               "targets (issue 16)": ", ".join(f"{k}: {v}" for k, v in summary["targets"].items()), "repeats": args.repeats},
+               "targets (issue 12)": ", ".join(f"{k}: {v}" for k, v in summary["targets"].items()), "repeats": args.repeats},
         metrics=[record.metric("seconds", "wall", "s", primary=True), record.metric("cpu_seconds", "CPU", "s"), record.metric("peak_rss", "peak RSS", "B")],
         rows=[r for size, runs in sorted(by_size.items()) for r in size_rows(size, runs)],
         packages=("zarr", "xarray", "dask", "numcodecs"),
