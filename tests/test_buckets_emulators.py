@@ -21,7 +21,9 @@ from conftest import make_series  # noqa: E402
 from emulators import AZURITE_ACCOUNT, AZURITE_KEY, Azurite, FakeGCS, azurite_missing, fake_gcs_binary, gcs_env  # noqa: E402
 
 import chronozarr  # noqa: E402
+from chronozarr.buckets import Bucket  # noqa: E402
 from chronozarr.cli import app  # noqa: E402
+from chronozarr.errors import StoreError  # noqa: E402
 from chronozarr.publish import publish  # noqa: E402
 
 OPTIONS: dict[str, Any] = dict(crs="EPSG:32631", chunk_size=16, encoding="star-delta", anchor_interval=3, shard=True, shard_time=3, progress=False)
@@ -157,3 +159,28 @@ def test_no_credentials_name_the_variables_to_set(service: Service, monkeypatch:
     result = _cli("info", service.url("none"), "--endpoint", service.server.endpoint)
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output
     assert f"no credentials found: set {variable}" in result.output, result.output
+
+
+def test_suffix_ranges_and_deletes_with_missing_keys(service: Service) -> None:
+    """Azure has no suffix ranges (a HEAD and a range instead); GCS and Azure stop a many-key
+    delete at a missing key, and every other key must still go."""
+    bucket = Bucket(service.url("raw"), endpoint=service.server.endpoint)
+    bucket.put("a/x", b"0123456789")
+    bucket.put("a/y", b"abc")
+    assert bucket.get_suffix("a/x", 4) == b"6789" and bucket.get_suffix("a/absent", 4) is None
+    with pytest.raises(StoreError, match=r"raw/a/x has 10 bytes, fewer than the 40 asked for"):
+        bucket.get_suffix("a/x", 40)
+    bucket.delete(["a/absent", "a/x", "a/also-absent", "a/y"])
+    assert list(bucket.list("a/")) == [] and service.objects("raw") == {}
+
+
+def test_the_endpoint_can_come_from_the_environment(service: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    chronozarr.encode(make_series(n_time=2, height=16, width=16), service.url("env"), storage_options=service.options, **OPTIONS)
+    monkeypatch.setenv({"gs": "GOOGLE_BASE_URL", "az": "AZURE_STORAGE_ENDPOINT"}[service.scheme], service.server.endpoint)
+    result = _cli("validate", service.url("env"))
+    assert result.exit_code == 0, result.output
+
+
+def test_a_region_is_refused_outside_s3(service: Service) -> None:
+    with pytest.raises(StoreError, match=r"a region is for s3:// URLs; .* names its location through its account"):
+        Bucket(service.url("x"), endpoint=service.server.endpoint, region="eu-west-1")
