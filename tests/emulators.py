@@ -19,6 +19,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -40,14 +41,19 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _wait_for(port: int, process: subprocess.Popen, name: str, timeout: float = 30.0) -> None:
+def _start(command: list[str], port: int, name: str, timeout: float = 30.0) -> subprocess.Popen:
+    """Start an emulator and wait until it listens on the port. Its stderr goes to a file, never
+    a pipe nobody reads (which would stop it once full), and is quoted when it fails to start."""
+    log = tempfile.TemporaryFile()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"{name} exited with {process.returncode}: {process.stderr.read().decode(errors='replace')[-500:]}")
+            log.seek(0)
+            raise RuntimeError(f"{name} exited with {process.returncode}: {log.read().decode(errors='replace')[-500:]}")
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return
+            return process
         except OSError:
             time.sleep(0.1)
     process.kill()
@@ -85,12 +91,11 @@ class Azurite:
         return f"http://127.0.0.1:{self.port}/{AZURITE_ACCOUNT}"
 
     def __enter__(self) -> Azurite:
-        self._process = subprocess.Popen(
+        self._process = _start(
             [str(AZURITE), "--blobHost", "127.0.0.1", "--blobPort", str(self.port), "--inMemoryPersistence",
              "--disableTelemetry", "--silent", "--skipApiVersionCheck"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            self.port, "azurite",
         )
-        _wait_for(self.port, self._process, "azurite")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -146,12 +151,11 @@ class FakeGCS:
     def __enter__(self) -> FakeGCS:
         binary = fake_gcs_binary()
         assert binary is not None
-        self._process = subprocess.Popen(
+        self._process = _start(
             [str(binary), "-scheme", "http", "-backend", "memory", "-host", "127.0.0.1", "-port", str(self.backend_port),
              "-public-host", f"127.0.0.1:{self.backend_port}", "-log-level", "error"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            self.backend_port, "fake-gcs-server",
         )
-        _wait_for(self.backend_port, self._process, "fake-gcs-server")
         self._front = ThreadingHTTPServer(("127.0.0.1", 0), _front_handler(self))
         self._front.daemon_threads = True
         self._thread = threading.Thread(target=self._front.serve_forever, daemon=True)
