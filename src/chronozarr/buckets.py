@@ -1,16 +1,24 @@
 """Object-store URLs: the one place that parses `s3://`, `gs://` and `az://`, opens an obstore
 store for them and turns what the store answers into our errors.
 
-Supported: `s3://bucket/prefix` (AWS S3, or any S3-compatible service through `endpoint`: R2,
-MinIO, moto), `gs://bucket/prefix` (Google Cloud Storage), `az://container/prefix` (Azure Blob
-Storage; the account comes from `AZURE_STORAGE_ACCOUNT_NAME`). A URL with one of these schemes is
-never taken as a local path, and `parse_bucket_url` refuses any other `scheme://`.
+Supported: `s3://bucket/prefix` (AWS S3), `gs://bucket/prefix` (Google Cloud Storage),
+`az://container/prefix` (Azure Blob Storage; the account comes from `AZURE_STORAGE_ACCOUNT_NAME`). A
+URL with one of these schemes is never taken as a local path, and `parse_bucket_url` refuses any
+other `scheme://`.
+
+`endpoint` (`--endpoint` on the command line) sends the requests to another service that speaks the
+same API, for every scheme: for s3:// an S3-compatible service (R2, MinIO, moto; path-style
+requests), for gs:// the base URL of a GCS emulator or private endpoint (fake-gcs-server), for az://
+the blob service URL of the account, path included (Azurite: `http://127.0.0.1:10000/devstoreaccount1`).
+An `http://` endpoint is allowed (loopback emulators). `region` is for s3:// only; every other
+obstore setting passes through `config` (`storage_options={"config": {...}}` in Python).
 
 Credentials and anonymous access are read from the environment as obstore reads them
 (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`,
-`AWS_ENDPOINT_URL`, `AWS_SKIP_SIGNATURE=true` for a public bucket; `GOOGLE_SERVICE_ACCOUNT`,
-`GOOGLE_APPLICATION_CREDENTIALS`; `AZURE_STORAGE_ACCOUNT_NAME`, `AZURE_STORAGE_ACCOUNT_KEY`,
-`AZURE_STORAGE_SAS_TOKEN`, ...). Nothing here stores or prints a credential.
+`AWS_ENDPOINT_URL`, `AWS_SKIP_SIGNATURE=true` for a public bucket; `GOOGLE_SERVICE_ACCOUNT` (a
+service-account JSON; for an emulator one with `"disable_oauth": true`), `GOOGLE_APPLICATION_CREDENTIALS`,
+`GOOGLE_BASE_URL`; `AZURE_STORAGE_ACCOUNT_NAME`, `AZURE_STORAGE_ACCOUNT_KEY`, `AZURE_STORAGE_SAS_TOKEN`,
+`AZURE_STORAGE_ENDPOINT`, ...). Nothing here stores or prints a credential.
 
 API (obstore is the `cloud` extra; a missing extra raises MissingExtraError naming it):
 
@@ -24,7 +32,8 @@ API (obstore is the `cloud` extra; a missing extra raises MissingExtraError nami
         .get(key, max_bytes=None) -> bytes | None   None when the key is absent (404); an
                                                 object over max_bytes is refused before its body
         .get_range(key, start, length)          exactly `length` bytes, or None when absent
-        .get_suffix(key, length)                the last `length` bytes, or None when absent
+        .get_suffix(key, length)                the last `length` bytes, or None when absent (a HEAD
+                                                and a range where the store has no suffix ranges: Azure)
         .size(key) -> int | None                a HEAD; None when absent
         .put(key, data, *, attributes=None)     bytes, or a Path streamed in multipart parts
         .list(prefix="") -> Iterator[(key, size)]
@@ -58,6 +67,13 @@ TIMEOUT = "30s"
 # object_store retries up to 10 times over 3 minutes by default; a reader wants an answer sooner.
 RETRIES = 3
 MULTIPART_CHUNK = 8 * 2**20
+# The obstore setting `endpoint` becomes, per scheme, and the environment variables that give it.
+_ENDPOINT_SETTING = {"s3": "endpoint", "gs": "base_url", "az": "endpoint"}
+_ENDPOINT_ENV = {
+    "s3": ("AWS_ENDPOINT_URL", "AWS_ENDPOINT"),
+    "gs": ("GOOGLE_BASE_URL",),
+    "az": ("AZURE_STORAGE_ENDPOINT", "AZURE_ENDPOINT"),
+}
 
 
 @dataclass(frozen=True)
@@ -96,18 +112,18 @@ def obstore_for(
     anonymous: bool = False,
     config: Mapping[str, Any] | None = None,
 ) -> Any:
-    """An obstore store rooted at the URL's prefix. `endpoint` points s3:// at an S3-compatible
-    service (path-style requests, plain http allowed for loopback test servers); `region` and
-    `anonymous` (unsigned requests, for public buckets) override the environment; `config` passes
-    further obstore settings through."""
+    """An obstore store rooted at the URL's prefix. `endpoint` points the URL at another service
+    speaking its API (an S3-compatible service, a GCS or Azure emulator; plain http allowed);
+    `region` (s3:// only) and `anonymous` (unsigned requests, for public buckets) override the
+    environment; `config` passes further obstore settings through."""
     parsed = parse_bucket_url(url)
     store_module = import_extra("obstore.store", EXTRA, f"reading or writing {parsed.scheme}:// URLs")
     settings: dict[str, Any] = dict(config or {})
+    key = _ENDPOINT_SETTING[parsed.scheme]
     if endpoint:
-        if parsed.scheme != "s3":
-            raise StoreError(f"an endpoint is for S3-compatible services; {url} is not an s3:// URL")
-        settings.setdefault("endpoint", endpoint)
-        settings.setdefault("virtual_hosted_style_request", False)
+        settings.setdefault(key, endpoint)
+        if parsed.scheme == "s3":
+            settings.setdefault("virtual_hosted_style_request", False)
     if region:
         if parsed.scheme != "s3":
             raise StoreError(f"a region is for s3:// URLs; {url} names its location through its account")
@@ -117,9 +133,9 @@ def obstore_for(
     client = dict(settings.pop("client_options", {}) or {})
     client.setdefault("timeout", TIMEOUT)
     # Our client options replace those obstore would read from the environment, so a plain-http
-    # endpoint (a local MinIO or moto) given either way is allowed here.
-    given = settings.get("endpoint") or os.environ.get("AWS_ENDPOINT_URL") or os.environ.get("AWS_ENDPOINT") or ""
-    if parsed.scheme == "s3" and str(given).startswith("http://"):
+    # endpoint (a local MinIO, moto or emulator) given either way is allowed here.
+    given = settings.get(key) or next((os.environ[name] for name in _ENDPOINT_ENV[parsed.scheme] if os.environ.get(name)), "")
+    if str(given).startswith("http://"):
         client.setdefault("allow_http", True)
     retry = settings.pop("retry_config", None) or {
         "max_retries": RETRIES,
@@ -189,6 +205,13 @@ class Bucket:
             data = bytes(self._obstore.get(self.store, key, options={"range": {"suffix": length}}).bytes())
         except FileNotFoundError as exc:
             return _absent(exc, self.describe(key))
+        except self._obstore.exceptions.NotSupportedError:  # Azure Blob Storage has no suffix ranges
+            size = self.size(key)
+            if size is None:
+                return None
+            if size < length:
+                raise StoreError(f"{self.describe(key)} has {size} bytes, fewer than the {length} asked for") from None
+            data = self.get_range(key, size - length, length) or b""
         except Exception as exc:
             raise bucket_error(exc, self.describe(key)) from None
         if len(data) != length:
@@ -231,7 +254,10 @@ class Bucket:
         try:
             self._obstore.delete(self.store, keys if isinstance(keys, str) else list(keys))
         except FileNotFoundError:
-            pass
+            # A missing key is no error, but GCS and Azure stop a many-key delete at it: the rest one by one.
+            if not isinstance(keys, str) and len(keys) > 1:
+                for key in keys:
+                    self.delete(key)
         except Exception as exc:
             raise bucket_error(exc, self.describe(keys if isinstance(keys, str) else "")) from None
 
@@ -243,9 +269,16 @@ def _absent(exc: FileNotFoundError, where: str) -> None:
     return None
 
 
+# A token request to the instance-metadata service: no credentials were found in the environment.
+_NO_CREDENTIALS = "no credentials found"
+_CREDENTIAL_HINTS = {
+    "s3": "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_SKIP_SIGNATURE=true for a public bucket",
+    "gs": "set GOOGLE_SERVICE_ACCOUNT (a service-account JSON file) or GOOGLE_APPLICATION_CREDENTIALS",
+    "az": "set AZURE_STORAGE_ACCOUNT_KEY or AZURE_STORAGE_SAS_TOKEN, or AZURE_SKIP_SIGNATURE=true for a public container",
+}
 # (error code or message fragment, what it means and how to fix it). First match wins.
 _ANSWERS: tuple[tuple[str, str], ...] = (
-    ("NoSuchBucket", "the bucket does not exist (check its name, and the endpoint for an S3-compatible service)"),
+    ("NoSuchBucket", "the bucket does not exist (check its name, and the endpoint when one is given)"),
     ("ContainerNotFound", "the container does not exist (check its name and AZURE_STORAGE_ACCOUNT_NAME)"),
     ("ExpiredToken", "the credentials have expired: renew the session token (AWS_SESSION_TOKEN) and try again"),
     ("TokenRefreshRequired", "the credentials have expired: renew the session token and try again"),
@@ -255,8 +288,13 @@ _ANSWERS: tuple[tuple[str, str], ...] = (
     ("PermanentRedirect", "the bucket is in another region: set AWS_REGION (region= in Python) to the bucket's region"),
     ("AuthorizationHeaderMalformed", "the bucket is in another region: set AWS_REGION (region= in Python) to the bucket's region"),
     ("IllegalLocationConstraintException", "the bucket is in another region: set AWS_REGION (region= in Python) to the bucket's region"),
-    ("/latest/api/token", "no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_SKIP_SIGNATURE=true for a public bucket"),
-    ("169.254.169.254", "no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_SKIP_SIGNATURE=true for a public bucket"),
+    ("/latest/api/token", _NO_CREDENTIALS),
+    ("169.254.169.254", _NO_CREDENTIALS),
+    ("/computeMetadata/v1/instance/service-accounts/", _NO_CREDENTIALS),  # GCE metadata, wherever it is
+    ("/metadata/identity/oauth2/token", _NO_CREDENTIALS),  # Azure managed identity, wherever it is
+    ("Account must be specified", "no storage account: set AZURE_STORAGE_ACCOUNT_NAME (and AZURE_STORAGE_ACCOUNT_KEY or AZURE_STORAGE_SAS_TOKEN)"),
+    ("AuthenticationFailed", "the store refused the credentials: check AZURE_STORAGE_ACCOUNT_KEY or AZURE_STORAGE_SAS_TOKEN"),
+    ("Server failed to authenticate the request", "the store refused the credentials: check AZURE_STORAGE_ACCOUNT_KEY or AZURE_STORAGE_SAS_TOKEN"),
     ("AccessDenied", "access denied (HTTP 403): the credentials lack permission for this key, or the bucket is private"),
     ("AuthorizationFailure", "access denied (HTTP 403): the credentials lack permission for this key"),
 )
@@ -275,6 +313,8 @@ def bucket_error(exc: BaseException, where: str) -> AccessError:
     code = _code(message)
     for needle, meaning in _ANSWERS:
         if needle == code or needle in message:
+            if meaning == _NO_CREDENTIALS:
+                meaning = f"{meaning}: {_CREDENTIAL_HINTS.get(where.partition('://')[0], _CREDENTIAL_HINTS['s3'])}"
             return AccessError(f"{where}: {meaning}" + (f" (the store answered {code})" if code and code != needle else ""))
     status = _STATUS.search(message)
     kind = type(exc).__name__

@@ -138,8 +138,8 @@ def parse_newer_than(value: str | float | os.PathLike[str] | None) -> float | No
 
 def open_destination(dest: str, *, endpoint: str | None = None, **config: Any) -> Bucket:
     """The object-store prefix `dest` (s3://bucket/prefix, gs://..., az://container/prefix).
-    Credentials come from the provider's usual environment variables; `endpoint` points an s3://
-    destination at an S3-compatible service (R2, MinIO)."""
+    Credentials come from the provider's usual environment variables; `endpoint` points the
+    destination at another service speaking its API (R2, MinIO, a GCS or Azure emulator)."""
     if not is_bucket_url(dest):
         raise PublishError(f"destination {dest!r} must start with s3://, gs:// or az://")
     return Bucket(dest, endpoint=endpoint, config=config)

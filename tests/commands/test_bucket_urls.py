@@ -62,7 +62,7 @@ def test_endpoint_option_and_doctor(aws_env, published) -> None:
     assert any(line.startswith("info") and "HTTP checks" in line for line in lines)
     assert any("plain zarr pixel" in line and "zarr.storage.ObjectStore" in line and line.startswith("ok") for line in lines)
     result = runner.invoke(app, ["info", "/tmp/a-directory", "--endpoint", aws_env])
-    assert result.exit_code == 2 and "--endpoint is for s3:// stores" in result.output
+    assert result.exit_code == 2 and "--endpoint is for s3://, gs:// and az:// stores" in result.output
 
 
 def test_export_cog_from_s3(aws_env, published, tmp_path) -> None:

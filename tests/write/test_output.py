@@ -39,6 +39,11 @@ def test_a_url_is_never_written_as_a_local_path(tmp_path, monkeypatch, url):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_unknown_storage_option_is_refused_before_anything_is_written():
+    with pytest.raises(chronozarr.OutputError, match=r"storage options config, retries are not known for gs://b/x: give endpoint, region, anonymous"):
+        chronozarr.encode(make_series(), "gs://b/x", crs="EPSG:32631", chunk_size=16, storage_options={"config": {}, "retries": 2})
+
+
 def _source(tmp_path: Path, n_time: int, name: str, first: int = 0) -> Path:
     """A Zarr input with timesteps first..n_time-1 of one series (so a later batch appends)."""
     path = tmp_path / name

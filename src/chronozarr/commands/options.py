@@ -41,20 +41,22 @@ def progress_option() -> Any:
     return typer.Option(None, "--progress/--no-progress", help="Progress bar; default: only when stderr is a terminal.", show_default=False)
 
 
-def endpoint_option() -> Any:
-    """--endpoint, for the commands that read a store from an s3:// URL."""
+def endpoint_option(target: str = "STORE") -> Any:
+    """--endpoint, for the commands that read or write a store at an s3://, gs:// or az:// URL."""
     return typer.Option(
         None, "--endpoint", metavar="URL",
-        help="S3-compatible endpoint for an s3:// STORE (R2, MinIO); default: AWS_ENDPOINT_URL, else AWS.",
+        help=f"Another service speaking the API of an s3://, gs:// or az:// {target}: an S3-compatible endpoint (R2, MinIO), "
+        "a GCS base URL (fake-gcs-server), an Azure blob service URL (Azurite: http://127.0.0.1:10000/devstoreaccount1); "
+        "default: the provider's, or its environment variable (AWS_ENDPOINT_URL, GOOGLE_BASE_URL, AZURE_STORAGE_ENDPOINT).",
     )
 
 
 def store_location(store: str, endpoint: str | None) -> Any:
-    """STORE as the reading commands take it: with --endpoint, the s3:// store on that endpoint."""
+    """STORE as the reading commands take it: with --endpoint, the bucket store on that service."""
     if endpoint is None:
         return store
     if not is_bucket_url(store):
-        raise InputError(f"--endpoint is for s3:// stores, and {store!r} is not one")
+        raise InputError(f"--endpoint is for s3://, gs:// and az:// stores, and {store!r} is not one")
     from ..read.bucket_source import BucketSource
 
     return BucketSource(store, endpoint=endpoint)
@@ -104,10 +106,7 @@ WRITER_OPTIONS = (
     _option("resume", bool, typer.Option(
         False, "--resume", help="Complete an interrupted run into OUT; it must be the same input and options."
     )),
-    _option("endpoint", Optional[str], typer.Option(
-        None, "--endpoint", metavar="URL",
-        help="S3-compatible endpoint for an s3:// OUT (R2, MinIO); default: AWS_ENDPOINT_URL, else AWS.",
-    )),
+    _option("endpoint", Optional[str], endpoint_option("OUT")),
     _option("progress", Optional[bool], progress_option()),
 )
 

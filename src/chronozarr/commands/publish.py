@@ -6,6 +6,7 @@ import typer
 
 from ..format.caching import SHORT_TTL_SECONDS
 from ..publish import publish
+from .options import endpoint_option
 
 HELP = """Upload STORE (a directory) to DEST (s3://bucket/prefix, gs://bucket/prefix, az://container/prefix):
 chunks, shards and coordinates first, in parallel; then the zarr.json below the root; then the root
@@ -38,7 +39,7 @@ def register(app: typer.Typer) -> None:
 def publish_command(
     store: str = typer.Argument(..., metavar="STORE", help="Store directory.", show_default=False),
     dest: str = typer.Argument(..., metavar="DEST", help="s3://, gs:// or az:// prefix.", show_default=False),
-    endpoint: str = typer.Option(None, "--endpoint", help="S3-compatible endpoint URL (R2, MinIO)."),
+    endpoint: str = endpoint_option("DEST"),
     newer_than: str = typer.Option(
         None, "--newer-than", metavar="FILE_OR_TIME", help="Only objects modified after this file's mtime, ISO time or epoch seconds (what an append touched)."
     ),

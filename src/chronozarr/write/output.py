@@ -186,6 +186,9 @@ _BUCKETS: dict[BucketOutput, Bucket] = {}
 _BUCKETS_LOCK = threading.Lock()
 
 
+BUCKET_OPTIONS = ("endpoint", "region", "anonymous")
+
+
 @dataclass(frozen=True)
 class BucketOutput:
     """A prefix in an object store (s3://, gs://, az://), through `chronozarr.buckets`.
@@ -278,6 +281,9 @@ def open_output(target: str | os.PathLike[str], options: Mapping[str, Any] | Non
     if "://" in text:
         scheme = text.split("://", 1)[0].lower()
         if is_bucket_url(text):
+            unknown = sorted(set(options or {}) - set(BUCKET_OPTIONS))
+            if unknown:
+                raise OutputError(f"storage options {', '.join(unknown)} are not known for {text}: give {', '.join(BUCKET_OPTIONS)}")
             return BucketOutput(parse_bucket_url(text).url, **dict(options or {}))
         raise OutputError(
             f"cannot write to {text!r}: {scheme}:// is not an output chronozarr writes; "
