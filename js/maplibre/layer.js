@@ -8,6 +8,7 @@
  * @module
  */
 import { openStore } from '../src/index.js';
+import { pixelCell } from '../src/reader/geometry.js';
 import { pixelValues } from '../viewer/pixel.js';
 import { defaultProduct, lookFor, productList } from '../viewer/products.js';
 import { createScene } from '../viewer/scene.js';
@@ -253,12 +254,10 @@ export class ChronozarrLayer {
     const y = Math.floor(p.y);
     const level0 = store.levels[0];
     if (!(x >= 0 && y >= 0 && x < level0.width && y < level0.height)) return null;
-    const cs = level0.chunkSize;
-    const row = Math.floor(y / cs);
-    const col = Math.floor(x / cs);
+    const { row, col, ...at } = pixelCell(level0, x, y);
     const t = this.#t;
     const cell = await store.getCell(0, row, col, t, { signal: this.#open.signal });
-    const px = pixelValues(store, cell, x - col * cs, y - row * cs);
+    const px = pixelValues(store, cell, at.x, at.y);
     return { t, time: store.times[t], lngLat: { lng, lat }, x, y, row, col, valid: px.valid, bands: px.bands };
   }
 
@@ -278,8 +277,8 @@ export class ChronozarrLayer {
     if (!(x >= 0 && y >= 0 && x < level0.width && y < level0.height)) return null;
     const hit = this.#scene.pick(x, y);
     if (!hit) return null;
-    const cs = this.#store.levels[hit.lod].chunkSize;
-    const px = pixelValues(this.#store, hit.entry.cell, hit.x % cs, hit.y % cs);
+    const at = pixelCell(this.#store.levels[hit.lod], hit.x, hit.y);
+    const px = pixelValues(this.#store, hit.entry.cell, at.x, at.y);
     return { t: hit.entry.t, time: this.#store.times[hit.entry.t], lod: hit.lod, lngLat: { lng, lat }, x, y, valid: px.valid, bands: px.bands };
   }
 

@@ -21,6 +21,7 @@ import { createCompare } from './compare.js';
 import { createTools } from './tools.js';
 import { createTimeline } from './timeline.js';
 import { validateSet } from './setfields.js';
+import { pixelCell } from '../src/reader/geometry.js';
 
 /**
  * @typedef {object} ViewerEnv
@@ -385,9 +386,9 @@ async function start(store, { params, $, hook, embed, env, root }) {
     if (x0 < 0 || y0 < 0 || x0 >= level0.width || y0 >= level0.height) return null;
     const hit = compare.pick(x0, y0, px);
     if (!hit) return null;
-    const cs = store.levels[hit.lod].chunkSize;
+    const at = pixelCell(store.levels[hit.lod], hit.x, hit.y);
     const t = hit.entry.t;
-    const values = pixelValues(store, hit.entry.cell, hit.x % cs, hit.y % cs);
+    const values = pixelValues(store, hit.entry.cell, at.x, at.y);
     const c = pixelToStore(transform, x0 + 0.5, y0 + 0.5);
     const ll = geo ? toLonLat(store.crs, c.x, c.y) : null;
     const message = {

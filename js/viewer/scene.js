@@ -9,6 +9,7 @@
  * room), and a delta timestep as its residual texture, reconstructed in the fragment shader.
  * @module
  */
+import { cellRect, levelPixel, pixelCell } from '../src/reader/geometry.js';
 import { applyDelta } from '../src/reader/reconstruct.js';
 import { visibleCells } from './camera.js';
 
@@ -373,18 +374,9 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
   }
 
   function drawCell(e) {
-    const lvl = levels[e.lod];
-    const s = 2 ** e.lod;
-    const cs = lvl.chunkSize;
-    const w = Math.min(cs, lvl.width - e.col * cs);
-    const h = Math.min(cs, lvl.height - e.row * cs);
-    const rect = {
-      x0: e.col * cs * s,
-      y0: e.row * cs * s,
-      x1: Math.min(levels[0].width, (e.col * cs + w) * s),
-      y1: Math.min(levels[0].height, (e.row * cs + h) * s),
-    };
-    renderer.draw(e.gpu, e.lod, rect, [e.col * cs, e.row * cs], [w, h]);
+    const cs = levels[e.lod].chunkSize;
+    const { width, height, ...rect } = cellRect(levels[e.lod], e.lod, e.row, e.col, levels[0]);
+    renderer.draw(e.gpu, e.lod, rect, [e.col * cs, e.row * cs], [width, height]);
   }
 
   /**
@@ -395,12 +387,11 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
   function pick(x, y) {
     if (shownT == null) return null;
     for (let k = lod; k <= coarsest; k++) {
-      const lvl = levels[k];
-      const px = Math.floor(x / 2 ** k);
-      const py = Math.floor(y / 2 ** k);
-      if (px >= lvl.width || py >= lvl.height) continue;
-      const e = cache.get(key(k, Math.floor(py / lvl.chunkSize), Math.floor(px / lvl.chunkSize), shownT));
-      if (e) return { entry: e, lod: k, x: px, y: py };
+      const p = levelPixel(x, y, k);
+      if (p.x >= levels[k].width || p.y >= levels[k].height) continue;
+      const at = pixelCell(levels[k], p.x, p.y);
+      const e = cache.get(key(k, at.row, at.col, shownT));
+      if (e) return { entry: e, lod: k, x: p.x, y: p.y };
     }
     return null;
   }
