@@ -3,36 +3,22 @@
  *
  * The store opens when the layer is made. Which cells load, when a new timestep may replace the
  * one on screen (only once every visible cell of the wanted level has it, so no frame mixes
- * timesteps) and which coarser cells stand in while loading is the viewer's scene (viewer/scene.js);
+ * timesteps) and which coarser cells stand in while loading is the viewer's scene (lib/scene.js);
  * this module feeds it the map's view and draws the frames it lists with MapLibre's matrix.
  * @module
  */
+import { defaultProduct, lookFor, productList } from '../lib/products.js';
+import { createScene } from '../lib/scene.js';
+import { percentileRange } from '../lib/stretch.js';
 import { openStore } from '../src/index.js';
-import { pixelCell } from '../src/reader/geometry.js';
-import { pixelValues } from '../viewer/pixel.js';
-import { defaultProduct, lookFor, productList } from '../viewer/products.js';
-import { createScene } from '../viewer/scene.js';
-import { percentileRange } from '../viewer/stretch.js';
+import { bandIndex, checkProduct, checkRange, checkTime, clamp01 } from './options.js';
 import { createEmitter } from './events.js';
 import { createGpu } from './gpu.js';
 import { placement } from './mercator.js';
+import { valueAt, valueDrawn } from './values.js';
 import { mapView } from './view.js';
 
-/**
- * @typedef {object} LayerOptions
- * @property {string} url store root (the directory holding zarr.json), absolute or relative to the page
- * @property {string} [id] layer id ('chronozarr')
- * @property {string} [product] 'true_color', 'false_color', 'ndvi', 'ndwi', 'water' or 'band' (the first the store allows)
- * @property {number | string} [band] index or name of the band the 'band' product shows (0)
- * @property {number} [t] timestep index (0)
- * @property {number} [opacity] 0 to 1 (1)
- * @property {boolean} [prefetch] fill the reader's caches around t in the background (false)
- * @property {[number, number]} [range] fixed linear stretch in physical units (default: tone map
- *   reflectance, 8-bit as stored, else the 2nd to 98th percentile of the values on screen)
- * @property {number} [meshDivisions] quads per cell side (8)
- * @property {number} [gpuBudgetBytes] texture budget (256 MiB)
- * @property {import('../src/reader/store.js').StoreOptions} [storeOptions] passed to openStore
- */
+/** @typedef {import('./options.js').LayerOptions} LayerOptions */
 
 const EMPTY_VIEW = /** @type {const} */ ([{ cx: 0, cy: 0, zoom: 1 }, { w: 0, h: 0, dpr: 1 }]);
 const PREFETCH_DELAY_MS = 150;
@@ -71,7 +57,7 @@ export class ChronozarrLayer {
   #drawnN = 0;
   /** @type {boolean | null} */ #ready = null;
   #removed = false;
-  #prefetchTimer = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} */ #prefetchTimer = 0;
   /** @type {Set<string>} */ #warned = new Set();
   /** @type {{ n: number, t: number, lod: number, complete: boolean, cells: { lod: number, row: number, col: number, t: number }[] }[]} */
   #frames = [];
@@ -103,10 +89,10 @@ export class ChronozarrLayer {
       this.#texel0 = this.#place.texelSize();
       this.bounds = this.#place.bounds();
       // A bad start option is reported and replaced by its default rather than losing the layer.
-      this.#t = this.#orDefault(() => this.#checkTime(this.#t), 0);
-      this.#band = this.#orDefault(() => this.#bandIndex(this.#band), 0);
+      this.#t = this.#orDefault(() => checkTime(this.#store, this.#t), 0);
+      this.#band = this.#orDefault(() => bandIndex(this.#store, this.#band), 0);
       const fallback = defaultProduct(store.bands);
-      this.#product = this.#orDefault(() => this.#checkProduct(this.#product ?? fallback), fallback);
+      this.#product = this.#orDefault(() => checkProduct(this.#store, this.#product ?? fallback), fallback);
       const gpu = createGpu({ dtype: store.dtype, nBands: store.bands.length, toMercator: this.#place.toMercator, divisions: this.#opts.meshDivisions });
       this.#gpu = gpu;
       this.#scene = createScene({
@@ -201,7 +187,7 @@ export class ChronozarrLayer {
    * @param {number} t
    */
   setTime(t) {
-    this.#t = this.#store ? this.#checkTime(t) : t;
+    this.#t = this.#store ? checkTime(this.#store, t) : t;
     if (!this.#scene) return;
     this.#scene.setTime(this.#t);
     this.#afterChange();
@@ -213,24 +199,21 @@ export class ChronozarrLayer {
    */
   setProduct(id, band) {
     if (band != null) this.setBand(band);
-    this.#product = this.#store ? this.#checkProduct(id) : id;
+    this.#product = this.#store ? checkProduct(this.#store, id) : id;
     this.#auto = null;
     this.#applyLook();
   }
 
   /** The band the 'band' product shows. @param {number | string} band index or name */
   setBand(band) {
-    this.#band = this.#store ? this.#bandIndex(band) : band;
+    this.#band = this.#store ? bandIndex(this.#store, band) : band;
     this.#auto = null;
     this.#applyLook();
   }
 
   /** A fixed linear stretch in physical units, or null for the default look. @param {[number, number] | null} range */
   setRange(range) {
-    if (range != null && !(Array.isArray(range) && range.length === 2 && range.every(Number.isFinite) && range[1] > range[0])) {
-      throw new RangeError(`range must be [min, max] with min < max, got ${JSON.stringify(range)}`);
-    }
-    this.#range = range ? [range[0], range[1]] : null;
+    this.#range = checkRange(range);
     this.#applyLook();
   }
 
@@ -247,18 +230,7 @@ export class ChronozarrLayer {
    */
   async getValueAt(lngLat) {
     await this.opened;
-    const store = this.#store;
-    const [lng, lat] = Array.isArray(lngLat) ? lngLat : [lngLat.lng, lngLat.lat];
-    const p = /** @type {ReturnType<typeof placement>} */ (this.#place).toPixel(lng, lat);
-    const x = Math.floor(p.x);
-    const y = Math.floor(p.y);
-    const level0 = store.levels[0];
-    if (!(x >= 0 && y >= 0 && x < level0.width && y < level0.height)) return null;
-    const { row, col, ...at } = pixelCell(level0, x, y);
-    const t = this.#t;
-    const cell = await store.getCell(0, row, col, t, { signal: this.#open.signal });
-    const px = pixelValues(store, cell, at.x, at.y);
-    return { t, time: store.times[t], lngLat: { lng, lat }, x, y, row, col, valid: px.valid, bands: px.bands };
+    return valueAt(this.#store, /** @type {ReturnType<typeof placement>} */ (this.#place), lngLat, this.#t, this.#open.signal);
   }
 
   /**
@@ -269,17 +241,7 @@ export class ChronozarrLayer {
    */
   valueOnScreen(lngLat) {
     if (!this.#scene || !this.#place) return null;
-    const [lng, lat] = Array.isArray(lngLat) ? lngLat : [lngLat.lng, lngLat.lat];
-    const p = this.#place.toPixel(lng, lat);
-    const x = Math.floor(p.x);
-    const y = Math.floor(p.y);
-    const level0 = this.#store.levels[0];
-    if (!(x >= 0 && y >= 0 && x < level0.width && y < level0.height)) return null;
-    const hit = this.#scene.pick(x, y);
-    if (!hit) return null;
-    const at = pixelCell(this.#store.levels[hit.lod], hit.x, hit.y);
-    const px = pixelValues(this.#store, hit.entry.cell, at.x, at.y);
-    return { t: hit.entry.t, time: this.#store.times[hit.entry.t], lod: hit.lod, lngLat: { lng, lat }, x, y, valid: px.valid, bands: px.bands };
+    return valueDrawn(this.#store, this.#scene, this.#place, lngLat);
   }
 
   /** The look drawn now (products.js lookFor: mode, bands, range), null before the store opens. */
@@ -343,26 +305,6 @@ export class ChronozarrLayer {
   }
 
   // ---- internals ---------------------------------------------------------------------------------
-
-  #checkTime(t) {
-    const n = this.#store.times.length;
-    if (!Number.isInteger(t) || t < 0 || t >= n) throw new RangeError(`t must be an integer timestep from 0 to ${n - 1}, got ${t}`);
-    return t;
-  }
-
-  #checkProduct(id) {
-    const p = productList(this.#store.bands).find((q) => q.id === id);
-    if (!p) throw new Error(`unknown product ${JSON.stringify(id)}: one of ${productList(this.#store.bands).map((q) => q.id).join(', ')}`);
-    if (!p.available) throw new Error(`product ${id} needs bands this store does not have (${this.#store.bandNames.join(', ')})`);
-    return id;
-  }
-
-  #bandIndex(band) {
-    const names = this.#store.bandNames;
-    const i = typeof band === 'number' ? band : names.indexOf(band);
-    if (!Number.isInteger(i) || i < 0 || i >= names.length) throw new RangeError(`no band ${JSON.stringify(band)} in this store (${names.join(', ')})`);
-    return i;
-  }
 
   /** The look of the current product, band and stretch; null before the store opens. */
   #look() {
@@ -463,5 +405,3 @@ export class ChronozarrLayer {
     this.#events.clear();
   }
 }
-
-const clamp01 = (v) => Math.max(0, Math.min(1, Number(v)));

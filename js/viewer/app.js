@@ -4,18 +4,18 @@
  * @module
  */
 import { openStore } from '../src/index.js';
-import { clampCamera, fitCamera, levelFor, visibleCells, pixelToScreen, pixelToStore, screenToPixel, storeToPixel, zoomLimits } from './camera.js';
+import { clampCamera, fitCamera, levelFor, visibleCells, pixelToScreen, pixelToStore, screenToPixel, storeToPixel, zoomLimits } from '../lib/camera.js';
 import { createEmbed } from './embed.js';
-import { fromLonLat, parseCrs, toLonLat } from './geo.js';
+import { fromLonLat, parseCrs, toLonLat } from '../lib/geo.js';
 import { createInspector, pixelValues } from './inspect.js';
 import { cursorInfo } from './cursor.js';
 import { attachInput } from './input.js';
 import { fullViewerUrl, stateUrl } from './params.js';
 import { createPlayback, snapSpeed } from './playback.js';
 import { createControls } from './controls.js';
-import { defaultProduct, lookFor, productList } from './products.js';
+import { defaultProduct, lookFor, productList } from '../lib/products.js';
 import { acquireContext, createRenderer, cssSize, shaderDeltaFor } from './renderer.js';
-import { createScene } from './scene.js';
+import { createScene } from '../lib/scene.js';
 import { createOverlays } from './overlays.js';
 import { createCompare } from './compare.js';
 import { createTools } from './tools.js';
@@ -55,8 +55,7 @@ export function runViewer(root, params, env) {
     /** @type {Record<string, any>} */
     api: {},
   };
-  // @ts-ignore
-  if (env.page) window.__chronozarrViewer = hook;
+  if (env.page) /** @type {any} */ (window).__chronozarrViewer = hook;
 
   /** @type {any} */
   let app = null;
@@ -161,6 +160,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
     const coarsest = store.levels.length - 1;
     const stored = shaderDeltaFor(store.dtype) && store.encoding === 'star-delta';
     const at = (k) => visibleCells(state.cam, size.w, size.h, store.levels[k], k, level0);
+    /** @type {[number, { row: number, col: number }][]} */
     const early = at(lod).map((c) => [lod, c]);
     if (coarsest !== lod) for (const c of at(coarsest)) early.push([coarsest, c]);
     for (const [k, c] of early) store.getCell(k, c.row, c.col, state.t, { signal: warm.signal, stored }).catch(() => {});
@@ -210,7 +210,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
   }
 
   let lastView = '';
-  let viewTimer = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} */ let viewTimer = 0;
   function viewPayload() {
     return { zoom: state.cam.zoom, center: centerOut() };
   }
@@ -288,7 +288,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
     }
   }
 
-  let prefetchTimer = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} */ let prefetchTimer = 0;
   /** Prefetch waits for the first complete frame: until then the visible cells have the network and the decode worker to themselves. */
   let prefetchWanted = false;
   function schedulePrefetch(viewChanged) {
@@ -474,7 +474,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
   resizer.observe(canvas);
 
   // ---- URL ----------------------------------------------------------------------------------
-  let urlTimer = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} */ let urlTimer = 0;
   function scheduleUrl() {
     clearTimeout(urlTimer);
     urlTimer = setTimeout(writeUrl, 200);
@@ -498,7 +498,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
     toast(message);
     embed.error('chunk_load_failed', message);
   }
-  let toastTimer = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} */ let toastTimer = 0;
   function toast(message) {
     const el = $('toast');
     el.textContent = message;

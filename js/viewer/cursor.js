@@ -4,10 +4,10 @@
  * from the chunks the frame drew (no request per mouse move).
  * @module
  */
-import { pixelToStore, screenToPixel } from './camera.js';
-import { toLonLat } from './geo.js';
-import { escapeHtml as esc } from './html.js';
-import { formatValue, pixelValues } from './pixel.js';
+import { pixelToStore, screenToPixel } from '../lib/camera.js';
+import { toLonLat } from '../lib/geo.js';
+import { escapeHtml as esc } from '../lib/html.js';
+import { formatValue, pixelValues } from '../lib/pixel.js';
 import { pixelCell } from '../src/reader/geometry.js';
 
 /**

@@ -8,7 +8,7 @@ import { createChart } from './chart.js';
 import { chartPng } from './chart-png.js';
 import { saveBlob } from './download.js';
 import { MAX_PIXELS, PIXEL_COLORS, historyCsv, historySeries } from './history-series.js';
-import { pixelValues } from './pixel.js';
+import { pixelValues } from '../lib/pixel.js';
 import { pixelCell } from '../src/reader/geometry.js';
 
 /** Reads in flight per pixel while its history loads. */
@@ -47,7 +47,7 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
   /** @type {(import('./history-series.js').HeldPixel & { ctrl: AbortController, loaded: Promise<void> })[]} */
   let pixels = [];
   let nextId = 1;
-  let timer = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} */ let timer = 0;
 
   /** Hold a picked pixel: alone (`add` false) or beside those held. False when four are held already. */
   function add(hit, { add: keep = false } = {}) {

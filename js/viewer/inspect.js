@@ -3,11 +3,11 @@
  * and the history of the pixels held (history.js) for the product or band on screen.
  * @module
  */
-import { escapeHtml as esc } from './html.js';
+import { escapeHtml as esc } from '../lib/html.js';
 import { createHistory } from './history.js';
 import { MAX_PIXELS } from './history-series.js';
-import { formatValue, pixelValues } from './pixel.js';
-import { isReflectance } from './products.js';
+import { formatValue, pixelValues } from '../lib/pixel.js';
+import { isReflectance } from '../lib/products.js';
 import { pixelCell } from '../src/reader/geometry.js';
 
 export { formatValue, pixelValues };

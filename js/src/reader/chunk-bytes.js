@@ -21,7 +21,7 @@ export function createChunkBytes(ctx) {
   /**
    * Compressed bytes of one stored chunk, or null when it is not stored (fill).
    * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col
-   * @param {AbortSignal | undefined} signal @param {number} priority
+   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
    * @returns {Promise<Uint8Array | null>}
    */
   function compressed(info, t, row, col, signal, priority) {
@@ -37,13 +37,21 @@ export function createChunkBytes(ctx) {
     });
   }
 
-  /** An unsharded chunk, read whole within a little more than its decoded size. */
+  /**
+   * An unsharded chunk, read whole within a little more than its decoded size.
+   * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col
+   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
+   */
   function whole(info, t, row, col, signal, priority) {
     const limit = Math.ceil(info.chunkBytes * 1.1) + 65536;
     return transport.get(chunkKey(info.path, t, row, col, { banded: info.banded }), { signal, priority, limit });
   }
 
-  /** A chunk inside its shard: the shard's index, then the chunk's range; null when not stored. */
+  /**
+   * A chunk inside its shard: the shard's index, then the chunk's range; null when not stored.
+   * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col
+   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
+   */
   async function fromShard(info, t, row, col, signal, priority) {
     const shardTime = /** @type {number[]} */ (info.shardShape)[0];
     const shardKey = chunkKey(info.path, t, row, col, { banded: info.banded, shardTime });
@@ -55,7 +63,10 @@ export function createChunkBytes(ctx) {
     return bytes;
   }
 
-  /** The shard's length from chronozarr.shard_bytes (data arrays only), else null. */
+  /**
+   * The shard's length from chronozarr.shard_bytes (data arrays only), else null.
+   * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col @param {number} shardTime
+   */
   function listedLength(info, t, row, col, shardTime) {
     const levelPath = info.path.split('/')[0];
     if (info.path !== `${levelPath}/${meta.variable}`) return null;
@@ -66,7 +77,7 @@ export function createChunkBytes(ctx) {
   /**
    * The shard's index from cache or store; null when the shard does not exist (all fill).
    * @param {ArrayInfo} info @param {string} shardKey @param {number | null} listed
-   * @param {AbortSignal | undefined} signal @param {number} priority
+   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
    * @returns {Promise<import('./shards.js').ShardIndex | null>}
    */
   function shardIndex(info, shardKey, listed, signal, priority) {

@@ -14,11 +14,11 @@ import { shared } from './signals.js';
 
 /** @typedef {import('./arrays.js').ArrayInfo} ArrayInfo */
 /** @typedef {Uint8Array | Uint16Array | Int16Array | Float32Array} Values */
-/** @typedef {(info: ArrayInfo, t: number, row: number, col: number, signal: AbortSignal | undefined, priority: number) => Promise<any>} ChunkRead */
+/** @typedef {(info: ArrayInfo, t: number, row: number, col: number, signal: AbortSignal | undefined, priority: 0 | 1) => Promise<any>} ChunkRead */
 
 /**
  * @param {import('./context.js').StoreContext} ctx
- * @param {(info: ArrayInfo, t: number, row: number, col: number, signal: AbortSignal | undefined, priority: number) => Promise<Uint8Array | null>} compressed
+ * @param {(info: ArrayInfo, t: number, row: number, col: number, signal: AbortSignal | undefined, priority: 0 | 1) => Promise<Uint8Array | null>} compressed
  */
 export function createDecoding(ctx, compressed) {
   const { transport, cache, inflight, lent, pool, state } = ctx;
@@ -49,7 +49,7 @@ export function createDecoding(ctx, compressed) {
    * away their cache entry is marked lent (a reader of it waits); the worker sends them back and
    * they go back into the entry, or the entry is dropped if they are lost (a failed worker).
    * @param {ArrayInfo} info @param {string} key @param {Uint8Array} bytes @param {string} where
-   * @param {AbortSignal | undefined} signal @param {number} priority
+   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
    */
   async function decodeInPool(info, key, bytes, where, signal, priority) {
     /** @type {() => void} */

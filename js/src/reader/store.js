@@ -105,7 +105,7 @@ export async function openStore(location, options = {}) {
 /**
  * The codecs load now, while the first chunks are still on the wire, in the workers and here
  * (for the chunks that arrive before a worker is ready, and for all of them without workers).
- * @param {import('./metadata.js').StoreMetadata} meta @param {ReturnType<typeof createPool> | null} pool
+ * @param {import('./metadata.js').StoreMetadata} meta @param {import('./context.js').StoreContext['pool']} pool
  */
 function prepareCodecs(meta, pool) {
   const codecNames = new Set();
