@@ -13,6 +13,7 @@ import { percentileRange } from '../lib/stretch.js';
 import { openStore } from '../src/index.js';
 import { bandIndex, checkProduct, checkRange, checkTime, clamp01 } from './options.js';
 import { createEmitter } from './events.js';
+import { createFrameLog, layerStats } from './frames.js';
 import { createGpu } from './gpu.js';
 import { placement } from './mercator.js';
 import { valueAt, valueDrawn } from './values.js';
@@ -54,13 +55,11 @@ export class ChronozarrLayer {
   #opacity;
   #viewKey = '';
   #stretchKey = '';
-  #drawnN = 0;
   /** @type {boolean | null} */ #ready = null;
   #removed = false;
   /** @type {ReturnType<typeof setTimeout> | 0} */ #prefetchTimer = 0;
   /** @type {Set<string>} */ #warned = new Set();
-  /** @type {{ n: number, t: number, lod: number, complete: boolean, cells: { lod: number, row: number, col: number, t: number }[] }[]} */
-  #frames = [];
+  #drawn = createFrameLog(FRAMES_KEPT);
 
   /** @param {LayerOptions} options */
   constructor(options) {
@@ -171,11 +170,7 @@ export class ChronozarrLayer {
       this.#warnOnce('render', error);
       return;
     }
-    if (record && record.n !== this.#drawnN) {
-      this.#drawnN = record.n;
-      this.#frames.push({ n: record.n, t: record.t, lod: record.lod, complete: record.complete, cells: record.cells });
-      if (this.#frames.length > FRAMES_KEPT) this.#frames.splice(0, FRAMES_KEPT / 2);
-    }
+    this.#drawn.drew(record);
     this.#checkReady();
   }
 
@@ -295,13 +290,10 @@ export class ChronozarrLayer {
   }
   /** Frames drawn on the map, oldest first: { n, t, lod, complete, cells: [{ lod, row, col, t }] }. */
   get frames() {
-    return this.#frames;
+    return this.#drawn.frames;
   }
   get stats() {
-    const s = this.#scene;
-    const g = this.#gpu;
-    if (!s || !g) return null;
-    return { ...s.stats, ...g.stats, meshes: g.meshes, gpuBytes: s.gpuBytes, pending: s.pending, shownT: s.shownT, wantedT: s.wantedT, lod: s.lod, settled: s.settled };
+    return layerStats(this.#scene, this.#gpu);
   }
 
   // ---- internals ---------------------------------------------------------------------------------
@@ -358,8 +350,7 @@ export class ChronozarrLayer {
   #checkReady() {
     const s = this.#scene;
     if (!s) return;
-    const last = this.#frames[this.#frames.length - 1];
-    const ready = s.settled && Boolean(last) && last.complete && last.t === s.wantedT && last.lod === s.lod && last.n === this.#gpu?.frame?.n;
+    const ready = this.#drawn.complete(s, this.#gpu?.frame?.n);
     if (ready === this.#ready) return;
     this.#ready = ready;
     this.#events.emit(ready ? 'ready' : 'loading');
