@@ -34,12 +34,13 @@ js/node_modules/.installed: js/package.json js/package-lock.json
 	cd js && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 	touch $@
 
+# tsc checks the JSDoc types of the shipped JS (js/tsconfig.json) before the node tests run.
 test: venv js
 	$(PY) -m pytest -q
-	cd js && npm test
+	cd js && npm run typecheck && npm test
 
 test-js: venv js
-	cd js && npm test
+	cd js && npm run typecheck && npm test
 
 # Every fuzz target for FUZZ_SECONDS (make test runs a short deterministic slice of each), then
 # every hostile-store, hostile-host and serve case, then the default timeouts waited out against a

@@ -111,8 +111,9 @@ describe('viewer from the npm package', { skip, timeout: 300_000 }, () => {
     assert.equal((await page.evaluate(() => window.viewer.set({ t: 'soon' }))).field, 't');
     assert.deepEqual(await page.evaluate(() => window.viewer.set({ compare: { t: 8, split: 0.25 } })), { ok: true });
     assert.deepEqual((await page.evaluate(() => window.events.filter((e) => e.type === 'compare').at(-1))).compare, { t: 8, time: '2020-11-01T00:00:00Z', split: 0.25 });
-    // The permalink opens the static viewer app from node_modules on the same view.
-    await page.waitForFunction(() => /[?&]p=true_color/.test(window.viewer.permalink()) && /[?&]t=4/.test(window.viewer.permalink()));
+    // The permalink opens the static viewer app from node_modules on the same view (the address is
+    // written 200 ms after the last change: wait for the split view's too).
+    await page.waitForFunction(() => ['p=true_color', 't=4', 'compare=8'].every((p) => new RegExp(`[?&]${p}(&|$)`).test(window.viewer.permalink())));
     const link = await page.evaluate(() => window.viewer.permalink());
     assert.ok(link.startsWith(`${host}/node_modules/chronozarr/viewer/?store=`), link);
     const full = await suite.browser.newPage({ viewport: { width: 900, height: 600 } });

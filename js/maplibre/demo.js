@@ -7,8 +7,8 @@
  * @module
  */
 import * as maplibregl from 'maplibre-gl';
-import { createLegend } from '../viewer/legend.js';
-import { legendFor } from '../viewer/legend-spec.js';
+import { createLegend } from '../lib/legend.js';
+import { legendFor } from '../lib/legend-spec.js';
 import { ChronozarrLayer } from './layer.js';
 
 const $ = (id) => /** @type {any} */ (document.getElementById(id));
@@ -16,6 +16,7 @@ const params = new URLSearchParams(location.search);
 const store = params.get('store');
 
 /** A style with nothing but a background: the page needs no tile server. */
+/** @type {import('maplibre-gl').StyleSpecification} */
 const BLANK_STYLE = { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#2a2f3a' } }] };
 
 const map = new maplibregl.Map({ container: 'map', style: BLANK_STYLE, center: [0, 0], zoom: 1, attributionControl: false });
@@ -32,8 +33,7 @@ if (!store) {
 } else {
   const t = Number(params.get('t') ?? 0);
   const layer = new ChronozarrLayer({ url: store, t, product: params.get('product') ?? undefined, band: params.get('band') ?? 0, prefetch: true });
-  // @ts-ignore
-  window.__chronozarrMap = { map, layer };
+  /** @type {any} */ (window).__chronozarrMap = { map, layer };
   layer.on('error', (event) => {
     console.error(event.error);
     status(String(event.error?.message ?? event.error), true);

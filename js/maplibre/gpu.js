@@ -12,8 +12,9 @@
  * resampling pass, and the fragment shader still fetches exact texels.
  * @module
  */
-import { FORMATS } from '../viewer/formats.js';
-import { setLookUniforms } from '../viewer/look-uniforms.js';
+import { FORMATS } from '../lib/formats.js';
+import { setLookUniforms } from '../lib/look-uniforms.js';
+import { compileProgram, dataTexture as layeredTexture, maskTexture as maskTex, uniformLocations } from '../lib/webgl.js';
 import { A_MERC, A_PIX, VERTEX, fragmentShader } from './shaders.js';
 
 /** Meshes kept for cells out of view, beyond which the least recently drawn are deleted. */
@@ -112,55 +113,18 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
   /** Compile and link (no binding state is touched, so this may run outside render). @param {WebGL2RenderingContext} context */
   function attach(context) {
     gl = context;
-    program = gl.createProgram();
-    for (const [type, src] of [[gl.VERTEX_SHADER, VERTEX], [gl.FRAGMENT_SHADER, fragmentShader(fmt.sampler, fmt.bits)]]) {
-      const shader = /** @type {WebGLShader} */ (gl.createShader(type));
-      gl.shaderSource(shader, src);
-      gl.compileShader(shader);
-      gl.attachShader(program, shader);
-    }
-    gl.bindAttribLocation(program, A_MERC, 'aMerc');
-    gl.bindAttribLocation(program, A_PIX, 'aPix');
-    gl.linkProgram(program);
+    program = compileProgram(gl, VERTEX, fragmentShader(fmt.sampler, fmt.bits), { aMerc: A_MERC, aPix: A_PIX });
   }
 
   function uniforms() {
-    if (loc) return loc;
-    if (!gl.getProgramParameter(program, gl.LINK_STATUS)) {
-      const logs = gl.getAttachedShaders(program).map((s) => gl.getShaderInfoLog(s)).filter(Boolean);
-      throw new Error(`chronozarr layer shaders: ${[gl.getProgramInfoLog(program), ...logs].filter(Boolean).join('; ')}`);
-    }
-    loc = {};
-    const count = gl.getProgramParameter(program, gl.ACTIVE_UNIFORMS);
-    for (let i = 0; i < count; i++) {
-      const name = gl.getActiveUniform(program, i).name;
-      loc[name] = gl.getUniformLocation(program, name);
-    }
+    loc ??= uniformLocations(gl, /** @type {WebGLProgram} */ (program), 'chronozarr layer shaders');
     return loc;
   }
 
-  function textureParams(target) {
-    gl.texParameteri(target, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
-    gl.texParameteri(target, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
-    gl.texParameteri(target, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
-    gl.texParameteri(target, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
-  }
-
-  function maskTexture(data, width, height) {
-    const tex = gl.createTexture();
-    gl.bindTexture(gl.TEXTURE_2D, tex);
-    textureParams(gl.TEXTURE_2D);
-    gl.texImage2D(gl.TEXTURE_2D, 0, gl.R8UI, width, height, 0, gl.RED_INTEGER, gl.UNSIGNED_BYTE, data);
-    return tex;
-  }
-
-  function dataTexture(data, width, height) {
-    const tex = gl.createTexture();
-    gl.bindTexture(gl.TEXTURE_2D_ARRAY, tex);
-    textureParams(gl.TEXTURE_2D_ARRAY);
-    gl.texImage3D(gl.TEXTURE_2D_ARRAY, 0, gl[fmt.internal], width, height, nBands, 0, gl[fmt.format], gl[fmt.type], data);
-    return tex;
-  }
+  /** @param {ArrayBufferView} data @param {number} width @param {number} height */
+  const maskTexture = (data, width, height) => maskTex(gl, data, width, height);
+  /** @param {ArrayBufferView} data @param {number} width @param {number} height */
+  const dataTexture = (data, width, height) => layeredTexture(gl, fmt, nBands, data, width, height);
 
   /** The GL texture of a handle, created now if this is its first draw. @param {Handle} h */
   function realise(h) {

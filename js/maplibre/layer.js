@@ -3,35 +3,23 @@
  *
  * The store opens when the layer is made. Which cells load, when a new timestep may replace the
  * one on screen (only once every visible cell of the wanted level has it, so no frame mixes
- * timesteps) and which coarser cells stand in while loading is the viewer's scene (viewer/scene.js);
+ * timesteps) and which coarser cells stand in while loading is the viewer's scene (lib/scene.js);
  * this module feeds it the map's view and draws the frames it lists with MapLibre's matrix.
  * @module
  */
+import { defaultProduct, lookFor, productList } from '../lib/products.js';
+import { createScene } from '../lib/scene.js';
+import { percentileRange } from '../lib/stretch.js';
 import { openStore } from '../src/index.js';
-import { pixelValues } from '../viewer/pixel.js';
-import { defaultProduct, lookFor, productList } from '../viewer/products.js';
-import { createScene } from '../viewer/scene.js';
-import { percentileRange } from '../viewer/stretch.js';
+import { bandIndex, checkProduct, checkRange, checkTime, clamp01 } from './options.js';
 import { createEmitter } from './events.js';
+import { createFrameLog, layerStats } from './frames.js';
 import { createGpu } from './gpu.js';
 import { placement } from './mercator.js';
+import { valueAt, valueDrawn } from './values.js';
 import { mapView } from './view.js';
 
-/**
- * @typedef {object} LayerOptions
- * @property {string} url store root (the directory holding zarr.json), absolute or relative to the page
- * @property {string} [id] layer id ('chronozarr')
- * @property {string} [product] 'true_color', 'false_color', 'ndvi', 'ndwi', 'water' or 'band' (the first the store allows)
- * @property {number | string} [band] index or name of the band the 'band' product shows (0)
- * @property {number} [t] timestep index (0)
- * @property {number} [opacity] 0 to 1 (1)
- * @property {boolean} [prefetch] fill the reader's caches around t in the background (false)
- * @property {[number, number]} [range] fixed linear stretch in physical units (default: tone map
- *   reflectance, 8-bit as stored, else the 2nd to 98th percentile of the values on screen)
- * @property {number} [meshDivisions] quads per cell side (8)
- * @property {number} [gpuBudgetBytes] texture budget (256 MiB)
- * @property {import('../src/reader/store.js').StoreOptions} [storeOptions] passed to openStore
- */
+/** @typedef {import('./options.js').LayerOptions} LayerOptions */
 
 const EMPTY_VIEW = /** @type {const} */ ([{ cx: 0, cy: 0, zoom: 1 }, { w: 0, h: 0, dpr: 1 }]);
 const PREFETCH_DELAY_MS = 150;
@@ -67,13 +55,11 @@ export class ChronozarrLayer {
   #opacity;
   #viewKey = '';
   #stretchKey = '';
-  #drawnN = 0;
   /** @type {boolean | null} */ #ready = null;
   #removed = false;
-  #prefetchTimer = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} */ #prefetchTimer = 0;
   /** @type {Set<string>} */ #warned = new Set();
-  /** @type {{ n: number, t: number, lod: number, complete: boolean, cells: { lod: number, row: number, col: number, t: number }[] }[]} */
-  #frames = [];
+  #drawn = createFrameLog(FRAMES_KEPT);
 
   /** @param {LayerOptions} options */
   constructor(options) {
@@ -102,10 +88,10 @@ export class ChronozarrLayer {
       this.#texel0 = this.#place.texelSize();
       this.bounds = this.#place.bounds();
       // A bad start option is reported and replaced by its default rather than losing the layer.
-      this.#t = this.#orDefault(() => this.#checkTime(this.#t), 0);
-      this.#band = this.#orDefault(() => this.#bandIndex(this.#band), 0);
+      this.#t = this.#orDefault(() => checkTime(this.#store, this.#t), 0);
+      this.#band = this.#orDefault(() => bandIndex(this.#store, this.#band), 0);
       const fallback = defaultProduct(store.bands);
-      this.#product = this.#orDefault(() => this.#checkProduct(this.#product ?? fallback), fallback);
+      this.#product = this.#orDefault(() => checkProduct(this.#store, this.#product ?? fallback), fallback);
       const gpu = createGpu({ dtype: store.dtype, nBands: store.bands.length, toMercator: this.#place.toMercator, divisions: this.#opts.meshDivisions });
       this.#gpu = gpu;
       this.#scene = createScene({
@@ -184,11 +170,7 @@ export class ChronozarrLayer {
       this.#warnOnce('render', error);
       return;
     }
-    if (record && record.n !== this.#drawnN) {
-      this.#drawnN = record.n;
-      this.#frames.push({ n: record.n, t: record.t, lod: record.lod, complete: record.complete, cells: record.cells });
-      if (this.#frames.length > FRAMES_KEPT) this.#frames.splice(0, FRAMES_KEPT / 2);
-    }
+    this.#drawn.drew(record);
     this.#checkReady();
   }
 
@@ -200,7 +182,7 @@ export class ChronozarrLayer {
    * @param {number} t
    */
   setTime(t) {
-    this.#t = this.#store ? this.#checkTime(t) : t;
+    this.#t = this.#store ? checkTime(this.#store, t) : t;
     if (!this.#scene) return;
     this.#scene.setTime(this.#t);
     this.#afterChange();
@@ -212,24 +194,21 @@ export class ChronozarrLayer {
    */
   setProduct(id, band) {
     if (band != null) this.setBand(band);
-    this.#product = this.#store ? this.#checkProduct(id) : id;
+    this.#product = this.#store ? checkProduct(this.#store, id) : id;
     this.#auto = null;
     this.#applyLook();
   }
 
   /** The band the 'band' product shows. @param {number | string} band index or name */
   setBand(band) {
-    this.#band = this.#store ? this.#bandIndex(band) : band;
+    this.#band = this.#store ? bandIndex(this.#store, band) : band;
     this.#auto = null;
     this.#applyLook();
   }
 
   /** A fixed linear stretch in physical units, or null for the default look. @param {[number, number] | null} range */
   setRange(range) {
-    if (range != null && !(Array.isArray(range) && range.length === 2 && range.every(Number.isFinite) && range[1] > range[0])) {
-      throw new RangeError(`range must be [min, max] with min < max, got ${JSON.stringify(range)}`);
-    }
-    this.#range = range ? [range[0], range[1]] : null;
+    this.#range = checkRange(range);
     this.#applyLook();
   }
 
@@ -246,20 +225,7 @@ export class ChronozarrLayer {
    */
   async getValueAt(lngLat) {
     await this.opened;
-    const store = this.#store;
-    const [lng, lat] = Array.isArray(lngLat) ? lngLat : [lngLat.lng, lngLat.lat];
-    const p = /** @type {ReturnType<typeof placement>} */ (this.#place).toPixel(lng, lat);
-    const x = Math.floor(p.x);
-    const y = Math.floor(p.y);
-    const level0 = store.levels[0];
-    if (!(x >= 0 && y >= 0 && x < level0.width && y < level0.height)) return null;
-    const cs = level0.chunkSize;
-    const row = Math.floor(y / cs);
-    const col = Math.floor(x / cs);
-    const t = this.#t;
-    const cell = await store.getCell(0, row, col, t, { signal: this.#open.signal });
-    const px = pixelValues(store, cell, x - col * cs, y - row * cs);
-    return { t, time: store.times[t], lngLat: { lng, lat }, x, y, row, col, valid: px.valid, bands: px.bands };
+    return valueAt(this.#store, /** @type {ReturnType<typeof placement>} */ (this.#place), lngLat, this.#t, this.#open.signal);
   }
 
   /**
@@ -270,17 +236,7 @@ export class ChronozarrLayer {
    */
   valueOnScreen(lngLat) {
     if (!this.#scene || !this.#place) return null;
-    const [lng, lat] = Array.isArray(lngLat) ? lngLat : [lngLat.lng, lngLat.lat];
-    const p = this.#place.toPixel(lng, lat);
-    const x = Math.floor(p.x);
-    const y = Math.floor(p.y);
-    const level0 = this.#store.levels[0];
-    if (!(x >= 0 && y >= 0 && x < level0.width && y < level0.height)) return null;
-    const hit = this.#scene.pick(x, y);
-    if (!hit) return null;
-    const cs = this.#store.levels[hit.lod].chunkSize;
-    const px = pixelValues(this.#store, hit.entry.cell, hit.x % cs, hit.y % cs);
-    return { t: hit.entry.t, time: this.#store.times[hit.entry.t], lod: hit.lod, lngLat: { lng, lat }, x, y, valid: px.valid, bands: px.bands };
+    return valueDrawn(this.#store, this.#scene, this.#place, lngLat);
   }
 
   /** The look drawn now (products.js lookFor: mode, bands, range), null before the store opens. */
@@ -334,36 +290,13 @@ export class ChronozarrLayer {
   }
   /** Frames drawn on the map, oldest first: { n, t, lod, complete, cells: [{ lod, row, col, t }] }. */
   get frames() {
-    return this.#frames;
+    return this.#drawn.frames;
   }
   get stats() {
-    const s = this.#scene;
-    const g = this.#gpu;
-    if (!s || !g) return null;
-    return { ...s.stats, ...g.stats, meshes: g.meshes, gpuBytes: s.gpuBytes, pending: s.pending, shownT: s.shownT, wantedT: s.wantedT, lod: s.lod, settled: s.settled };
+    return layerStats(this.#scene, this.#gpu);
   }
 
   // ---- internals ---------------------------------------------------------------------------------
-
-  #checkTime(t) {
-    const n = this.#store.times.length;
-    if (!Number.isInteger(t) || t < 0 || t >= n) throw new RangeError(`t must be an integer timestep from 0 to ${n - 1}, got ${t}`);
-    return t;
-  }
-
-  #checkProduct(id) {
-    const p = productList(this.#store.bands).find((q) => q.id === id);
-    if (!p) throw new Error(`unknown product ${JSON.stringify(id)}: one of ${productList(this.#store.bands).map((q) => q.id).join(', ')}`);
-    if (!p.available) throw new Error(`product ${id} needs bands this store does not have (${this.#store.bandNames.join(', ')})`);
-    return id;
-  }
-
-  #bandIndex(band) {
-    const names = this.#store.bandNames;
-    const i = typeof band === 'number' ? band : names.indexOf(band);
-    if (!Number.isInteger(i) || i < 0 || i >= names.length) throw new RangeError(`no band ${JSON.stringify(band)} in this store (${names.join(', ')})`);
-    return i;
-  }
 
   /** The look of the current product, band and stretch; null before the store opens. */
   #look() {
@@ -417,8 +350,7 @@ export class ChronozarrLayer {
   #checkReady() {
     const s = this.#scene;
     if (!s) return;
-    const last = this.#frames[this.#frames.length - 1];
-    const ready = s.settled && Boolean(last) && last.complete && last.t === s.wantedT && last.lod === s.lod && last.n === this.#gpu?.frame?.n;
+    const ready = this.#drawn.complete(s, this.#gpu?.frame?.n);
     if (ready === this.#ready) return;
     this.#ready = ready;
     this.#events.emit(ready ? 'ready' : 'loading');
@@ -464,5 +396,3 @@ export class ChronozarrLayer {
     this.#events.clear();
   }
 }
-
-const clamp01 = (v) => Math.max(0, Math.min(1, Number(v)));

@@ -5,8 +5,8 @@
  * which knows the CRSs a layer can place (WGS84 UTM, EPSG:3857, EPSG:4326).
  * @module
  */
-import { pixelToStore, storeToPixel } from '../viewer/camera.js';
-import { fromLonLat, parseCrs, toLonLat } from '../viewer/geo.js';
+import { pixelToStore, storeToPixel } from '../lib/camera.js';
+import { fromLonLat, parseCrs, toLonLat } from '../lib/geo.js';
 
 const DEG = Math.PI / 180;
 /** MapLibre's latitude limit: beyond it the mercator y is infinite. */

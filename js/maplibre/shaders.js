@@ -6,7 +6,7 @@
  * through them.
  * @module
  */
-import { PRODUCT_GLSL, valuesGlsl } from '../viewer/products.glsl.js';
+import { PRODUCT_GLSL, valuesGlsl } from '../lib/products.glsl.js';
 
 /** Attribute locations, bound before linking. */
 export const A_MERC = 0;

@@ -4,7 +4,7 @@
  * pyramid level whose texels are closest to one CSS pixel.
  * @module
  */
-import { levelFor } from '../viewer/camera.js';
+import { levelFor } from '../lib/camera.js';
 
 /** Screen points sampled per canvas side: the box is the hull of their store positions. */
 const SAMPLES = 5;

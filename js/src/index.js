@@ -4,6 +4,6 @@
  */
 export { openStore } from './reader/store.js';
 export { applyDelta } from './reader/reconstruct.js';
-export { chunkKey } from './reader/keys.js';
+export { chunkKey } from './reader/geometry.js';
 export { windowOrder } from './reader/order.js';
 export { FetchError, StoreError } from './reader/errors.js';

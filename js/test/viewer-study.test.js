@@ -2,15 +2,15 @@
 // the compare fields of the URL and of the embed API, the WebM duration patch.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { legendFor, positionOf, stretchDomain } from '../viewer/legend-spec.js';
+import { legendFor, positionOf, stretchDomain } from '../lib/legend-spec.js';
 import { readParams, stateUrl } from '../viewer/params.js';
-import { lookFor } from '../viewer/products.js';
-import { RAMPS, rampColor } from '../viewer/ramps.js';
+import { lookFor } from '../lib/products.js';
+import { RAMPS, rampColor } from '../lib/ramps.js';
 import { scaleFor } from '../viewer/scalebar.js';
 import { validateSet } from '../viewer/setfields.js';
 import { historyCsv, historySeries } from '../viewer/history-series.js';
 import { keyName, shortcutTable } from '../viewer/shortcuts.js';
-import { niceCeil, niceFloor, ticks } from '../viewer/ticks.js';
+import { niceCeil, niceFloor, ticks } from '../lib/ticks.js';
 import { withDuration } from '../viewer/webm-duration.js';
 
 const reflectance = (name, common) => ({ name, common_name: common, scale: 1e-4, offset: 0, units: 'reflectance' });

@@ -3,24 +3,29 @@
  * and embed API. The standalone page (main.js) and mountViewer (mount.js) run it.
  * @module
  */
+import { clampCamera, fitCamera, levelFor, pixelToScreen, screenToPixel, zoomLimits } from '../lib/camera.js';
+import { parseCrs } from '../lib/geo.js';
+import { lookFor, productList } from '../lib/products.js';
+import { createScene } from '../lib/scene.js';
 import { openStore } from '../src/index.js';
-import { clampCamera, fitCamera, levelFor, visibleCells, pixelToScreen, pixelToStore, screenToPixel, storeToPixel, zoomLimits } from './camera.js';
-import { createEmbed } from './embed.js';
-import { fromLonLat, parseCrs, toLonLat } from './geo.js';
-import { createInspector, pixelValues } from './inspect.js';
-import { cursorInfo } from './cursor.js';
-import { attachInput } from './input.js';
-import { fullViewerUrl, stateUrl } from './params.js';
-import { createPlayback, snapSpeed } from './playback.js';
-import { createControls } from './controls.js';
-import { defaultProduct, lookFor, productList } from './products.js';
-import { acquireContext, createRenderer, cssSize, shaderDeltaFor } from './renderer.js';
-import { createScene } from './scene.js';
-import { createOverlays } from './overlays.js';
+import { createAddress } from './address.js';
+import { applySetFields } from './apply-set.js';
 import { createCompare } from './compare.js';
-import { createTools } from './tools.js';
-import { createTimeline } from './timeline.js';
+import { createControls } from './controls.js';
+import { cursorInfo } from './cursor.js';
+import { createEmbed } from './embed.js';
+import { initialState, warmFirstView } from './first-view.js';
+import { attachInput } from './input.js';
+import { createInspector } from './inspect.js';
+import { createNotices } from './notices.js';
+import { createOverlays } from './overlays.js';
+import { createPlayback, snapSpeed } from './playback.js';
+import { acquireContext, createRenderer, cssSize } from './renderer.js';
+import { centreOf, clickReport, readyReport } from './reports.js';
 import { validateSet } from './setfields.js';
+import { createTimeline } from './timeline.js';
+import { createTools } from './tools.js';
+import { createViewReports } from './view-reports.js';
 
 /**
  * @typedef {object} ViewerEnv
@@ -54,8 +59,7 @@ export function runViewer(root, params, env) {
     /** @type {Record<string, any>} */
     api: {},
   };
-  // @ts-ignore
-  if (env.page) window.__chronozarrViewer = hook;
+  if (env.page) /** @type {any} */ (window).__chronozarrViewer = hook;
 
   /** @type {any} */
   let app = null;
@@ -122,48 +126,17 @@ async function start(store, { params, $, hook, embed, env, root }) {
   const bands = store.bands;
   const level0 = store.levels[0];
   const geo = store.crs != null;
-  const transform = geo ? store.levels[0].transform : null;
   const products = productList(bands);
   const canvas = /** @type {HTMLCanvasElement} */ ($('map'));
   const label = (t) => store.times[t].slice(0, 10);
   const storeName = decodeURIComponent(new URL(store.url).pathname.replace(/\/+$/, '').split('/').pop() || store.url);
+  const notices = createNotices({ $, embed, label });
 
-  const state = {
-    t: params.t != null && params.t < n ? params.t : 0,
-    product: params.p && products.find((p) => p.id === params.p && p.available) ? params.p : defaultProduct(bands),
-    band: Math.max(0, params.b ? bands.findIndex((b) => b.name === params.b) : 0),
-    cam: { cx: level0.width / 2, cy: level0.height / 2, zoom: 1 },
-    range: /** @type {[number, number] | null} */ (params.range),
-    auto: /** @type {[number, number] | null} */ (null),
-    extent: /** @type {[number, number] | null} */ (null),
-  };
-
-  // ---- camera -------------------------------------------------------------------------------
   let size = cssSize(canvas);
+  const state = initialState(store, params, products, size);
   const limits = () => zoomLimits(level0, size.w, size.h, size.dpr);
-  {
-    const fit = fitCamera(level0, size.w, size.h);
-    let cam = { ...fit };
-    if (params.z) cam.zoom = params.z;
-    if (params.c) {
-      const p = storeToPixel(transform, params.c[0], params.c[1]);
-      cam = { ...cam, cx: p.x, cy: p.y };
-    }
-    state.cam = clampCamera(cam, limits(), level0);
-  }
-
-  // The first view's chunks go on the wire now, before the shaders compile and the scene is built:
-  // the scene's own reads of the same cells join these in the reader (one request per chunk).
   const warm = new AbortController();
-  {
-    const lod = levelFor(state.cam.zoom, store.levels.length);
-    const coarsest = store.levels.length - 1;
-    const stored = shaderDeltaFor(store.dtype) && store.encoding === 'star-delta';
-    const at = (k) => visibleCells(state.cam, size.w, size.h, store.levels[k], k, level0);
-    const early = at(lod).map((c) => [lod, c]);
-    if (coarsest !== lod) for (const c of at(coarsest)) early.push([coarsest, c]);
-    for (const [k, c] of early) store.getCell(k, c.row, c.col, state.t, { signal: warm.signal, stored }).catch(() => {});
-  }
+  warmFirstView(store, state, size, warm.signal);
 
   // Let those reads reach fetch (a chain of promise jobs) before the synchronous setup below.
   await new Promise((resolve) => setTimeout(resolve, 0));
@@ -173,7 +146,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
     store,
     renderer,
     onFrame,
-    onError: (err, where) => chunkFailed(err, where),
+    onError: (err, where) => notices.chunkFailed(err, where),
   });
   hook.frames = scene.frames;
   const compare = createCompare({
@@ -185,16 +158,10 @@ async function start(store, { params, $, hook, embed, env, root }) {
     label,
     tA: () => state.t,
     onChange: (c) => compareChanged(c),
-    onError: (err, where) => chunkFailed(err, where),
+    onError: (err, where) => notices.chunkFailed(err, where),
   });
 
   size = renderer.resize();
-
-  function centerOut() {
-    const c = pixelToStore(transform, state.cam.cx, state.cam.cy);
-    const ll = geo ? toLonLat(store.crs, c.x, c.y) : null;
-    return { x: c.x, y: c.y, lon: ll ? ll.lon : null, lat: ll ? ll.lat : null };
-  }
 
   function updateView({ quiet = false } = {}) {
     state.cam = clampCamera(state.cam, limits(), level0);
@@ -205,25 +172,9 @@ async function start(store, { params, $, hook, embed, env, root }) {
     inspector.place();
     schedulePrefetch(true);
     scheduleUrl();
-    if (!quiet) scheduleViewMessage();
+    if (!quiet) views.schedule();
   }
-
-  let lastView = '';
-  let viewTimer = 0;
-  function viewPayload() {
-    return { zoom: state.cam.zoom, center: centerOut() };
-  }
-  function sendViewIfChanged() {
-    const v = viewPayload();
-    const k = JSON.stringify(v);
-    if (k === lastView) return;
-    lastView = k;
-    embed.send('chronozarr:view', v);
-  }
-  function scheduleViewMessage() {
-    clearTimeout(viewTimer);
-    viewTimer = setTimeout(sendViewIfChanged, 120);
-  }
+  const views = createViewReports(embed, () => ({ zoom: state.cam.zoom, center: centreOf(store, state.cam) }));
 
   // ---- look ---------------------------------------------------------------------------------
   const look = () => lookFor(store, state);
@@ -287,7 +238,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
     }
   }
 
-  let prefetchTimer = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} */ let prefetchTimer = 0;
   /** Prefetch waits for the first complete frame: until then the visible cells have the network and the decode worker to themselves. */
   let prefetchWanted = false;
   function schedulePrefetch(viewChanged) {
@@ -322,7 +273,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
       hook.playback = s;
     },
     onFail: (message) => {
-      toast(message);
+      notices.toast(message);
       embed.error('playback_failed', message);
     },
   });
@@ -385,24 +336,10 @@ async function start(store, { params, $, hook, embed, env, root }) {
     if (x0 < 0 || y0 < 0 || x0 >= level0.width || y0 >= level0.height) return null;
     const hit = compare.pick(x0, y0, px);
     if (!hit) return null;
-    const cs = store.levels[hit.lod].chunkSize;
-    const t = hit.entry.t;
-    const values = pixelValues(store, hit.entry.cell, hit.x % cs, hit.y % cs);
-    const c = pixelToStore(transform, x0 + 0.5, y0 + 0.5);
-    const ll = geo ? toLonLat(store.crs, c.x, c.y) : null;
-    const message = {
-      pixel: { x: x0, y: y0 },
-      lon: ll ? ll.lon : null,
-      lat: ll ? ll.lat : null,
-      t,
-      time: store.times[t],
-      level: hit.lod,
-      valid: values.valid,
-      values: Object.fromEntries(values.bands.map((b) => [b.name, b.value])),
-    };
+    const { message, stored } = clickReport(store, hit, x0, y0);
     embed.send('chronozarr:click', message);
-    hook.lastClick = { ...message, stored: values.bands.map((b) => b.stored) };
-    if (params.controls) inspector.show({ lod: hit.lod, x: hit.x, y: hit.y, x0, y0, t, cell: hit.entry.cell }, { add: shift });
+    hook.lastClick = { ...message, stored };
+    if (params.controls) inspector.show({ lod: hit.lod, x: hit.x, y: hit.y, x0, y0, t: message.t, cell: hit.entry.cell }, { add: shift });
     return hook.lastClick;
   }
 
@@ -473,95 +410,36 @@ async function start(store, { params, $, hook, embed, env, root }) {
   resizer.observe(canvas);
 
   // ---- URL ----------------------------------------------------------------------------------
-  let urlTimer = 0;
-  function scheduleUrl() {
-    clearTimeout(urlTimer);
-    urlTimer = setTimeout(writeUrl, 200);
-  }
-  function writeUrl() {
-    const c = pixelToStore(transform, state.cam.cx, state.cam.cy);
-    const here = env.page ? location.href : `${env.fullViewer}?store=${encodeURIComponent(params.store ?? '')}`;
-    const href = stateUrl(here, { t: state.t, product: state.product, band: bands[state.band].name, zoom: state.cam.zoom, center: [c.x, c.y], range: state.range, compare: compare.state });
-    if (env.page) history.replaceState(history.state, '', href);
-    wordmark.href = params.embed || !env.page ? fullViewerUrl(href) : href;
-    hook.permalink = href;
-  }
-
-  // ---- errors -------------------------------------------------------------------------------
-  const reported = new Map();
-  function chunkFailed(err, where) {
-    const k = `${where.lod}/${where.row}/${where.col}/${where.t}`;
-    if (Date.now() - (reported.get(k) ?? 0) < 10_000) return;
-    reported.set(k, Date.now());
-    const message = `Could not read level ${where.lod} cell ${where.row},${where.col} at ${label(where.t)}: ${err instanceof Error ? err.message : err}. Retrying.`;
-    toast(message);
-    embed.error('chunk_load_failed', message);
-  }
-  let toastTimer = 0;
-  function toast(message) {
-    const el = $('toast');
-    el.textContent = message;
-    el.hidden = false;
-    clearTimeout(toastTimer);
-    toastTimer = setTimeout(() => (el.hidden = true), 6000);
-  }
+  const address = createAddress({ store, params, env, state, compare, wordmark, hook });
+  const scheduleUrl = () => address.schedule();
 
   // ---- embed set ----------------------------------------------------------------------------
   function validate(fields) {
     return validateSet(fields, { store, products, geoOk: geo && parseCrs(store.crs) != null });
   }
   function applySet(fields) {
-    const v = validateSet(fields, { store, products, geoOk: geo && parseCrs(store.crs) != null });
+    const v = validate(fields);
     if (!v.ok) return;
-    const f = v.values;
-    if (f.band != null) setBand(f.band);
-    if (f.product != null) setProduct(f.product);
-    if (f.t != null) setT(f.t);
-    let moved = false;
-    if (f.zoom != null || f.center != null) {
-      let cam = { ...state.cam };
-      if (f.zoom != null) cam.zoom = f.zoom;
-      if (f.center != null) {
-        const xy = f.center.x != null ? f.center : fromLonLat(store.crs, f.center.lon, f.center.lat);
-        const p = storeToPixel(transform, xy.x, xy.y);
-        cam = { ...cam, cx: p.x, cy: p.y };
-      }
-      state.cam = cam;
-      updateView({ quiet: true });
-      moved = true;
-    }
-    if (f.speed != null) {
-      playback.speed = f.speed;
-      controls.speed(playback.speed);
-    }
-    if (f.compare !== undefined) compareChanged(f.compare, true);
-    if (f.playing === true) playback.play();
-    if (f.playing === false) playback.stop();
-    if (moved) {
-      clearTimeout(viewTimer);
-      lastView = '';
-      sendViewIfChanged();
-    }
+    applySetFields(v.values, store, state.cam, {
+      setBand,
+      setProduct,
+      setT,
+      moveTo: (cam) => {
+        state.cam = cam;
+        updateView({ quiet: true });
+      },
+      setSpeed: (speed) => {
+        playback.speed = speed;
+        controls.speed(playback.speed);
+      },
+      setCompare: (c) => compareChanged(c, true),
+      setPlaying: (playing) => (playing ? playback.play() : playback.stop()),
+      viewMoved: () => views.sendNow(),
+    });
   }
   function readyPayload() {
-    return {
-      store: { url: params.store, name: storeName, crs: store.crs },
-      times: [...store.times],
-      bands: bands.map((b) => ({ name: b.name, common_name: b.common_name ?? null, units: b.units ?? null, scale: b.scale, offset: b.offset })),
-      products,
-      levels: store.levels.map((l, i) => ({ lod: i, width: l.width, height: l.height, resolution: geo ? l.resolution : null })),
-      state: {
-        t: state.t,
-        time: store.times[state.t],
-        product: state.product,
-        band: bands[state.band].name,
-        zoom: state.cam.zoom,
-        center: centerOut(),
-        playing: playback.playing,
-        speed: playback.speed,
-        compare: compare.state ? { t: compare.state.t, time: store.times[compare.state.t], split: compare.state.split } : null,
-      },
-    };
+    const about = { url: params.store, name: storeName, products };
+    return readyReport(store, about, state, { playing: playback.playing, speed: playback.speed, compare: compare.state });
   }
 
   // ---- go -----------------------------------------------------------------------------------
@@ -574,8 +452,8 @@ async function start(store, { params, $, hook, embed, env, root }) {
   updateView({ quiet: true });
   // The scene now reads the cells it needs (joining the early reads); drop the early ones it does not.
   warm.abort();
-  lastView = JSON.stringify(viewPayload());
-  writeUrl();
+  views.mark();
+  address.write();
   Object.assign(hook.api, {
     store,
     scene,
@@ -602,7 +480,8 @@ async function start(store, { params, $, hook, embed, env, root }) {
     compare.set(null);
     scene.destroy();
     store.close();
-    for (const timer of [urlTimer, viewTimer, prefetchTimer, toastTimer]) clearTimeout(timer);
+    clearTimeout(prefetchTimer);
+    for (const part of [address, views, notices]) part.stop();
   }
   return { validate, applySet, readyPayload, destroy };
 }

@@ -5,8 +5,8 @@
  * to zoom to a range of dates (`setWindow` sets it from elsewhere), a click reports the nearest date.
  * @module
  */
-import { escapeHtml as escape } from './html.js';
-import { formatTick } from './ticks.js';
+import { escapeHtml as escape } from '../lib/html.js';
+import { formatTick } from '../lib/ticks.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 const W = 300;
@@ -43,7 +43,7 @@ export function createChart(host, { onPick, onWindow = () => {} }) {
   let last = null;
   let pad = { l: 38, r: 6, t: 8, b: 24 };
 
-  const span = () => (win ? win : [ms[0], ms[ms.length - 1]]);
+  const span = () => /** @type {[number, number]} */ (win ? win : [ms[0], ms[ms.length - 1]]);
   const xOf = (/** @type {number} */ m) => {
     const [a, b] = span();
     return pad.l + (b > a ? ((m - a) / (b - a)) * (W - pad.l - pad.r) : (W - pad.l - pad.r) / 2);

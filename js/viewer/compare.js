@@ -4,7 +4,7 @@
  * columns, so each side is an exact frame of its own timestep (a scene never mixes timesteps).
  * @module
  */
-import { createScene } from './scene.js';
+import { createScene } from '../lib/scene.js';
 
 /**
  * @typedef {{ t: number, split: number }} CompareState B's timestep and the divider (0..1 of the width)

@@ -4,10 +4,11 @@
  * from the chunks the frame drew (no request per mouse move).
  * @module
  */
-import { pixelToStore, screenToPixel } from './camera.js';
-import { toLonLat } from './geo.js';
-import { escapeHtml as esc } from './html.js';
-import { formatValue, pixelValues } from './pixel.js';
+import { pixelToStore, screenToPixel } from '../lib/camera.js';
+import { toLonLat } from '../lib/geo.js';
+import { escapeHtml as esc } from '../lib/html.js';
+import { formatValue, pixelValues } from '../lib/pixel.js';
+import { pixelCell } from '../src/reader/geometry.js';
 
 /**
  * @typedef {object} CursorInfo
@@ -39,8 +40,8 @@ export function cursorInfo(store, cam, size, px, py, pick) {
   const lonlat = store.crs != null ? toLonLat(store.crs, at.x, at.y) : null;
   const hit = pick(col, row, px);
   if (!hit) return { col, row, at, lonlat, t: null, lod: null, values: null };
-  const cs = store.levels[hit.lod].chunkSize;
-  const values = pixelValues(store, hit.entry.cell, hit.x % cs, hit.y % cs);
+  const inCell = pixelCell(store.levels[hit.lod], hit.x, hit.y);
+  const values = pixelValues(store, hit.entry.cell, inCell.x, inCell.y);
   return { col, row, at, lonlat, t: hit.entry.t, lod: hit.lod, values };
 }
 

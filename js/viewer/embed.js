@@ -106,7 +106,7 @@ export function createEmbed({ params, validate, apply, readyPayload, onSend, win
 
   function runSet(fields) {
     const verdict = validate(fields);
-    if (!verdict.ok) {
+    if (verdict.ok === false) {
       error('bad_set', verdict.message);
       return;
     }

@@ -3,10 +3,10 @@
  * their values. Pure functions of the store and what was read, so they are tested without a page.
  * @module
  */
-import { pixelToStore } from './camera.js';
-import { toLonLat } from './geo.js';
-import { bandUnits } from './legend-spec.js';
-import { normalizedDifference, productBands } from './products.js';
+import { pixelToStore } from '../lib/camera.js';
+import { toLonLat } from '../lib/geo.js';
+import { bandUnits } from '../lib/legend-spec.js';
+import { normalizedDifference, productBands } from '../lib/products.js';
 
 /** At most this many pixels are charted at once. */
 export const MAX_PIXELS = 4;

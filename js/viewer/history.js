@@ -8,7 +8,8 @@ import { createChart } from './chart.js';
 import { chartPng } from './chart-png.js';
 import { saveBlob } from './download.js';
 import { MAX_PIXELS, PIXEL_COLORS, historyCsv, historySeries } from './history-series.js';
-import { pixelValues } from './pixel.js';
+import { pixelValues } from '../lib/pixel.js';
+import { pixelCell } from '../src/reader/geometry.js';
 
 /** Reads in flight per pixel while its history loads. */
 const READERS = 6;
@@ -46,7 +47,7 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
   /** @type {(import('./history-series.js').HeldPixel & { ctrl: AbortController, loaded: Promise<void> })[]} */
   let pixels = [];
   let nextId = 1;
-  let timer = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} */ let timer = 0;
 
   /** Hold a picked pixel: alone (`add` false) or beside those held. False when four are held already. */
   function add(hit, { add: keep = false } = {}) {
@@ -66,16 +67,14 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
 
   /** Read the pixel at every timestep (the reader caches), charting as values come in. */
   async function load(p) {
-    const cs = store.levels[p.lod].chunkSize;
-    const row = Math.floor(p.y / cs);
-    const col = Math.floor(p.x / cs);
+    const at = pixelCell(store.levels[p.lod], p.x, p.y);
     let next = 0;
     const reader = async () => {
       while (next < p.got.length && !p.ctrl.signal.aborted) {
         const t = next++;
         try {
-          const cell = await store.getCell(p.lod, row, col, t, { signal: p.ctrl.signal });
-          p.got[t] = pixelValues(store, cell, p.x % cs, p.y % cs);
+          const cell = await store.getCell(p.lod, at.row, at.col, t, { signal: p.ctrl.signal });
+          p.got[t] = pixelValues(store, cell, at.x, at.y);
         } catch {
           if (p.ctrl.signal.aborted) return;
           p.got[t] = null;
@@ -142,9 +141,9 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
 
   /** The pixel's coverage count at every timestep (null where it could not be read). */
   async function readCoverage(p) {
-    const cs = store.levels[p.lod].chunkSize;
-    return Promise.all(store.times.map((_, t) => store.getCoverage(p.lod, Math.floor(p.y / cs), Math.floor(p.x / cs), t).then(
-      (cov) => (cov ? cov.data[(p.y % cs) * cov.chunkWidth + (p.x % cs)] : null),
+    const at = pixelCell(store.levels[p.lod], p.x, p.y);
+    return Promise.all(store.times.map((_, t) => store.getCoverage(p.lod, at.row, at.col, t).then(
+      (cov) => (cov ? cov.data[at.y * cov.chunkWidth + at.x] : null),
       () => null,
     )));
   }

@@ -3,11 +3,12 @@
  * and the history of the pixels held (history.js) for the product or band on screen.
  * @module
  */
-import { escapeHtml as esc } from './html.js';
+import { escapeHtml as esc } from '../lib/html.js';
 import { createHistory } from './history.js';
 import { MAX_PIXELS } from './history-series.js';
-import { formatValue, pixelValues } from './pixel.js';
-import { isReflectance } from './products.js';
+import { formatValue, pixelValues } from '../lib/pixel.js';
+import { isReflectance } from '../lib/products.js';
+import { pixelCell } from '../src/reader/geometry.js';
 
 export { formatValue, pixelValues };
 
@@ -38,17 +39,16 @@ export function createInspector({ store, panel, body, chartHost, markers, screen
     if (keep && history.pixels.length >= MAX_PIXELS) return null;
     current = hit;
     panel.hidden = false;
-    const lvl = store.levels[hit.lod];
-    const cs = lvl.chunkSize;
-    const px = pixelValues(store, hit.cell, hit.x % cs, hit.y % cs);
+    const at = pixelCell(store.levels[hit.lod], hit.x, hit.y);
+    const px = pixelValues(store, hit.cell, at.x, at.y);
     body.innerHTML = valuesMarkup(store, hit, px);
     history.add(hit, { add: keep });
     if (store.hasCoverage) {
-      const cov = await store.getCoverage(hit.lod, Math.floor(hit.y / cs), Math.floor(hit.x / cs), hit.t).catch(() => null);
+      const cov = await store.getCoverage(hit.lod, at.row, at.col, hit.t).catch(() => null);
       if (current !== hit) return px;
       const el = body.querySelector('.insp-coverage');
       if (cov && el) {
-        const n = cov.data[(hit.y % cs) * cov.chunkWidth + (hit.x % cs)];
+        const n = cov.data[at.y * cov.chunkWidth + at.x];
         el.textContent = n === 0 ? 'No valid observation (gap-filled)' : `Observed by ${n} scene${n === 1 ? '' : 's'}`;
         el.setAttribute('data-coverage', String(n));
       }

@@ -37,7 +37,7 @@ import { readParams } from './params.js';
  */
 
 let mounted = 0;
-const STYLES = ['viewer.css', 'legend.css'];
+const STYLES = ['viewer.css', '../lib/legend.css'];
 
 /** The viewer's style sheets, once per document. */
 function addStyles() {

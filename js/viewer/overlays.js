@@ -5,10 +5,10 @@
  * @module
  */
 import { createCursorReadout } from './cursor.js';
-import { createLegend } from './legend.js';
-import { legendFor } from './legend-spec.js';
+import { createLegend } from '../lib/legend.js';
+import { legendFor } from '../lib/legend-spec.js';
 import { createScaleBar, scaleFor } from './scalebar.js';
-import { stretchStats } from './stretch.js';
+import { stretchStats } from '../lib/stretch.js';
 
 /**
  * @typedef {object} StretchState
@@ -41,7 +41,7 @@ export function createOverlays({ store, host, stage, canvas, state, sample, loca
     legend,
     scale,
     cursor,
-    /** @param {ReturnType<typeof import('./products.js').lookFor>} look */
+    /** @param {ReturnType<typeof import('../lib/products.js').lookFor>} look */
     look(look) {
       legend.update(legendFor(store, look, state));
     },
@@ -53,7 +53,7 @@ export function createOverlays({ store, host, stage, canvas, state, sample, loca
      * A frame was painted: follow its values when the look is a linear stretch. True when the
      * automatic stretch changed (the look must be applied again).
      * @param {{ t: number, lod: number, complete: boolean, cells: any[] }} frame
-     * @param {ReturnType<typeof import('./products.js').lookFor>} look
+     * @param {ReturnType<typeof import('../lib/products.js').lookFor>} look
      * @param {boolean} playing during playback the stretch found first is kept (no flicker)
      */
     frame(frame, look, playing) {

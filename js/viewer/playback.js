@@ -11,6 +11,7 @@ export const SPEEDS = /** @type {const} */ ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 
 
 /** The offered speed nearest `v`. @param {number} v */
 export function snapSpeed(v) {
+  /** @type {number} */
   let best = SPEEDS[0];
   for (const s of SPEEDS) if (Math.abs(s - v) < Math.abs(best - v)) best = s;
   return best;
@@ -61,6 +62,7 @@ export function createPlayback({ store, view, position, step, onState, onFail, s
     for (let d = 0; d < n; d++) for (const c of cells) jobs.push([(from + d) % n, c]);
     let done = 0;
     let next = 0;
+    /** @type {unknown} */
     let failure = null;
     const worker = async () => {
       while (next < jobs.length && !ctrl.signal.aborted && !failure) {

@@ -7,9 +7,10 @@
  * band math. Otherwise the chunks are true values.
  * @module
  */
-import { PRODUCT_GLSL, valuesGlsl } from './products.glsl.js';
-import { FORMATS } from './formats.js';
-import { setLookUniforms } from './look-uniforms.js';
+import { FORMATS } from '../lib/formats.js';
+import { setLookUniforms } from '../lib/look-uniforms.js';
+import { PRODUCT_GLSL, valuesGlsl } from '../lib/products.glsl.js';
+import { compileProgram, dataTexture as layeredTexture, maskTexture, uniformLocations } from '../lib/webgl.js';
 
 /** The background colour of invalid pixels and empty canvas, in 8-bit sRGB. */
 export const BACKGROUND = /** @type {const} */ ([9, 12, 18]);
@@ -99,7 +100,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
   if (!fmt) throw new Error(`no texture format for data_type ${dtype}`);
   // Compiled and linked in the GPU process while the first chunks load: nothing here waits for it
   // (no status or location query) until the first frame needs the program.
-  const program = compile(gl, VERTEX, fragment(fmt.sampler, fmt.bits));
+  const program = compileProgram(gl, VERTEX, fragment(fmt.sampler, fmt.bits), { aPos: A_POS });
   /** @type {Record<string, WebGLUniformLocation | null> | null} */
   let loc = null;
   const parallel = gl.getExtension('KHR_parallel_shader_compile');
@@ -107,14 +108,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
   const ready = () => Boolean(loc) || !parallel || gl.getProgramParameter(program, parallel.COMPLETION_STATUS_KHR);
   /** Uniform locations, once the program is known to have linked (the first frame waits for that here). */
   function uniforms() {
-    if (loc) return loc;
-    checkLinked(gl, program);
-    loc = {};
-    const count = gl.getProgramParameter(program, gl.ACTIVE_UNIFORMS);
-    for (let i = 0; i < count; i++) {
-      const name = gl.getActiveUniform(program, i).name.replace(/\[0\]$/, '');
-      loc[name] = gl.getUniformLocation(program, name);
-    }
+    loc ??= uniformLocations(gl, program, 'shader program');
     return loc;
   }
   const quad = gl.createBuffer();
@@ -127,13 +121,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
   gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
   const noMask = maskTexture(gl, new Uint8Array([1]), 1, 1);
   // Bound to the anchor unit when a chunk holds true values, so that sampler always has a texture of its type.
-  const noAnchor = fmt.bits ? (() => {
-    const tex = gl.createTexture();
-    gl.bindTexture(gl.TEXTURE_2D_ARRAY, tex);
-    params(gl, gl.TEXTURE_2D_ARRAY);
-    gl.texImage3D(gl.TEXTURE_2D_ARRAY, 0, gl[fmt.internal], 1, 1, 1, 0, gl[fmt.format], gl[fmt.type], new fmt.empty(1));
-    return tex;
-  })() : null;
+  const noAnchor = fmt.bits ? layeredTexture(gl, fmt, 1, new fmt.empty(1), 1, 1) : null;
   const bg = BACKGROUND.map((c) => c / 255);
 
   /**
@@ -150,13 +138,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
   }
 
   /** A chunk's bands as one integer (or float) 2D array texture in the stored type. */
-  function dataTexture(data, width, height) {
-    const tex = gl.createTexture();
-    gl.bindTexture(gl.TEXTURE_2D_ARRAY, tex);
-    params(gl, gl.TEXTURE_2D_ARRAY);
-    gl.texImage3D(gl.TEXTURE_2D_ARRAY, 0, gl[fmt.internal], width, height, nBands, 0, gl[fmt.format], gl[fmt.type], data);
-    return tex;
-  }
+  const dataTexture = (data, width, height) => layeredTexture(gl, fmt, nBands, data, width, height);
 
   /** @param {{ tex: WebGLTexture | null, maskTex: WebGLTexture | null }} gpu the textures upload made (not a shared anchor) */
   function release(gpu) {
@@ -230,41 +212,5 @@ export function createRenderer(canvas, { dtype, nBands }) {
   return { gl, ready, upload, dataTexture, deleteTexture: (tex) => gl.deleteTexture(tex), resize, begin, draw, readPixel, release, shaderDelta: Boolean(fmt.bits) };
 }
 
-function params(gl, target) {
-  gl.texParameteri(target, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
-  gl.texParameteri(target, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
-  gl.texParameteri(target, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
-  gl.texParameteri(target, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
-}
-
-function maskTexture(gl, mask, width, height) {
-  const tex = gl.createTexture();
-  gl.bindTexture(gl.TEXTURE_2D, tex);
-  params(gl, gl.TEXTURE_2D);
-  gl.texImage2D(gl.TEXTURE_2D, 0, gl.R8UI, width, height, 0, gl.RED_INTEGER, gl.UNSIGNED_BYTE, mask);
-  return tex;
-}
-
 /** The attribute location of the quad's corners, bound before linking (no query needed). */
 const A_POS = 0;
-
-/** Compile and link without waiting for the result (see checkLinked). */
-function compile(gl, vs, fs) {
-  const program = gl.createProgram();
-  for (const [type, src] of [[gl.VERTEX_SHADER, vs], [gl.FRAGMENT_SHADER, fs]]) {
-    const shader = gl.createShader(type);
-    gl.shaderSource(shader, src);
-    gl.compileShader(shader);
-    gl.attachShader(program, shader);
-  }
-  gl.bindAttribLocation(program, A_POS, 'aPos');
-  gl.linkProgram(program);
-  return program;
-}
-
-/** Throw the compiler's or linker's message when the program did not link. */
-function checkLinked(gl, program) {
-  if (gl.getProgramParameter(program, gl.LINK_STATUS)) return;
-  const logs = gl.getAttachedShaders(program).map((shader) => gl.getShaderInfoLog(shader)).filter(Boolean);
-  throw new Error(`shader program: ${[gl.getProgramInfoLog(program), ...logs].filter(Boolean).join('; ')}`);
-}

@@ -5,9 +5,9 @@
  * longitude, with its ground length along the parallel at the centre's latitude.
  * @module
  */
-import { pixelToStore } from './camera.js';
-import { metresPerDegreeLon, parseCrs, toLonLat } from './geo.js';
-import { formatTick, niceFloor } from './ticks.js';
+import { pixelToStore } from '../lib/camera.js';
+import { metresPerDegreeLon, parseCrs, toLonLat } from '../lib/geo.js';
+import { formatTick, niceFloor } from '../lib/ticks.js';
 
 /**
  * @typedef {object} ScaleSpec

@@ -4,7 +4,7 @@
  * @module
  */
 import { createDialog } from './dialog.js';
-import { escapeHtml as esc } from './html.js';
+import { escapeHtml as esc } from '../lib/html.js';
 
 /**
  * @typedef {object} Shortcut

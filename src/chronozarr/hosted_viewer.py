@@ -1,7 +1,7 @@
 """The viewer app published beside a store (`publish --viewer`), so that `DEST/viewer/` opens the
 store with nothing else deployed anywhere.
 
-Below `viewer/` the app keeps the layout it has in `js/` (`viewer/viewer/`, `viewer/src/`,
+Below `viewer/` the app keeps the layout it has in `js/` (`viewer/viewer/`, `viewer/lib/`, `viewer/src/`,
 `viewer/node_modules/...`), so every relative import resolves as it does there. The entry page,
 `viewer/index.html`, is the app's own page with two additions at the top of its head: a `<base>`
 that resolves its relative URLs in `viewer/viewer/`, and a script that, when the URL names no

@@ -11,7 +11,7 @@ import importlib.resources
 from pathlib import Path
 
 # Whole directories of js/: a file added to one of them ships without a change here.
-APPS = ("viewer", "src", "maplibre")
+APPS = ("viewer", "lib", "src", "maplibre")
 # The files of npm packages the pages import, each with its licence: MapLibre GL JS (BSD-3-Clause)
 # for the map page, numcodecs and fflate (MIT) for the reader's codecs.
 VENDORED = {
@@ -19,8 +19,9 @@ VENDORED = {
     "node_modules/numcodecs": ("LICENSE", "dist/*.js"),
     "node_modules/fflate": ("LICENSE", "esm/browser.js"),
 }
-# What the viewer page loads: the app, the reader and the codecs (not the map page or MapLibre).
-VIEWER_APP = ("viewer", "src", "node_modules/numcodecs", "node_modules/fflate")
+# What the viewer page loads: the app, the library it shares with the map layer, the reader and the
+# codecs (not the map page or MapLibre).
+VIEWER_APP = ("viewer", "lib", "src", "node_modules/numcodecs", "node_modules/fflate")
 
 
 def shipped_files(root: Path) -> list[Path]:

@@ -9,7 +9,7 @@ import { abortError } from './errors.js';
  */
 export function createLimiter(max) {
   let active = 0;
-  /** @type {{ resolve: () => void, reject: (e: unknown) => void, cleanup: () => void }[][]} */
+  /** @type {{ resolve: (value?: unknown) => void, reject: (e: unknown) => void, cleanup: () => void }[][]} */
   const queues = [[], []];
 
   const next = () => {

@@ -8,7 +8,7 @@ import { DTYPES, parseArray, typedView } from './arrays.js';
 import { isObject, parseBands, parseNodata, parsePlaneName, parseSchedule, parseShardBytes, parseTimes } from './attributes.js';
 import { decodeBytes } from './codecs.js';
 import { StoreError } from './errors.js';
-import { checkLevelLayout } from './layout.js';
+import { cellGrid, checkLevelLayout } from './geometry.js';
 
 /**
  * @typedef {object} Level
@@ -151,8 +151,7 @@ async function parseRoot(transport, root, block, signal) {
         transform,
         width,
         height,
-        gridRows: Math.ceil(height / chunkSize),
-        gridCols: Math.ceil(width / chunkSize),
+        ...cellGrid(width, height, chunkSize),
         chunkSize,
         data,
         mask: maskDoc ? parseArray(`${path}/${maskVariable}`, maskDoc) : null,

@@ -81,9 +81,3 @@ function checkDisjoint(offsets, lengths, damaged) {
     }
   }
 }
-
-/** The key of a shard in chronozarr.shard_bytes: "<t_shard>/<row>/<col>". */
-export function shardBytesKey(shardKey) {
-  const parts = shardKey.split('/c/')[1].split('/');
-  return [parts[0], ...parts.slice(-2)].join('/');
-}

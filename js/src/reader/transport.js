@@ -63,7 +63,7 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
    * @param {Record<string, string>} headers
    * @param {'gets' | 'ranges' | 'suffixes' | 'heads'} kind
    * @param {number} limit largest acceptable body
-   * @param {{ signal?: AbortSignal, priority?: 0 | 1 }} options
+   * @param {{ signal?: AbortSignal, priority?: 0 | 1, method?: 'GET' | 'HEAD' }} options
    */
   async function request(key, headers, kind, limit, { signal, priority = 0, method = 'GET' }) {
     const where = url(key);

@@ -3,6 +3,7 @@
  * and a zoom in CSS pixels per level-0 pixel. Pure functions over plain objects.
  * @module
  */
+import { cellRange } from '../src/reader/geometry.js';
 
 /** @typedef {{ cx: number, cy: number, zoom: number }} Camera */
 /** @typedef {{ width: number, height: number, gridRows: number, gridCols: number, chunkSize: number, transform: number[] }} LevelInfo */
@@ -80,10 +81,7 @@ export function visibleCells(cam, w, h, level, k, level0) {
   const y0 = Math.max(0, cam.cy - h / 2 / cam.zoom);
   const y1 = Math.min(level0.height, cam.cy + h / 2 / cam.zoom);
   if (x1 <= x0 || y1 <= y0) return [];
-  const c0 = Math.max(0, Math.floor(x0 / s / cs));
-  const c1 = Math.min(level.gridCols - 1, Math.floor((x1 - 1e-9) / s / cs));
-  const r0 = Math.max(0, Math.floor(y0 / s / cs));
-  const r1 = Math.min(level.gridRows - 1, Math.floor((y1 - 1e-9) / s / cs));
+  const { c0, c1, r0, r1 } = cellRange(level, k, x0, y0, x1, y1);
   const out = [];
   for (let row = r0; row <= r1; row++) for (let col = c0; col <= c1; col++) out.push({ row, col });
   // Nearest the centre first: that is what the eye looks at while the rest loads.

@@ -6,7 +6,7 @@
  */
 
 /** @typedef {[number, number, number]} Rgb linear 0..1 components as the shader writes them */
-/** @typedef {{ stops: [number, number, number, number], colors: [Rgb, Rgb, Rgb, Rgb] }} Ramp */
+/** @typedef {{ readonly stops: readonly [number, number, number, number], readonly colors: readonly (readonly [number, number, number])[] }} Ramp */
 
 /** Reflectance shown at full brightness by the tone map (square-root response below it). */
 export const TONE_WHITE = 0.3;

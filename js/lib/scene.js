@@ -9,20 +9,10 @@
  * room), and a delta timestep as its residual texture, reconstructed in the fragment shader.
  * @module
  */
-import { applyDelta } from '../src/reader/reconstruct.js';
+import { cellRect, levelPixel, pixelCell } from '../src/reader/geometry.js';
 import { visibleCells } from './camera.js';
-
-/**
- * @typedef {object} Entry
- * @property {string} key
- * @property {number} lod
- * @property {number} row
- * @property {number} col
- * @property {number} t
- * @property {any} cell the reader's cell ({ data, mask?, chunkWidth, chunkHeight, width, height })
- * @property {{ tex: WebGLTexture, maskTex: WebGLTexture | null, bytes: number }} gpu
- * @property {number} used
- */
+import { chunkKey as key, createGpuChunks } from './gpu-chunks.js';
+import { sampleValues } from './sample.js';
 
 /**
  * @typedef {object} FrameRecord
@@ -35,7 +25,6 @@ import { visibleCells } from './camera.js';
  * @property {number} swapAt performance.now() when the frame's timestep became the one on screen
  */
 
-const key = (lod, row, col, t) => `${lod}/${row}/${col}/${t}`;
 const RETRY_MS = 2000;
 /**
  * Least ms between frames painted only because another cell of an incomplete view arrived: every
@@ -48,7 +37,7 @@ const PROGRESS_MS = 120;
 /**
  * @param {object} o
  * @param {any} o.store the reader's store
- * @param {ReturnType<import('./renderer.js').createRenderer>} o.renderer
+ * @param {any} o.renderer the viewer's renderer (renderer.js) or the MapLibre layer's (maplibre/gpu.js)
  * @param {(frame: FrameRecord) => void} [o.onFrame]
  * @param {(err: Error, where: { lod: number, row: number, col: number, t: number }) => void} [o.onError]
  * @param {number} [o.gpuBudgetBytes]
@@ -56,14 +45,10 @@ const PROGRESS_MS = 120;
 export function createScene({ store, renderer, onFrame = () => {}, onError = () => {}, gpuBudgetBytes = 256 * 2 ** 20 }) {
   const levels = store.levels;
   const coarsest = levels.length - 1;
-  /** @type {Map<string, Entry>} */
-  const cache = new Map();
   /** @type {Map<string, AbortController>} */
   const loads = new Map();
   /** @type {FrameRecord[]} */
   const frames = [];
-  let gpuBytes = 0;
-  let clock = 0;
   let frameNo = 0;
   let cam = { cx: 0, cy: 0, zoom: 1 };
   let size = { w: 1, h: 1, dpr: 1 };
@@ -78,23 +63,19 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
   let clip = null;
   let dirty = false;
   let raf = 0;
-  let retryTimer = 0;
-  let progressTimer = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} */ let retryTimer = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} */ let progressTimer = 0;
   /** performance.now() of the last paint; the scene's creation before the first. */
   let lastPaintAt = performance.now();
   let destroyed = false;
   const stats = { uploads: 0, evictions: 0, aborted: 0, failed: 0, anchorUploads: 0 };
   /** Reconstruct star-delta timesteps on the GPU from stored anchors and residuals. */
   const shaderDelta = Boolean(renderer.shaderDelta) && store.encoding === 'star-delta';
-  /**
-   * Anchor textures by `lod/row/col/t_anchor`: refs = cache entries drawing with it, waiting = loads
-   * that will. Only anchors with neither are evicted.
-   * @type {Map<string, { id: string, tex: WebGLTexture | null, data: any, bytes: number, refs: number, waiting: number, used: number, promise: Promise<any> }>}
-   */
-  const anchors = new Map();
+  const memory = createGpuChunks({ store, renderer, budgetBytes: gpuBudgetBytes, stats, destroyed: () => destroyed });
 
   const visibleAt = (k) => visibleCells(cam, size.w, size.h, levels[k], k, levels[0]);
-  const has = (k, c, t) => cache.has(key(k, c.row, c.col, t));
+  /** @param {number} k @param {{ row: number, col: number }} c @param {number} t */
+  const has = (k, c, t) => memory.has(key(k, c.row, c.col, t));
 
   function setView(camera, canvasSize, level) {
     cam = camera;
@@ -156,16 +137,16 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
 
   function ensure(k, row, col, t) {
     const id = key(k, row, col, t);
-    const held = cache.get(id);
+    const held = memory.get(id);
     if (held) {
-      held.used = ++clock;
+      memory.touch(held);
       return;
     }
     if (loads.has(id)) return;
     const ctrl = new AbortController();
     loads.set(id, ctrl);
     const anchorT = shaderDelta ? store.referenceOf(t) ?? t : null;
-    const anchor = anchorT == null ? null : anchorFor(k, row, col, anchorT);
+    const anchor = anchorT == null ? null : memory.anchorFor(k, row, col, anchorT);
     if (anchor) anchor.waiting++;
     let waiting = Boolean(anchor);
     const settle = () => {
@@ -177,22 +158,8 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
         settle();
         if (loads.get(id) !== ctrl || destroyed) return;
         loads.delete(id);
-        let gpu;
-        let cell = stored;
-        if (anchor) {
-          // Stored values: an anchor timestep draws its anchor texture, a delta timestep its residuals on it.
-          const residual = stored.anchor != null;
-          const own = renderer.upload(residual ? stored.data : null, stored.mask ?? null, stored.chunkWidth, stored.chunkHeight);
-          anchor.refs++;
-          gpu = { tex: residual ? own.tex : anchor.tex, anchorTex: residual ? anchor.tex : null, maskTex: own.maskTex, bytes: own.bytes, own, anchor };
-          if (residual) cell = reconstructedCell(stored, anchor.data);
-        } else {
-          gpu = renderer.upload(stored.data, stored.mask ?? null, stored.chunkWidth, stored.chunkHeight);
-        }
-        stats.uploads++;
-        cache.set(id, { key: id, lod: k, row, col, t, cell, gpu, used: ++clock });
-        gpuBytes += gpu.bytes;
-        evict();
+        memory.add(id, { lod: k, row, col, t }, stored, anchor);
+        memory.evict(needed);
         advance();
         if (t !== shownT) return; // a neighbour loaded ahead, or a stand-in for a timestep not shown yet
         // The frame this completes is painted now rather than on the next animation frame.
@@ -214,51 +181,6 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     );
   }
 
-  /** The anchor texture of a cell, uploaded once (the reader's stored anchor chunk). */
-  function anchorFor(k, row, col, ta) {
-    const id = key(k, row, col, ta);
-    let a = anchors.get(id);
-    if (!a) {
-      const rec = { id, tex: null, data: null, bytes: 0, refs: 0, waiting: 0, used: 0, promise: /** @type {any} */ (null) };
-      rec.promise = store.getCell(k, row, col, ta, { stored: true, mask: false }).then(
-        (cell) => {
-          if (destroyed || anchors.get(id) !== rec) return rec;
-          rec.tex = renderer.dataTexture(cell.data, cell.chunkWidth, cell.chunkHeight);
-          rec.data = cell.data;
-          rec.bytes = cell.data.byteLength;
-          gpuBytes += rec.bytes;
-          stats.anchorUploads++;
-          return rec;
-        },
-        (err) => {
-          if (anchors.get(id) === rec) anchors.delete(id);
-          throw err;
-        },
-      );
-      rec.promise.catch(() => {});
-      anchors.set(id, rec);
-      a = rec;
-    }
-    a.used = ++clock;
-    return a;
-  }
-
-  /** The reader's stored cell of a delta timestep with its true values reconstructed on first use (CPU readers: stretch, inspector). */
-  function reconstructedCell(stored, anchorData) {
-    let data = null;
-    return {
-      chunkWidth: stored.chunkWidth,
-      chunkHeight: stored.chunkHeight,
-      width: stored.width,
-      height: stored.height,
-      mask: stored.mask,
-      get data() {
-        data ??= applyDelta(anchorData, stored.data);
-        return data;
-      },
-    };
-  }
-
   /** Switch the frame to the asked timestep once every visible cell of the asked level has it. */
   function advance() {
     if (wantedT === shownT) return;
@@ -270,8 +192,8 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     }
   }
 
-  function evict() {
-    if (gpuBytes <= gpuBudgetBytes) return;
+  /** Keys of the chunks the view needs, which eviction keeps: every level from the coarsest to the asked one, at the asked and the shown timestep. */
+  function needed() {
     const keep = new Set();
     for (let k = coarsest; k >= lod; k--) {
       for (const c of visibleAt(k)) {
@@ -279,33 +201,7 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
         if (shownT != null) keep.add(key(k, c.row, c.col, shownT));
       }
     }
-    const order = [...cache.values()].filter((e) => !keep.has(e.key)).sort((a, b) => a.used - b.used);
-    for (const e of order) {
-      if (gpuBytes <= gpuBudgetBytes * 0.9) break;
-      drop(e);
-    }
-    const idle = [...anchors.values()].filter((a) => a.tex && a.refs === 0 && a.waiting === 0).sort((a, b) => a.used - b.used);
-    for (const a of idle) {
-      if (gpuBytes <= gpuBudgetBytes * 0.9) break;
-      dropAnchor(a);
-    }
-  }
-
-  function drop(e) {
-    cache.delete(e.key);
-    if (e.gpu.anchor) {
-      renderer.release(e.gpu.own);
-      e.gpu.anchor.refs--;
-    } else renderer.release(e.gpu);
-    gpuBytes -= e.gpu.bytes;
-    stats.evictions++;
-  }
-
-  function dropAnchor(a) {
-    anchors.delete(a.id);
-    if (a.tex) renderer.deleteTexture(a.tex);
-    gpuBytes -= a.bytes;
-    a.tex = null;
+    return keep;
   }
 
   /** A redraw for a cell that arrived in an incomplete view: no sooner than PROGRESS_MS after the last paint. */
@@ -344,7 +240,7 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     size = { ...size, ...renderer.resize() };
     renderer.begin(cam, size, look, clip);
     for (const e of entries) {
-      e.used = ++clock;
+      memory.touch(e);
       drawCell(e);
     }
     const cells = entries.map((e) => ({ lod: e.lod, row: e.row, col: e.col, t: e.t }));
@@ -365,7 +261,7 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     const entries = [];
     for (let k = complete ? lod : coarsest; k >= lod; k--) {
       for (const c of k === lod ? target : visibleAt(k)) {
-        const e = cache.get(key(k, c.row, c.col, shownT));
+        const e = memory.get(key(k, c.row, c.col, shownT));
         if (e) entries.push(e);
       }
     }
@@ -373,18 +269,9 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
   }
 
   function drawCell(e) {
-    const lvl = levels[e.lod];
-    const s = 2 ** e.lod;
-    const cs = lvl.chunkSize;
-    const w = Math.min(cs, lvl.width - e.col * cs);
-    const h = Math.min(cs, lvl.height - e.row * cs);
-    const rect = {
-      x0: e.col * cs * s,
-      y0: e.row * cs * s,
-      x1: Math.min(levels[0].width, (e.col * cs + w) * s),
-      y1: Math.min(levels[0].height, (e.row * cs + h) * s),
-    };
-    renderer.draw(e.gpu, e.lod, rect, [e.col * cs, e.row * cs], [w, h]);
+    const cs = levels[e.lod].chunkSize;
+    const { width, height, ...rect } = cellRect(levels[e.lod], e.lod, e.row, e.col, levels[0]);
+    renderer.draw(e.gpu, e.lod, rect, [e.col * cs, e.row * cs], [width, height]);
   }
 
   /**
@@ -395,12 +282,11 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
   function pick(x, y) {
     if (shownT == null) return null;
     for (let k = lod; k <= coarsest; k++) {
-      const lvl = levels[k];
-      const px = Math.floor(x / 2 ** k);
-      const py = Math.floor(y / 2 ** k);
-      if (px >= lvl.width || py >= lvl.height) continue;
-      const e = cache.get(key(k, Math.floor(py / lvl.chunkSize), Math.floor(px / lvl.chunkSize), shownT));
-      if (e) return { entry: e, lod: k, x: px, y: py };
+      const p = levelPixel(x, y, k);
+      if (p.x >= levels[k].width || p.y >= levels[k].height) continue;
+      const at = pixelCell(levels[k], p.x, p.y);
+      const e = memory.get(key(k, at.row, at.col, shownT));
+      if (e) return { entry: e, lod: k, x: p.x, y: p.y };
     }
     return null;
   }
@@ -413,47 +299,16 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
    */
   function sampleVisible(bands, limit = 120000) {
     if (shownT == null) return new Float64Array(0);
-    const used = bands.filter((b) => b >= 0);
-    const nodata = store.nodata;
-    const x0 = cam.cx - size.w / 2 / cam.zoom;
-    const y0 = cam.cy - size.h / 2 / cam.zoom;
-    const x1 = cam.cx + size.w / 2 / cam.zoom;
-    const y1 = cam.cy + size.h / 2 / cam.zoom;
-    let best = null;
-    for (let k = lod; k <= coarsest && !best; k++) {
-      const es = visibleAt(k).map((c) => cache.get(key(k, c.row, c.col, shownT))).filter(Boolean);
-      if (es.length) best = { k, es };
+    for (let k = lod; k <= coarsest; k++) {
+      const es = visibleAt(k).map((c) => memory.get(key(k, c.row, c.col, /** @type {number} */ (shownT)))).filter((e) => e != null);
+      if (es.length) return sampleValues(store, k, es, viewBox(), bands, limit);
     }
-    if (!best) return new Float64Array(0);
-    const { k, es } = best;
-    const s = 2 ** k;
-    let total = 0;
-    for (const e of es) total += e.cell.width * e.cell.height;
-    const stride = Math.max(1, Math.floor(Math.sqrt((total * used.length) / limit)));
-    const out = [];
-    for (const e of es) {
-      const { data, mask, chunkWidth: cw, chunkHeight: ch } = e.cell;
-      const cs = levels[k].chunkSize;
-      const ox = e.col * cs;
-      const oy = e.row * cs;
-      const ya = Math.max(0, Math.floor(y0 / s) - oy);
-      const yb = Math.min(e.cell.height, Math.ceil(y1 / s) - oy);
-      const xa = Math.max(0, Math.floor(x0 / s) - ox);
-      const xb = Math.min(e.cell.width, Math.ceil(x1 / s) - ox);
-      for (let y = ya; y < yb; y += stride) {
-        for (let x = xa; x < xb; x += stride) {
-          const i = y * cw + x;
-          if (mask && !mask[i]) continue;
-          for (const b of used) {
-            const raw = data[b * cw * ch + i];
-            if (!mask && nodata != null && raw === nodata) continue;
-            const band = store.bands[b];
-            out.push(raw * band.scale + band.offset);
-          }
-        }
-      }
-    }
-    return Float64Array.from(out);
+    return new Float64Array(0);
+  }
+
+  /** The level-0 box the canvas shows. */
+  function viewBox() {
+    return { x0: cam.cx - size.w / 2 / cam.zoom, y0: cam.cy - size.h / 2 / cam.zoom, x1: cam.cx + size.w / 2 / cam.zoom, y1: cam.cy + size.h / 2 / cam.zoom };
   }
 
   function destroy() {
@@ -463,8 +318,7 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     clearTimeout(progressTimer);
     for (const ctrl of loads.values()) ctrl.abort();
     loads.clear();
-    for (const e of [...cache.values()]) drop(e);
-    for (const a of [...anchors.values()]) dropAnchor(a);
+    memory.clear();
   }
 
   /** Paint only the columns x0..x1 of the canvas (CSS px), or all of it (null). */
@@ -500,12 +354,12 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
       return lod;
     },
     get gpuBytes() {
-      return gpuBytes;
+      return memory.bytes;
     },
     /** Whether chunks are drawn from stored star-delta anchors and residuals. */
     shaderDelta,
     get anchorTextures() {
-      return anchors.size;
+      return memory.anchorTextures;
     },
     get pending() {
       return loads.size;

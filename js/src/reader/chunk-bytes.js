@@ -1,0 +1,109 @@
+/**
+ * The compressed bytes of one stored chunk: one GET per chunk when unsharded; one bounded index
+ * read per shard (cached), then one range per chunk when sharded. The shard's length comes from
+ * chronozarr.shard_bytes when the store lists it, from a HEAD otherwise (spec 7.3).
+ * @module
+ */
+import { FILL, tierKey } from './context.js';
+import { StoreError } from './errors.js';
+import { chunkKey, shardBytesId } from './geometry.js';
+import { parseShardIndex } from './shards.js';
+import { shared } from './signals.js';
+
+/** @typedef {import('./arrays.js').ArrayInfo} ArrayInfo */
+
+/**
+ * @param {import('./context.js').StoreContext} ctx
+ */
+export function createChunkBytes(ctx) {
+  const { meta, transport, cache, inflight, lent, indexes, state } = ctx;
+
+  /**
+   * Compressed bytes of one stored chunk, or null when it is not stored (fill).
+   * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col
+   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
+   * @returns {Promise<Uint8Array | null>}
+   */
+  function compressed(info, t, row, col, signal, priority) {
+    const key = tierKey('z', info, t, row, col);
+    const away = lent.get(key);
+    if (away) return away.then(() => compressed(info, t, row, col, signal, priority));
+    const hit = cache.get(key);
+    if (hit !== undefined) return Promise.resolve(hit === FILL ? null : hit);
+    return shared(inflight, key, signal, async (s) => {
+      const bytes = info.shardShape ? await fromShard(info, t, row, col, s, priority) : await whole(info, t, row, col, s, priority);
+      if (!state.closed) cache.set(key, bytes ?? FILL, bytes ? bytes.length : 64, 'compressed');
+      return bytes;
+    });
+  }
+
+  /**
+   * An unsharded chunk, read whole within a little more than its decoded size.
+   * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col
+   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
+   */
+  function whole(info, t, row, col, signal, priority) {
+    const limit = Math.ceil(info.chunkBytes * 1.1) + 65536;
+    return transport.get(chunkKey(info.path, t, row, col, { banded: info.banded }), { signal, priority, limit });
+  }
+
+  /**
+   * A chunk inside its shard: the shard's index, then the chunk's range; null when not stored.
+   * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col
+   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
+   */
+  async function fromShard(info, t, row, col, signal, priority) {
+    const shardTime = /** @type {number[]} */ (info.shardShape)[0];
+    const shardKey = chunkKey(info.path, t, row, col, { banded: info.banded, shardTime });
+    const index = await shardIndex(info, shardKey, listedLength(info, t, row, col, shardTime), signal, priority);
+    const position = t % shardTime;
+    if (!index || index.offsets[position] < 0) return null;
+    const bytes = await transport.range(shardKey, index.offsets[position], index.lengths[position], { signal, priority });
+    if (bytes == null) throw new StoreError(`${transport.url(shardKey)} disappeared while it was being read`);
+    return bytes;
+  }
+
+  /**
+   * The shard's length from chronozarr.shard_bytes (data arrays only), else null.
+   * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col @param {number} shardTime
+   */
+  function listedLength(info, t, row, col, shardTime) {
+    const levelPath = info.path.split('/')[0];
+    if (info.path !== `${levelPath}/${meta.variable}`) return null;
+    const listed = meta.shardBytes[levelPath]?.[shardBytesId(t, row, col, shardTime)];
+    return Number.isInteger(listed) ? listed : null;
+  }
+
+  /**
+   * The shard's index from cache or store; null when the shard does not exist (all fill).
+   * @param {ArrayInfo} info @param {string} shardKey @param {number | null} listed
+   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
+   * @returns {Promise<import('./shards.js').ShardIndex | null>}
+   */
+  function shardIndex(info, shardKey, listed, signal, priority) {
+    if (indexes.has(shardKey)) return Promise.resolve(/** @type {any} */ (indexes.get(shardKey)));
+    return shared(inflight, `i|${shardKey}`, signal, async (s) => {
+      const n = info.indexBytes;
+      let length = listed;
+      if (length == null && info.indexAtEnd && Object.keys(meta.shardBytes).length > 0) {
+        // The store lists shard lengths; one it does not list (a mask shard) costs a HEAD (spec 7.3).
+        length = await transport.size(shardKey, { signal: s, priority });
+        if (length == null) {
+          if (!state.closed) indexes.set(shardKey, null);
+          return null;
+        }
+      }
+      let raw;
+      if (!info.indexAtEnd) raw = await transport.range(shardKey, 0, n, { signal: s, priority });
+      else if (length != null) {
+        if (length < n) throw new StoreError(`${transport.url(shardKey)}: shard_bytes gives ${length} bytes, less than its ${n}-byte index`);
+        raw = await transport.range(shardKey, length - n, n, { signal: s, priority });
+      } else raw = await transport.suffix(shardKey, n, { signal: s, priority });
+      const index = raw == null ? null : parseShardIndex(raw, info, length, transport.url(shardKey));
+      if (!state.closed) indexes.set(shardKey, index);
+      return index;
+    });
+  }
+
+  return { compressed };
+}

@@ -1,0 +1,118 @@
+/**
+ * Compressed chunk → typed array of its stored values, on the calling thread or in a decode
+ * worker, and the two decoded cache tiers over it: true values (anchor + residual reconstructed
+ * for a star-delta timestep) and stored values (the residuals as stored).
+ * @module
+ */
+import { fillChunk, typedView } from './arrays.js';
+import { decodeBytes } from './codecs.js';
+import { anchorOf, tierKey } from './context.js';
+import { StoreError } from './errors.js';
+import { chunkKey } from './geometry.js';
+import { applyDelta } from './reconstruct.js';
+import { shared } from './signals.js';
+
+/** @typedef {import('./arrays.js').ArrayInfo} ArrayInfo */
+/** @typedef {Uint8Array | Uint16Array | Int16Array | Float32Array} Values */
+/** @typedef {(info: ArrayInfo, t: number, row: number, col: number, signal: AbortSignal | undefined, priority: 0 | 1) => Promise<any>} ChunkRead */
+
+/**
+ * @param {import('./context.js').StoreContext} ctx
+ * @param {(info: ArrayInfo, t: number, row: number, col: number, signal: AbortSignal | undefined, priority: 0 | 1) => Promise<Uint8Array | null>} compressed
+ */
+export function createDecoding(ctx, compressed) {
+  const { transport, cache, inflight, lent, pool, state } = ctx;
+
+  /**
+   * Decoded stored values of one chunk (residuals for a delta timestep).
+   * @type {ChunkRead}
+   */
+  async function stored(info, t, row, col, signal, priority) {
+    const key = tierKey('z', info, t, row, col);
+    let bytes = await compressed(info, t, row, col, signal, priority);
+    // Decodes that joined one read get the same bytes: the first may have lent them to a worker by
+    // now (transferred, detached here); the others wait until they are back in the cache.
+    while (lent.has(key)) bytes = await compressed(info, t, row, col, signal, priority);
+    if (bytes == null) return fillChunk(info);
+    const where = transport.url(chunkKey(info.path, t, row, col, { banded: info.banded, shardTime: info.shardShape?.[0] ?? 0 }));
+    state.decodes++;
+    let raw;
+    if (!info.codec) raw = bytes.slice();
+    else if (pool) raw = await decodeInPool(info, key, bytes, where, signal, priority);
+    else raw = await decodeBytes(info.codec, bytes, info.chunkBytes, where);
+    if (raw.length !== info.chunkBytes) throw new StoreError(`${where}: chunk decodes to ${raw.length} bytes, expected ${info.chunkBytes}`);
+    return typedView(info.dtype, raw);
+  }
+
+  /**
+   * Decode in a worker, transferring the compressed bytes instead of copying them. While they are
+   * away their cache entry is marked lent (a reader of it waits); the worker sends them back and
+   * they go back into the entry, or the entry is dropped if they are lost (a failed worker).
+   * @param {ArrayInfo} info @param {string} key @param {Uint8Array} bytes @param {string} where
+   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
+   */
+  async function decodeInPool(info, key, bytes, where, signal, priority) {
+    /** @type {() => void} */
+    let settle = () => {};
+    const away = new Promise((resolve) => (settle = () => resolve(undefined)));
+    lent.set(key, away);
+    let handled = false;
+    /** @param {Uint8Array | null} input */
+    const returned = (input) => {
+      if (handled) return;
+      handled = true;
+      if (input !== bytes && cache.peek(key) === bytes) {
+        if (input && !state.closed) cache.replace(key, input);
+        else cache.remove(key);
+      }
+      if (lent.get(key) === away) lent.delete(key);
+      settle();
+    };
+    try {
+      return await /** @type {NonNullable<typeof pool>} */ (pool).decode(/** @type {any} */ (info.codec), bytes, info.chunkBytes, where, signal, returned, priority);
+    } finally {
+      if (!handled) returned(bytes.byteLength ? bytes : null); // empty: it left and did not come back
+    }
+  }
+
+  /**
+   * True values of one chunk, cached: stored values, or anchor + residual for a delta timestep.
+   * @type {ChunkRead}
+   */
+  function values(info, t, row, col, signal, priority) {
+    const key = tierKey('v', info, t, row, col);
+    const hit = cache.get(key);
+    if (hit !== undefined) return Promise.resolve(hit);
+    return shared(inflight, key, signal, async (s) => {
+      const anchor = anchorOf(ctx, info, t);
+      let out;
+      if (anchor >= 0) {
+        const [base, residual] = await Promise.all([values(info, anchor, row, col, s, priority), stored(info, t, row, col, s, priority)]);
+        out = applyDelta(base, residual, residual);
+      } else {
+        out = await stored(info, t, row, col, s, priority);
+      }
+      if (!state.closed) cache.set(key, out, out.byteLength, 'decoded');
+      return out;
+    });
+  }
+
+  /**
+   * Decoded stored values of one chunk, cached: the residual for a delta timestep (not
+   * reconstructed), the true values otherwise.
+   * @type {ChunkRead}
+   */
+  function storedValues(info, t, row, col, signal, priority) {
+    if (anchorOf(ctx, info, t) < 0) return values(info, t, row, col, signal, priority);
+    const key = tierKey('s', info, t, row, col);
+    const hit = cache.get(key);
+    if (hit !== undefined) return Promise.resolve(hit);
+    return shared(inflight, key, signal, async (s) => {
+      const out = await stored(info, t, row, col, s, priority);
+      if (!state.closed) cache.set(key, out, out.byteLength, 'decoded');
+      return out;
+    });
+  }
+
+  return { values, storedValues };
+}

@@ -1,0 +1,81 @@
+/**
+ * What openStore is told and what it assumes: its options with their defaults, and where requests
+ * for a location go.
+ * @module
+ */
+import { StoreError } from './errors.js';
+import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS } from './transport.js';
+
+export const MiB = 2 ** 20;
+
+/**
+ * @typedef {object} StoreOptions
+ * @property {typeof fetch} [fetch] used for every request (default: global fetch; file reads in Node)
+ * @property {number} [workers] decode workers; 0 decodes on the calling thread (Node default 0,
+ *   browsers min(4, hardwareConcurrency - 1))
+ * @property {number} [totalBytes] joint budget of the decoded and compressed cache tiers
+ *   (1.5 GiB where navigator.deviceMemory >= 8, else 768 MiB)
+ * @property {number} [horizonSteps] timesteps prefetched either side of t when idle (12)
+ * @property {number} [idleBytes] bytes one idle prefetch may fetch (64 MiB)
+ * @property {number} [idleMs] time one idle prefetch may run (15 s)
+ * @property {number} [maxRequests] requests in flight at once (16)
+ * @property {number[]} [retryDelaysMs] waits before each retry of a 5xx, a network error or a timeout ([250, 1000, 3000])
+ * @property {number} [timeoutMs] bound on each wait of a request, for its headers and between reads of its
+ *   body (10 000); with the default retries a server that never answers fails a read after about 44 s
+ * @property {number} [maxObjectBytes] largest object read whole (256 MiB)
+ * @property {AbortSignal} [signal] aborting it closes the store (and aborts opening it)
+ */
+
+/** @typedef {ReturnType<typeof storeSettings>} Settings */
+
+function defaultTotalBytes() {
+  const memory = /** @type {any} */ (globalThis.navigator)?.deviceMemory;
+  return typeof memory === 'number' && memory >= 8 ? 1536 * MiB : 768 * MiB;
+}
+
+function defaultWorkers() {
+  if (globalThis.process?.versions?.node || typeof globalThis.Worker !== 'function') return 0;
+  const cores = globalThis.navigator?.hardwareConcurrency ?? 2;
+  return Math.max(1, Math.min(4, cores - 1));
+}
+
+/**
+ * The options with their defaults filled in; a timeout that is not a positive number is refused.
+ * @param {StoreOptions} options
+ */
+export function storeSettings(options) {
+  const settings = {
+    workers: options.workers ?? defaultWorkers(),
+    totalBytes: options.totalBytes ?? defaultTotalBytes(),
+    horizonSteps: options.horizonSteps ?? 12,
+    idleBytes: options.idleBytes ?? 64 * MiB,
+    idleMs: options.idleMs ?? 15_000,
+    maxRequests: options.maxRequests ?? 16,
+    retryDelaysMs: options.retryDelaysMs ?? [...DEFAULT_RETRY_DELAYS_MS],
+    maxObjectBytes: options.maxObjectBytes ?? 256 * MiB,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  };
+  if (!(settings.timeoutMs > 0 && Number.isFinite(settings.timeoutMs))) throw new RangeError(`timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}`);
+  return settings;
+}
+
+/**
+ * Where requests go: an http(s) URL as it is, a file: URL or (in Node) a directory path as file:,
+ * a relative URL against the page.
+ * @param {string | URL} location
+ * @param {typeof fetch | undefined} userFetch
+ * @returns {Promise<{ base: string, fetch: typeof fetch }>}
+ */
+export async function resolveLocation(location, userFetch) {
+  const text = String(location);
+  if (/^https?:\/\//i.test(text)) return { base: text, fetch: userFetch ?? globalThis.fetch.bind(globalThis) };
+  const node = Boolean(globalThis.process?.versions?.node);
+  if (node && !/^[a-z][a-z0-9+.-]*:/i.test(text) || /^file:/i.test(text)) {
+    const { pathToFileURL } = await import('node:url');
+    const base = /^file:/i.test(text) ? text : pathToFileURL(text).href;
+    return { base, fetch: userFetch ?? /** @type {typeof fetch} */ ((await import('./file-fetch.js')).fileFetch) };
+  }
+  const page = globalThis.location?.href;
+  if (!page) throw new StoreError(`cannot open ${JSON.stringify(text)}: give an http(s) URL, a file: URL or a directory path`);
+  return { base: new URL(text, page).href, fetch: userFetch ?? globalThis.fetch.bind(globalThis) };
+}
