@@ -28,6 +28,7 @@ from .errors import ChronozarrError, OutputExistsError, StoreError
 from .hosted_viewer import CACHE_CONTROL as VIEWER_CACHE
 from .hosted_viewer import PREFIX as VIEWER_PREFIX
 from .hosted_viewer import viewer_objects
+from .format.root_block import APPEND_GROWS
 from .format.caching import IMMUTABLE, METADATA, REWRITTEN, ROOT, SHORT_TTL_SECONDS, TRAILING, cache_control, chronozarr_block, object_class
 
 # The order objects go up in: (phase shown to the user, classes uploaded together).
@@ -38,8 +39,6 @@ STEPS: tuple[tuple[int, frozenset[str]], ...] = (
     (3, frozenset({ROOT})),
 )
 VIEWER_PHASE = 4
-# Root attributes an append may change (spec 14); everything else must be equal.
-APPEND_GROWS = frozenset({"times", "temporal", "levels", "shard_bytes"})
 
 
 class PublishError(ChronozarrError):

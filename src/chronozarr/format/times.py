@@ -40,12 +40,20 @@ def from_iso(values: Sequence[str]) -> np.ndarray:
     out = np.empty(len(values), dtype="datetime64[ms]")
     for i, text in enumerate(values):
         try:
-            if not _YEAR.match(text):
-                raise ValueError("the year must have four digits")
-            out[i] = np.datetime64(text.rstrip("Z").replace("+00:00", ""), "ms")
-        except (ValueError, OverflowError) as exc:
+            out[i] = iso_instant(text)
+        except ValueError as exc:
             raise ValueError(f"[{i}] {text!r} is not an ISO-8601 timestamp ({exc})") from None
     return out
+
+
+def iso_instant(text: str) -> np.datetime64:
+    """One UTC ISO string (with or without the trailing Z) as datetime64[ms]; ValueError saying why not."""
+    try:
+        if not _YEAR.match(text):
+            raise ValueError("the year must have four digits")
+        return np.datetime64(text.rstrip("Z").replace("+00:00", ""), "ms")
+    except OverflowError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def as_nanoseconds(times: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ import copy
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +28,13 @@ import xarray as xr
 
 from ..format.codecs import CodecSpec
 from ..format.metadata import Band
-from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, references_to_json, volatility_value
+from ..format.root_block import VOLATILITY_PATH
+from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, volatility_value
 from ..format.times import iso_list
 from ..progress import work_bar
 from . import journal as jr
 from .existing import ExistingStore, open_existing, prepare_batch
-from .layout import coordinate_chunk, ordered_shard_bytes, volatility_chunk
+from .layout import coordinate_chunk, volatility_chunk
 from .objects import ObjectCounter, ObjectWriter, ShardBase, ShardBuilder
 from .output import LocalOutput, Output, open_output
 from .plan import Plan, Schedule
@@ -263,7 +264,7 @@ def _stage_metadata(store: ExistingStore, plan: Plan, series: Series, result: Wr
     old, codec = store.volatility()
     new = _volatility(store, plan, old, result)
     if new.tobytes() != old.tobytes():
-        writer.put(f"{store.block.get('volatility_path', 'volatility')}/c/0/0", volatility_chunk(new, codec))
+        writer.put(f"{store.block.volatility_path or VOLATILITY_PATH}/c/0/0", volatility_chunk(new, codec))
     writer.put_json("zarr.json", _root_document(store, plan, times_ms, result, nodes))
 
 
@@ -290,19 +291,11 @@ def _root_document(
     """The old root with only what an append changes: times, temporal, levels, shard_bytes and the
     consolidated copies of the changed nodes. multiscales and everything else stay as found."""
     doc = copy.deepcopy(dict(store.document))
-    block = doc["attributes"]["chronozarr"]
-    if "times" in block:
-        block["times"] = iso_list(times_ms)
+    temporal = store.block.temporal
     if plan.encoding == STAR_DELTA:
-        block["temporal"]["anchor_indices"] = list(plan.schedule.anchors)
-        block["temporal"]["delta_reference"] = references_to_json(plan.schedule.references)
-    for mirror in block.get("levels") or []:
-        mirror["shape"][0] = plan.n_time
-    if plan.sharded and "shard_bytes" in block:
-        merged = {level: dict(sizes) for level, sizes in block["shard_bytes"].items()}
-        for level, sizes in result.shard_bytes.items():
-            merged.setdefault(level, {}).update(sizes)
-        block["shard_bytes"] = ordered_shard_bytes(merged)
+        temporal = replace(temporal, anchor_indices=tuple(plan.schedule.anchors), delta_reference=dict(plan.schedule.references))
+    grown = store.block.appended(iso_list(times_ms), temporal, plan.n_time, result.shard_bytes if plan.sharded else {})
+    doc["attributes"]["chronozarr"] = grown.to_dict()
     consolidated = doc.get("consolidated_metadata", {}).get("metadata")
     if isinstance(consolidated, dict):
         for key, node in nodes.items():
@@ -348,7 +341,7 @@ def _dry_run(store: ExistingStore, plan: Plan, series: Series, started: float) -
                 keys.update(plan.object_key(level, name, t, row, col) for t in range(old_n, plan.n_time))
             keys.add(f"{level.path}/{name}/zarr.json")
         keys.update({f"{level.path}/time/zarr.json", f"{level.path}/time/c/0"})
-    keys.update({f"{store.block.get('volatility_path', 'volatility')}/c/0/0", "zarr.json"})
+    keys.update({f"{store.block.volatility_path or VOLATILITY_PATH}/c/0/0", "zarr.json"})
     ordered = sorted(keys, key=lambda k: (_rank(k), k))
     objects = tuple(WrittenObject(k, _kind(store, k), 0) for k in ordered)
     return AppendSummary(store.output.location, series.shape[0], plan.n_time, objects, time.perf_counter() - started, dry_run=True)

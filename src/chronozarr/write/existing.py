@@ -21,6 +21,7 @@ from ..errors import InputError, StoreError
 from ..format.codecs import CodecSpec
 from ..format.geometry import LevelGeometry, Transform
 from ..format.metadata import Band
+from ..format.root_block import VOLATILITY_PATH, RootBlock
 from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
 from ..format.times import iso_list
 from ..read.arrays import decode_chunk, parse_array
@@ -46,8 +47,8 @@ class ExistingStore:
         return self.meta.levels[0].shape[0]
 
     @property
-    def block(self) -> Mapping[str, Any]:
-        return self.document["attributes"]["chronozarr"]
+    def block(self) -> RootBlock:
+        return self.meta.block
 
     @property
     def times_ms(self) -> np.ndarray:
@@ -69,7 +70,7 @@ class ExistingStore:
 
     def volatility(self) -> tuple[np.ndarray, CodecSpec]:
         """The stored volatility values and the codec their chunk uses."""
-        path = self.block.get("volatility_path", "volatility")
+        path = self.block.volatility_path or VOLATILITY_PATH
         info = parse_array(path, self.node(path))
         key = f"{path}/c/0/0"
         data = self.output.get(key)
