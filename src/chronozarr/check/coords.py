@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
+from ..format.geometry import object_key
 from ..read.arrays import decode_chunk, decode_strings, parse_array
 from ..format.times import TIME_CALENDAR, TIME_UNITS, iso
 from .arraydocs import attributes, check_codecs, check_node, layout
@@ -34,7 +35,7 @@ def read_vector(ctx: Context, node: str, doc: Mapping[str, Any], section: str) -
     strings = doc.get("data_type") == "string"
     out = np.full(shape, "" if strings else info.fill_value, dtype=object if strings else info.dtype)
     for idx in np.ndindex(*grid):
-        chunk_key = f"{node}/c/" + "/".join(map(str, idx))
+        chunk_key = object_key(node, idx)
         raw = ctx.source.get(chunk_key)
         if raw is None:
             continue

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ChronozarrError
 from ..format.caching import TRAILING, chronozarr_block, object_class
+from ..format.geometry import cell_key, parse_shard_id
 from ..format.zarrjson import parse_json
 from ..read.http_source import DEFAULT_TIMEOUT
 from .doctor_client import DEFAULT_TOTAL_TIMEOUT, TRANSIENT, Answer, DoctorClient, TimeUp
@@ -158,10 +159,11 @@ class HttpDoctor:
     def _probe(self, array_path: str, block: Mapping[str, Any]) -> tuple[str | None, Answer]:
         """The object the HTTP checks read (level 0, cell (0, 0), timestep or shard 0), with the
         answer to its bounded range; another object of level 0 when that one is absent."""
-        candidates = [f"{array_path}/c/0/0/0/0"]
+        candidates = [cell_key(array_path, 0, 0, 0, has_band=True)]
         listed = ((block.get("shard_bytes") or {}).get(array_path.split("/")[0]) or {}) if isinstance(block.get("shard_bytes"), dict) else {}
-        candidates += [f"{array_path}/c/{k.split('/')[0]}/0/{k.split('/')[1]}/{k.split('/')[2]}" for k in list(listed)[:4]]
-        candidates += [f"{array_path}/c/0/0/{r}/{c}" for r, c in ((0, 1), (1, 0), (1, 1))]
+        cells = [parse_shard_id(str(k)) for k in list(listed)[:4]]
+        candidates += [cell_key(array_path, *cell, has_band=True) for cell in cells if cell is not None]
+        candidates += [cell_key(array_path, 0, r, c, has_band=True) for r, c in ((0, 1), (1, 0), (1, 1))]
         answer = None
         for key in dict.fromkeys(candidates):
             answer = self.request("GET", key, {"Range": f"bytes=0-{PROBE_RANGE - 1}"}, limit=PROBE_RANGE * 2)
@@ -317,7 +319,7 @@ class HttpDoctor:
             )
 
     def _absent_key(self, array_path: str) -> Answer:
-        key = f"{array_path}/c/999999999/0/0/0"
+        key = cell_key(array_path, 999999999, 0, 0, has_band=True)
         answer = self.request("GET", key, limit=1 << 16)
         name = "absent key 404"
         if answer.status in (404, 410):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 Transform = tuple[float, float, float, float, float, float]
@@ -94,11 +95,45 @@ def time_shard(t: int, shard_time: int) -> tuple[int, int]:
     return divmod(t, shard_time)
 
 
-def chunk_key(variable: str, t_index: int, row: int, col: int, has_band: bool) -> str:
-    """Key of a chunk (unsharded: t_index is the timestep) or shard (t_index is the shard)."""
-    if has_band:
-        return f"{variable}/c/{t_index}/0/{row}/{col}"
-    return f"{variable}/c/{t_index}/{row}/{col}"
+def object_key(array_path: str, indices: Iterable[int | str]) -> str:
+    """Key of the chunk or shard at grid `indices` of an array: the default Zarr v3 key encoding
+    with "/" (spec 2), `{array}/c/{i}/{j}/...`."""
+    return f"{array_path}/c/" + "/".join(map(str, indices))
+
+
+def cell_indices(t_index: int, row: int, col: int, has_band: bool) -> tuple[int, ...]:
+    """Grid indices of a cell's object: the data array has a band axis of one chunk (spec 2.1),
+    mask and coverage have none (spec 2.4)."""
+    return (t_index, 0, row, col) if has_band else (t_index, row, col)
+
+
+def cell_key(array_path: str, t_index: int, row: int, col: int, has_band: bool) -> str:
+    """Key of a cell's chunk (unsharded: t_index is the timestep) or shard (t_index is the time shard)."""
+    return object_key(array_path, cell_indices(t_index, row, col, has_band))
+
+
+def key_indices(key: str) -> tuple[str, list[str]] | None:
+    """(array path, index parts) of a chunk or shard key, None when the key has no `/c/` segment."""
+    node, sep, rest = key.rpartition("/c/")
+    return (node, rest.split("/")) if sep else None
+
+
+def shard_id(t_shard: int, row: int, col: int) -> str:
+    """A shard's entry in chronozarr.shard_bytes (spec 7.3): "<t_shard>/<row>/<col>"."""
+    return f"{t_shard}/{row}/{col}"
+
+
+def parse_shard_id(text: str) -> tuple[int, int, int] | None:
+    """(t_shard, row, col) of a shard_bytes entry, None when it is not three decimal indices."""
+    parts = text.split("/")
+    if len(parts) != 3 or not all(is_decimal_index(p) for p in parts):
+        return None
+    return int(parts[0]), int(parts[1]), int(parts[2])
+
+
+def is_decimal_index(text: str) -> bool:
+    """A grid index as a key writes it: decimal digits without a leading zero."""
+    return text == "0" or (text.isascii() and text.isdigit() and text[0] != "0")
 
 
 @dataclass(frozen=True)

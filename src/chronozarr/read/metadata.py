@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..format.geometry import Transform
+from ..format.geometry import Transform, object_key
 from ..format.metadata import DTYPES, Band, Temporal
 from ..format.root_block import BlockError, RootBlock
 from ..format.temporal import STAR_DELTA, schedule_problems, star_delta_allowed
@@ -244,7 +244,8 @@ def _consolidated(root: Mapping[str, Any]) -> Mapping[str, Any] | None:
 def _time_array(source: ObjectSource, node: Any, level_path: str) -> np.ndarray:
     """Timestamps from the time coordinate, for stores without the times mirror."""
     info = parse_array(f"{level_path}/time", node(f"{level_path}/time"))
-    raw = source.get(f"{level_path}/time/c/0")
+    key = object_key(f"{level_path}/time", (0,))
+    raw = source.get(key)
     if raw is None:
-        raise StoreError(f"{source.describe(level_path + '/time/c/0')} is missing")
-    return decode_chunk(info, raw, source.describe(f"{level_path}/time/c/0"))[: info.shape[0]].astype("datetime64[ms]")
+        raise StoreError(f"{source.describe(key)} is missing")
+    return decode_chunk(info, raw, source.describe(key))[: info.shape[0]].astype("datetime64[ms]")

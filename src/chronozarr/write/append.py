@@ -28,6 +28,7 @@ import xarray as xr
 
 from ..format.codecs import CodecSpec
 from ..format.metadata import Band
+from ..format.geometry import object_key
 from ..format.root_block import VOLATILITY_PATH
 from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, volatility_value
 from ..format.times import iso_list
@@ -257,14 +258,14 @@ def _stage_metadata(store: ExistingStore, plan: Plan, series: Series, result: Wr
         doc = store.node(key)
         doc["shape"] = [plan.n_time]
         doc["chunk_grid"]["configuration"]["chunk_shape"] = [plan.n_time]
-        writer.put(f"{key}/c/0", coordinate_chunk(times_ms, CodecSpec.from_json(doc["codecs"][-1])))
+        writer.put(object_key(key, (0,)), coordinate_chunk(times_ms, CodecSpec.from_json(doc["codecs"][-1])))
         nodes[key] = doc
     for key in sorted(nodes):
         writer.put_json(f"{key}/zarr.json", nodes[key])
     old, codec = store.volatility()
     new = _volatility(store, plan, old, result)
     if new.tobytes() != old.tobytes():
-        writer.put(f"{store.block.volatility_path or VOLATILITY_PATH}/c/0/0", volatility_chunk(new, codec))
+        writer.put(object_key(store.block.volatility_path or VOLATILITY_PATH, (0, 0)), volatility_chunk(new, codec))
     writer.put_json("zarr.json", _root_document(store, plan, times_ms, result, nodes))
 
 
@@ -340,8 +341,8 @@ def _dry_run(store: ExistingStore, plan: Plan, series: Series, started: float) -
             for row, col in level.cells():
                 keys.update(plan.object_key(level, name, t, row, col) for t in range(old_n, plan.n_time))
             keys.add(f"{level.path}/{name}/zarr.json")
-        keys.update({f"{level.path}/time/zarr.json", f"{level.path}/time/c/0"})
-    keys.update({f"{store.block.volatility_path or VOLATILITY_PATH}/c/0/0", "zarr.json"})
+        keys.update({f"{level.path}/time/zarr.json", object_key(f"{level.path}/time", (0,))})
+    keys.update({object_key(store.block.volatility_path or VOLATILITY_PATH, (0, 0)), "zarr.json"})
     ordered = sorted(keys, key=lambda k: (_rank(k), k))
     objects = tuple(WrittenObject(k, _kind(store, k), 0) for k in ordered)
     return AppendSummary(store.output.location, series.shape[0], plan.n_time, objects, time.perf_counter() - started, dry_run=True)

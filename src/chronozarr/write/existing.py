@@ -19,7 +19,7 @@ import xarray as xr
 from ..crs import find_crs
 from ..errors import InputError, StoreError
 from ..format.codecs import CodecSpec
-from ..format.geometry import LevelGeometry, Transform
+from ..format.geometry import LevelGeometry, Transform, object_key
 from ..format.metadata import Band
 from ..format.root_block import VOLATILITY_PATH, RootBlock
 from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
@@ -72,7 +72,7 @@ class ExistingStore:
         """The stored volatility values and the codec their chunk uses."""
         path = self.block.volatility_path or VOLATILITY_PATH
         info = parse_array(path, self.node(path))
-        key = f"{path}/c/0/0"
+        key = object_key(path, (0, 0))
         data = self.output.get(key)
         where = f"{self.output.describe()}/{key}"
         if data is None:

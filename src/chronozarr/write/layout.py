@@ -15,7 +15,7 @@ import numcodecs
 import numpy as np
 
 from ..format.codecs import CodecSpec
-from ..format.geometry import LevelGeometry
+from ..format.geometry import LevelGeometry, object_key
 from ..format.metadata import GRID_MAPPING, GRID_MAPPING_REFS, SPEC_VERSION, Band, LevelMirror, Provenance, Temporal, crs_code, grid_mapping_attrs, multiscales
 from ..format.root_block import COVERAGE, MASK, VOLATILITY_PATH, RootBlock
 from ..format.times import TIME_CALENDAR, TIME_UNITS, iso_list
@@ -37,8 +37,7 @@ def coordinate_chunk(values: np.ndarray, codec: CodecSpec = COORD_CODEC) -> byte
 def _coordinate(writer: ObjectWriter, key: str, values: np.ndarray, dims: Sequence[str], attrs: dict[str, Any] | None = None) -> dict[str, Any]:
     """Write a single-chunk coordinate array's chunk; returns its zarr.json document."""
     dtype, fill = ("string", "") if values.dtype.kind in "OU" else (values.dtype.name, 0)
-    chunk_key = "/".join(["c"] + ["0"] * values.ndim)
-    writer.put(f"{key}/{chunk_key}", coordinate_chunk(values))
+    writer.put(object_key(key, [0] * values.ndim), coordinate_chunk(values))
     return array_json(
         shape=values.shape,
         dtype=dtype,
@@ -132,7 +131,7 @@ def level_nodes(
 def volatility_node(writer: ObjectWriter, values: np.ndarray) -> dict[str, Any]:
     """The root volatility array (spec 5): one float32 per level-0 cell, one chunk."""
     values = np.asarray(values, dtype=np.float32)
-    writer.put("volatility/c/0/0", volatility_chunk(values))
+    writer.put(object_key(VOLATILITY_PATH, (0, 0)), volatility_chunk(values))
     return array_json(
         shape=values.shape,
         dtype="float32",
