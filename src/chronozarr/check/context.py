@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from ..format.geometry import chunk_grid
 from ..format.zarrjson import parse_json
 from ..read.sources import ObjectSource, is_remote
 from .findings import Report
@@ -37,7 +38,8 @@ class LevelFacts:
     def grid(self, cs: int | None) -> tuple[int, int] | None:
         if cs is None or cs <= 0 or self.height is None or self.width is None:
             return None
-        return (math.ceil(self.height / cs), math.ceil(self.width / cs))
+        rows, cols = chunk_grid((self.height, self.width), (cs, cs))
+        return (rows, cols)
 
 
 @dataclass
@@ -52,7 +54,7 @@ class ArrayFacts:
 
     @property
     def grid(self) -> tuple[int, ...]:
-        return tuple(math.ceil(s / c) if s else 0 for s, c in zip(self.shape, self.outer))
+        return chunk_grid(self.shape, self.outer)
 
 
 @dataclass

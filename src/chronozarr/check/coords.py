@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..format.geometry import object_key
+from ..format.geometry import object_key, pixel_centres
 from ..read.arrays import decode_chunk, decode_strings, parse_array
 from ..format.times import TIME_CALENDAR, TIME_UNITS, iso
 from .arraydocs import attributes, check_codecs, check_node, layout
@@ -101,7 +101,7 @@ def _check_coordinate(ctx: Context, level: LevelFacts, name: str, dtypes: tuple[
         return None
     if name in ("y", "x") and level.transform is not None:
         a, _, c, _, e, f = level.transform
-        expected = (f + (np.arange(len(values)) + 0.5) * e) if name == "y" else (c + (np.arange(len(values)) + 0.5) * a)
+        expected = pixel_centres(f, e, len(values)) if name == "y" else pixel_centres(c, a, len(values))
         step = abs(e if name == "y" else a)
         if not np.allclose(values.astype(np.float64), expected, rtol=0, atol=max(step * 1e-6, 1e-9)):
             ctx.report.fail("2.2", f"{node}/c/0", f"{name} values are not the pixel centres of the level transform")

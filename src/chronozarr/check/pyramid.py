@@ -68,7 +68,7 @@ def _sample(ctx: Context, store: ChronoStore) -> None:
         for t in sample_times(len(meta.times), anchors):
             for r, c in sample_cells(rows, cols):
                 ys, xs = level.cell_slice(r, c)
-                src = (slice(2 * ys.start, min(2 * ys.stop, below.height)), slice(2 * xs.start, min(2 * xs.stop, below.width)))
+                src = below.geometry.parent_window(ys, xs)
                 data = store.read(t, below.index, window=src)
                 mask = store.read_mask(t, below.index, window=src)
                 expected = block_mean(data, validity(data, mask, nodata), nodata)

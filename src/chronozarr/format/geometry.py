@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 Transform = tuple[float, float, float, float, float, float]
 
@@ -25,15 +27,16 @@ class LevelGeometry:
 
     @property
     def rows(self) -> int:
-        return math.ceil(self.height / self.chunk_size)
+        return self.grid[0]
 
     @property
     def cols(self) -> int:
-        return math.ceil(self.width / self.chunk_size)
+        return self.grid[1]
 
     @property
     def grid(self) -> tuple[int, int]:
-        return (self.rows, self.cols)
+        rows, cols = chunk_grid((self.height, self.width), (self.chunk_size, self.chunk_size))
+        return (rows, cols)
 
     @property
     def resolution(self) -> float:
@@ -51,13 +54,37 @@ class LevelGeometry:
             slice(col * cs, min((col + 1) * cs, self.width)),
         )
 
-    def x_centres(self) -> list[float]:
-        a, _, c, *_ = self.transform
-        return [c + (i + 0.5) * a for i in range(self.width)]
+    def cells_under(self, rows: slice, cols: slice) -> list[tuple[int, int]]:
+        """The (row, col) of every cell a non-empty pixel window touches, row-major."""
+        cs = self.chunk_size
+        return [(r, c) for r in range(rows.start // cs, -(-rows.stop // cs)) for c in range(cols.start // cs, -(-cols.stop // cs))]
 
-    def y_centres(self) -> list[float]:
+    def overlap(self, row: int, col: int, rows: slice, cols: slice) -> tuple[slice, slice, slice, slice]:
+        """Where a cell meets a pixel window: (y, x) slices within the cell's chunk, then (y, x)
+        slices within the window."""
+        cell_rows, cell_cols = self.cell_slice(row, col)
+        top, left = max(rows.start, cell_rows.start), max(cols.start, cell_cols.start)
+        bottom, right = min(rows.stop, cell_rows.stop), min(cols.stop, cell_cols.stop)
+        return (
+            slice(top - cell_rows.start, bottom - cell_rows.start), slice(left - cell_cols.start, right - cell_cols.start),
+            slice(top - rows.start, bottom - rows.start), slice(left - cols.start, right - cols.start),
+        )
+
+    def parent_window(self, rows: slice, cols: slice) -> tuple[slice, slice]:
+        """The pixels of this level under a window of the level above: the 2 x 2 blocks whose
+        means it holds (spec 6), cropped where this level ends."""
+        return (
+            slice(2 * rows.start, min(2 * rows.stop, self.height)),
+            slice(2 * cols.start, min(2 * cols.stop, self.width)),
+        )
+
+    def x_centres(self) -> np.ndarray:
+        a, _, c, *_ = self.transform
+        return pixel_centres(c, a, self.width)
+
+    def y_centres(self) -> np.ndarray:
         *_, e, f = self.transform
-        return [f + (j + 0.5) * e for j in range(self.height)]
+        return pixel_centres(f, e, self.height)
 
     def bbox(self) -> tuple[float, float, float, float]:
         """(xmin, ymin, xmax, ymax) of the level's pixel edges."""
@@ -65,6 +92,16 @@ class LevelGeometry:
         xs = (c, c + a * self.width)
         ys = (f, f + e * self.height)
         return (min(xs), min(ys), max(xs), max(ys))
+
+
+def chunk_grid(shape: Sequence[int], chunks: Sequence[int]) -> tuple[int, ...]:
+    """Chunks along each axis: ceil(extent / chunk), 0 for an empty axis (spec 2.1)."""
+    return tuple(-(-s // c) if s else 0 for s, c in zip(shape, chunks))
+
+
+def pixel_centres(origin: float, step: float, n: int) -> np.ndarray:
+    """The x or y coordinates of n pixels: origin + (i + 0.5) * step (spec 2.2)."""
+    return origin + (np.arange(n) + 0.5) * step
 
 
 def level_transform(base: Transform, k: int) -> Transform:

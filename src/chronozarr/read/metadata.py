@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..format.geometry import Transform, object_key
+from ..format.geometry import LevelGeometry, Transform, object_key
 from ..format.metadata import DTYPES, Band, Temporal
 from ..format.root_block import BlockError, RootBlock
 from ..format.temporal import STAR_DELTA, schedule_problems, star_delta_allowed
@@ -21,7 +21,8 @@ from .sources import ObjectSource
 
 @dataclass(frozen=True)
 class Level:
-    """One pyramid level as the reader uses it."""
+    """One pyramid level as the reader uses it: its geometry (format/geometry) from the arrays
+    as found, and the arrays themselves."""
 
     index: int
     path: str
@@ -48,13 +49,19 @@ class Level:
         return self.data.chunk_shape[2]
 
     @property
+    def sharded(self) -> bool:
+        return self.data.sharded
+
+    @property
+    def geometry(self) -> LevelGeometry:
+        return LevelGeometry(self.index, self.height, self.width, self.chunk_size, self.transform)
+
+    @property
     def grid(self) -> tuple[int, int]:
-        cs = self.chunk_size
-        return (-(-self.height // cs), -(-self.width // cs))
+        return self.geometry.grid
 
     def cell_slice(self, row: int, col: int) -> tuple[slice, slice]:
-        cs = self.chunk_size
-        return slice(row * cs, min((row + 1) * cs, self.height)), slice(col * cs, min((col + 1) * cs, self.width))
+        return self.geometry.cell_slice(row, col)
 
 
 @dataclass(frozen=True)
