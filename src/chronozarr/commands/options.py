@@ -19,6 +19,7 @@ import typer
 
 from ..buckets import is_bucket_url
 from ..errors import InputError
+from ..format.codecs import CODEC_NAMES, DEFAULT_CODEC, DEFAULT_LEVEL
 from ..format.metadata import DTYPES
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -30,10 +31,7 @@ class Encoding(str, Enum):
     star_delta = "star-delta"
 
 
-class Codec(str, Enum):
-    zstd = "zstd"
-    blosc = "blosc"
-    gzip = "gzip"
+Codec = Enum("Codec", {name: name for name in CODEC_NAMES}, type=str)  # type: ignore[misc]  # the members are format/codecs' table
 
 
 def progress_option() -> Any:
@@ -82,8 +80,8 @@ WRITER_OPTIONS = (
     _option("chunk_size", int, typer.Option(512, min=2, help="Chunk edge in pixels (even; 256 or 512).")),
     _option("shard", bool, typer.Option(False, "--shard/--no-shard", help="Group the timesteps of a cell into shards.")),
     _option("shard_time", Optional[int], typer.Option(None, min=1, help="Timesteps per shard (needs --shard); default: all.")),
-    _option("codec", Codec, typer.Option(Codec.zstd, help="Compression codec.")),
-    _option("level", Optional[int], typer.Option(None, help="Compression level; default 5.")),
+    _option("codec", Codec, typer.Option(Codec[DEFAULT_CODEC], help="Compression codec.")),
+    _option("level", Optional[int], typer.Option(None, help=f"Compression level; default {DEFAULT_LEVEL}.")),
     _option("blosc_cname", Optional[str], typer.Option(None, help="Blosc compressor (with --codec blosc); default zstd.")),
     _option("blosc_shuffle", Optional[str], typer.Option(None, help="noshuffle or shuffle (with --codec blosc).")),
     _option("nodata", Optional[str], typer.Option(
