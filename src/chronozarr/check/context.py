@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import StoreError
 from ..format.geometry import chunk_grid
 from ..format.zarrjson import parse_json
-from ..read.sources import ObjectSource, is_remote
+from ..read.object_source import ObjectSource, is_remote
 from .findings import Report
 
 _MISSING = object()

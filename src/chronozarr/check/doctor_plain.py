@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ChronozarrError
 from ..format.zarrjson import parse_json
-from ..read.sources import DEFAULT_MAX_OBJECT_BYTES
+from ..read.object_source import DEFAULT_MAX_OBJECT_BYTES
 from .doctor_decode import ArrayMeta
 
 if TYPE_CHECKING:

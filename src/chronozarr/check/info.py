@@ -8,43 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from ..read.sources import ObjectSource
+from ..read.object_source import ObjectSource
 from ..read.store import ChronoStore
+from ..format.times import cadence
 from .context import local_root
 from .objects import list_files
-
-DAY_MS = 86_400_000
-MONTH_STEPS = {1: "monthly", 3: "quarterly", 12: "yearly"}
-DAY_STEPS = {1: "daily", 7: "weekly"}
-
-
-def cadence(times: np.ndarray) -> str:
-    """'monthly', 'daily', 'every 5 days', 'irregular (median 30 days)', ... of datetime64 values."""
-    t = np.asarray(times).astype("datetime64[ms]")
-    if len(t) < 2:
-        return "single timestep"
-    months = t.astype("datetime64[M]")
-    offsets = t - months.astype("datetime64[ms]")
-    steps = np.diff(months.astype(np.int64))
-    if np.all(offsets == offsets[0]) and np.all(steps == steps[0]) and steps[0] > 0:
-        step = int(steps[0])
-        return MONTH_STEPS.get(step, f"every {step} months")
-    diffs = np.diff(t.astype(np.int64))
-    if np.all(diffs == diffs[0]) and diffs[0] > 0:
-        if diffs[0] % DAY_MS == 0:
-            days = int(diffs[0] // DAY_MS)
-            return DAY_STEPS.get(days, f"every {days} days")
-        return f"every {_duration(int(diffs[0]))}"
-    return f"irregular (median {_duration(int(np.median(diffs)))})"
-
-
-def _duration(ms: int) -> str:
-    if ms >= DAY_MS:
-        days = ms / DAY_MS
-        return f"{days:g} days" if days != 1 else "1 day"
-    hours = ms / 3_600_000
-    return f"{hours:g} hours" if hours >= 1 else f"{ms / 1000:g} seconds"
-
 
 def info(store: str | os.PathLike[str] | ObjectSource) -> dict[str, Any]:
     """Times, bands, dtype, nodata, encoding, levels, layout, planes, CRS and (local) size."""

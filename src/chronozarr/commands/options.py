@@ -123,7 +123,7 @@ def with_options(*groups: tuple[inspect.Parameter, ...]) -> Callable[[F], F]:
 
 
 def input_arguments(options: Mapping[str, Any]) -> dict[str, Any]:
-    """open_source's keyword arguments from the input options (--variables split at commas)."""
+    """open_input_dataset's keyword arguments from the input options (--variables split at commas)."""
     return {p.name: options[p.name] for p in INPUT_OPTIONS} | {"variables": split_names(options["variables"])}
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import InputError
 from ..extras import import_extra
 from ..progress import progress_bar
-from ..read.sources import ObjectSource
+from ..read.object_source import ObjectSource
 from ..read.store import ChronoStore, Level, open_store
 from .files import check_targets, replacing
 from .times import select_times

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .temporal import ENCODINGS, NONE, STAR_DELTA, references_from_json, references_to_json
 
 SPEC_VERSION = "0.2.0"
@@ -34,6 +36,13 @@ SENTINEL2_COMMON_NAMES = {
     "B11": "swir16",
     "B12": "swir22",
 }
+
+
+def band_labels(da: Any) -> list[str]:
+    """Band names of a (time, band, y, x) xarray array: its band coordinate, else band_1, band_2, ..."""
+    if "band" in da.coords:
+        return [str(v) for v in np.asarray(da["band"].values)]
+    return [f"band_{i + 1}" for i in range(da.sizes["band"])]
 
 
 def _require(mapping: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:

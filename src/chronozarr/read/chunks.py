@@ -21,7 +21,7 @@ from ..format.geometry import cell_key, shard_id, time_shard
 from ..format.shard_index import EMPTY
 from .arrays import ArrayInfo, decode_chunk, parse_shard_index
 from .cache import ByteLRU
-from .sources import ObjectSource
+from .object_source import ObjectSource
 
 MERGE_GAP = 0
 MAX_RUN_BYTES = 8 * 2**20

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..errors import StoreError
-from .sources import DEFAULT_MAX_OBJECT_BYTES, FetchError, RequestStats, check_object_size
+from .object_source import DEFAULT_MAX_OBJECT_BYTES, FetchError, RequestStats, check_object_size
 
 DEFAULT_TIMEOUT = 10.0  # seconds: connecting, the first byte of an answer, any pause in its body
 DEFAULT_RETRIES = 3

@@ -16,7 +16,7 @@ from ..format.temporal import STAR_DELTA, schedule_problems, star_delta_allowed
 from ..format.times import from_iso, iso_list
 from ..format.zarrjson import parse_json
 from .arrays import ArrayInfo, decode_chunk, parse_array
-from .sources import ObjectSource
+from .object_source import ObjectSource
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from .arrays import ArrayInfo, fill_chunk
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
 from .metadata import Level, StoreMetadata, load
-from .sources import ObjectSource, RequestStats, is_remote, open_source
+from .object_source import ObjectSource, RequestStats, is_remote, open_object_source
 
 Window = tuple[slice, slice]
 
@@ -48,7 +48,7 @@ class ChronoStore:
                 raise StoreError(f"no store at {os.fspath(location)!r}: the directory does not exist")
             if remote:
                 source_options.setdefault("concurrency", concurrency)
-            self.source: ObjectSource = open_source(location, **source_options)
+            self.source: ObjectSource = open_object_source(location, **source_options)
         else:
             self.source = location
         self.meta: StoreMetadata = load(self.source)

@@ -41,7 +41,7 @@ from .output import LocalOutput, Output, open_output
 from .plan import Plan, Schedule
 from .pyramid_planes import Planes, build_pyramid
 from .readback import StoredLevels
-from .source import Series
+from .series import Series
 from .units import Unit, default_span, phases, step_bytes, units
 from .walk import WriteResult, write_units
 

@@ -26,7 +26,7 @@ from .phases import write_phases
 from .plan import Plan, Schedule
 from .preview import EncodePreview
 from .resume import Journal, RunRecord, input_digest
-from .source import Series, prepare
+from .series import Series, prepare
 from .units import check_span, default_span
 from .walk import WriteResult
 

@@ -26,9 +26,9 @@ from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indice
 from ..format.times import iso_list
 from ..read.arrays import decode_chunk, parse_array
 from ..read.metadata import StoreMetadata, load
-from ..read.sources import open_source
+from ..read.object_source import open_object_source
 from .output import LocalOutput, Output
-from .source import Series, prepare
+from .series import Series, prepare
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def open_existing(output: Output, source_options: Mapping[str, Any] | None = Non
     """Open the store at `output` for an append; raises StoreError when it is not one."""
     if isinstance(output, LocalOutput) and not output.root.is_dir():
         raise StoreError(f"no store at {str(output.root)!r}: the directory does not exist")
-    meta = load(open_source(output.location, **dict(source_options or {})))
+    meta = load(open_object_source(output.location, **dict(source_options or {})))
     document = json.loads(output.get("zarr.json") or b"{}")
     data = meta.levels[0].data
     if data.codec is None:

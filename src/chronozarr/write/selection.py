@@ -25,7 +25,7 @@ from .output import write_error
 from .plan import Schedule
 from .pyramid_planes import padded_cell
 from .readahead import ReadAhead
-from .source import Series
+from .series import Series
 
 MIN_SAMPLED_CELLS = 3
 MAX_SAMPLED_CELLS = 8

@@ -19,7 +19,7 @@ import xarray as xr
 from ..crs import series_crs
 from ..errors import InputError
 from ..format.metadata import DTYPES, Band
-from ..write.source import band_labels
+from ..format.metadata import band_labels
 from .cf import Declared, decoded_on_read, read_unsigned
 from .cf import declared as cf_declared
 from .stores import chronozarr_level, open_store_level
@@ -99,7 +99,7 @@ class _Selected(NamedTuple):
     attrs: dict[str, dict[str, Any]]
 
 
-def open_source(
+def open_input_dataset(
     path: str | os.PathLike[str],
     *,
     variable: str | None = None,

@@ -172,7 +172,7 @@ def is_remote(location: object) -> bool:
     return isinstance(text, str) and (text.startswith(("http://", "https://")) or is_bucket_url(text))
 
 
-def open_source(location: str | os.PathLike[str], **options: object) -> ObjectSource:
+def open_object_source(location: str | os.PathLike[str], **options: object) -> ObjectSource:
     """LocalSource for a path, HttpSource for an http(s) URL, BucketSource for s3://, gs://, az://."""
     text = os.fspath(location)
     if text.startswith(("http://", "https://")):
