@@ -164,7 +164,8 @@ class Bucket:
         except StoreError:
             raise
         except FileNotFoundError as exc:
-            return _absent(exc, self.describe(key))
+            _absent(exc, self.describe(key))
+            return None
         except Exception as exc:
             raise bucket_error(exc, self.describe(key)) from None
 
@@ -173,7 +174,8 @@ class Bucket:
         try:
             data = bytes(self._obstore.get_range(self.store, key, start=start, length=length))
         except FileNotFoundError as exc:
-            return _absent(exc, self.describe(key))
+            _absent(exc, self.describe(key))
+            return None
         except Exception as exc:
             raise bucket_error(exc, self.describe(key)) from None
         if len(data) != length:
@@ -188,7 +190,8 @@ class Bucket:
         try:
             data = bytes(self._obstore.get(self.store, key, options={"range": {"suffix": length}}).bytes())
         except FileNotFoundError as exc:
-            return _absent(exc, self.describe(key))
+            _absent(exc, self.describe(key))
+            return None
         except Exception as exc:
             raise bucket_error(exc, self.describe(key)) from None
         if len(data) != length:
@@ -199,7 +202,8 @@ class Bucket:
         try:
             return int(self._obstore.head(self.store, key)["size"])
         except FileNotFoundError as exc:
-            return _absent(exc, self.describe(key))
+            _absent(exc, self.describe(key))
+            return None
         except Exception as exc:
             raise bucket_error(exc, self.describe(key)) from None
 
@@ -237,10 +241,10 @@ class Bucket:
 
 
 def _absent(exc: FileNotFoundError, where: str) -> None:
-    """None for a missing key; a missing bucket also answers 404, and that is an error."""
+    """Nothing for a missing key (the caller answers None); a missing bucket also answers 404,
+    and that is an error."""
     if _code(str(exc)) == "NoSuchBucket" or "ContainerNotFound" in str(exc):
         raise bucket_error(exc, where) from None
-    return None
 
 
 # (error code or message fragment, what it means and how to fix it). First match wins.

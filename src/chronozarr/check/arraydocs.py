@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..format.codecs import BLOSC_CNAMES, BLOSC_SHUFFLES, CODEC_NAMES, CODECS
-from .context import ArrayFacts, Context, doc_key, int_list, is_int
+from .context import ArrayFacts, Context, doc_key, int_list
 
 Compressor = tuple[str, str] | None  # (name, canonical configuration without typesize)
 
@@ -63,7 +63,7 @@ def layout(ctx: Context, node: str, doc: Mapping[str, Any], section: str) -> Arr
         inner = int_list(config.get("chunk_shape"), len(shape)) if isinstance(config, Mapping) else None
         if len(codecs) != 1:
             ctx.report.fail("7.1", key, "sharding_indexed must be the only codec of a sharded array")
-        if inner is None or any(i < 1 or o % i for o, i in zip(outer, inner)):
+        if inner is None or any(i < 1 or o % i for o, i in zip(outer, inner, strict=False)):
             ctx.report.fail("7.1", key, f"inner chunk_shape {inner} must be positive and divide the shard shape {outer}")
             return None
     facts = ArrayFacts(node, doc, tuple(shape), tuple(outer), tuple(inner) if inner else None)
@@ -129,7 +129,7 @@ def _check_index(ctx: Context, key: str, config: Mapping[str, Any]) -> None:
     names = [c.get("name") for c in index] if isinstance(index, list) and all(isinstance(c, Mapping) for c in index) else None
     if names != ["bytes", "crc32c"]:
         ctx.report.fail("7.2", key, f"index_codecs must be bytes (little-endian) then crc32c, got {index!r}")
-    elif ((index[0].get("configuration") or {}).get("endian", "little")) != "little":
+    elif isinstance(index, list) and (index[0].get("configuration") or {}).get("endian", "little") != "little":
         ctx.report.fail("7.2", key, "the shard index bytes codec must be little-endian")
     location = config.get("index_location", "end")
     if location not in ("start", "end"):

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..errors import StoreError
 from ..format.geometry import chunk_grid
@@ -118,14 +118,14 @@ class Context:
 
     @property
     def level_facts(self) -> dict[str, LevelFacts]:
-        return {l.path: l for l in self.levels}
+        return {level.path: level for level in self.levels}
 
 
 def doc_key(node: str) -> str:
     return f"{node}/zarr.json" if node else "zarr.json"
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -6,13 +6,12 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
+from ..format.times import cadence
 from ..read.object_source import ObjectSource
 from ..read.store import ChronoStore
-from ..format.times import cadence
 from .context import local_root
 from .objects import list_files
+
 
 def info(store: str | os.PathLike[str] | ObjectSource) -> dict[str, Any]:
     """Times, bands, dtype, nodata, encoding, levels, layout, planes, CRS and (local) size."""
@@ -45,12 +44,12 @@ def info(store: str | os.PathLike[str] | ObjectSource) -> dict[str, Any]:
             },
             "levels": [
                 {
-                    "path": l.path,
-                    "shape": list(l.shape),
-                    "grid": list(l.grid),
-                    "resolution": l.resolution,
+                    "path": level.path,
+                    "shape": list(level.shape),
+                    "grid": list(level.grid),
+                    "resolution": level.resolution,
                 }
-                for l in meta.levels
+                for level in meta.levels
             ],
             "layout": {
                 "chunk_size": level0.chunk_size,
@@ -83,7 +82,7 @@ def info_text(summary: dict[str, Any]) -> str:
         "bands",
         *(f"  {_band(b)}" for b in summary["bands"]),
         "levels",
-        *(f"  {_level(l)}" for l in summary["levels"]),
+        *(f"  {_level(level)}" for level in summary["levels"]),
     ]
     if "objects" in summary:
         lines.append(f"objects    {summary['objects']['count']} objects, {_bytes(summary['objects']['bytes'])}")
@@ -117,12 +116,13 @@ def _band(b: dict[str, Any]) -> str:
     return f"{b['name']:<10} {', '.join(extras)}"
 
 
-def _level(l: dict[str, Any]) -> str:
-    shape: Sequence[int] = l["shape"]
-    return f"{l['path']:>3}  {shape[2]} x {shape[3]} px, grid {l['grid'][0]} x {l['grid'][1]}, {l['resolution']:g} per pixel"
+def _level(level: dict[str, Any]) -> str:
+    shape: Sequence[int] = level["shape"]
+    grid = level["grid"]
+    return f"{level['path']:>3}  {shape[2]} x {shape[3]} px, grid {grid[0]} x {grid[1]}, {level['resolution']:g} per pixel"
 
 
-def _bytes(n: int) -> str:
+def _bytes(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1000 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"

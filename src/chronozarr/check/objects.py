@@ -114,7 +114,7 @@ def _classify(ctx: Context, key: str, size: int, nodes: set[str], existing: dict
 def _inside(indices: list[str], grid: tuple[int, ...]) -> bool:
     if len(indices) != len(grid) or not all(is_decimal_index(p) for p in indices):
         return False
-    return all(int(p) < g for p, g in zip(indices, grid))
+    return all(int(p) < g for p, g in zip(indices, grid, strict=False))
 
 
 def _shard_keys(facts: ArrayFacts) -> Iterator[str]:
@@ -123,7 +123,7 @@ def _shard_keys(facts: ArrayFacts) -> Iterator[str]:
 
 
 def _check_shards(ctx: Context, existing: dict[str, int] | None) -> None:
-    data_nodes = {f"{l.path}/{ctx.variable}": l.path for l in ctx.levels}
+    data_nodes = {f"{level.path}/{ctx.variable}": level.path for level in ctx.levels}
     listed = _listed(ctx, data_nodes)
     sharded = [f for f in ctx.arrays.values() if f.inner is not None and f.node.split("/")[-1] in (ctx.variable, "mask", "coverage")]
     sizes: dict[str, int] = {}
@@ -211,7 +211,7 @@ def _check_index(ctx: Context, info: ArrayInfo, key: str, length: int) -> None:
     shard_time = info.shard_shape[0]
     found = key_indices(key)
     ts = int(found[1][0]) if found is not None else 0
-    per_t = math.prod(s // c for s, c in zip(info.shard_shape[1:], info.chunk_shape[1:]))
+    per_t = math.prod(s // c for s, c in zip(info.shard_shape[1:], info.chunk_shape[1:], strict=False))
     for position in range(shard_time):
         if ts * shard_time + position >= ctx.n_time:
             rows = index[position * per_t : (position + 1) * per_t]

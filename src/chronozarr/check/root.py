@@ -13,8 +13,8 @@ import numpy as np
 from ..format.metadata import GAP_FILLS, SUPPORTED_VERSIONS
 from ..format.root_block import COVERAGE, MASK, is_legacy
 from ..format.temporal import AUTO_THRESHOLD, ENCODINGS, NONE, STAR_DELTA, anchor_indices, auto_keeps_star_delta, schedule_problems, star_delta_allowed
-from ..format.times import iso_instant
 from ..format.temporal import short_repr as _short
+from ..format.times import iso_instant
 from .context import Context, int_list, is_int, is_number, number_list
 
 ROOT = "zarr.json"

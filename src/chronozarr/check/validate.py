@@ -8,8 +8,7 @@ that a malformed store ends as findings, never as a traceback.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ..errors import AccessError, StoreError
 from ..format.zarrjson import parse_json

@@ -89,7 +89,7 @@ def file_names(times: np.ndarray, level: int) -> list[str]:
     unit = "ms" if np.any(times.astype("datetime64[s]") != times) else "s"
     stamps = np.datetime_as_string(times.astype(f"datetime64[{unit}]"))
     shared = {d for d in dates if np.count_nonzero(dates == d) > 1}
-    return [f"L{level}_{stamp.replace(':', '-') if date in shared else date}.tif" for date, stamp in zip(dates, stamps)]
+    return [f"L{level}_{stamp.replace(':', '-') if date in shared else date}.tif" for date, stamp in zip(dates, stamps, strict=False)]
 
 
 def overview_count(height: int, width: int) -> int:

@@ -16,6 +16,7 @@ from typing import Any
 import numcodecs
 import numpy as np
 
+
 @dataclass(frozen=True)
 class CodecRule:
     """What spec 8 allows of one compression codec: the configuration field holding its level,
@@ -69,7 +70,7 @@ class CodecSpec:
                 raise ValueError(f"blosc shuffle must be noshuffle or shuffle, got {self.shuffle!r}")
 
     @classmethod
-    def create(cls, name: str = "zstd", level: int | None = None, **blosc: str) -> "CodecSpec":
+    def create(cls, name: str = "zstd", level: int | None = None, **blosc: str) -> CodecSpec:
         """A codec with the default level (DEFAULT_LEVEL) unless one is given."""
         return cls(name=name, level=DEFAULT_LEVEL if level is None else level, **blosc)
 
@@ -91,15 +92,14 @@ class CodecSpec:
         }
 
     @classmethod
-    def from_json(cls, entry: dict[str, Any]) -> "CodecSpec":
+    def from_json(cls, entry: dict[str, Any]) -> CodecSpec:
         """Parse a Zarr v3 codec entry; unsupported codecs and settings raise ValueError naming them."""
         name = entry.get("name")
         config = entry.get("configuration") or {}
         if not isinstance(config, dict):
             raise ValueError(f"{name} configuration must be an object, got {config!r}")
-        rule = CODECS.get(name) if isinstance(name, str) else None
-        if rule is not None:
-            level = _level(config, rule.level_key, rule.implied_level)
+        if isinstance(name, str) and name in CODECS:
+            level = _level(config, CODECS[name].level_key, CODECS[name].implied_level)
             if name == "blosc":
                 return cls("blosc", level, str(config.get("cname", "zstd")), str(config.get("shuffle", "noshuffle")))
             return cls(name, level)

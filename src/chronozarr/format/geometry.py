@@ -96,7 +96,7 @@ class LevelGeometry:
 
 def chunk_grid(shape: Sequence[int], chunks: Sequence[int]) -> tuple[int, ...]:
     """Chunks along each axis: ceil(extent / chunk), 0 for an empty axis (spec 2.1)."""
-    return tuple(-(-s // c) if s else 0 for s, c in zip(shape, chunks))
+    return tuple(-(-s // c) if s else 0 for s, c in zip(shape, chunks, strict=False))
 
 
 def pixel_centres(origin: float, step: float, n: int) -> np.ndarray:

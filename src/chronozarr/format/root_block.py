@@ -92,7 +92,7 @@ class RootBlock:
         return out
 
     @classmethod
-    def from_dict(cls, block: Mapping[str, Any]) -> "RootBlock":
+    def from_dict(cls, block: Mapping[str, Any]) -> RootBlock:
         """Parse a block; BlockError names a field the reader cannot use, and the ValueError or
         TypeError of a band, level or temporal entry names that entry."""
         version = check_spec_version(block.get("spec_version"))
@@ -133,7 +133,7 @@ class RootBlock:
 
     def appended(
         self, times: Sequence[str], temporal: Temporal, n_time: int, shard_bytes: Mapping[str, Mapping[str, int]]
-    ) -> "RootBlock":
+    ) -> RootBlock:
         """The block after an append to `n_time` timesteps (spec 14): only the fields in
         APPEND_GROWS change, each only where the block carries it."""
         merged = None

@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import InputError
 from ..write.encode import EncodeSummary, encode
 from ..write.preview import EncodePreview
+from .datasets import SERIES_DIMS, Source, cast_exactly, open_input_dataset, require_stored_dtype
 from .dated_files import dated_timesteps, is_glob
 from .frames import FrameReads, OpenFiles, RasterFrames, ReadCache, lazy_array
 from .grid import WarpOptions
@@ -28,7 +29,6 @@ from .manifest import is_manifest, manifest_of, parse_bounds
 from .raster_series import RasterSeries, check_series
 from .rasters import Raster, Unreadable, read_headers
 from .scenes import Asset, Scene, Timestep, uris, without
-from .datasets import SERIES_DIMS, Source, cast_exactly, open_input_dataset, require_stored_dtype
 from .stac_items import is_item_collection, stac_timesteps
 
 
@@ -172,7 +172,7 @@ def open_rasters(
 
 
 def _headers(timesteps: list[Timestep], skip: bool) -> tuple[dict[str, Raster], list[str]]:
-    found = dict(zip(uris(timesteps), read_headers(uris(timesteps))))
+    found = dict(zip(uris(timesteps), read_headers(uris(timesteps)), strict=False))
     unreadable = [uri for uri, header in found.items() if isinstance(header, Unreadable)]
     if unreadable and not skip:
         error = found[unreadable[0]]

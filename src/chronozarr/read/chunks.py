@@ -101,7 +101,7 @@ class ChunkFetcher:
             key, position = ref.object_key()
             by_shard[key].append((position, ref))
         keys = list(by_shard)
-        indexes = dict(zip(keys, self.pool.map(lambda k: self._index(k, by_shard[k][0][1]), keys)))
+        indexes = dict(zip(keys, self.pool.map(lambda k: self._index(k, by_shard[k][0][1]), keys), strict=False))
         jobs = []
         for key, members in by_shard.items():
             index = indexes[key]

@@ -34,7 +34,7 @@ class Level:
 
     @property
     def shape(self) -> tuple[int, int, int, int]:
-        return self.data.shape  # type: ignore[return-value]
+        return self.data.shape  # type: ignore[return-value]  # load refuses a data array that is not 4-D
 
     @property
     def height(self) -> int:
@@ -163,7 +163,7 @@ def _load(source: ObjectSource, root: Mapping[str, Any], raw: Mapping[str, Any],
         mask = parse_array(f"{path}/{mask_variable}", node(f"{path}/{mask_variable}")) if mask_variable else None
         coverage = parse_array(f"{path}/{coverage_variable}", node(f"{path}/{coverage_variable}")) if coverage_variable else None
         _check_chunking(data, mask, coverage, levels[0].data if levels else data)
-        levels.append(Level(i, path, resolution, transform, data, mask, coverage))  # type: ignore[arg-type]
+        levels.append(Level(i, path, resolution, transform, data, mask, coverage))
     if temporal.encoding == STAR_DELTA and not star_delta_allowed(levels[0].data.dtype.name):
         raise StoreError(f"star-delta store with data_type {levels[0].data.dtype}: star-delta is uint8/uint16 only")
     if block.times is not None:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import xarray as xr
 
 from ..errors import StoreError
-from ..format.metadata import Band
+from ..format.metadata import Band, Temporal
 from ..format.temporal import STAR_DELTA, reconstruct
 from ..format.times import as_nanoseconds
 from .arrays import ArrayInfo, fill_chunk
@@ -92,7 +91,7 @@ class ChronoStore:
         return self.meta.temporal.encoding
 
     @property
-    def temporal(self):  # type: ignore[no-untyped-def]
+    def temporal(self) -> Temporal:
         return self.meta.temporal
 
     @property
@@ -117,7 +116,7 @@ class ChronoStore:
 
     def level_for_resolution(self, resolution: float) -> int:
         """The coarsest level whose resolution does not exceed the one asked for (spec 10.3)."""
-        fitting = [l.index for l in self.meta.levels if l.resolution <= resolution]
+        fitting = [level.index for level in self.meta.levels if level.resolution <= resolution]
         return max(fitting) if fitting else 0
 
     def __repr__(self) -> str:
@@ -232,7 +231,7 @@ class ChronoStore:
         self.fetcher.close()
         self.anchors.clear()
 
-    def __enter__(self) -> "ChronoStore":
+    def __enter__(self) -> ChronoStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -297,7 +296,7 @@ class ChronoStore:
         cells = geometry.cells_under(rows, cols)
         star = info is level.data and self.encoding == STAR_DELTA
         position = {t: i for i, t in enumerate(steps)}
-        reference = {t: self.meta.temporal.reference(t) for t in steps} if star else {}
+        reference = {t: a for t in steps if (a := self.meta.temporal.reference(t)) is not None} if star else {}
         anchor_pieces: dict[tuple[int, int, int], np.ndarray] = {}
         delta_pieces: dict[tuple[int, int, int], np.ndarray] = {}
         lock = threading.Lock()
@@ -322,7 +321,7 @@ class ChronoStore:
 
         refs = [ChunkRef(info, t, r, c) for t in steps for r, c in cells]
         if star:
-            for anchor in {a for a in reference.values() if a is not None}:
+            for anchor in set(reference.values()):
                 for r, c in cells:
                     cached = self.anchors.get((info.key, anchor, r, c))
                     if cached is not None:
@@ -349,7 +348,7 @@ def _allocate(shape: tuple[int, ...], info: ArrayInfo) -> np.ndarray:
         ) from None
 
 
-def open_store(location: str | os.PathLike[str], **options: Any) -> ChronoStore:
+def open_store(location: str | os.PathLike[str] | ObjectSource, **options: Any) -> ChronoStore:
     """Open a store from a directory, an HTTP(S) URL or an s3://, gs://, az:// URL (options:
     concurrency, cache_bytes, max_object_bytes; for HTTP timeout, retries, backoff,
     forbidden_is_not_found, headers; for object stores endpoint, region, anonymous, config).

@@ -27,8 +27,8 @@ import numpy as np
 import xarray as xr
 
 from ..format.codecs import CodecSpec
-from ..format.metadata import Band
 from ..format.geometry import object_key
+from ..format.metadata import Band
 from ..format.root_block import VOLATILITY_PATH
 from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, volatility_value
 from ..format.times import iso_list
@@ -176,7 +176,7 @@ def _plan(store: ExistingStore, series: Series, workers: int | None) -> Plan:
         output=store.output.child(jr.STAGING),
         variable=store.meta.variable,
         dtype=store.meta.dtype.name,
-        shape=(n_time, *series.shape[1:]),  # type: ignore[arg-type]
+        shape=(n_time, *series.shape[1:]),
         levels=store.levels,
         codec=store.codec,
         nodata=store.meta.nodata,

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..format.times import cadence
 from ..format.geometry import Transform
 from ..format.metadata import Band
-from ..format.times import from_iso, iso_list
+from ..format.times import cadence, from_iso, iso_list
 from .plan import Plan
 from .series import Series
 

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..errors import StoreError
 from ..format.geometry import LevelGeometry, time_shard
-from ..format.temporal import reconstruct
 from ..format.shard_index import EMPTY
+from ..format.temporal import reconstruct
 from .objects import ShardBase
 from .output import Output
 from .plan import Plan

@@ -51,7 +51,7 @@ class Series:
 
     @property
     def shape(self) -> tuple[int, int, int, int]:
-        return tuple(int(s) for s in self.data.shape)  # type: ignore[return-value]
+        return tuple(int(s) for s in self.data.shape)  # type: ignore[return-value]  # prepare refuses input that is not 4-D
 
     @property
     def band_labels(self) -> list[str]:
