@@ -43,14 +43,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import AccessError, StoreError
 from .extras import import_extra
+
+T = TypeVar("T")
 
 SCHEMES = ("s3", "gs", "az")
 EXTRA = "cloud"
@@ -154,13 +156,10 @@ class Bucket:
     def describe(self, key: str) -> str:
         return f"{self.url}/{key}" if key else self.url
 
-    def get(self, key: str, *, max_bytes: int | None = None) -> bytes | None:
+    def _answer(self, key: str, call: Callable[[], T]) -> T | None:
+        """What `call` returns, None for a missing key, and any other failure as our error."""
         try:
-            result = self._obstore.get(self.store, key)
-            size = int(result.meta["size"])
-            if max_bytes is not None and size > max_bytes:
-                raise StoreError(f"{self.describe(key)} is {size} bytes, more than the {max_bytes}-byte limit on one object")
-            return bytes(result.bytes())
+            return call()
         except StoreError:
             raise
         except FileNotFoundError as exc:
@@ -169,15 +168,21 @@ class Bucket:
         except Exception as exc:
             raise bucket_error(exc, self.describe(key)) from None
 
+    def get(self, key: str, *, max_bytes: int | None = None) -> bytes | None:
+        def whole() -> bytes:
+            result = self._obstore.get(self.store, key)
+            size = int(result.meta["size"])
+            if max_bytes is not None and size > max_bytes:
+                raise StoreError(f"{self.describe(key)} is {size} bytes, more than the {max_bytes}-byte limit on one object")
+            return bytes(result.bytes())
+
+        return self._answer(key, whole)
+
     def get_range(self, key: str, start: int, length: int) -> bytes | None:
         """Exactly bytes start..start+length-1; a shorter object is an error, not a short read."""
-        try:
-            data = bytes(self._obstore.get_range(self.store, key, start=start, length=length))
-        except FileNotFoundError as exc:
-            _absent(exc, self.describe(key))
+        data = self._answer(key, lambda: bytes(self._obstore.get_range(self.store, key, start=start, length=length)))
+        if data is None:
             return None
-        except Exception as exc:
-            raise bucket_error(exc, self.describe(key)) from None
         if len(data) != length:
             raise StoreError(
                 f"{self.describe(key)}: asked for bytes {start}-{start + length - 1}, the store sent {len(data)} bytes "
@@ -187,25 +192,15 @@ class Bucket:
 
     def get_suffix(self, key: str, length: int) -> bytes | None:
         """The last `length` bytes; an object shorter than that is an error."""
-        try:
-            data = bytes(self._obstore.get(self.store, key, options={"range": {"suffix": length}}).bytes())
-        except FileNotFoundError as exc:
-            _absent(exc, self.describe(key))
+        data = self._answer(key, lambda: bytes(self._obstore.get(self.store, key, options={"range": {"suffix": length}}).bytes()))
+        if data is None:
             return None
-        except Exception as exc:
-            raise bucket_error(exc, self.describe(key)) from None
         if len(data) != length:
             raise StoreError(f"{self.describe(key)} has {len(data)} bytes, fewer than the {length} asked for")
         return data
 
     def size(self, key: str) -> int | None:
-        try:
-            return int(self._obstore.head(self.store, key)["size"])
-        except FileNotFoundError as exc:
-            _absent(exc, self.describe(key))
-            return None
-        except Exception as exc:
-            raise bucket_error(exc, self.describe(key)) from None
+        return self._answer(key, lambda: int(self._obstore.head(self.store, key)["size"]))
 
     def put(self, key: str, data: bytes | Path, *, attributes: Mapping[str, str] | None = None) -> None:
         """Upload bytes, or a file streamed in parts (multipart above MULTIPART_CHUNK), atomically:
