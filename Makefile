@@ -12,7 +12,7 @@ BASE_PYTHON := $(shell PYENV_VERSION=3.12.1 python3 -c 'import sys; print(sys.ex
 	|| ls -d $$HOME/.pyenv/versions/3.12*/bin/python3 2>/dev/null | head -n1 \
 	|| command -v python3)
 
-.PHONY: venv js test test-js fuzz demo bench bench-report bench-js clean
+.PHONY: venv js test lint test-js fuzz demo bench bench-report bench-js clean
 
 $(VENV)/.installed: pyproject.toml setup.py
 	@echo "building $(VENV) with $(BASE_PYTHON)"
@@ -34,10 +34,16 @@ js/node_modules/.installed: js/package.json js/package-lock.json
 	cd js && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 	touch $@
 
-# tsc checks the JSDoc types of the shipped JS (js/tsconfig.json) before the node tests run.
-test: venv js
+# ruff and mypy (make lint) first; tsc checks the JSDoc types of the shipped JS (js/tsconfig.json)
+# before the node tests run.
+test: venv js lint
 	$(PY) -m pytest -q
 	cd js && npm run typecheck && npm test
+
+# ruff and mypy over src/ (configured in pyproject.toml), before any test runs
+lint: venv
+	$(PY) -m ruff check src
+	$(PY) -m mypy src
 
 test-js: venv js
 	cd js && npm run typecheck && npm test

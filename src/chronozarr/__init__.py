@@ -1,16 +1,16 @@
 """chronozarr: a Zarr v3 layout for raster time series, and the tools around it."""
 
-from .errors import ChronozarrError, InputError, OutputError, OutputExistsError, StoreError
-from .format.metadata import SPEC_VERSION, Band, Provenance
-from .read.store import ChronoStore, open_store
-from .write.encode import EncodeSummary, encode
-from .write.append import AppendSummary, append
-from .io.convert import convert
 from .check import info, validate
 from .check.doctor import doctor
-from .view import view
+from .errors import ChronozarrError, InputError, OutputError, OutputExistsError, StoreError
 from .export.cog import ExportSummary, export_cog
 from .export.stac import StacSummary, write_stac
+from .format.metadata import SPEC_VERSION, Band, Provenance
+from .io.convert import convert
+from .read.store import ChronoStore, open_store
+from .view import view
+from .write.append import AppendSummary, append
+from .write.encode import EncodeSummary, encode
 
 __version__ = "0.2.0"
 

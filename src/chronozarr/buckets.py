@@ -52,14 +52,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import AccessError, StoreError
 from .extras import import_extra
+
+T = TypeVar("T")
 
 SCHEMES = ("s3", "gs", "az")
 EXTRA = "cloud"
@@ -170,28 +172,33 @@ class Bucket:
     def describe(self, key: str) -> str:
         return f"{self.url}/{key}" if key else self.url
 
-    def get(self, key: str, *, max_bytes: int | None = None) -> bytes | None:
+    def _answer(self, key: str, call: Callable[[], T]) -> T | None:
+        """What `call` returns, None for a missing key, and any other failure as our error."""
         try:
+            return call()
+        except StoreError:
+            raise
+        except FileNotFoundError as exc:
+            _absent(exc, self.describe(key))
+            return None
+        except Exception as exc:
+            raise bucket_error(exc, self.describe(key)) from None
+
+    def get(self, key: str, *, max_bytes: int | None = None) -> bytes | None:
+        def whole() -> bytes:
             result = self._obstore.get(self.store, key)
             size = int(result.meta["size"])
             if max_bytes is not None and size > max_bytes:
                 raise StoreError(f"{self.describe(key)} is {size} bytes, more than the {max_bytes}-byte limit on one object")
             return bytes(result.bytes())
-        except StoreError:
-            raise
-        except FileNotFoundError as exc:
-            return _absent(exc, self.describe(key))
-        except Exception as exc:
-            raise bucket_error(exc, self.describe(key)) from None
+
+        return self._answer(key, whole)
 
     def get_range(self, key: str, start: int, length: int) -> bytes | None:
         """Exactly bytes start..start+length-1; a shorter object is an error, not a short read."""
-        try:
-            data = bytes(self._obstore.get_range(self.store, key, start=start, length=length))
-        except FileNotFoundError as exc:
-            return _absent(exc, self.describe(key))
-        except Exception as exc:
-            raise bucket_error(exc, self.describe(key)) from None
+        data = self._answer(key, lambda: bytes(self._obstore.get_range(self.store, key, start=start, length=length)))
+        if data is None:
+            return None
         if len(data) != length:
             raise StoreError(
                 f"{self.describe(key)}: asked for bytes {start}-{start + length - 1}, the store sent {len(data)} bytes "
@@ -201,30 +208,30 @@ class Bucket:
 
     def get_suffix(self, key: str, length: int) -> bytes | None:
         """The last `length` bytes; an object shorter than that is an error."""
-        try:
-            data = bytes(self._obstore.get(self.store, key, options={"range": {"suffix": length}}).bytes())
-        except FileNotFoundError as exc:
-            return _absent(exc, self.describe(key))
-        except self._obstore.exceptions.NotSupportedError:  # Azure Blob Storage has no suffix ranges
-            size = self.size(key)
-            if size is None:
-                return None
-            if size < length:
-                raise StoreError(f"{self.describe(key)} has {size} bytes, fewer than the {length} asked for") from None
-            data = self.get_range(key, size - length, length) or b""
-        except Exception as exc:
-            raise bucket_error(exc, self.describe(key)) from None
+        def suffix() -> bytes:
+            try:
+                return bytes(self._obstore.get(self.store, key, options={"range": {"suffix": length}}).bytes())
+            except self._obstore.exceptions.NotSupportedError:  # Azure Blob Storage has no suffix ranges
+                return self._suffix_by_range(key, length)
+
+        data = self._answer(key, suffix)
+        if data is None:
+            return None
         if len(data) != length:
             raise StoreError(f"{self.describe(key)} has {len(data)} bytes, fewer than the {length} asked for")
         return data
 
+    def _suffix_by_range(self, key: str, length: int) -> bytes:
+        """A suffix read as a HEAD and a range, for stores without suffix ranges."""
+        size = self.size(key)
+        if size is None:
+            raise FileNotFoundError(f"{key} not found")
+        if size < length:
+            raise StoreError(f"{self.describe(key)} has {size} bytes, fewer than the {length} asked for")
+        return self.get_range(key, size - length, length) or b""
+
     def size(self, key: str) -> int | None:
-        try:
-            return int(self._obstore.head(self.store, key)["size"])
-        except FileNotFoundError as exc:
-            return _absent(exc, self.describe(key))
-        except Exception as exc:
-            raise bucket_error(exc, self.describe(key)) from None
+        return self._answer(key, lambda: int(self._obstore.head(self.store, key)["size"]))
 
     def put(self, key: str, data: bytes | Path, *, attributes: Mapping[str, str] | None = None) -> None:
         """Upload bytes, or a file streamed in parts (multipart above MULTIPART_CHUNK), atomically:
@@ -263,10 +270,10 @@ class Bucket:
 
 
 def _absent(exc: FileNotFoundError, where: str) -> None:
-    """None for a missing key; a missing bucket also answers 404, and that is an error."""
+    """Nothing for a missing key (the caller answers None); a missing bucket also answers 404,
+    and that is an error."""
     if _code(str(exc)) == "NoSuchBucket" or "ContainerNotFound" in str(exc):
         raise bucket_error(exc, where) from None
-    return None
 
 
 # A token request to the instance-metadata service: no credentials were found in the environment.

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -33,7 +32,7 @@ Run `chronozarr COMMAND --help` for the options of a command.
 class _Commands(TyperGroup):
     """The app's group: turns a ChronozarrError from any command into `error: ...` and status 2."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:  # click's Context, or typer's own copy of click (typer >= 0.2x)
         try:
             return super().invoke(ctx)
         except ChronozarrError as exc:

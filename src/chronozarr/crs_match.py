@@ -176,7 +176,7 @@ def centre_lonlat(crs: Any, extent: tuple[float, float, float, float] | None) ->
 
 def utm_code(lon: float, lat: float) -> int:
     """The WGS 84 UTM zone (EPSG 326xx north, 327xx south) holding the point."""
-    zone = min(int((((lon + 180) % 360) // 6)) + 1, 60)
+    zone = min(int(((lon + 180) % 360) // 6) + 1, 60)
     return (32600 if lat >= 0 else 32700) + zone
 
 

@@ -7,20 +7,28 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
+def _ignore(n: int = 1) -> None:
+    """The advance of a bar that is not drawn."""
+
+
 @contextmanager
 def progress_bar(label: str, total: int, enabled: bool | None = None) -> Iterator[Callable[[int], None]]:
     """Yield `advance(n)`; draws a rich bar when enabled (default: stderr is a terminal)."""
     if enabled is None:
         enabled = sys.stderr.isatty()
     if not enabled:
-        yield lambda n=1: None
+        yield _ignore
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=False) as bar:
         task = bar.add_task(label, total=total)
-        yield lambda n=1: bar.advance(task, n)
+
+        def advance(n: int = 1) -> None:
+            bar.advance(task, n)
+
+        yield advance
 
 
 class WorkBar:
@@ -38,7 +46,7 @@ def work_bar(label: str, total_bytes: int, units: int, enabled: bool | None = No
     if enabled is None:
         enabled = sys.stderr.isatty()
     if not enabled:
-        yield WorkBar(lambda n=1: None, lambda: None)
+        yield WorkBar(_ignore, lambda: None)
         return
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
@@ -54,4 +62,7 @@ def work_bar(label: str, total_bytes: int, units: int, enabled: bool | None = No
             count[0] += 1
             bar.update(task, done=count[0])
 
-        yield WorkBar(lambda n=1: bar.advance(task, n), unit_done)
+        def advance(n: int = 1) -> None:
+            bar.advance(task, n)
+
+        yield WorkBar(advance, unit_done)

@@ -19,16 +19,17 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from .buckets import Bucket, is_bucket_url
 from .errors import ChronozarrError, OutputExistsError, StoreError
+from .format.caching import IMMUTABLE, METADATA, REWRITTEN, ROOT, SHORT_TTL_SECONDS, TRAILING, cache_control, chronozarr_block, object_class
+from .format.root_block import APPEND_GROWS
 from .hosted_viewer import CACHE_CONTROL as VIEWER_CACHE
 from .hosted_viewer import PREFIX as VIEWER_PREFIX
 from .hosted_viewer import viewer_objects
-from .format.caching import IMMUTABLE, METADATA, REWRITTEN, ROOT, SHORT_TTL_SECONDS, TRAILING, cache_control, chronozarr_block, object_class
 
 # The order objects go up in: (phase shown to the user, classes uploaded together).
 STEPS: tuple[tuple[int, frozenset[str]], ...] = (
@@ -38,8 +39,6 @@ STEPS: tuple[tuple[int, frozenset[str]], ...] = (
     (3, frozenset({ROOT})),
 )
 VIEWER_PHASE = 4
-# Root attributes an append may change (spec 14); everything else must be equal.
-APPEND_GROWS = frozenset({"times", "temporal", "levels", "shard_bytes"})
 
 
 class PublishError(ChronozarrError):
@@ -129,7 +128,7 @@ def parse_newer_than(value: str | float | os.PathLike[str] | None) -> float | No
     except ValueError:
         raise PublishError(f"--newer-than {text!r} is neither an existing file, an ISO 8601 time nor epoch seconds") from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
 
 
@@ -193,12 +192,12 @@ def append_mismatch(published: Mapping[str, Any] | None, local: Mapping[str, Any
     old_levels, new_levels = list(published.get("levels") or []), list(local.get("levels") or [])
     if len(old_levels) != len(new_levels):
         return "the number of levels differs"
-    for old, new in zip(old_levels, new_levels):
+    for old, new in zip(old_levels, new_levels, strict=False):
         if {k: v for k, v in old.items() if k != "shape"} != {k: v for k, v in new.items() if k != "shape"}:
             return f"level {old.get('path')} differs"
         if list(old.get("shape") or [])[1:] != list(new.get("shape") or [])[1:]:
             return f"level {old.get('path')} changed its band or spatial shape"
-    if set((published.get("shard_bytes") or {})) - set((local.get("shard_bytes") or {})):
+    if set(published.get("shard_bytes") or {}) - set(local.get("shard_bytes") or {}):
         return "shard_bytes lost a level"
     return None
 
@@ -230,14 +229,15 @@ def publish(
         raise StoreError(f"no store at {root}: there is no zarr.json in it")
     threshold = parse_newer_than(newer_than)
     every = plan(root, short_ttl=short_ttl)
-    objects = [o for o in every if threshold is None or o.path.stat().st_mtime > threshold]
+    objects = [o for o in every if threshold is None or (isinstance(o.path, Path) and o.path.stat().st_mtime > threshold)]
     skipped = len(every) - len(objects)
     app = _viewer_plan() if viewer else []
     objects += app
     if dry_run:
         for obj in objects:
             echo(f"phase {obj.phase}  {obj.object_class:<9}  {obj.cache_control:<36}  {obj.key}")
-        echo(f"dry run: {len(objects)} objects would go to {dest}" + (f" ({skipped} older ones skipped)" if skipped else "") + "; nothing uploaded, the destination was not read")
+        older = f" ({skipped} older ones skipped)" if skipped else ""
+        echo(f"dry run: {len(objects)} objects would go to {dest}{older}; nothing uploaded, the destination was not read")
         return PublishSummary(dest, (), skipped, time.perf_counter() - started)
 
     target = Bucket(dest, store=object_store) if object_store is not None else open_destination(dest, endpoint=endpoint)

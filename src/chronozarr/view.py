@@ -202,7 +202,7 @@ def view(store: str | os.PathLike[str], *, height: int = 480) -> Any:
             "`chronozarr view STORE` command, which needs nothing extra)"
         ) from None
 
-    class ViewerWidget(anywidget.AnyWidget):  # type: ignore[misc, valid-type]
+    class ViewerWidget(anywidget.AnyWidget):
         _esm = _ESM
         url = traitlets.Unicode("").tag(sync=True)
         height = traitlets.Int(480).tag(sync=True)

@@ -10,7 +10,7 @@ from check_stores import base_stores, build  # noqa: F401  (fixture)
 
 from chronozarr import info
 from chronozarr.check import info_text
-from chronozarr.check.info import cadence
+from chronozarr.format.times import cadence
 
 
 def _dates(*values: str) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chronozarr.read.sources import RequestStats
+from chronozarr.read.object_source import RequestStats
 
 
 class MemorySource:

@@ -27,7 +27,7 @@ from chronozarr.check.doctor_client import DEFAULT_TOTAL_TIMEOUT, RETRIED  # noq
 from chronozarr.format.zarrjson import MAX_JSON_DEPTH  # noqa: E402
 from chronozarr.read.arrays import MAX_ARRAY_BYTES  # noqa: E402
 from chronozarr.read.http_source import DEFAULT_BACKOFF, DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_REDIRECTS  # noqa: E402
-from chronozarr.read.sources import DEFAULT_MAX_OBJECT_BYTES  # noqa: E402
+from chronozarr.read.object_source import DEFAULT_MAX_OBJECT_BYTES  # noqa: E402
 from chronozarr.serve import ServeOptions  # noqa: E402
 from chronozarr.serve.server import REQUEST_LOG_LIMIT  # noqa: E402
 

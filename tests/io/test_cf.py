@@ -8,13 +8,13 @@ import pytest
 from source_inputs import cf_encoded, write
 
 from chronozarr import InputError
-from chronozarr.io import open_source
+from chronozarr.io import open_input_dataset
 
 
 @pytest.mark.parametrize("suffix", [".nc", ".zarr"])
 def test_a_cf_fill_value_keeps_the_stored_dtype_and_becomes_the_nodata(tmp_path, suffix):
     ds, raw = cf_encoded(dtype="uint16", fill=65535, scale=None, offset=None, names=("B04",))
-    with open_source(write(ds, tmp_path / f"in{suffix}")) as source:
+    with open_input_dataset(write(ds, tmp_path / f"in{suffix}")) as source:
         assert source.data.dtype == np.uint16  # xarray alone reads float32 with NaN
         np.testing.assert_array_equal(source.data.values[:, 0], raw["B04"])
         assert source.encode_arguments()["nodata"] == 65535
@@ -23,7 +23,7 @@ def test_a_cf_fill_value_keeps_the_stored_dtype_and_becomes_the_nodata(tmp_path,
 
 def test_cf_packing_becomes_band_scale_offset_and_units(tmp_path):
     ds, raw = cf_encoded()
-    with open_source(write(ds, tmp_path / "in.nc")) as source:
+    with open_input_dataset(write(ds, tmp_path / "in.nc")) as source:
         assert source.data.dtype == np.int16
         np.testing.assert_array_equal(source.data.values[:, 0], raw["sst"])
         (band,) = source.encode_arguments()["bands"]
@@ -34,7 +34,7 @@ def test_cf_packing_becomes_band_scale_offset_and_units(tmp_path):
 def test_stacked_variables_keep_each_ones_packing(tmp_path):
     ds, raw = cf_encoded(dtype="uint16", fill=0, names=("B02", "B04"))
     ds["B04"].attrs.update(scale_factor=0.0002, add_offset=-0.1)
-    with open_source(write(ds, tmp_path / "in.nc"), variables=["B02", "B04"]) as source:
+    with open_input_dataset(write(ds, tmp_path / "in.nc"), variables=["B02", "B04"]) as source:
         np.testing.assert_array_equal(source.data.values[:, 1], raw["B04"])
         bands = source.encode_arguments()["bands"]
         assert [(b.name, b.common_name, b.scale, b.offset) for b in bands] == [("B02", "blue", 0.01, 20.0), ("B04", "red", 0.0002, -0.1)]
@@ -45,14 +45,14 @@ def test_variables_with_different_fill_values_need_a_cast(tmp_path):
     ds["B04"] = cf_encoded(dtype="uint16", fill=65535, names=("B04",))[0]["B04"]
     path = write(ds, tmp_path / "in.nc")
     with pytest.raises(InputError, match=r"mark missing values differently \(B02: 0, B04: 65535\).*--cast float32"):
-        open_source(path, variables=["B02", "B04"])
-    with open_source(path, variables=["B02", "B04"], cast="float32") as source:
+        open_input_dataset(path, variables=["B02", "B04"])
+    with open_input_dataset(path, variables=["B02", "B04"], cast="float32") as source:
         assert np.isnan(source.data.values[0, :, 0, 0]).all()
 
 
 def test_cast_reads_the_decoded_physical_values(tmp_path):
     ds, raw = cf_encoded()
-    with open_source(write(ds, tmp_path / "in.nc"), cast="float32") as source:
+    with open_input_dataset(write(ds, tmp_path / "in.nc"), cast="float32") as source:
         expected = np.where(raw["sst"] == -32768, np.nan, raw["sst"] * 0.01 + 20.0).astype("float32")
         np.testing.assert_array_equal(source.data.values[:, 0], expected)
         assert "bands" not in source.encode_arguments() and "nodata" not in source.encode_arguments()
@@ -60,7 +60,7 @@ def test_cast_reads_the_decoded_physical_values(tmp_path):
 
 def test_an_integer_cast_of_a_decoded_fill_value_names_the_way_out(tmp_path):
     ds, _ = cf_encoded(dtype="uint16", fill=0, scale=None, offset=None)
-    with open_source(write(ds, tmp_path / "in.nc"), cast="uint16") as source:
+    with open_input_dataset(write(ds, tmp_path / "in.nc"), cast="uint16") as source:
         with pytest.raises(InputError, match="without --cast the stored values are kept and the fill value becomes the nodata"):
             source.data.values
 
@@ -71,7 +71,7 @@ def test_unsigned_flagged_integers_are_stored_as_the_unsigned_values_they_mean(t
     ds, raw = cf_encoded(dtype=f"uint{bits}", fill=(1 << bits) - 1, scale=0.5, offset=-3.0, names=("Rad",), units="W m-2")
     ds["Rad"].encoding.update(dtype=f"int{bits}", _Unsigned="true", _FillValue=np.dtype(f"int{bits}").type(-1))
     path = write(ds, tmp_path / "in.nc")
-    with open_source(path) as source:
+    with open_input_dataset(path) as source:
         assert source.data.dtype == np.dtype(f"uint{bits}")
         np.testing.assert_array_equal(source.data.values[:, 0], raw["Rad"])
         assert source.nodata == (1 << bits) - 1

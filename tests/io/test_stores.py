@@ -7,7 +7,7 @@ import pytest
 from foreign_stores import Layout, build
 
 from chronozarr import InputError
-from chronozarr.io import open_source
+from chronozarr.io import open_input_dataset
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def star_delta_store(tmp_path_factory):
 def test_a_chronozarr_store_is_read_reconstructed_with_its_own_metadata(star_delta_store, where, group, level):
     path, levels = star_delta_store
     data, mask, _ = levels[level]
-    with open_source(f"{path}{where}", group=group) as source:
+    with open_input_dataset(f"{path}{where}", group=group) as source:
         np.testing.assert_array_equal(source.data.values, data)  # true values, not residuals
         np.testing.assert_array_equal(source.mask.values, mask)
         assert source.crs == "EPSG:32631"
@@ -34,6 +34,6 @@ def test_a_chronozarr_store_is_read_reconstructed_with_its_own_metadata(star_del
 def test_a_chronozarr_store_group_must_be_a_level(star_delta_store):
     path, _ = star_delta_store
     with pytest.raises(InputError, match="--group must be one of its level numbers"):
-        open_source(path, group="0/data")
+        open_input_dataset(path, group="0/data")
     with pytest.raises(InputError, match="there is no level 9"):
-        open_source(path, group="9")
+        open_input_dataset(path, group="9")

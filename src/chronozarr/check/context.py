@@ -12,11 +12,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..errors import StoreError
+from ..format.geometry import chunk_grid
 from ..format.zarrjson import parse_json
-from ..read.sources import ObjectSource, is_remote
+from ..read.object_source import ObjectSource, is_remote
 from .findings import Report
 
 _MISSING = object()
@@ -37,7 +38,8 @@ class LevelFacts:
     def grid(self, cs: int | None) -> tuple[int, int] | None:
         if cs is None or cs <= 0 or self.height is None or self.width is None:
             return None
-        return (math.ceil(self.height / cs), math.ceil(self.width / cs))
+        rows, cols = chunk_grid((self.height, self.width), (cs, cs))
+        return (rows, cols)
 
 
 @dataclass
@@ -52,7 +54,7 @@ class ArrayFacts:
 
     @property
     def grid(self) -> tuple[int, ...]:
-        return tuple(math.ceil(s / c) if s else 0 for s, c in zip(self.shape, self.outer))
+        return chunk_grid(self.shape, self.outer)
 
 
 @dataclass
@@ -116,14 +118,14 @@ class Context:
 
     @property
     def level_facts(self) -> dict[str, LevelFacts]:
-        return {l.path: l for l in self.levels}
+        return {level.path: level for level in self.levels}
 
 
 def doc_key(node: str) -> str:
     return f"{node}/zarr.json" if node else "zarr.json"
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

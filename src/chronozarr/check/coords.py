@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..read.arrays import decode_chunk, decode_strings, parse_array
+from ..format.geometry import object_key, pixel_centres
 from ..format.times import TIME_CALENDAR, TIME_UNITS, iso
+from ..read.arrays import decode_chunk, decode_strings, parse_array
 from .arraydocs import attributes, check_codecs, check_node, layout
 from .context import Context, LevelFacts, canonical, doc_key
 
@@ -28,13 +29,13 @@ def read_vector(ctx: Context, node: str, doc: Mapping[str, Any], section: str) -
         ctx.report.fail(section, key, str(exc))
         return None
     shape = info.shape
-    grid = [math.ceil(s / c) for s, c in zip(shape, info.chunk_shape)]
+    grid = [math.ceil(s / c) for s, c in zip(shape, info.chunk_shape, strict=False)]
     if info.sharded or len(shape) not in (1, 2) or math.prod(grid) > 4096:
         return None
     strings = doc.get("data_type") == "string"
     out = np.full(shape, "" if strings else info.fill_value, dtype=object if strings else info.dtype)
     for idx in np.ndindex(*grid):
-        chunk_key = f"{node}/c/" + "/".join(map(str, idx))
+        chunk_key = object_key(node, idx)
         raw = ctx.source.get(chunk_key)
         if raw is None:
             continue
@@ -48,7 +49,7 @@ def read_vector(ctx: Context, node: str, doc: Mapping[str, Any], section: str) -
                 ctx.report.fail(section, chunk_key, f"holds {len(chunk)} strings, expected {math.prod(info.chunk_shape)}")
                 return None
             chunk = chunk.reshape(info.chunk_shape)
-        target = tuple(slice(i * c, min((i + 1) * c, s)) for i, c, s in zip(idx, info.chunk_shape, shape))
+        target = tuple(slice(i * c, min((i + 1) * c, s)) for i, c, s in zip(idx, info.chunk_shape, shape, strict=False))
         out[target] = chunk[tuple(slice(0, t.stop - t.start) for t in target)]
     return out
 
@@ -100,7 +101,7 @@ def _check_coordinate(ctx: Context, level: LevelFacts, name: str, dtypes: tuple[
         return None
     if name in ("y", "x") and level.transform is not None:
         a, _, c, _, e, f = level.transform
-        expected = (f + (np.arange(len(values)) + 0.5) * e) if name == "y" else (c + (np.arange(len(values)) + 0.5) * a)
+        expected = pixel_centres(f, e, len(values)) if name == "y" else pixel_centres(c, a, len(values))
         step = abs(e if name == "y" else a)
         if not np.allclose(values.astype(np.float64), expected, rtol=0, atol=max(step * 1e-6, 1e-9)):
             ctx.report.fail("2.2", f"{node}/c/0", f"{name} values are not the pixel centres of the level transform")
@@ -118,7 +119,7 @@ def _check_time(ctx: Context, node: str, values: np.ndarray) -> None:
     if mirror is None:
         return
     texts = ctx.block.get("times") or []
-    for i, (stored, mirrored) in enumerate(zip(ms, mirror)):
+    for i, (stored, mirrored) in enumerate(zip(ms, mirror, strict=False)):
         if stored != mirrored:
             ctx.report.fail("2.2", f"chronozarr.times[{i}]", f"is {texts[i]!r}, but time[{i}] is {iso(stored)}")
             break
@@ -197,7 +198,7 @@ def check_consolidated(ctx: Context) -> None:
 
 # Members a node document may carry or omit with the same meaning (Zarr v3 defaults), and the
 # nested consolidated_metadata that zarr-python's consolidate_metadata gives every group copy.
-_OPTIONAL_MEMBERS = {"storage_transformers": [], "attributes": {}, "dimension_names": None}
+_OPTIONAL_MEMBERS: dict[str, Any] = {"storage_transformers": [], "attributes": {}, "dimension_names": None}
 
 
 def _comparable(doc: Any) -> Any:

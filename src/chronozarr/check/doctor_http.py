@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-
 from ..errors import ChronozarrError
 from ..format.caching import TRAILING, chronozarr_block, object_class
+from ..format.geometry import cell_key, parse_shard_id
 from ..format.zarrjson import parse_json
 from ..read.http_source import DEFAULT_TIMEOUT
 from .doctor_client import DEFAULT_TOTAL_TIMEOUT, TRANSIENT, Answer, DoctorClient, TimeUp
@@ -69,7 +69,9 @@ class HttpDoctor:
             self.report.fail("1", "time limit", f"{exc}: the checks that were left did not run; raise --total-timeout for a slow host")
         else:
             if self.client.expired():  # check 12 reads through a source that fails fast once time is up
-                self.report.fail("1", "time limit", f"doctor's time limit of {self.client.total_timeout:g} s was spent: the reads after it failed without being sent")
+                self.report.fail("1", "time limit", (
+                    f"doctor's time limit of {self.client.total_timeout:g} s was spent: the reads after it failed without being sent"
+                ))
         finally:
             self.client.close()
         self._transport_findings()
@@ -102,7 +104,8 @@ class HttpDoctor:
         n_time = len(block.get("times") or [])
         r.passed("1", "root zarr.json", f"200, chronozarr {block.get('spec_version')} group, {n_time} timesteps")
         self._cors("CORS on zarr.json", root)
-        consolidated = (doc.get("consolidated_metadata") or {}).get("metadata") if isinstance(doc.get("consolidated_metadata"), dict) else None
+        meta = doc.get("consolidated_metadata") if isinstance(doc, dict) else None
+        consolidated = meta.get("metadata") if isinstance(meta, dict) else None
         if consolidated:
             r.passed("3", "consolidated metadata", f"{len(consolidated)} nodes in the root zarr.json")
         else:
@@ -130,13 +133,17 @@ class HttpDoctor:
             elif "content-range" in exposed or "*" in exposed:
                 r.passed("5", "CORS expose Content-Range", f"Access-Control-Expose-Headers: {ranged.header('Access-Control-Expose-Headers')}")
             else:
-                r.fail("5", "CORS expose Content-Range", "Content-Range is not in Access-Control-Expose-Headers: browsers hide it, and range reads cannot be checked")
+                r.fail("5", "CORS expose Content-Range", (
+                    "Content-Range is not in Access-Control-Expose-Headers: browsers hide it, and range reads cannot be checked"
+                ))
             self._suffix_range(key, sharded, layout)
             self._preflight(key, sharded, layout)
             self._head(key, ranged, sharded, has_shard_bytes)
             self._cache_control(key, ranged, block, {array_path: array_doc} if isinstance(array_doc, dict) else {})
             tao = ranged.header("Timing-Allow-Origin")
-            r.info("10", "timing-allow-origin", f"Timing-Allow-Origin: {tao}" if tao else "not sent: in-page benchmarks see transferSize 0 and count bytes from Content-Length")
+            r.info("10", "timing-allow-origin", (
+                f"Timing-Allow-Origin: {tao}" if tao else "not sent: in-page benchmarks see transferSize 0 and count bytes from Content-Length"
+            ))
             self._edge_cache(ranged)
             self._no_content_encoding(key)
             self._content_length(key, ranged)
@@ -158,16 +165,17 @@ class HttpDoctor:
     def _probe(self, array_path: str, block: Mapping[str, Any]) -> tuple[str | None, Answer]:
         """The object the HTTP checks read (level 0, cell (0, 0), timestep or shard 0), with the
         answer to its bounded range; another object of level 0 when that one is absent."""
-        candidates = [f"{array_path}/c/0/0/0/0"]
+        candidates = [cell_key(array_path, 0, 0, 0, has_band=True)]
         listed = ((block.get("shard_bytes") or {}).get(array_path.split("/")[0]) or {}) if isinstance(block.get("shard_bytes"), dict) else {}
-        candidates += [f"{array_path}/c/{k.split('/')[0]}/0/{k.split('/')[1]}/{k.split('/')[2]}" for k in list(listed)[:4]]
-        candidates += [f"{array_path}/c/0/0/{r}/{c}" for r, c in ((0, 1), (1, 0), (1, 1))]
-        answer = None
+        cells = [parse_shard_id(str(k)) for k in list(listed)[:4]]
+        candidates += [cell_key(array_path, *cell, has_band=True) for cell in cells if cell is not None]
+        candidates += [cell_key(array_path, 0, r, c, has_band=True) for r, c in ((0, 1), (1, 0), (1, 1))]
+        answers = []
         for key in dict.fromkeys(candidates):
-            answer = self.request("GET", key, {"Range": f"bytes=0-{PROBE_RANGE - 1}"}, limit=PROBE_RANGE * 2)
-            if answer.status not in (404, 410, 403):
-                return key, answer
-        return None, answer  # type: ignore[return-value]
+            answers.append(self.request("GET", key, {"Range": f"bytes=0-{PROBE_RANGE - 1}"}, limit=PROBE_RANGE * 2))
+            if answers[-1].status not in (404, 410, 403):
+                return key, answers[-1]
+        return None, answers[-1]  # candidates is never empty: the first is always tried
 
     def _byte_range(self, key: str, answer: Answer, sharded: bool, layout: str) -> None:
         r, name = self.report, f"byte range on {key}"
@@ -178,7 +186,9 @@ class HttpDoctor:
             if first == 0 and last == expected_last and len(answer.body) == last + 1:
                 r.passed("4", name, f"206, Content-Range: {answer.header('Content-Range')}")
                 return
-            r.fail("4", name, f"206 with Content-Range: {answer.header('Content-Range')} and {len(answer.body)} bytes for bytes=0-{PROBE_RANGE - 1}: the wrong bytes")
+            r.fail("4", name, (
+                f"206 with Content-Range: {answer.header('Content-Range')} and {len(answer.body)} bytes for bytes=0-{PROBE_RANGE - 1}: the wrong bytes"
+            ))
         elif answer.status == 200:
             message = "200 with the whole object: the host ignores Range"
             if sharded:
@@ -194,8 +204,8 @@ class HttpDoctor:
         r, name = self.report, "suffix range"
         answer = self.request("GET", key, {"Range": f"bytes=-{SUFFIX}"}, limit=SUFFIX * 4)
         span = _content_range(answer.header("Content-Range"))
-        if answer.status == 206 and span is not None and span[2] is not None:
-            first, last, total = span
+        first, last, total = span if span is not None else (0, 0, None)
+        if answer.status == 206 and total is not None:
             if last == total - 1 and first == max(0, total - SUFFIX) and len(answer.body) == last - first + 1:
                 r.passed("6", name, f"206, Content-Range: {answer.header('Content-Range')}")
                 return
@@ -257,7 +267,7 @@ class HttpDoctor:
         r, name = self.report, "cache-control"
         value = answer.header("Cache-Control")
         match = _MAX_AGE.search(value or "")
-        long_lived = bool(value) and ("immutable" in value.lower() or (match is not None and int(match.group(1)) >= ONE_DAY))
+        long_lived = bool(value) and ("immutable" in (value or "").lower() or (match is not None and int(match.group(1)) >= ONE_DAY))
         if long_lived:
             r.passed("9", name, f"Cache-Control: {value}")
             return
@@ -286,7 +296,9 @@ class HttpDoctor:
         if encoding is None or encoding.strip().lower() == "identity":
             self.report.passed(EXTRA, name, "chunks are sent as stored when the client offers gzip, br")
         else:
-            self.report.fail(EXTRA, name, f"Content-Encoding: {encoding} on {key}: shard offsets and ranges apply to the stored bytes; turn compression off for the store")
+            self.report.fail(EXTRA, name, (
+                f"Content-Encoding: {encoding} on {key}: shard offsets and ranges apply to the stored bytes; turn compression off for the store"
+            ))
 
     def _content_length(self, key: str, ranged: Answer) -> None:
         """A whole GET of the probe object brings as many bytes as its Content-Length says and
@@ -317,7 +329,7 @@ class HttpDoctor:
             )
 
     def _absent_key(self, array_path: str) -> Answer:
-        key = f"{array_path}/c/999999999/0/0/0"
+        key = cell_key(array_path, 999999999, 0, 0, has_band=True)
         answer = self.request("GET", key, limit=1 << 16)
         name = "absent key 404"
         if answer.status in (404, 410):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ChronozarrError
 from ..format.zarrjson import parse_json
-from ..read.sources import DEFAULT_MAX_OBJECT_BYTES
+from ..read.object_source import DEFAULT_MAX_OBJECT_BYTES
 from .doctor_decode import ArrayMeta
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def _whole_object(doctor: HttpDoctor, meta: ArrayMeta, index: tuple[int, ...]) -
     chunk_shape = doc["chunk_grid"]["configuration"]["chunk_shape"]
     encoding = doc.get("chunk_key_encoding") or {}
     separator = (encoding.get("configuration") or {}).get("separator", "/")
-    coords = [str(i // s) for i, s in zip(index, chunk_shape)]
+    coords = [str(i // s) for i, s in zip(index, chunk_shape, strict=False)]
     key = "c" + separator + separator.join(coords) if encoding.get("name", "default") == "default" else ".".join(coords)
     obj = doctor.request("GET", f"{meta.path}/{key}", {"Accept-Encoding": "identity"}, limit=DEFAULT_MAX_OBJECT_BYTES)
     buffer = default_buffer_prototype().buffer

@@ -58,7 +58,7 @@ class HostTolerantSource:
         return self._bounded(lambda: self._inner.get_suffix(key, length))
 
     def size(self, key: str) -> int | None:
-        from ..read.sources import FetchError
+        from ..read.object_source import FetchError
 
         try:
             return self._bounded(lambda: self._inner.size(key))

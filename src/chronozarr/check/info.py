@@ -6,44 +6,11 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from ..read.sources import ObjectSource
+from ..format.times import cadence
+from ..read.object_source import ObjectSource
 from ..read.store import ChronoStore
 from .context import local_root
 from .objects import list_files
-
-DAY_MS = 86_400_000
-MONTH_STEPS = {1: "monthly", 3: "quarterly", 12: "yearly"}
-DAY_STEPS = {1: "daily", 7: "weekly"}
-
-
-def cadence(times: np.ndarray) -> str:
-    """'monthly', 'daily', 'every 5 days', 'irregular (median 30 days)', ... of datetime64 values."""
-    t = np.asarray(times).astype("datetime64[ms]")
-    if len(t) < 2:
-        return "single timestep"
-    months = t.astype("datetime64[M]")
-    offsets = t - months.astype("datetime64[ms]")
-    steps = np.diff(months.astype(np.int64))
-    if np.all(offsets == offsets[0]) and np.all(steps == steps[0]) and steps[0] > 0:
-        step = int(steps[0])
-        return MONTH_STEPS.get(step, f"every {step} months")
-    diffs = np.diff(t.astype(np.int64))
-    if np.all(diffs == diffs[0]) and diffs[0] > 0:
-        if diffs[0] % DAY_MS == 0:
-            days = int(diffs[0] // DAY_MS)
-            return DAY_STEPS.get(days, f"every {days} days")
-        return f"every {_duration(int(diffs[0]))}"
-    return f"irregular (median {_duration(int(np.median(diffs)))})"
-
-
-def _duration(ms: int) -> str:
-    if ms >= DAY_MS:
-        days = ms / DAY_MS
-        return f"{days:g} days" if days != 1 else "1 day"
-    hours = ms / 3_600_000
-    return f"{hours:g} hours" if hours >= 1 else f"{ms / 1000:g} seconds"
 
 
 def info(store: str | os.PathLike[str] | ObjectSource) -> dict[str, Any]:
@@ -77,12 +44,12 @@ def info(store: str | os.PathLike[str] | ObjectSource) -> dict[str, Any]:
             },
             "levels": [
                 {
-                    "path": l.path,
-                    "shape": list(l.shape),
-                    "grid": list(l.grid),
-                    "resolution": l.resolution,
+                    "path": level.path,
+                    "shape": list(level.shape),
+                    "grid": list(level.grid),
+                    "resolution": level.resolution,
                 }
-                for l in meta.levels
+                for level in meta.levels
             ],
             "layout": {
                 "chunk_size": level0.chunk_size,
@@ -115,7 +82,7 @@ def info_text(summary: dict[str, Any]) -> str:
         "bands",
         *(f"  {_band(b)}" for b in summary["bands"]),
         "levels",
-        *(f"  {_level(l)}" for l in summary["levels"]),
+        *(f"  {_level(level)}" for level in summary["levels"]),
     ]
     if "objects" in summary:
         lines.append(f"objects    {summary['objects']['count']} objects, {_bytes(summary['objects']['bytes'])}")
@@ -149,12 +116,13 @@ def _band(b: dict[str, Any]) -> str:
     return f"{b['name']:<10} {', '.join(extras)}"
 
 
-def _level(l: dict[str, Any]) -> str:
-    shape: Sequence[int] = l["shape"]
-    return f"{l['path']:>3}  {shape[2]} x {shape[3]} px, grid {l['grid'][0]} x {l['grid'][1]}, {l['resolution']:g} per pixel"
+def _level(level: dict[str, Any]) -> str:
+    shape: Sequence[int] = level["shape"]
+    grid = level["grid"]
+    return f"{level['path']:>3}  {shape[2]} x {shape[3]} px, grid {grid[0]} x {grid[1]}, {level['resolution']:g} per pixel"
 
 
-def _bytes(n: int) -> str:
+def _bytes(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1000 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"

@@ -65,7 +65,7 @@ def _check_group(ctx: Context, level: LevelFacts) -> None:
         elif base is not None:
             a, b, c, d, e, f = base
             expected = [a * 2**k, b, c, d, e * 2**k, f]
-            if not all(close(x, y) for x, y in zip(transform, expected)):
+            if not all(close(x, y) for x, y in zip(transform, expected, strict=False)):
                 report.fail("3.3", f"{key}:attributes.transform", f"is {transform}, expected {expected} (level 0 scaled by 2^{k})")
             level.transform = transform
         if resolution is not None:
@@ -211,8 +211,9 @@ def _check_plane(
         report.fail(section, key, f"fill_value is {doc.get('fill_value')!r}, expected 0")
     comp = check_codecs(ctx, node, doc, "uint8")
     data_node = f"{level.path}/{ctx.variable}"
-    if data_node in compressors and comp is not None and compressors[data_node] is not None and comp != compressors[data_node]:
-        report.fail("8", key, f"compression codec {comp[0]} {comp[1]} differs from the data array's {compressors[data_node][0]} {compressors[data_node][1]}")
+    theirs = compressors.get(data_node)
+    if comp is not None and theirs is not None and comp != theirs:
+        report.fail("8", key, f"compression codec {comp[0]} {comp[1]} differs from the data array's {theirs[0]} {theirs[1]}")
     facts = layout(ctx, node, doc, section)
     if facts is None:
         return
@@ -235,9 +236,9 @@ def _check_mirror(ctx: Context) -> None:
     if len(mirrors) != len(ctx.levels):
         ctx.report.fail("3.7", "chronozarr.levels", f"lists {len(mirrors)} levels, the store has {len(ctx.levels)}")
     cs = ctx.chunk_size
-    for i, (mirror, level) in enumerate(zip(mirrors, ctx.levels)):
+    for i, (mirror, level) in enumerate(zip(mirrors, ctx.levels, strict=False)):
         key = f"chronozarr.levels[{i}]"
-        if level.transform is not None and not all(close(a, b) for a, b in zip(mirror["transform"], level.transform)):
+        if level.transform is not None and not all(close(a, b) for a, b in zip(mirror["transform"], level.transform, strict=False)):
             ctx.report.fail("3.7", f"{key}.transform", f"is {mirror['transform']}, the level group says {level.transform}")
         if level.resolution is not None and not close(mirror["resolution"], level.resolution):
             ctx.report.fail("3.7", f"{key}.resolution", f"is {mirror['resolution']}, the level group says {level.resolution}")

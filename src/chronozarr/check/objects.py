@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import stat
 from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
 from ..errors import StoreError
+from ..format.geometry import cell_indices, is_decimal_index, key_indices, object_key, parse_shard_id
 from ..format.metadata import GRID_MAPPING
 from ..format.shard_index import EMPTY
 from ..read.arrays import ArrayInfo, parse_array, parse_shard_index
@@ -112,18 +112,18 @@ def _classify(ctx: Context, key: str, size: int, nodes: set[str], existing: dict
 
 
 def _inside(indices: list[str], grid: tuple[int, ...]) -> bool:
-    if len(indices) != len(grid) or not all(re.fullmatch(r"0|[1-9]\d*", p) for p in indices):
+    if len(indices) != len(grid) or not all(is_decimal_index(p) for p in indices):
         return False
-    return all(int(p) < g for p, g in zip(indices, grid))
+    return all(int(p) < g for p, g in zip(indices, grid, strict=False))
 
 
 def _shard_keys(facts: ArrayFacts) -> Iterator[str]:
     for idx in np.ndindex(*facts.grid):
-        yield f"{facts.node}/c/" + "/".join(map(str, idx))
+        yield object_key(facts.node, idx)
 
 
 def _check_shards(ctx: Context, existing: dict[str, int] | None) -> None:
-    data_nodes = {f"{l.path}/{ctx.variable}": l.path for l in ctx.levels}
+    data_nodes = {f"{level.path}/{ctx.variable}": level.path for level in ctx.levels}
     listed = _listed(ctx, data_nodes)
     sharded = [f for f in ctx.arrays.values() if f.inner is not None and f.node.split("/")[-1] in (ctx.variable, "mask", "coverage")]
     sizes: dict[str, int] = {}
@@ -148,16 +148,16 @@ def _check_shards(ctx: Context, existing: dict[str, int] | None) -> None:
                 ctx.report.fail("7.3", key, f"is listed in shard_bytes with {length} bytes but does not exist")
             elif true != length:
                 ctx.report.fail("7.3", key, f"shard_bytes lists {length} bytes, the object has {true}")
-        for key in sorted(k for k in sizes if k.rsplit("/c/", 1)[0] in data_nodes and k not in listed):
+        for key in sorted(k for k in sizes if _node(k) in data_nodes and k not in listed):
             ctx.report.fail("7.3", key, "exists but is not listed in shard_bytes (it must list exactly the existing data shards)")
     for facts in sharded:
         try:
             info = parse_array(facts.node, facts.doc)
         except StoreError:
             continue
-        keys = [k for k in sizes if k.rsplit("/c/", 1)[0] == facts.node]
+        keys = [k for k in sizes if _node(k) == facts.node]
         if existing is None and listed is not None and facts.node in data_nodes:
-            keys = [k for k in listed if k in sizes and k.rsplit("/c/", 1)[0] == facts.node]
+            keys = [k for k in listed if k in sizes and _node(k) == facts.node]
         for key in sorted(keys):
             _check_index(ctx, info, key, sizes[key])
 
@@ -177,13 +177,19 @@ def _listed(ctx: Context, data_nodes: dict[str, str]) -> dict[str, int] | None:
             continue
         facts = ctx.arrays.get(by_path[level])
         for name, length in entries.items():
-            parts = str(name).split("/")
-            ok = facts is not None and len(parts) == 3 and _inside([parts[0], "0", parts[1], parts[2]], facts.grid)
-            if not ok:
+            cell = parse_shard_id(str(name))
+            indices = cell_indices(*cell, has_band=True) if cell is not None else None
+            if facts is None or indices is None or not _inside([str(i) for i in indices], facts.grid):
                 ctx.report.fail("7.3", f"chronozarr.shard_bytes[{level!r}][{name!r}]", "is not '<t_shard>/<row>/<col>' inside the shard grid")
                 continue
-            out[f"{by_path[level]}/c/{parts[0]}/0/{parts[1]}/{parts[2]}"] = length
+            out[object_key(by_path[level], indices)] = length
     return out
+
+
+def _node(key: str) -> str:
+    """The array a chunk or shard key belongs to (the key itself when it is not one)."""
+    found = key_indices(key)
+    return found[0] if found is not None else key
 
 
 def _check_index(ctx: Context, info: ArrayInfo, key: str, length: int) -> None:
@@ -203,8 +209,9 @@ def _check_index(ctx: Context, info: ArrayInfo, key: str, length: int) -> None:
     if ctx.n_time is None or info.shard_shape is None:
         return
     shard_time = info.shard_shape[0]
-    ts = int(key.rsplit("/c/", 1)[1].split("/")[0])
-    per_t = math.prod(s // c for s, c in zip(info.shard_shape[1:], info.chunk_shape[1:]))
+    found = key_indices(key)
+    ts = int(found[1][0]) if found is not None else 0
+    per_t = math.prod(s // c for s, c in zip(info.shard_shape[1:], info.chunk_shape[1:], strict=False))
     for position in range(shard_time):
         if ts * shard_time + position >= ctx.n_time:
             rows = index[position * per_t : (position + 1) * per_t]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import StoreError
-from ..read.store import ChronoStore
 from ..format.pyramid import block_max, block_mean, block_rounded_mean, validity
+from ..read.store import ChronoStore
 from .context import Context
 
 SAMPLE_TIMES = 2
@@ -68,7 +68,7 @@ def _sample(ctx: Context, store: ChronoStore) -> None:
         for t in sample_times(len(meta.times), anchors):
             for r, c in sample_cells(rows, cols):
                 ys, xs = level.cell_slice(r, c)
-                src = (slice(2 * ys.start, min(2 * ys.stop, below.height)), slice(2 * xs.start, min(2 * xs.stop, below.width)))
+                src = below.geometry.parent_window(ys, xs)
                 data = store.read(t, below.index, window=src)
                 mask = store.read_mask(t, below.index, window=src)
                 expected = block_mean(data, validity(data, mask, nodata), nodata)
@@ -77,10 +77,12 @@ def _sample(ctx: Context, store: ChronoStore) -> None:
                 _compare(ctx, "6", where, got, expected, "the block mean of level " + below.path)
                 if mask is not None:
                     got_mask = store.read_mask(t, level.index, window=(ys, xs))
+                    assert got_mask is not None  # the level below has one, so the store has a mask
                     _compare(ctx, "2.4", f"{level.path}/mask t={t} cell ({r}, {c})", got_mask, block_max(mask), "the block max of level " + below.path)
                 coverage = store.read_coverage(t, below.index, window=src)
                 if coverage is not None:
                     got_cov = store.read_coverage(t, level.index, window=(ys, xs))
+                    assert got_cov is not None  # the level below has one, so the store has coverage
                     _compare(
                         ctx, "2.5", f"{level.path}/coverage t={t} cell ({r}, {c})", got_cov,
                         block_rounded_mean(coverage), "(sum + 2) // 4 of level " + below.path,

@@ -11,8 +11,10 @@ from typing import Any
 import numpy as np
 
 from ..format.metadata import GAP_FILLS, SUPPORTED_VERSIONS
-from ..format.temporal import ENCODINGS, NONE, STAR_DELTA, STAR_DELTA_DTYPES, anchor_indices, schedule_problems
+from ..format.root_block import COVERAGE, MASK, is_legacy
+from ..format.temporal import AUTO_THRESHOLD, ENCODINGS, NONE, STAR_DELTA, anchor_indices, auto_keeps_star_delta, schedule_problems, star_delta_allowed
 from ..format.temporal import short_repr as _short
+from ..format.times import iso_instant
 from .context import Context, int_list, is_int, is_number, number_list
 
 ROOT = "zarr.json"
@@ -47,7 +49,7 @@ def _check_block(ctx: Context) -> None:
     version = block.get("spec_version")
     if not isinstance(version, str) or not SUPPORTED_VERSIONS.match(version):
         report.fail("3.2", "chronozarr.spec_version", f"{version!r} is not a supported version: expected 0.1.x or 0.2.x")
-    ctx.legacy = isinstance(version, str) and version.startswith("0.1")
+    ctx.legacy = isinstance(version, str) and is_legacy(version)
     variable = block.get("variable", "data" if ctx.legacy else None)
     if not isinstance(variable, str) or not variable or "/" in variable:
         report.fail("3.2", "chronozarr.variable", f"must be the name of the data array, got {variable!r}")
@@ -74,7 +76,7 @@ def _check_block(ctx: Context) -> None:
         report.fail("3.2", "chronozarr.volatility_path", f"must be the path of the volatility array, got {path!r}")
     else:
         ctx.volatility_path = path
-    for name, expected, section in (("mask_variable", "mask", "2.4"), ("coverage_variable", "coverage", "2.5")):
+    for name, expected, section in (("mask_variable", MASK, "2.4"), ("coverage_variable", COVERAGE, "2.5")):
         if name in block and block[name] != expected:
             report.fail(section, f"chronozarr.{name}", f"is {block[name]!r}; when present it must be {expected!r}")
     ctx.has_mask = "mask_variable" in block
@@ -101,24 +103,12 @@ def _check_times(ctx: Context) -> None:
         return
     parsed = []
     for i, text in enumerate(times):
-        ms = parse_iso(text)
-        if ms is None:
+        try:
+            parsed.append(int(iso_instant(text).astype(np.int64)))
+        except ValueError:
             ctx.report.fail("3.2", f"chronozarr.times[{i}]", f"{text!r} is not an ISO-8601 timestamp")
             return
-        parsed.append(ms)
     ctx.times_ms = parsed
-
-
-def parse_iso(text: str) -> int | None:
-    """Milliseconds since the epoch of a UTC ISO-8601 string, or None."""
-    value = text.strip()
-    for suffix in ("Z", "+00:00"):
-        if value.endswith(suffix):
-            value = value[: -len(suffix)]
-    try:
-        return int(np.datetime64(value, "ms").astype(np.int64))
-    except ValueError:
-        return None
 
 
 def _check_bands(ctx: Context) -> None:
@@ -289,7 +279,7 @@ def check_temporal(ctx: Context) -> None:
         if present:
             report.fail("4.1", "chronozarr.temporal", f"encoding 'none' must not carry {', '.join(present)}")
         return
-    if ctx.dtype is not None and ctx.dtype not in STAR_DELTA_DTYPES:
+    if ctx.dtype is not None and not star_delta_allowed(ctx.dtype):
         report.fail("4.1", "chronozarr.temporal.encoding", f"star-delta is valid only for uint8 and uint16 data, this store is {ctx.dtype}")
     interval = temporal.get("anchor_interval")
     if not is_int(interval) or interval < 1:
@@ -323,8 +313,9 @@ def _check_selection(ctx: Context, sel: Any, encoding: str) -> None:
         return
     if sel["sampled_cells"] < 1 or sel["ratio"] <= 0:
         ctx.report.fail("4.1", key, f"sampled_cells must be >= 1 and ratio > 0, got {dict(sel)}")
-    elif encoding == STAR_DELTA and sel["ratio"] > 0.85:
-        ctx.report.warn("4.3", key, f"ratio {sel['ratio']} is above 0.85, where auto keeps 'none'")
-    elif encoding == NONE and sel["ratio"] <= 0.85:
-        ctx.report.warn("4.3", key, f"ratio {sel['ratio']} is at most 0.85, where auto keeps 'star-delta'")
+    else:
+        chosen = STAR_DELTA if auto_keeps_star_delta(sel["ratio"]) else NONE
+        if encoding != chosen:
+            where = "at most" if chosen == STAR_DELTA else "above"
+            ctx.report.warn("4.3", key, f"ratio {sel['ratio']} is {where} {AUTO_THRESHOLD}, where auto keeps {chosen!r}")
 

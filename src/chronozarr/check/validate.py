@@ -8,12 +8,11 @@ that a malformed store ends as findings, never as a traceback.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ..errors import AccessError, StoreError
 from ..format.zarrjson import parse_json
-from ..read.sources import ObjectSource, open_source
+from ..read.object_source import ObjectSource, open_object_source
 from .context import Context, local_root
 from .coords import check_consolidated, check_coordinates, check_volatility
 from .findings import Report
@@ -41,7 +40,7 @@ def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bo
             report.fail("2", name, "no store here: the directory does not exist")
             return report
         try:
-            source = open_source(name)
+            source = open_object_source(name)
         except StoreError as exc:
             report.fail("9", name, f"cannot open the store: {exc}")
             return report

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from ..write.append import AppendSummary, append
@@ -39,17 +37,17 @@ def register(app: typer.Typer) -> None:
 def append_command(
     store: str = typer.Argument(..., metavar="STORE", help="Existing chronozarr store: a directory or s3://, gs://, az://.", show_default=False),
     input: str = typer.Argument(..., metavar="INPUT", help="NetCDF file or Zarr store with the new timesteps.", show_default=False),
-    crs: Optional[str] = typer.Option(None, metavar="EPSG:CODE", help="CRS of the input grid; default: the input's, else the store's."),
-    variable: Optional[str] = typer.Option(None, metavar="NAME", help="The (time, band, y, x) variable; default: the only 4-D one."),
-    variables: Optional[str] = typer.Option(None, metavar="A,B,...", help="Comma-separated (time, y, x) variables stacked as bands."),
-    mask_variable: Optional[str] = typer.Option(None, metavar="NAME", help="(time, y, x) validity variable (when the store has a mask)."),
-    coverage_variable: Optional[str] = typer.Option(None, metavar="NAME", help="(time, y, x) observation counts (when the store has coverage)."),
-    group: Optional[str] = typer.Option(None, metavar="PATH", help="Group inside the input that holds the variables."),
-    cast: Optional[str] = typer.Option(None, metavar="DTYPE", help="Convert the data to the store's dtype first (exact casts only)."),
+    crs: str | None = typer.Option(None, metavar="EPSG:CODE", help="CRS of the input grid; default: the input's, else the store's."),
+    variable: str | None = typer.Option(None, metavar="NAME", help="The (time, band, y, x) variable; default: the only 4-D one."),
+    variables: str | None = typer.Option(None, metavar="A,B,...", help="Comma-separated (time, y, x) variables stacked as bands."),
+    mask_variable: str | None = typer.Option(None, metavar="NAME", help="(time, y, x) validity variable (when the store has a mask)."),
+    coverage_variable: str | None = typer.Option(None, metavar="NAME", help="(time, y, x) observation counts (when the store has coverage)."),
+    group: str | None = typer.Option(None, metavar="PATH", help="Group inside the input that holds the variables."),
+    cast: str | None = typer.Option(None, metavar="DTYPE", help="Convert the data to the store's dtype first (exact casts only)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="List every object the append would write, with its class; write nothing."),
-    workers: Optional[int] = typer.Option(None, min=1, help="Compression threads; default: all cores."),
-    progress: Optional[bool] = progress_option(),
-    endpoint: Optional[str] = endpoint_option(),
+    workers: int | None = typer.Option(None, min=1, help="Compression threads; default: all cores."),
+    progress: bool | None = progress_option(),
+    endpoint: str | None = endpoint_option(),
 ) -> None:
     options = {"endpoint": endpoint} if endpoint else None
     store_crs = open_existing(open_output(store, options), options).meta.crs

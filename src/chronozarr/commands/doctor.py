@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from ..check.doctor import DEFAULT_ORIGIN, doctor
@@ -43,8 +41,10 @@ def doctor_command(
     target: str = typer.Argument(..., metavar="TARGET", help="Store directory, http(s) URL or s3://, gs://, az:// URL.", show_default=False),
     origin: str = typer.Option(DEFAULT_ORIGIN, "--origin", help="Origin header sent with every request: the page that will read the store."),
     as_json: bool = typer.Option(False, "--json", help="Print the checks as JSON."),
-    endpoint: Optional[str] = endpoint_option(),
-    timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", min=0.001, help="Seconds one wait may take: connecting, the first byte of an answer, a pause in a body."),
+    endpoint: str | None = endpoint_option(),
+    timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", min=0.001, help=(
+        "Seconds one wait may take: connecting, the first byte of an answer, a pause in a body."
+    )),
     total_timeout: float = typer.Option(DEFAULT_TOTAL_TIMEOUT, "--total-timeout", min=0.001, help="Seconds all the checks may take together."),
 ) -> None:
     finish_with(doctor(store_location(target, endpoint), origin=origin, timeout=timeout, total_timeout=total_timeout), as_json)

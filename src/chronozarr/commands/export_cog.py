@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -44,9 +43,9 @@ def export_cog_command(
     store: str = typer.Argument(..., metavar="STORE", help="Store directory, http(s) URL or s3://, gs://, az:// URL.", show_default=False),
     out_dir: Path = typer.Argument(..., metavar="OUT_DIR", help="Directory for the GeoTIFFs; made when missing.", show_default=False),
     level: int = typer.Option(0, "--level", help="Pyramid level to export (0 is full resolution)."),
-    times: Optional[str] = typer.Option(None, "--times", metavar="SELECTION", help=f"Timesteps to export: {SYNTAX}; default: all."),
+    times: str | None = typer.Option(None, "--times", metavar="SELECTION", help=f"Timesteps to export: {SYNTAX}; default: all."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace files of the same names in OUT_DIR."),
-    progress: Optional[bool] = progress_option(),
-    endpoint: Optional[str] = endpoint_option(),
+    progress: bool | None = progress_option(),
+    endpoint: str | None = endpoint_option(),
 ) -> None:
     typer.echo(str(export_cog(store_location(store, endpoint), out_dir, level=level, times=times, overwrite=overwrite, progress=progress)))

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-from typing import Optional
-
 import typer
 
 from ..check import info, info_text
@@ -32,7 +30,7 @@ def register(app: typer.Typer) -> None:
 def info_command(
     store: str = typer.Argument(..., metavar="STORE", help="Store directory, http(s) URL or s3://, gs://, az:// URL.", show_default=False),
     as_json: bool = typer.Option(False, "--json", help="Print the description as JSON."),
-    endpoint: Optional[str] = endpoint_option(),
+    endpoint: str | None = endpoint_option(),
 ) -> None:
     summary = info(store_location(store, endpoint))
     typer.echo(json.dumps(summary, indent=2) if as_json else info_text(summary))

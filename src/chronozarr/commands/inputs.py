@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from ..io import Source, open_source, require_stored_dtype
+from ..io import Source, open_input_dataset, require_stored_dtype
 from ..io.convert import open_raster_glob
 from ..io.dated_files import is_glob
 
@@ -31,7 +31,7 @@ def open_input(
                                 ("--coverage-variable", coverage_variable), ("--group", group)) if v]
         opened = open_raster_glob(path, crs=crs, cast=cast, rasters=rasters or {}, refused=given)
     else:
-        opened = open_source(
+        opened = open_input_dataset(
             path, variable=variable, variables=variables, mask_variable=mask_variable,
             coverage_variable=coverage_variable, group=group, crs=crs, cast=cast, default_crs=default_crs,
             **_no_raster_options(rasters),
@@ -43,7 +43,7 @@ def open_input(
 
 
 def _no_raster_options(rasters: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Nothing for open_source; raster options given for a NetCDF or Zarr input are refused."""
+    """Nothing for open_input_dataset; raster options given for a NetCDF or Zarr input are refused."""
     from ..errors import InputError
 
     given = sorted(k for k, v in (rasters or {}).items() if v not in (None, False))

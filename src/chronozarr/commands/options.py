@@ -11,29 +11,27 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable, Mapping
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, Optional, TypeVar
+from typing import Any, TypeVar
 
 import typer
 
 from ..buckets import is_bucket_url
 from ..errors import InputError
+from ..format.codecs import CODEC_NAMES, DEFAULT_CODEC, DEFAULT_LEVEL
 from ..format.metadata import DTYPES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Encoding(str, Enum):
+class Encoding(StrEnum):
     auto = "auto"
     none = "none"
     star_delta = "star-delta"
 
 
-class Codec(str, Enum):
-    zstd = "zstd"
-    blosc = "blosc"
-    gzip = "gzip"
+Codec = StrEnum("Codec", {name: name for name in CODEC_NAMES})  # type: ignore[misc]  # members from format/codecs' table: mypy wants literal members
 
 
 def progress_option() -> Any:
@@ -67,13 +65,15 @@ def _option(name: str, annotation: Any, info: Any) -> inspect.Parameter:
 
 
 INPUT_OPTIONS = (
-    _option("crs", Optional[str], typer.Option(None, metavar="EPSG:CODE", help="The CRS the input is in; replaces what it declares (default: read from the input).")),
-    _option("variable", Optional[str], typer.Option(None, metavar="NAME", help="The (time, band, y, x) variable; default: the only 4-D one.")),
-    _option("variables", Optional[str], typer.Option(None, metavar="A,B,...", help="Comma-separated (time, y, x) variables stacked as bands.")),
-    _option("mask_variable", Optional[str], typer.Option(None, metavar="NAME", help="(time, y, x) validity variable: 1 valid, 0 invalid.")),
-    _option("coverage_variable", Optional[str], typer.Option(None, metavar="NAME", help="(time, y, x) count of observations per pixel.")),
-    _option("group", Optional[str], typer.Option(None, metavar="PATH", help="Group inside the input that holds the variables.")),
-    _option("cast", Optional[str], typer.Option(
+    _option("crs", str | None, typer.Option(
+        None, metavar="EPSG:CODE", help="The CRS the input is in; replaces what it declares (default: read from the input)."
+    )),
+    _option("variable", str | None, typer.Option(None, metavar="NAME", help="The (time, band, y, x) variable; default: the only 4-D one.")),
+    _option("variables", str | None, typer.Option(None, metavar="A,B,...", help="Comma-separated (time, y, x) variables stacked as bands.")),
+    _option("mask_variable", str | None, typer.Option(None, metavar="NAME", help="(time, y, x) validity variable: 1 valid, 0 invalid.")),
+    _option("coverage_variable", str | None, typer.Option(None, metavar="NAME", help="(time, y, x) count of observations per pixel.")),
+    _option("group", str | None, typer.Option(None, metavar="PATH", help="Group inside the input that holds the variables.")),
+    _option("cast", str | None, typer.Option(
         None, metavar="DTYPE", help=f"Convert the data first: one of {', '.join(DTYPES)}. Integer casts refuse values they would change."
     )),
 )
@@ -83,31 +83,31 @@ WRITER_OPTIONS = (
     _option("anchor_interval", int, typer.Option(6, min=1, help="Timesteps per anchor under star-delta.")),
     _option("chunk_size", int, typer.Option(512, min=2, help="Chunk edge in pixels (even; 256 or 512).")),
     _option("shard", bool, typer.Option(False, "--shard/--no-shard", help="Group the timesteps of a cell into shards.")),
-    _option("shard_time", Optional[int], typer.Option(None, min=1, help="Timesteps per shard (needs --shard); default: all.")),
-    _option("codec", Codec, typer.Option(Codec.zstd, help="Compression codec.")),
-    _option("level", Optional[int], typer.Option(None, help="Compression level; default 5.")),
-    _option("blosc_cname", Optional[str], typer.Option(None, help="Blosc compressor (with --codec blosc); default zstd.")),
-    _option("blosc_shuffle", Optional[str], typer.Option(None, help="noshuffle or shuffle (with --codec blosc).")),
-    _option("nodata", Optional[str], typer.Option(
+    _option("shard_time", int | None, typer.Option(None, min=1, help="Timesteps per shard (needs --shard); default: all.")),
+    _option("codec", Codec, typer.Option(Codec[DEFAULT_CODEC], help="Compression codec.")),
+    _option("level", int | None, typer.Option(None, help=f"Compression level; default {DEFAULT_LEVEL}.")),
+    _option("blosc_cname", str | None, typer.Option(None, help="Blosc compressor (with --codec blosc); default zstd.")),
+    _option("blosc_shuffle", str | None, typer.Option(None, help="noshuffle or shuffle (with --codec blosc).")),
+    _option("nodata", str | None, typer.Option(
         None, metavar="NUMBER|none",
         help="Nodata value, or 'none' for no nodata; default: the input's fill value, else 0 for uint8/uint16 and none otherwise."
     )),
-    _option("bands_json", Optional[Path], typer.Option(
+    _option("bands_json", Path | None, typer.Option(
         None, help='JSON list of bands: [{"name", "common_name", "scale", "offset", "units"}, ...]; default: from the '
         "input's CF packing (scale_factor, add_offset) or band names.",
     )),
-    _option("provenance_json", Optional[Path], typer.Option(None, help="JSON object: sources, composite, gap_fill, notes.")),
-    _option("max_levels", Optional[int], typer.Option(None, min=1, help="Stop the pyramid after this many levels.")),
-    _option("workers", Optional[int], typer.Option(None, min=1, help="Compression threads; default: all cores.")),
-    _option("block_size", Optional[int], typer.Option(
+    _option("provenance_json", Path | None, typer.Option(None, help="JSON object: sources, composite, gap_fill, notes.")),
+    _option("max_levels", int | None, typer.Option(None, min=1, help="Stop the pyramid after this many levels.")),
+    _option("workers", int | None, typer.Option(None, min=1, help="Compression threads; default: all cores.")),
+    _option("block_size", int | None, typer.Option(
         None, min=2, metavar="CELLS", help="Cells per side of a work block, a power of two; default: about 64 MB of input."
     )),
     _option("read_ahead", int, typer.Option(2, min=0, metavar="N", help="Blocks read ahead of the one being encoded.")),
     _option("resume", bool, typer.Option(
         False, "--resume", help="Complete an interrupted run into OUT; it must be the same input and options."
     )),
-    _option("endpoint", Optional[str], endpoint_option("OUT")),
-    _option("progress", Optional[bool], progress_option()),
+    _option("endpoint", str | None, endpoint_option("OUT")),
+    _option("progress", bool | None, progress_option()),
 )
 
 
@@ -117,14 +117,14 @@ def with_options(*groups: tuple[inspect.Parameter, ...]) -> Callable[[F], F]:
     def add(command: F) -> F:
         signature = inspect.signature(command, eval_str=True)
         own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-        command.__signature__ = signature.replace(parameters=own + [p for group in groups for p in group])  # type: ignore[attr-defined]
+        command.__signature__ = signature.replace(parameters=own + [p for group in groups for p in group])  # type: ignore[attr-defined]  # typer reads it
         return command
 
     return add
 
 
 def input_arguments(options: Mapping[str, Any]) -> dict[str, Any]:
-    """open_source's keyword arguments from the input options (--variables split at commas)."""
+    """open_input_dataset's keyword arguments from the input options (--variables split at commas)."""
     return {p.name: options[p.name] for p in INPUT_OPTIONS} | {"variables": split_names(options["variables"])}
 
 

@@ -5,7 +5,7 @@ and skipping unreadable files. Defined once, in the form of commands/options.py.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -13,20 +13,20 @@ from ..io.grid import RESAMPLING
 from .options import _option, split_names
 
 RASTER_OPTIONS = (
-    _option("bounds", Optional[str], typer.Option(
+    _option("bounds", str | None, typer.Option(
         None, metavar="W,S,E,N",
         help="Outer edges of the store's grid: of files with no georeferencing (in --crs units), or with --grid its extent.",
     )),
-    _option("grid", Optional[str], typer.Option(
+    _option("grid", str | None, typer.Option(
         None, metavar="first|EPSG:CODE", help="Put every file on one grid: the first file's, or one in this CRS (needs --resolution).",
     )),
-    _option("resolution", Optional[float], typer.Option(None, metavar="R", help="Pixel size of the --grid, in its CRS units.")),
-    _option("resampling", Optional[str], typer.Option(
+    _option("resolution", float | None, typer.Option(None, metavar="R", help="Pixel size of the --grid, in its CRS units.")),
+    _option("resampling", str | None, typer.Option(
         None, metavar="|".join(RESAMPLING), help="Warp files that are off the grid with GDAL's resampling of this name.",
     )),
-    _option("assets", Optional[str], typer.Option(None, metavar="A,B,...", help="STAC items: the asset keys that become bands.")),
-    _option("group_by", Optional[str], typer.Option(None, metavar="day", help="STAC items: one timestep per UTC day, mosaicked.")),
-    _option("date_format", Optional[str], typer.Option(
+    _option("assets", str | None, typer.Option(None, metavar="A,B,...", help="STAC items: the asset keys that become bands.")),
+    _option("group_by", str | None, typer.Option(None, metavar="day", help="STAC items: one timestep per UTC day, mosaicked.")),
+    _option("date_format", str | None, typer.Option(
         None, metavar="FORMAT", help="Glob: where the date is in a name, e.g. '*_%Y%m%d_*' (strftime codes, * any text).",
     )),
     _option("skip_unreadable", bool, typer.Option(

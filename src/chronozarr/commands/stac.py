@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -37,8 +36,8 @@ def register(app: typer.Typer) -> None:
 def stac_command(
     store: str = typer.Argument(..., metavar="STORE", help="Store directory or http(s) URL.", show_default=False),
     out: Path = typer.Option(..., "--out", metavar="DIR", help="Directory for the catalog; made when missing.", show_default=False),
-    href: Optional[str] = typer.Option(None, "--href", metavar="URL", help="Where clients find the store; default: STORE."),
-    catalog_url: Optional[str] = typer.Option(None, "--catalog-url", metavar="URL", help="Where DIR will be published."),
+    href: str | None = typer.Option(None, "--href", metavar="URL", help="Where clients find the store; default: STORE."),
+    catalog_url: str | None = typer.Option(None, "--catalog-url", metavar="URL", help="Where DIR will be published."),
     license_id: str = typer.Option("other", "--license", metavar="SPDX", help="License of the data: an SPDX identifier or 'other'."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing collection.json and Item."),
 ) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from ..check import validate
@@ -37,6 +35,6 @@ def validate_command(
     sample_pyramid: bool = typer.Option(
         True, "--sample-pyramid/--no-sample-pyramid", help="Read a few cells per level to check the pyramid reductions."
     ),
-    endpoint: Optional[str] = endpoint_option(),
+    endpoint: str | None = endpoint_option(),
 ) -> None:
     finish_with(validate(store_location(store, endpoint), sample_pyramid=sample_pyramid), as_json)

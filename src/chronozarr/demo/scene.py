@@ -170,7 +170,7 @@ class Scene:
 
     def _farm(self, land: np.ndarray, b: int, month: float) -> None:
         """Fields on the terrace: bare after harvest, green at the peak of their crop."""
-        for (r0, r1, c0, c1), phase, grain in zip(self.fields, self.field_phase, self.field_grain):
+        for (r0, r1, c0, c1), phase, grain in zip(self.fields, self.field_phase, self.field_grain, strict=False):
             crop = 0.5 + 0.5 * np.cos(2 * np.pi * (month - phase) / 12)
             crop = min(max(1.6 * crop - 0.3, 0.0), 1.0)
             land[r0:r1, c0:c1] = (SOIL[b] + (PIONEER_WET[b] - SOIL[b]) * crop) * grain
@@ -206,7 +206,7 @@ def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], sizes: Seque
     """Value noise: octaves of coarse random grids, each upsampled smoothly to `shape`."""
     height, width = shape
     out = np.zeros(shape, np.float32)
-    for size, weight in zip(sizes, weights):
+    for size, weight in zip(sizes, weights, strict=False):
         size = max(float(size), 1.0)
         grid = rng.standard_normal((int(height / size) + 3, int(width / size) + 3), dtype=np.float32)
         fy = np.arange(height) / size + rng.uniform(0, 1)

@@ -18,8 +18,8 @@ import numpy as np
 from ..errors import InputError
 from ..extras import import_extra
 from ..progress import progress_bar
-from ..read.sources import ObjectSource
-from ..read.store import ChronoStore, LevelInfo, open_store
+from ..read.object_source import ObjectSource
+from ..read.store import ChronoStore, Level, open_store
 from .files import check_targets, replacing
 from .times import select_times
 
@@ -89,7 +89,7 @@ def file_names(times: np.ndarray, level: int) -> list[str]:
     unit = "ms" if np.any(times.astype("datetime64[s]") != times) else "s"
     stamps = np.datetime_as_string(times.astype(f"datetime64[{unit}]"))
     shared = {d for d in dates if np.count_nonzero(dates == d) > 1}
-    return [f"L{level}_{stamp.replace(':', '-') if date in shared else date}.tif" for date, stamp in zip(dates, stamps)]
+    return [f"L{level}_{stamp.replace(':', '-') if date in shared else date}.tif" for date, stamp in zip(dates, stamps, strict=False)]
 
 
 def overview_count(height: int, width: int) -> int:
@@ -98,7 +98,7 @@ def overview_count(height: int, width: int) -> int:
     return min(len(OVERVIEW_FACTORS), int(math.log2(max(height, width))))
 
 
-def cog_profile(source: ChronoStore, info: LevelInfo) -> dict[str, Any]:
+def cog_profile(source: ChronoStore, info: Level) -> dict[str, Any]:
     """The grid, CRS and nodata from the store (GRID_KEYS), and the COG driver's creation options
     for the layout we promise."""
     from affine import Affine  # installed with rasterio
@@ -126,7 +126,7 @@ def cog_profile(source: ChronoStore, info: LevelInfo) -> dict[str, Any]:
     return profile
 
 
-def _write(rasterio: Any, path: Path, source: ChronoStore, t: int, info: LevelInfo, profile: dict[str, Any]) -> None:
+def _write(rasterio: Any, path: Path, source: ChronoStore, t: int, info: Level, profile: dict[str, Any]) -> None:
     """One timestep. Where the store has a mask, its invalid pixels become nodata (when there is
     one) and the mask is kept as the file's mask band too: a valid pixel may hold the nodata value.
 
@@ -168,7 +168,7 @@ def _strips(height: int, chunk_size: int) -> Iterator[slice]:
         yield slice(start, min(height, start + step))
 
 
-def _level(source: ChronoStore, level: int) -> LevelInfo:
+def _level(source: ChronoStore, level: int) -> Level:
     levels = source.levels
     if not 0 <= level < len(levels):
         raise InputError(f"--level {level}: the store has levels 0..{len(levels) - 1}")

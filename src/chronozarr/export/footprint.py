@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 Bounds = tuple[float, float, float, float]
 POINTS_PER_EDGE = 16  # a projected straight edge is a curve in longitude/latitude
 
@@ -21,7 +20,7 @@ def wgs84_footprint(crs: str, bounds: Bounds) -> tuple[list[float], dict[str, An
     transformer = pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
     xs, ys = _ring(bounds)
     lons, lats = transformer.transform(xs, ys)
-    ring = [[float(lon), float(lat)] for lon, lat in zip(lons, lats)]
+    ring = [[float(lon), float(lat)] for lon, lat in zip(lons, lats, strict=False)]
     ring.append(ring[0])
     bbox = [min(lons), min(lats), max(lons), max(lats)]
     return [float(v) for v in bbox], {"type": "Polygon", "coordinates": [ring]}
@@ -33,7 +32,7 @@ def _ring(bounds: Bounds) -> tuple[list[float], list[float]]:
     corners = [(xmin, ymin), (xmax, ymin), (xmax, ymax), (xmin, ymax)]
     xs: list[float] = []
     ys: list[float] = []
-    for (x0, y0), (x1, y1) in zip(corners, corners[1:] + corners[:1]):
+    for (x0, y0), (x1, y1) in zip(corners, corners[1:] + corners[:1], strict=False):
         for i in range(POINTS_PER_EDGE):
             f = i / POINTS_PER_EDGE
             xs.append(x0 + (x1 - x0) * f)

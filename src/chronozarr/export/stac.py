@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..read.store import ChronoStore, open_store
 from ..format.geometry import LevelGeometry
 from ..format.times import iso_list
+from ..read.store import ChronoStore, open_store
 from .files import check_targets, replacing
 from .footprint import wgs84_footprint
 
@@ -69,9 +69,10 @@ def write_stac(
     with open_store(store) as source:
         collection, item = describe(source, name, item_id, href, license_id)
     collection["links"] = _links([("root", COLLECTION_FILE), ("item", item_file)], catalog_url, COLLECTION_FILE)
-    item["links"] = _links([("root", f"../{COLLECTION_FILE}"), ("parent", f"../{COLLECTION_FILE}"), ("collection", f"../{COLLECTION_FILE}")], catalog_url, item_file)
+    up = f"../{COLLECTION_FILE}"
+    item["links"] = _links([("root", up), ("parent", up), ("collection", up)], catalog_url, item_file)
     paths = (directory / COLLECTION_FILE, directory / item_file)
-    for path, document in zip(paths, (collection, item)):
+    for path, document in zip(paths, (collection, item), strict=False):
         with replacing(path) as partial:
             partial.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     return StacSummary(*paths)

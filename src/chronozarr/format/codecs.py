@@ -16,7 +16,34 @@ from typing import Any
 import numcodecs
 import numpy as np
 
-CODEC_NAMES = ("zstd", "blosc", "gzip")
+
+@dataclass(frozen=True)
+class CodecRule:
+    """What spec 8 allows of one compression codec: the configuration field holding its level,
+    the levels allowed, and the level a configuration without the field means."""
+
+    level_key: str
+    levels: tuple[int, int]
+    implied_level: int
+
+    def level_problem(self, name: str, value: Any) -> str | None:
+        """Why `value` is not a level of this codec, or None when it is one."""
+        low, high = self.levels
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            return f"{name} {self.level_key} must be an integer from {low} to {high}, got {value!r}"
+        return None
+
+
+# The one codec table: the writer, reader, validator and CLI options read it; a codec is one entry
+# here plus its to_json, compressor and decode branches.
+CODECS = {
+    "zstd": CodecRule("level", (-131072, 22), 0),
+    "blosc": CodecRule("clevel", (0, 9), 5),
+    "gzip": CodecRule("level", (1, 9), 5),
+}
+CODEC_NAMES = tuple(CODECS)
+DEFAULT_CODEC = "zstd"
+DEFAULT_LEVEL = 5
 BLOSC_CNAMES = ("zstd", "lz4")
 BLOSC_SHUFFLES = ("noshuffle", "shuffle")
 
@@ -33,7 +60,7 @@ class CodecSpec:
     def __post_init__(self) -> None:
         if self.name not in CODEC_NAMES:
             raise ValueError(f"codec must be one of {', '.join(CODEC_NAMES)}, got {self.name!r}")
-        low, high = {"zstd": (-131072, 22), "blosc": (0, 9), "gzip": (1, 9)}[self.name]
+        low, high = CODECS[self.name].levels
         if not low <= self.level <= high:
             raise ValueError(f"{self.name} level must be between {low} and {high}, got {self.level}")
         if self.name == "blosc":
@@ -43,9 +70,9 @@ class CodecSpec:
                 raise ValueError(f"blosc shuffle must be noshuffle or shuffle, got {self.shuffle!r}")
 
     @classmethod
-    def create(cls, name: str = "zstd", level: int | None = None, **blosc: str) -> "CodecSpec":
-        """A codec with its default level (zstd 5, blosc 5, gzip 5) unless one is given."""
-        return cls(name=name, level=5 if level is None else level, **blosc)
+    def create(cls, name: str = "zstd", level: int | None = None, **blosc: str) -> CodecSpec:
+        """A codec with the default level (DEFAULT_LEVEL) unless one is given."""
+        return cls(name=name, level=DEFAULT_LEVEL if level is None else level, **blosc)
 
     def to_json(self, dtype: np.dtype) -> dict[str, Any]:
         """The Zarr v3 codec entry for data of this dtype."""
@@ -65,19 +92,17 @@ class CodecSpec:
         }
 
     @classmethod
-    def from_json(cls, entry: dict[str, Any]) -> "CodecSpec":
+    def from_json(cls, entry: dict[str, Any]) -> CodecSpec:
         """Parse a Zarr v3 codec entry; unsupported codecs and settings raise ValueError naming them."""
         name = entry.get("name")
         config = entry.get("configuration") or {}
         if not isinstance(config, dict):
             raise ValueError(f"{name} configuration must be an object, got {config!r}")
-        if name == "zstd":
-            return cls("zstd", _level(config, "level", 0))
-        if name == "gzip":
-            return cls("gzip", _level(config, "level", 5))
-        if name == "blosc":
-            shuffle = config.get("shuffle", "noshuffle")
-            return cls("blosc", _level(config, "clevel", 5), str(config.get("cname", "zstd")), str(shuffle))
+        if isinstance(name, str) and name in CODECS:
+            level = _level(config, CODECS[name].level_key, CODECS[name].implied_level)
+            if name == "blosc":
+                return cls("blosc", level, str(config.get("cname", "zstd")), str(config.get("shuffle", "noshuffle")))
+            return cls(name, level)
         raise ValueError(f"unsupported codec {name!r}: chronozarr stores use zstd, blosc or gzip (spec 8)")
 
     def compressor(self, dtype: np.dtype) -> numcodecs.abc.Codec:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 Transform = tuple[float, float, float, float, float, float]
 
@@ -24,15 +27,16 @@ class LevelGeometry:
 
     @property
     def rows(self) -> int:
-        return math.ceil(self.height / self.chunk_size)
+        return self.grid[0]
 
     @property
     def cols(self) -> int:
-        return math.ceil(self.width / self.chunk_size)
+        return self.grid[1]
 
     @property
     def grid(self) -> tuple[int, int]:
-        return (self.rows, self.cols)
+        rows, cols = chunk_grid((self.height, self.width), (self.chunk_size, self.chunk_size))
+        return (rows, cols)
 
     @property
     def resolution(self) -> float:
@@ -50,13 +54,37 @@ class LevelGeometry:
             slice(col * cs, min((col + 1) * cs, self.width)),
         )
 
-    def x_centres(self) -> list[float]:
-        a, _, c, *_ = self.transform
-        return [c + (i + 0.5) * a for i in range(self.width)]
+    def cells_under(self, rows: slice, cols: slice) -> list[tuple[int, int]]:
+        """The (row, col) of every cell a non-empty pixel window touches, row-major."""
+        cs = self.chunk_size
+        return [(r, c) for r in range(rows.start // cs, -(-rows.stop // cs)) for c in range(cols.start // cs, -(-cols.stop // cs))]
 
-    def y_centres(self) -> list[float]:
+    def overlap(self, row: int, col: int, rows: slice, cols: slice) -> tuple[slice, slice, slice, slice]:
+        """Where a cell meets a pixel window: (y, x) slices within the cell's chunk, then (y, x)
+        slices within the window."""
+        cell_rows, cell_cols = self.cell_slice(row, col)
+        top, left = max(rows.start, cell_rows.start), max(cols.start, cell_cols.start)
+        bottom, right = min(rows.stop, cell_rows.stop), min(cols.stop, cell_cols.stop)
+        return (
+            slice(top - cell_rows.start, bottom - cell_rows.start), slice(left - cell_cols.start, right - cell_cols.start),
+            slice(top - rows.start, bottom - rows.start), slice(left - cols.start, right - cols.start),
+        )
+
+    def parent_window(self, rows: slice, cols: slice) -> tuple[slice, slice]:
+        """The pixels of this level under a window of the level above: the 2 x 2 blocks whose
+        means it holds (spec 6), cropped where this level ends."""
+        return (
+            slice(2 * rows.start, min(2 * rows.stop, self.height)),
+            slice(2 * cols.start, min(2 * cols.stop, self.width)),
+        )
+
+    def x_centres(self) -> np.ndarray:
+        a, _, c, *_ = self.transform
+        return pixel_centres(c, a, self.width)
+
+    def y_centres(self) -> np.ndarray:
         *_, e, f = self.transform
-        return [f + (j + 0.5) * e for j in range(self.height)]
+        return pixel_centres(f, e, self.height)
 
     def bbox(self) -> tuple[float, float, float, float]:
         """(xmin, ymin, xmax, ymax) of the level's pixel edges."""
@@ -64,6 +92,16 @@ class LevelGeometry:
         xs = (c, c + a * self.width)
         ys = (f, f + e * self.height)
         return (min(xs), min(ys), max(xs), max(ys))
+
+
+def chunk_grid(shape: Sequence[int], chunks: Sequence[int]) -> tuple[int, ...]:
+    """Chunks along each axis: ceil(extent / chunk), 0 for an empty axis (spec 2.1)."""
+    return tuple(-(-s // c) if s else 0 for s, c in zip(shape, chunks, strict=False))
+
+
+def pixel_centres(origin: float, step: float, n: int) -> np.ndarray:
+    """The x or y coordinates of n pixels: origin + (i + 0.5) * step (spec 2.2)."""
+    return origin + (np.arange(n) + 0.5) * step
 
 
 def level_transform(base: Transform, k: int) -> Transform:
@@ -94,11 +132,45 @@ def time_shard(t: int, shard_time: int) -> tuple[int, int]:
     return divmod(t, shard_time)
 
 
-def chunk_key(variable: str, t_index: int, row: int, col: int, has_band: bool) -> str:
-    """Key of a chunk (unsharded: t_index is the timestep) or shard (t_index is the shard)."""
-    if has_band:
-        return f"{variable}/c/{t_index}/0/{row}/{col}"
-    return f"{variable}/c/{t_index}/{row}/{col}"
+def object_key(array_path: str, indices: Iterable[int | str]) -> str:
+    """Key of the chunk or shard at grid `indices` of an array: the default Zarr v3 key encoding
+    with "/" (spec 2), `{array}/c/{i}/{j}/...`."""
+    return f"{array_path}/c/" + "/".join(map(str, indices))
+
+
+def cell_indices(t_index: int, row: int, col: int, has_band: bool) -> tuple[int, ...]:
+    """Grid indices of a cell's object: the data array has a band axis of one chunk (spec 2.1),
+    mask and coverage have none (spec 2.4)."""
+    return (t_index, 0, row, col) if has_band else (t_index, row, col)
+
+
+def cell_key(array_path: str, t_index: int, row: int, col: int, has_band: bool) -> str:
+    """Key of a cell's chunk (unsharded: t_index is the timestep) or shard (t_index is the time shard)."""
+    return object_key(array_path, cell_indices(t_index, row, col, has_band))
+
+
+def key_indices(key: str) -> tuple[str, list[str]] | None:
+    """(array path, index parts) of a chunk or shard key, None when the key has no `/c/` segment."""
+    node, sep, rest = key.rpartition("/c/")
+    return (node, rest.split("/")) if sep else None
+
+
+def shard_id(t_shard: int, row: int, col: int) -> str:
+    """A shard's entry in chronozarr.shard_bytes (spec 7.3): "<t_shard>/<row>/<col>"."""
+    return f"{t_shard}/{row}/{col}"
+
+
+def parse_shard_id(text: str) -> tuple[int, int, int] | None:
+    """(t_shard, row, col) of a shard_bytes entry, None when it is not three decimal indices."""
+    parts = text.split("/")
+    if len(parts) != 3 or not all(is_decimal_index(p) for p in parts):
+        return None
+    return int(parts[0]), int(parts[1]), int(parts[2])
+
+
+def is_decimal_index(text: str) -> bool:
+    """A grid index as a key writes it: decimal digits without a leading zero."""
+    return text == "0" or (text.isascii() and text.isdigit() and text[0] != "0")
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .temporal import ENCODINGS, NONE, STAR_DELTA, references_from_json, references_to_json
 
 SPEC_VERSION = "0.2.0"
@@ -34,6 +36,13 @@ SENTINEL2_COMMON_NAMES = {
     "B11": "swir16",
     "B12": "swir22",
 }
+
+
+def band_labels(da: Any) -> list[str]:
+    """Band names of a (time, band, y, x) xarray array: its band coordinate, else band_1, band_2, ..."""
+    if "band" in da.coords:
+        return [str(v) for v in np.asarray(da["band"].values)]
+    return [f"band_{i + 1}" for i in range(da.sizes["band"])]
 
 
 def _require(mapping: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -90,7 +99,7 @@ class Band:
         return out
 
     @classmethod
-    def from_dict(cls, value: Any) -> "Band":
+    def from_dict(cls, value: Any) -> Band:
         """A band object, or a v0.1 band string read as a band with only a name."""
         if isinstance(value, str):
             return cls(name=value)
@@ -106,7 +115,7 @@ class Band:
         )
 
     @classmethod
-    def infer(cls, name: str, dtype: str) -> "Band":
+    def infer(cls, name: str, dtype: str) -> Band:
         """A band from its name alone: Sentinel-2 names get their common name, and as integers
         the L2A reflectance scale 1e-4."""
         common = SENTINEL2_COMMON_NAMES.get(name.upper())
@@ -137,7 +146,7 @@ class Provenance:
         return out
 
     @classmethod
-    def from_dict(cls, value: Any) -> "Provenance":
+    def from_dict(cls, value: Any) -> Provenance:
         if isinstance(value, Provenance):
             return value
         if not isinstance(value, Mapping):
@@ -183,7 +192,7 @@ class Temporal:
         return out
 
     @classmethod
-    def from_dict(cls, value: Any, legacy: bool = False) -> "Temporal":
+    def from_dict(cls, value: Any, legacy: bool = False) -> Temporal:
         """Parse the block; a v0.1 store is star-delta even when it omits the encoding."""
         if not isinstance(value, Mapping):
             raise TypeError(f"chronozarr.temporal must be an object, got {value!r}")
@@ -230,7 +239,7 @@ class LevelMirror:
         }
 
     @classmethod
-    def from_dict(cls, value: Any) -> "LevelMirror":
+    def from_dict(cls, value: Any) -> LevelMirror:
         if not isinstance(value, Mapping):
             raise TypeError(f"chronozarr.levels entry must be an object, got {value!r}")
         where = "chronozarr.levels[]"
@@ -238,6 +247,8 @@ class LevelMirror:
             path=_require(value, "path", str, where),
             resolution=_number(value.get("resolution"), f"{where}.resolution"),
             transform=tuple(_number(v, f"{where}.transform") for v in _require(value, "transform", list, where)),
+            # Lengths are not checked here: the reader compares the mirror with the arrays, the
+            # validator reports a wrong length by field.
             shape=_extents(_require(value, "shape", list, where), f"{where}.shape"),  # type: ignore[arg-type]
             grid=_extents(_require(value, "grid", list, where), f"{where}.grid"),  # type: ignore[arg-type]
         )

@@ -17,6 +17,16 @@ NOMINAL_ANCHOR_INTERVAL = 6
 VOLATILITY_DIVISOR = 10000.0
 
 
+def star_delta_allowed(dtype: str) -> bool:
+    """Star-delta stores only unsigned integers, whose residuals wrap (spec 4.1, 4.2.4)."""
+    return dtype in STAR_DELTA_DTYPES
+
+
+def auto_keeps_star_delta(ratio: float) -> bool:
+    """Auto keeps star-delta where the sample compresses to at most AUTO_THRESHOLD of plain (spec 4.3)."""
+    return ratio <= AUTO_THRESHOLD
+
+
 def anchor_indices(n_time: int, anchor_interval: int) -> list[int]:
     """[0, k, 2k, ...] below n_time (spec 4.2.1)."""
     if anchor_interval < 1:
@@ -96,7 +106,7 @@ _DECIMAL = re.compile(r"0|[1-9]\d*")
 
 def residual(source: np.ndarray, anchor: np.ndarray) -> np.ndarray:
     """(source - anchor) mod 2^bits in the stored unsigned dtype (spec 4.2.4)."""
-    if source.dtype != anchor.dtype or source.dtype.name not in STAR_DELTA_DTYPES:
+    if source.dtype != anchor.dtype or not star_delta_allowed(source.dtype.name):
         raise TypeError(f"residuals need matching uint8/uint16 arrays, got {source.dtype} and {anchor.dtype}")
     return np.subtract(source, anchor, dtype=source.dtype)
 

@@ -40,12 +40,20 @@ def from_iso(values: Sequence[str]) -> np.ndarray:
     out = np.empty(len(values), dtype="datetime64[ms]")
     for i, text in enumerate(values):
         try:
-            if not _YEAR.match(text):
-                raise ValueError("the year must have four digits")
-            out[i] = np.datetime64(text.rstrip("Z").replace("+00:00", ""), "ms")
-        except (ValueError, OverflowError) as exc:
+            out[i] = iso_instant(text)
+        except ValueError as exc:
             raise ValueError(f"[{i}] {text!r} is not an ISO-8601 timestamp ({exc})") from None
     return out
+
+
+def iso_instant(text: str) -> np.datetime64:
+    """One UTC ISO string (with or without the trailing Z) as datetime64[ms]; ValueError saying why not."""
+    try:
+        if not _YEAR.match(text):
+            raise ValueError("the year must have four digits")
+        return np.datetime64(text.rstrip("Z").replace("+00:00", ""), "ms")
+    except OverflowError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def as_nanoseconds(times: np.ndarray) -> np.ndarray:
@@ -57,6 +65,39 @@ def as_nanoseconds(times: np.ndarray) -> np.ndarray:
         i = int(outside[0])
         raise ValueError(f"[{i}] {iso(int(ms[i]))} is outside the years 1678-2262 that datetime64[ns] holds")
     return (ms * 1_000_000).astype("datetime64[ns]")
+
+
+DAY_MS = 86_400_000
+MONTH_STEPS = {1: "monthly", 3: "quarterly", 12: "yearly"}
+DAY_STEPS = {1: "daily", 7: "weekly"}
+
+
+def cadence(times: np.ndarray) -> str:
+    """'monthly', 'daily', 'every 5 days', 'irregular (median 30 days)', ... of datetime64 values."""
+    t = np.asarray(times).astype("datetime64[ms]")
+    if len(t) < 2:
+        return "single timestep"
+    months = t.astype("datetime64[M]")
+    offsets = t - months.astype("datetime64[ms]")
+    steps = np.diff(months.astype(np.int64))
+    if np.all(offsets == offsets[0]) and np.all(steps == steps[0]) and steps[0] > 0:
+        step = int(steps[0])
+        return MONTH_STEPS.get(step, f"every {step} months")
+    diffs = np.diff(t.astype(np.int64))
+    if np.all(diffs == diffs[0]) and diffs[0] > 0:
+        if diffs[0] % DAY_MS == 0:
+            days = int(diffs[0] // DAY_MS)
+            return DAY_STEPS.get(days, f"every {days} days")
+        return f"every {_duration(int(diffs[0]))}"
+    return f"irregular (median {_duration(int(np.median(diffs)))})"
+
+
+def _duration(ms: int) -> str:
+    if ms >= DAY_MS:
+        days = ms / DAY_MS
+        return f"{days:g} days" if days != 1 else "1 day"
+    hours = ms / 3_600_000
+    return f"{hours:g} hours" if hours >= 1 else f"{ms / 1000:g} seconds"
 
 
 _YEAR = re.compile(r"\d{4}-")

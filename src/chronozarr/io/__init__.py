@@ -2,6 +2,6 @@
 lazy (time, band, y, x) series."""
 
 from ..crs import find_crs
-from .sources import Source, cast_exactly, open_dataset, open_source, require_stored_dtype
+from .datasets import Source, cast_exactly, open_dataset, open_input_dataset, require_stored_dtype
 
-__all__ = ["Source", "cast_exactly", "find_crs", "open_dataset", "open_source", "require_stored_dtype"]
+__all__ = ["Source", "cast_exactly", "find_crs", "open_dataset", "open_input_dataset", "require_stored_dtype"]

@@ -81,7 +81,7 @@ def declared(variables: Mapping[str, Mapping[str, Any]], labels: Sequence[str], 
         packings = packings * len(labels)
     bands = None
     if any(p[:2] != (1.0, 0.0) for p in packings):
-        bands = tuple(band_with_packing(label, dtype, packing) for label, packing in zip(labels, packings))
+        bands = tuple(band_with_packing(label, dtype, packing) for label, packing in zip(labels, packings, strict=False))
     return Declared(distinct[0] if distinct else "default", bands)
 
 
@@ -110,7 +110,7 @@ def _as_stored(value: float | int | None, attrs: Mapping[str, Any], dtype: str) 
 def _packing(attrs: Mapping[str, Any], name: str) -> tuple[float, float, str | None]:
     """(scale, offset, units) of a packed variable: physical = stored * scale + offset."""
     out = []
-    for key, default in zip(PACKING_ATTRS, (1.0, 0.0)):
+    for key, default in zip(PACKING_ATTRS, (1.0, 0.0), strict=False):
         value = np.asarray(attrs.get(key, default))
         if value.size != 1 or value.dtype.kind not in "iuf" or not np.isfinite(value).all():
             raise InputError(f"variable {name!r} has {key} {attrs.get(key)!r}; CF packing needs one finite number")

@@ -5,7 +5,7 @@ Raster files become a lazy (time, band, y, x) series on one grid that reads only
 writer asks for; what the files and listings declare (nodata, scale and offset, band names, an
 alpha band) becomes the store's. What was matched, replaced, warped or skipped on the way is said
 in the summary and kept in the store's provenance notes. NetCDF and Zarr inputs go through
-`open_source`, as for encode.
+`open_input_dataset`, as for encode.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import InputError
 from ..write.encode import EncodeSummary, encode
 from ..write.preview import EncodePreview
+from .datasets import SERIES_DIMS, Source, cast_exactly, open_input_dataset, require_stored_dtype
 from .dated_files import dated_timesteps, is_glob
 from .frames import FrameReads, OpenFiles, RasterFrames, ReadCache, lazy_array
 from .grid import WarpOptions
@@ -28,7 +29,6 @@ from .manifest import is_manifest, manifest_of, parse_bounds
 from .raster_series import RasterSeries, check_series
 from .rasters import Raster, Unreadable, read_headers
 from .scenes import Asset, Scene, Timestep, uris, without
-from .sources import SERIES_DIMS, Source, cast_exactly, open_source, require_stored_dtype
 from .stac_items import is_item_collection, stac_timesteps
 
 
@@ -82,7 +82,7 @@ def convert(
     `crs` states their CRS, `bounds` places files without georeferencing (or, with a grid, is its
     extent), `grid` ("first" or an EPSG code), `resolution` and `resampling` put them on one grid,
     `assets` and `group_by` read STAC items, `date_format` dates a glob's files, and
-    `skip_unreadable` leaves out files GDAL cannot read. `source_options` are open_source's for
+    `skip_unreadable` leaves out files GDAL cannot read. `source_options` are open_input_dataset's for
     NetCDF and Zarr (variable, variables, mask_variable, coverage_variable, group). Without `cast`
     the data must already have a dtype a store holds."""
     rasters = raster_options(
@@ -122,7 +122,7 @@ def open_series(source: str | os.PathLike[str], *, cast: str | None = None, rast
         chosen = _raster_choices(rasters)
         if chosen:
             raise InputError(f"{chosen[0]} applies to raster files (a manifest, STAC items or a glob); a NetCDF file or Zarr store has its own grid")
-        return open_source(source, crs=rasters.crs, cast=cast, **source_options)
+        return open_input_dataset(source, crs=rasters.crs, cast=cast, **source_options)
     given = sorted(k for k, v in source_options.items() if v is not None)
     if given:
         options = ", ".join("--" + k.replace("_", "-") for k in given)
@@ -172,7 +172,7 @@ def open_rasters(
 
 
 def _headers(timesteps: list[Timestep], skip: bool) -> tuple[dict[str, Raster], list[str]]:
-    found = dict(zip(uris(timesteps), read_headers(uris(timesteps))))
+    found = dict(zip(uris(timesteps), read_headers(uris(timesteps)), strict=False))
     unreadable = [uri for uri, header in found.items() if isinstance(header, Unreadable)]
     if unreadable and not skip:
         error = found[unreadable[0]]

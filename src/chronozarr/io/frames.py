@@ -178,7 +178,7 @@ class FrameReads:
 
     def _scene(self, scene: Scene, rows: range, cols: range, validity: bool) -> tuple[np.ndarray, np.ndarray]:
         parts, valid = [], np.ones((len(rows), len(cols)), dtype=bool)
-        for asset, position in zip(scene.assets, self.series.positions):
+        for asset, position in zip(scene.assets, self.series.positions, strict=False):
             values, inside = self._asset(asset, position, rows, cols)
             parts.append(values)
             valid &= inside
@@ -229,7 +229,7 @@ class RasterFrames(BackendArray):
         if self.mask:
             key = (key[0], 0, *key[1:])
         full_shape = (self.shape[0], self.n_band, *self.shape[-2:])
-        t, b, rows, cols = (range(size)[k] for k, size in zip(key, full_shape))
+        t, b, rows, cols = (range(size)[k] for k, size in zip(key, full_shape, strict=False))
         picked = [t] if isinstance(t, int) else t
         bands = [b] if isinstance(b, int) else list(b)
         row_range, col_range = _as_range(rows), _as_range(cols)

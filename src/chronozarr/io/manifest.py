@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -81,7 +81,7 @@ def manifest_of(text: str, where: str) -> Manifest:
     if not rows:
         raise InputError(f"manifest {where} lists no files; add one row per date with a uri and a datetime")
     items = sorted((_item(row, label, where) for label, row in rows), key=lambda item: item.datetime)
-    for before, after in zip(items, items[1:]):
+    for before, after in zip(items, items[1:], strict=False):
         if before.datetime == after.datetime:
             raise InputError(
                 f"manifest {where}: {before.row} ({before.uri}) and {after.row} ({after.uri}) have the same "
@@ -144,7 +144,7 @@ def _date(value: Any, label: str, where: str) -> np.datetime64:
             "write it as 2024-03-01 or 2024-03-01T10:30:00Z"
         ) from None
     if stamp.tzinfo is not None:
-        stamp = stamp.astimezone(timezone.utc).replace(tzinfo=None)
+        stamp = stamp.astimezone(UTC).replace(tzinfo=None)
     return np.datetime64(stamp, "ns")
 
 

@@ -97,7 +97,7 @@ def series_nodata(positions: Sequence[AssetBands], uris: Sequence[str]) -> float
     """The one nodata of the series: every asset position must declare the same."""
     values = {p.nodata for p in positions}
     if len(values) > 1:
-        listing = ", ".join(f"{u}: {p.nodata}" for u, p in zip(uris, positions))
+        listing = ", ".join(f"{u}: {p.nodata}" for u, p in zip(uris, positions, strict=False))
         raise InputError(f"the assets declare different nodata values ({listing}) and a store has one; give them one nodata")
     return positions[0].nodata
 
@@ -108,7 +108,7 @@ def series_bands(positions: Sequence[AssetBands], dtype: str, names: Sequence[st
     indexes = [i for p in positions for i in p.indexes]
     own = [n for p in positions for n in p.names]
     common = [c for p in positions for c in p.common_names]
-    packing = [(s, o, u) for p in positions for s, o, u in zip(p.scales, p.offsets, p.units)]
+    packing = [(s, o, u) for p in positions for s, o, u in zip(p.scales, p.offsets, p.units, strict=False)]
     colors = tuple(c for p in positions for c in p.colors)
     if names is not None and len(names) != len(indexes):
         raise InputError(
@@ -118,9 +118,9 @@ def series_bands(positions: Sequence[AssetBands], dtype: str, names: Sequence[st
     if names is None and colors == RGB and not any(own):
         return tuple(Band(name, common_name=name) for name in RGB)
     if names is None:
-        names = [n or str(i) for n, i in zip(own, indexes)]
+        names = [n or str(i) for n, i in zip(own, indexes, strict=False)]
     out = []
-    for name, pack, common_name in zip(names, packing, common):
+    for name, pack, common_name in zip(names, packing, common, strict=False):
         declared = pack != (1.0, 0.0, None)
         band = band_with_packing(name, dtype, pack) if declared else Band.infer(name, dtype)
         out.append(dataclasses.replace(band, common_name=common_name) if common_name else band)

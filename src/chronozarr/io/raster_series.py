@@ -21,6 +21,7 @@ from .raster_bands import AssetBands, asset_bands, check_like, series_bands, ser
 from .rasters import Affine6, Raster
 from .scenes import Timestep
 
+DEFAULT_WARP = WarpOptions()  # frozen: one shared default is safe
 NO_GEOREFERENCING_FIXES = (
     "a world file next to it (.pgw, .pngw or .wld) with --crs, an .aux.xml sidecar with the CRS and "
     "geotransform, or --crs with --bounds west,south,east,north"
@@ -56,7 +57,7 @@ def check_series(
     crs: Any = None,
     extent: Extent | None = None,
     names: Sequence[str] | None = None,
-    options: WarpOptions = WarpOptions(),
+    options: WarpOptions = DEFAULT_WARP,
 ) -> RasterSeries:
     """One grid and one set of bands for every file, or an InputError naming the first file that
     differs and the fix. `crs` (--crs) is the CRS of every file; `extent` places files that carry
@@ -82,7 +83,7 @@ def check_series(
                     f"{scene.label} gives {len(scene.assets)} files, {first_scene.label} {len(first_scene.assets)}; "
                     "every scene needs the same assets"
                 )
-            for k, (asset, position) in enumerate(zip(scene.assets, positions)):
+            for k, (asset, position) in enumerate(zip(scene.assets, positions, strict=False)):
                 raster = headers[asset.uri]
                 check_like(headers[first_scene.assets[k].uri], position, raster, asset_bands(raster, asset), names is not None)
                 placements[asset.uri] = _placed(raster, georef[asset.uri], codes[asset.uri], target, grid, options)

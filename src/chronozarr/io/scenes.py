@@ -71,7 +71,7 @@ def without(timesteps: Sequence[Timestep], skipped: set[str]) -> list[Timestep]:
 
 def one_per_date(timesteps: Sequence[Timestep], fix: str) -> None:
     """Refuse two timesteps with one date, naming both; `fix` says how to resolve it."""
-    for before, after in zip(timesteps, timesteps[1:]):
+    for before, after in zip(timesteps, timesteps[1:], strict=False):
         if before.datetime == after.datetime:
             raise InputError(
                 f"{before.scenes[0].label} and {after.scenes[0].label} have the same date "

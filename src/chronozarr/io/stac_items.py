@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from datetime import timezone
+from datetime import UTC
 from typing import Any
 
 import numpy as np
@@ -81,7 +81,7 @@ def _datetime(item: Any, where: str) -> np.datetime64:
     if stamp is None:
         raise InputError(f"{where}: item {item.id} has no datetime or start_datetime; a timestep needs a date")
     if stamp.tzinfo is not None:
-        stamp = stamp.astimezone(timezone.utc).replace(tzinfo=None)
+        stamp = stamp.astimezone(UTC).replace(tzinfo=None)
     return np.datetime64(stamp, "ns")
 
 

@@ -44,7 +44,7 @@ class ArrayInfo:
     @property
     def chunks_per_shard(self) -> int:
         assert self.shard_shape is not None
-        return math.prod(s // c for s, c in zip(self.shard_shape, self.chunk_shape))
+        return math.prod(s // c for s, c in zip(self.shard_shape, self.chunk_shape, strict=False))
 
     @property
     def index_nbytes(self) -> int:
@@ -97,7 +97,7 @@ def _parse_array(key: str, doc: Any) -> ArrayInfo:
             raise StoreError(f"{key}: codecs after sharding_indexed are not supported")
         config = codecs[0]["configuration"]
         chunk_shape = tuple(_positive_int(v, f"{key} inner chunk_shape") for v in config["chunk_shape"])
-        if len(chunk_shape) != len(outer) or any(o % i for o, i in zip(outer, chunk_shape)):
+        if len(chunk_shape) != len(outer) or any(o % i for o, i in zip(outer, chunk_shape, strict=False)):
             raise StoreError(f"{key}: inner chunk_shape {list(chunk_shape)} does not divide the shard shape {list(outer)}")
         index_codecs = [c.get("name") for c in config.get("index_codecs", [])]
         if index_codecs != ["bytes", "crc32c"]:

@@ -51,6 +51,7 @@ class _StoreArray(BackendArray):
         (rows, y_pick), (cols, x_pick) = _span(y_key, self.shape[-2]), _span(x_key, self.shape[-1])
         level = self.store.meta.levels[self.lod]
         info = {"data": level.data, "mask": level.mask, "coverage": level.coverage}[self.variable]
+        assert info is not None  # the backend makes arrays only for the variables the store has
         if len(steps) == 0:
             values = np.empty((0, *info.shape[1:-2], rows.stop - rows.start, cols.stop - cols.start), dtype=info.dtype)
         else:
@@ -82,7 +83,7 @@ class ChronozarrBackend(BackendEntrypoint):
     url = "https://github.com/chronozarr/chronozarr"
     open_dataset_parameters = ("filename_or_obj", "drop_variables", "lod", "physical", "concurrency", "storage_options")
 
-    def open_dataset(  # type: ignore[override]
+    def open_dataset(  # type: ignore[override]  # xarray documents engines with their own keyword arguments
         self,
         filename_or_obj: str | os.PathLike[str],
         *,

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..buckets import Bucket
-from .sources import DEFAULT_MAX_OBJECT_BYTES, RequestStats
+from .object_source import DEFAULT_MAX_OBJECT_BYTES, RequestStats
 
 
 class BucketSource:

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import StoreError
+from ..format.geometry import cell_key, shard_id, time_shard
 from ..format.shard_index import EMPTY
 from .arrays import ArrayInfo, decode_chunk, parse_shard_index
 from .cache import ByteLRU
-from .sources import ObjectSource
+from .object_source import ObjectSource
 
 MERGE_GAP = 0
 MAX_RUN_BYTES = 8 * 2**20
@@ -44,9 +45,13 @@ class ChunkRef:
         if self.info.shard_shape is None:
             index, position = self.t, 0
         else:
-            index, position = divmod(self.t, self.info.shard_shape[0])
-        middle = f"{index}/0/{self.row}/{self.col}" if self.has_band else f"{index}/{self.row}/{self.col}"
-        return f"{self.info.key}/c/{middle}", position
+            index, position = time_shard(self.t, self.info.shard_shape[0])
+        return cell_key(self.info.key, index, self.row, self.col, self.has_band), position
+
+    def shard_id(self) -> str:
+        """The shard_bytes entry of the shard holding the chunk (spec 7.3)."""
+        assert self.info.shard_shape is not None
+        return shard_id(time_shard(self.t, self.info.shard_shape[0])[0], self.row, self.col)
 
 
 OnChunk = Callable[[ChunkRef, "np.ndarray | None"], None]
@@ -96,7 +101,7 @@ class ChunkFetcher:
             key, position = ref.object_key()
             by_shard[key].append((position, ref))
         keys = list(by_shard)
-        indexes = dict(zip(keys, self.pool.map(lambda k: self._index(k, by_shard[k][0][1].info), keys)))
+        indexes = dict(zip(keys, self.pool.map(lambda k: self._index(k, by_shard[k][0][1]), keys), strict=False))
         jobs = []
         for key, members in by_shard.items():
             index = indexes[key]
@@ -122,8 +127,9 @@ class ChunkFetcher:
         for offset, length, ref in run:
             on_chunk(ref, decode_chunk(ref.info, raw[offset - start : offset - start + length], where))
 
-    def _index(self, key: str, info: ArrayInfo) -> np.ndarray | None:
+    def _index(self, key: str, ref: ChunkRef) -> np.ndarray | None:
         """The shard's index from cache or store; None when the shard does not exist (all fill)."""
+        info = ref.info
         cached = self.indexes.get(key)
         if cached is not None:
             return cached
@@ -131,7 +137,7 @@ class ChunkFetcher:
             if key in self._missing_shards:
                 return None
         n = info.index_nbytes
-        length = self._listed_length(info, key)
+        length = self._listed_length(ref)
         where = self.source.describe(key)
         if length is None and info.index_at_end and self.shard_bytes:
             # A store that lists shard lengths gets a HEAD for a shard it does not list (spec 7.3).
@@ -156,14 +162,13 @@ class ChunkFetcher:
         self.indexes.put(key, index)
         return index
 
-    def _listed_length(self, info: ArrayInfo, key: str) -> int | None:
+    def _listed_length(self, ref: ChunkRef) -> int | None:
         """The shard's byte length from shard_bytes, which covers the data array only (spec 7.3)."""
-        level_path, variable = info.key.split("/")
+        level_path, variable = ref.info.key.split("/")
         level = self.shard_bytes.get(level_path)
         if variable != self.data_variable or not isinstance(level, Mapping):
             return None
-        parts = key.partition("/c/")[2].split("/")
-        value = level.get("/".join([parts[0], *parts[-2:]]))
+        value = level.get(ref.shard_id())
         return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..errors import StoreError
-from .sources import DEFAULT_MAX_OBJECT_BYTES, FetchError, RequestStats, check_object_size
+from .object_source import DEFAULT_MAX_OBJECT_BYTES, FetchError, RequestStats, check_object_size
 
 DEFAULT_TIMEOUT = 10.0  # seconds: connecting, the first byte of an answer, any pause in its body
 DEFAULT_RETRIES = 3
@@ -121,7 +122,7 @@ class HttpSource:
         except urllib3.exceptions.HTTPError as exc:
             return status, _failure(exc, self.timeout), None
 
-    def _body(self, response, url: str) -> bytes:  # type: ignore[no-untyped-def]
+    def _body(self, response: Any, url: str) -> bytes:
         """The whole body, refusing more than max_object_bytes whether or not Content-Length says so."""
         try:
             length = response.headers.get("Content-Length")
@@ -227,7 +228,7 @@ class HttpSource:
             )
 
 
-def _discard(response) -> None:  # type: ignore[no-untyped-def]
+def _discard(response: Any) -> None:
     """Let go of an answer whose body is not wanted: a small one is read so its connection can be
     reused, anything else (a large body, one of unknown length, one that stalls) is dropped."""
     import urllib3

@@ -9,18 +9,20 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..format.geometry import Transform
-from ..format.metadata import DTYPES, Band, LevelMirror, Temporal, check_spec_version
-from ..format.temporal import STAR_DELTA, schedule_problems
-from ..format.times import from_iso
+from ..format.geometry import LevelGeometry, Transform, object_key
+from ..format.metadata import DTYPES, Band, Temporal
+from ..format.root_block import BlockError, RootBlock
+from ..format.temporal import STAR_DELTA, schedule_problems, star_delta_allowed
+from ..format.times import from_iso, iso_list
 from ..format.zarrjson import parse_json
 from .arrays import ArrayInfo, decode_chunk, parse_array
-from .sources import ObjectSource
+from .object_source import ObjectSource
 
 
 @dataclass(frozen=True)
 class Level:
-    """One pyramid level as the reader uses it."""
+    """One pyramid level as the reader uses it: its geometry (format/geometry) from the arrays
+    as found, and the arrays themselves."""
 
     index: int
     path: str
@@ -32,7 +34,7 @@ class Level:
 
     @property
     def shape(self) -> tuple[int, int, int, int]:
-        return self.data.shape  # type: ignore[return-value]
+        return self.data.shape  # type: ignore[return-value]  # load refuses a data array that is not 4-D
 
     @property
     def height(self) -> int:
@@ -47,13 +49,19 @@ class Level:
         return self.data.chunk_shape[2]
 
     @property
+    def sharded(self) -> bool:
+        return self.data.sharded
+
+    @property
+    def geometry(self) -> LevelGeometry:
+        return LevelGeometry(self.index, self.height, self.width, self.chunk_size, self.transform)
+
+    @property
     def grid(self) -> tuple[int, int]:
-        cs = self.chunk_size
-        return (-(-self.height // cs), -(-self.width // cs))
+        return self.geometry.grid
 
     def cell_slice(self, row: int, col: int) -> tuple[slice, slice]:
-        cs = self.chunk_size
-        return slice(row * cs, min((row + 1) * cs, self.height)), slice(col * cs, min((col + 1) * cs, self.width))
+        return self.geometry.cell_slice(row, col)
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,7 @@ class StoreMetadata:
     """The parsed root and levels of a store."""
 
     root: Mapping[str, Any]
+    block: RootBlock
     spec_version: str
     variable: str
     times: np.ndarray
@@ -116,20 +125,18 @@ def load(source: ObjectSource) -> StoreMetadata:
         raise StoreError(f"{source.describe('zarr.json')}: malformed chronozarr metadata ({type(exc).__name__}: {exc})") from None
 
 
-def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any], before: int) -> StoreMetadata:
-    version = check_spec_version(block.get("spec_version"))
-    legacy = version.startswith("0.1")
-    temporal = Temporal.from_dict(block.get("temporal", {}), legacy=legacy)
-    variable = block.get("variable", "data")
-    if not isinstance(variable, str) or not variable or "/" in variable:
-        raise StoreError(f"chronozarr.variable must be an array name, got {variable!r}")
+def _load(source: ObjectSource, root: Mapping[str, Any], raw: Mapping[str, Any], before: int) -> StoreMetadata:
+    try:
+        block = RootBlock.from_dict(raw)
+    except BlockError as exc:
+        raise StoreError(str(exc)) from None
+    variable, temporal = block.variable, block.temporal
     consolidated = _consolidated(root)
-    mirrors = [LevelMirror.from_dict(m) for m in block["levels"]] if isinstance(block.get("levels"), list) else None
+    mirrors = block.levels
     paths = [m.path for m in mirrors] if mirrors else [str(d["path"]) for d in root["attributes"]["multiscales"][0]["datasets"]]
     if not paths:
         raise StoreError("the store lists no levels")
-    mask_variable = _plane_name(block, "mask_variable")
-    coverage_variable = _plane_name(block, "coverage_variable")
+    mask_variable, coverage_variable = block.mask_variable, block.coverage_variable
 
     def node(key: str) -> Any:
         doc = consolidated.get(key) if consolidated is not None else None
@@ -139,7 +146,7 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
                 raise StoreError(f"{source.describe(key + '/zarr.json')} is missing")
         return doc
 
-    levels = []
+    levels: list[Level] = []
     for i, path in enumerate(paths):
         if path != str(i):
             raise StoreError(f"levels must be named 0, 1, ... in order; level {i} is {path!r}")
@@ -156,19 +163,15 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
         mask = parse_array(f"{path}/{mask_variable}", node(f"{path}/{mask_variable}")) if mask_variable else None
         coverage = parse_array(f"{path}/{coverage_variable}", node(f"{path}/{coverage_variable}")) if coverage_variable else None
         _check_chunking(data, mask, coverage, levels[0].data if levels else data)
-        levels.append(Level(i, path, resolution, transform, data, mask, coverage))  # type: ignore[arg-type]
-    if temporal.encoding == STAR_DELTA and levels[0].data.dtype.name not in ("uint8", "uint16"):
+        levels.append(Level(i, path, resolution, transform, data, mask, coverage))
+    if temporal.encoding == STAR_DELTA and not star_delta_allowed(levels[0].data.dtype.name):
         raise StoreError(f"star-delta store with data_type {levels[0].data.dtype}: star-delta is uint8/uint16 only")
-    times_iso = block.get("times")
-    times = _times_mirror(times_iso) if isinstance(times_iso, list) else _time_array(source, node, paths[0])
-    if not isinstance(times_iso, list):
-        from ..format.times import iso_list
-
-        times_iso = iso_list(times.astype("datetime64[ms]").astype(np.int64))
-    raw_bands = block.get("bands") or block.get("band_names") or []
-    if not isinstance(raw_bands, list):
-        raise StoreError(f"chronozarr.bands must be a list of band objects or names, got {raw_bands!r}")
-    bands = tuple(Band.from_dict(b) for b in raw_bands)
+    if block.times is not None:
+        times, times_iso = from_iso(block.times), block.times
+    else:
+        times = _time_array(source, node, paths[0])
+        times_iso = tuple(iso_list(times.astype("datetime64[ms]").astype(np.int64)))
+    bands = block.bands
     n_time, n_band = levels[0].shape[:2]
     if len(times) != n_time:  # first: the schedule is checked timestep by timestep
         raise StoreError(f"chronozarr.times lists {len(times)} timesteps but the data array has {n_time}")
@@ -177,18 +180,19 @@ def _load(source: ObjectSource, root: Mapping[str, Any], block: Mapping[str, Any
         raise StoreError(f"chronozarr.bands lists {len(bands)} bands but the data array has {n_band}")
     return StoreMetadata(
         root=root,
-        spec_version=version,
+        block=block,
+        spec_version=block.spec_version,
         variable=variable,
         times=times,
-        times_iso=tuple(times_iso),
+        times_iso=times_iso,
         bands=bands,
-        nodata=_nodata(block.get("nodata")),
-        crs=block.get("crs"),
+        nodata=block.nodata,
+        crs=block.crs,
         temporal=temporal,
         mask_variable=mask_variable,
         coverage_variable=coverage_variable,
         levels=tuple(levels),
-        shard_bytes=_shard_bytes(block.get("shard_bytes", {})),
+        shard_bytes=block.shard_bytes or {},
         requests_to_open=source.stats.requests + source.stats.missing - before,
     )
 
@@ -223,38 +227,6 @@ def _expect_chunks(info: ArrayInfo, inner: tuple[int, ...], section: str, rule: 
         )
 
 
-def _times_mirror(values: list[Any]) -> np.ndarray:
-    """chronozarr.times as datetime64[ms]; each entry must be an ISO-8601 string (spec 3.2)."""
-    for i, text in enumerate(values):
-        if not isinstance(text, str):
-            raise StoreError(f"chronozarr.times[{i}] must be an ISO-8601 string, got {text!r}")
-    try:
-        return from_iso(values)
-    except ValueError as exc:
-        raise StoreError(f"chronozarr.times holds a value that is not an ISO-8601 timestamp: chronozarr.times{exc}") from None
-
-
-def _nodata(value: Any) -> float | int | None:
-    """chronozarr.nodata: a finite number or null (spec 2.3)."""
-    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)):
-        return value
-    raise StoreError(f"chronozarr.nodata must be a finite number or null, got {value!r}")
-
-
-def _shard_bytes(value: Any) -> Mapping[str, Mapping[str, int]]:
-    """chronozarr.shard_bytes: {level path: {"t/r/c": byte length}} (spec 7.3); names the first bad entry."""
-    rule = "chronozarr.shard_bytes must map level paths to {'<t_shard>/<row>/<col>': byte length}"
-    if not isinstance(value, Mapping):
-        raise StoreError(f"{rule}, got {type(value).__name__}")
-    for level, lengths in value.items():
-        if not isinstance(lengths, Mapping):
-            raise StoreError(f"{rule}; entry {level!r} is {type(lengths).__name__}")
-        for key, n in lengths.items():
-            if isinstance(n, bool) or not isinstance(n, int):
-                raise StoreError(f"{rule}; [{level!r}][{key!r}] is {n!r}, not an integer")
-    return value
-
-
 def _check_schedule(temporal: Temporal, n_time: int) -> None:
     """Anchors on the schedule and every reference to an anchor nearer than anchor_interval (spec
     4.2): a timestep read through anything else would hand back its residuals as values."""
@@ -269,19 +241,6 @@ def _check_schedule(temporal: Temporal, n_time: int) -> None:
             )
 
 
-def _plane_name(block: Mapping[str, Any], field: str) -> str | None:
-    """mask_variable or coverage_variable: absent, or the name of an array of every level (spec 2.4, 2.5)."""
-    value = block.get(field)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value or "/" in value:
-        raise StoreError(
-            f"chronozarr.{field} must be the name of an array (\"{field.split('_')[0]}\"), got {value!r}: "
-            "a store without one omits the field"
-        )
-    return value
-
-
 def _consolidated(root: Mapping[str, Any]) -> Mapping[str, Any] | None:
     meta = root.get("consolidated_metadata")
     if isinstance(meta, Mapping) and isinstance(meta.get("metadata"), Mapping):
@@ -292,7 +251,8 @@ def _consolidated(root: Mapping[str, Any]) -> Mapping[str, Any] | None:
 def _time_array(source: ObjectSource, node: Any, level_path: str) -> np.ndarray:
     """Timestamps from the time coordinate, for stores without the times mirror."""
     info = parse_array(f"{level_path}/time", node(f"{level_path}/time"))
-    raw = source.get(f"{level_path}/time/c/0")
+    key = object_key(f"{level_path}/time", (0,))
+    raw = source.get(key)
     if raw is None:
-        raise StoreError(f"{source.describe(level_path + '/time/c/0')} is missing")
-    return decode_chunk(info, raw, source.describe(f"{level_path}/time/c/0"))[: info.shape[0]].astype("datetime64[ms]")
+        raise StoreError(f"{source.describe(key)} is missing")
+    return decode_chunk(info, raw, source.describe(key))[: info.shape[0]].astype("datetime64[ms]")

@@ -5,38 +5,22 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import xarray as xr
 
 from ..errors import StoreError
-from ..format.geometry import Transform
-from ..format.metadata import Band
+from ..format.metadata import Band, Temporal
 from ..format.temporal import STAR_DELTA, reconstruct
 from ..format.times import as_nanoseconds
 from .arrays import ArrayInfo, fill_chunk
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
 from .metadata import Level, StoreMetadata, load
-from .sources import ObjectSource, RequestStats, is_remote, open_source
+from .object_source import ObjectSource, RequestStats, is_remote, open_object_source
 
 Window = tuple[slice, slice]
-
-
-@dataclass(frozen=True)
-class LevelInfo:
-    """What a user needs to know of a level."""
-
-    index: int
-    path: str
-    resolution: float
-    transform: Transform
-    shape: tuple[int, int, int, int]
-    grid: tuple[int, int]
-    chunk_size: int
-    sharded: bool
 
 
 class ChronoStore:
@@ -63,7 +47,7 @@ class ChronoStore:
                 raise StoreError(f"no store at {os.fspath(location)!r}: the directory does not exist")
             if remote:
                 source_options.setdefault("concurrency", concurrency)
-            self.source: ObjectSource = open_source(location, **source_options)
+            self.source: ObjectSource = open_object_source(location, **source_options)
         else:
             self.source = location
         self.meta: StoreMetadata = load(self.source)
@@ -107,7 +91,7 @@ class ChronoStore:
         return self.meta.temporal.encoding
 
     @property
-    def temporal(self):  # type: ignore[no-untyped-def]
+    def temporal(self) -> Temporal:
         return self.meta.temporal
 
     @property
@@ -127,15 +111,12 @@ class ChronoStore:
         return self.source.stats
 
     @property
-    def levels(self) -> list[LevelInfo]:
-        return [
-            LevelInfo(l.index, l.path, l.resolution, l.transform, l.shape, l.grid, l.chunk_size, l.data.sharded)
-            for l in self.meta.levels
-        ]
+    def levels(self) -> list[Level]:
+        return list(self.meta.levels)
 
     def level_for_resolution(self, resolution: float) -> int:
         """The coarsest level whose resolution does not exceed the one asked for (spec 10.3)."""
-        fitting = [l.index for l in self.meta.levels if l.resolution <= resolution]
+        fitting = [level.index for level in self.meta.levels if level.resolution <= resolution]
         return max(fitting) if fitting else 0
 
     def __repr__(self) -> str:
@@ -224,7 +205,6 @@ class ChronoStore:
     def coords(self, lod: int, steps: Sequence[int] | None = None) -> dict[str, Any]:
         """time, band, y and x coordinate values of a level."""
         level = self._level(lod)
-        a, _, c, _, e, f = level.transform
         times = self.meta.times if steps is None else self.meta.times[list(steps)]
         try:
             nanoseconds = as_nanoseconds(times)
@@ -235,8 +215,8 @@ class ChronoStore:
         return {
             "time": nanoseconds,
             "band": self.band_names,
-            "y": f + (np.arange(level.height) + 0.5) * e,
-            "x": c + (np.arange(level.width) + 0.5) * a,
+            "y": level.geometry.y_centres(),
+            "x": level.geometry.x_centres(),
         }
 
     def _xr_attrs(self, level: Level) -> dict[str, Any]:
@@ -251,7 +231,7 @@ class ChronoStore:
         self.fetcher.close()
         self.anchors.clear()
 
-    def __enter__(self) -> "ChronoStore":
+    def __enter__(self) -> ChronoStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -312,33 +292,20 @@ class ChronoStore:
         banded = len(info.shape) == 4
         lead = (info.shape[1],) if banded else ()
         out = _allocate((len(steps), *lead, rows.stop - rows.start, cols.stop - cols.start), info)
-        cs = level.chunk_size
-        cells = [
-            (r, c)
-            for r in range(rows.start // cs, (rows.stop - 1) // cs + 1)
-            for c in range(cols.start // cs, (cols.stop - 1) // cs + 1)
-        ]
+        geometry = level.geometry
+        cells = geometry.cells_under(rows, cols)
         star = info is level.data and self.encoding == STAR_DELTA
         position = {t: i for i, t in enumerate(steps)}
-        reference = {t: self.meta.temporal.reference(t) for t in steps} if star else {}
+        reference = {t: a for t in steps if (a := self.meta.temporal.reference(t)) is not None} if star else {}
         anchor_pieces: dict[tuple[int, int, int], np.ndarray] = {}
         delta_pieces: dict[tuple[int, int, int], np.ndarray] = {}
         lock = threading.Lock()
-
-        def region(r: int, c: int) -> tuple[slice, slice, slice, slice]:
-            """(chunk y, chunk x, out y, out x) slices where the cell meets the region."""
-            y0, y1 = max(rows.start, r * cs), min(rows.stop, (r + 1) * cs)
-            x0, x1 = max(cols.start, c * cs), min(cols.stop, (c + 1) * cs)
-            return (
-                slice(y0 - r * cs, y1 - r * cs), slice(x0 - c * cs, x1 - c * cs),
-                slice(y0 - rows.start, y1 - rows.start), slice(x0 - cols.start, x1 - cols.start),
-            )
 
         def accept(ref: ChunkRef, chunk: np.ndarray | None) -> None:
             if chunk is None:
                 chunk = fill_chunk(info)
             chunk = chunk[0]
-            cy, cx, oy, ox = region(ref.row, ref.col)
+            cy, cx, oy, ox = geometry.overlap(ref.row, ref.col, rows, cols)
             piece = chunk[..., cy, cx]
             key = (ref.t, ref.row, ref.col)
             if star and ref.t in self._anchor_set:
@@ -354,17 +321,17 @@ class ChronoStore:
 
         refs = [ChunkRef(info, t, r, c) for t in steps for r, c in cells]
         if star:
-            for anchor in {a for a in reference.values() if a is not None}:
+            for anchor in set(reference.values()):
                 for r, c in cells:
                     cached = self.anchors.get((info.key, anchor, r, c))
                     if cached is not None:
-                        cy, cx, _, _ = region(r, c)
+                        cy, cx, _, _ = geometry.overlap(r, c, rows, cols)
                         anchor_pieces[(anchor, r, c)] = cached[..., cy, cx]
                     else:
                         refs.append(ChunkRef(info, anchor, r, c))
         self.fetcher.fetch(refs, accept)
         for (t, r, c), piece in delta_pieces.items():
-            _, _, oy, ox = region(r, c)
+            _, _, oy, ox = geometry.overlap(r, c, rows, cols)
             out[position[t]][..., oy, ox] = reconstruct(anchor_pieces[(reference[t], r, c)], piece)
         return out
 
@@ -381,7 +348,7 @@ def _allocate(shape: tuple[int, ...], info: ArrayInfo) -> np.ndarray:
         ) from None
 
 
-def open_store(location: str | os.PathLike[str], **options: Any) -> ChronoStore:
+def open_store(location: str | os.PathLike[str] | ObjectSource, **options: Any) -> ChronoStore:
     """Open a store from a directory, an HTTP(S) URL or an s3://, gs://, az:// URL (options:
     concurrency, cache_bytes, max_object_bytes; for HTTP timeout, retries, backoff,
     forbidden_is_not_found, headers; for object stores endpoint, region, anonymous, config).

@@ -8,14 +8,14 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..format.caching import IMMUTABLE_CACHE_CONTROL, SHORT_LIVED, chronozarr_block, object_class
+from ..format.caching import IMMUTABLE_CACHE_CONTROL, SHORT_LIVED, chronozarr_block, object_class, short_cache_control
 from ..format.zarrjson import parse_json
 
 if TYPE_CHECKING:
     from .options import ServeOptions
 
 IMMUTABLE_CACHE = IMMUTABLE_CACHE_CONTROL
-MUTABLE_CACHE = "public, max-age=60"
+MUTABLE_CACHE = short_cache_control()  # the lifetime publish gives the same objects
 ASSET_CACHE = "no-cache"
 # An error must not outlive an append: the key that is absent today may be written tomorrow.
 ERROR_CACHE = "no-store"

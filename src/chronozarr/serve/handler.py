@@ -62,7 +62,7 @@ class RequestHandler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         # An idle keep-alive connection, or a client that stops reading, holds a thread: every
         # read and write of the connection gives up after idle_timeout seconds.
-        self.timeout = self.server.options.idle_timeout
+        self.request.settimeout(self.server.options.idle_timeout)  # what setup does with a class timeout
         super().setup()
         with self.server.lock:
             self.server.connections.add(self.connection)

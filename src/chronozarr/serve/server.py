@@ -16,7 +16,6 @@ from .cache_control import CacheClasses
 from .handler import LoggedRequest, RequestHandler
 from .options import ServeOptions
 
-
 REQUEST_LOG_LIMIT = 100_000  # answered requests kept for `StoreServer.requests`; older ones are dropped
 BUSY = (
     b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\nConnection: close\r\n"
@@ -108,7 +107,8 @@ class HttpServer(ThreadingHTTPServer):
             if self.failures_left <= 0:
                 return None
             self.failures_left -= 1
-        return int(self.options.fail_status[0])  # type: ignore[index]
+        status = self.options.fail_status
+        return int(status[0]) if status is not None else None
 
 
 class StoreServer:

@@ -19,7 +19,7 @@ import copy
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,19 +27,21 @@ import numpy as np
 import xarray as xr
 
 from ..format.codecs import CodecSpec
+from ..format.geometry import object_key
 from ..format.metadata import Band
-from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, references_to_json, volatility_value
+from ..format.root_block import VOLATILITY_PATH
+from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, volatility_value
 from ..format.times import iso_list
 from ..progress import work_bar
 from . import journal as jr
 from .existing import ExistingStore, open_existing, prepare_batch
-from .layout import coordinate_chunk, ordered_shard_bytes, volatility_chunk
+from .layout import coordinate_chunk, volatility_chunk
 from .objects import ObjectCounter, ObjectWriter, ShardBase, ShardBuilder
 from .output import LocalOutput, Output, open_output
 from .plan import Plan, Schedule
 from .pyramid_planes import Planes, build_pyramid
 from .readback import StoredLevels
-from .source import Series
+from .series import Series
 from .units import Unit, default_span, phases, step_bytes, units
 from .walk import WriteResult, write_units
 
@@ -174,7 +176,7 @@ def _plan(store: ExistingStore, series: Series, workers: int | None) -> Plan:
         output=store.output.child(jr.STAGING),
         variable=store.meta.variable,
         dtype=store.meta.dtype.name,
-        shape=(n_time, *series.shape[1:]),  # type: ignore[arg-type]
+        shape=(n_time, *series.shape[1:]),
         levels=store.levels,
         codec=store.codec,
         nodata=store.meta.nodata,
@@ -256,14 +258,14 @@ def _stage_metadata(store: ExistingStore, plan: Plan, series: Series, result: Wr
         doc = store.node(key)
         doc["shape"] = [plan.n_time]
         doc["chunk_grid"]["configuration"]["chunk_shape"] = [plan.n_time]
-        writer.put(f"{key}/c/0", coordinate_chunk(times_ms, CodecSpec.from_json(doc["codecs"][-1])))
+        writer.put(object_key(key, (0,)), coordinate_chunk(times_ms, CodecSpec.from_json(doc["codecs"][-1])))
         nodes[key] = doc
     for key in sorted(nodes):
         writer.put_json(f"{key}/zarr.json", nodes[key])
     old, codec = store.volatility()
     new = _volatility(store, plan, old, result)
     if new.tobytes() != old.tobytes():
-        writer.put(f"{store.block.get('volatility_path', 'volatility')}/c/0/0", volatility_chunk(new, codec))
+        writer.put(object_key(store.block.volatility_path or VOLATILITY_PATH, (0, 0)), volatility_chunk(new, codec))
     writer.put_json("zarr.json", _root_document(store, plan, times_ms, result, nodes))
 
 
@@ -290,19 +292,11 @@ def _root_document(
     """The old root with only what an append changes: times, temporal, levels, shard_bytes and the
     consolidated copies of the changed nodes. multiscales and everything else stay as found."""
     doc = copy.deepcopy(dict(store.document))
-    block = doc["attributes"]["chronozarr"]
-    if "times" in block:
-        block["times"] = iso_list(times_ms)
+    temporal = store.block.temporal
     if plan.encoding == STAR_DELTA:
-        block["temporal"]["anchor_indices"] = list(plan.schedule.anchors)
-        block["temporal"]["delta_reference"] = references_to_json(plan.schedule.references)
-    for mirror in block.get("levels") or []:
-        mirror["shape"][0] = plan.n_time
-    if plan.sharded and "shard_bytes" in block:
-        merged = {level: dict(sizes) for level, sizes in block["shard_bytes"].items()}
-        for level, sizes in result.shard_bytes.items():
-            merged.setdefault(level, {}).update(sizes)
-        block["shard_bytes"] = ordered_shard_bytes(merged)
+        temporal = replace(temporal, anchor_indices=tuple(plan.schedule.anchors), delta_reference=dict(plan.schedule.references))
+    grown = store.block.appended(iso_list(times_ms), temporal, plan.n_time, result.shard_bytes if plan.sharded else {})
+    doc["attributes"]["chronozarr"] = grown.to_dict()
     consolidated = doc.get("consolidated_metadata", {}).get("metadata")
     if isinstance(consolidated, dict):
         for key, node in nodes.items():
@@ -347,8 +341,8 @@ def _dry_run(store: ExistingStore, plan: Plan, series: Series, started: float) -
             for row, col in level.cells():
                 keys.update(plan.object_key(level, name, t, row, col) for t in range(old_n, plan.n_time))
             keys.add(f"{level.path}/{name}/zarr.json")
-        keys.update({f"{level.path}/time/zarr.json", f"{level.path}/time/c/0"})
-    keys.update({f"{store.block.get('volatility_path', 'volatility')}/c/0/0", "zarr.json"})
+        keys.update({f"{level.path}/time/zarr.json", object_key(f"{level.path}/time", (0,))})
+    keys.update({object_key(store.block.volatility_path or VOLATILITY_PATH, (0, 0)), "zarr.json"})
     ordered = sorted(keys, key=lambda k: (_rank(k), k))
     objects = tuple(WrittenObject(k, _kind(store, k), 0) for k in ordered)
     return AppendSummary(store.output.location, series.shape[0], plan.n_time, objects, time.perf_counter() - started, dry_run=True)

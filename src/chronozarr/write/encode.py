@@ -16,7 +16,7 @@ from ..errors import InputError
 from ..format.codecs import CodecSpec
 from ..format.geometry import pyramid_levels
 from ..format.metadata import Band, LevelMirror, Provenance, Selection, Temporal
-from ..format.temporal import NONE, STAR_DELTA, STAR_DELTA_DTYPES, volatility_value
+from ..format.temporal import NONE, STAR_DELTA, star_delta_allowed, volatility_value
 from . import selection
 from .crashpoints import crash_points
 from .layout import chronozarr_block, level_nodes, root_attributes, volatility_node, write_metadata
@@ -26,7 +26,7 @@ from .phases import write_phases
 from .plan import Plan, Schedule
 from .preview import EncodePreview
 from .resume import Journal, RunRecord, input_digest
-from .source import Series, prepare
+from .series import Series, prepare
 from .units import check_span, default_span
 from .walk import WriteResult
 
@@ -189,7 +189,7 @@ def _plan(
     dtype = series.dtype.name
     if encoding not in ENCODING_CHOICES:
         raise InputError(f"encoding must be one of {', '.join(ENCODING_CHOICES)}, got {encoding!r}")
-    if encoding == STAR_DELTA and dtype not in STAR_DELTA_DTYPES:
+    if encoding == STAR_DELTA and not star_delta_allowed(dtype):
         raise InputError(
             f"star-delta applies to uint8 and uint16 only (spec 4.1); this array is {dtype}. "
             "Use encoding='none' (or 'auto', which picks none for it)"

@@ -19,15 +19,16 @@ import xarray as xr
 from ..crs import find_crs
 from ..errors import InputError, StoreError
 from ..format.codecs import CodecSpec
-from ..format.geometry import LevelGeometry, Transform
+from ..format.geometry import LevelGeometry, Transform, object_key
 from ..format.metadata import Band
+from ..format.root_block import VOLATILITY_PATH, RootBlock
 from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
 from ..format.times import iso_list
 from ..read.arrays import decode_chunk, parse_array
 from ..read.metadata import StoreMetadata, load
-from ..read.sources import open_source
+from ..read.object_source import open_object_source
 from .output import LocalOutput, Output
-from .source import Series, prepare
+from .series import Series, prepare
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,8 @@ class ExistingStore:
         return self.meta.levels[0].shape[0]
 
     @property
-    def block(self) -> Mapping[str, Any]:
-        return self.document["attributes"]["chronozarr"]
+    def block(self) -> RootBlock:
+        return self.meta.block
 
     @property
     def times_ms(self) -> np.ndarray:
@@ -69,9 +70,9 @@ class ExistingStore:
 
     def volatility(self) -> tuple[np.ndarray, CodecSpec]:
         """The stored volatility values and the codec their chunk uses."""
-        path = self.block.get("volatility_path", "volatility")
+        path = self.block.volatility_path or VOLATILITY_PATH
         info = parse_array(path, self.node(path))
-        key = f"{path}/c/0/0"
+        key = object_key(path, (0, 0))
         data = self.output.get(key)
         where = f"{self.output.describe()}/{key}"
         if data is None:
@@ -101,7 +102,7 @@ def open_existing(output: Output, source_options: Mapping[str, Any] | None = Non
     """Open the store at `output` for an append; raises StoreError when it is not one."""
     if isinstance(output, LocalOutput) and not output.root.is_dir():
         raise StoreError(f"no store at {str(output.root)!r}: the directory does not exist")
-    meta = load(open_source(output.location, **dict(source_options or {})))
+    meta = load(open_object_source(output.location, **dict(source_options or {})))
     document = json.loads(output.get("zarr.json") or b"{}")
     data = meta.levels[0].data
     if data.codec is None:

@@ -15,8 +15,9 @@ import numcodecs
 import numpy as np
 
 from ..format.codecs import CodecSpec
-from ..format.geometry import LevelGeometry
+from ..format.geometry import LevelGeometry, object_key
 from ..format.metadata import GRID_MAPPING, GRID_MAPPING_REFS, SPEC_VERSION, Band, LevelMirror, Provenance, Temporal, crs_code, grid_mapping_attrs, multiscales
+from ..format.root_block import COVERAGE, MASK, VOLATILITY_PATH, RootBlock
 from ..format.times import TIME_CALENDAR, TIME_UNITS, iso_list
 from ..format.zarrjson import array_json, group_json, with_consolidated
 from .objects import ObjectWriter
@@ -36,8 +37,7 @@ def coordinate_chunk(values: np.ndarray, codec: CodecSpec = COORD_CODEC) -> byte
 def _coordinate(writer: ObjectWriter, key: str, values: np.ndarray, dims: Sequence[str], attrs: dict[str, Any] | None = None) -> dict[str, Any]:
     """Write a single-chunk coordinate array's chunk; returns its zarr.json document."""
     dtype, fill = ("string", "") if values.dtype.kind in "OU" else (values.dtype.name, 0)
-    chunk_key = "/".join(["c"] + ["0"] * values.ndim)
-    writer.put(f"{key}/{chunk_key}", coordinate_chunk(values))
+    writer.put(object_key(key, [0] * values.ndim), coordinate_chunk(values))
     return array_json(
         shape=values.shape,
         dtype=dtype,
@@ -131,7 +131,7 @@ def level_nodes(
 def volatility_node(writer: ObjectWriter, values: np.ndarray) -> dict[str, Any]:
     """The root volatility array (spec 5): one float32 per level-0 cell, one chunk."""
     values = np.asarray(values, dtype=np.float32)
-    writer.put("volatility/c/0/0", volatility_chunk(values))
+    writer.put(object_key(VOLATILITY_PATH, (0, 0)), volatility_chunk(values))
     return array_json(
         shape=values.shape,
         dtype="float32",
@@ -160,38 +160,24 @@ def chronozarr_block(
     plane_variables: Sequence[str],
     provenance: Provenance | None,
     shard_bytes: dict[str, dict[str, int]] | None,
-) -> dict[str, Any]:
+) -> RootBlock:
     """The root `chronozarr` attribute (spec 3.2) with its mirrors."""
-    block: dict[str, Any] = {
-        "spec_version": SPEC_VERSION,
-        "variable": variable,
-        "times": iso_list(times_ms),
-        "bands": [b.to_dict() for b in bands],
-        "band_names": [b.name for b in bands],
-        "nodata": nodata,
-        "crs": crs,
-        "temporal": temporal.to_dict(),
-        "volatility_path": "volatility",
-    }
-    if "mask" in plane_variables:
-        block["mask_variable"] = "mask"
-    if "coverage" in plane_variables:
-        block["coverage_variable"] = "coverage"
-    if provenance is not None:
-        block["provenance"] = provenance.to_dict()
-    block["levels"] = [m.to_dict() for m in levels]
-    if shard_bytes is not None:
-        block["shard_bytes"] = ordered_shard_bytes(shard_bytes)
-    return block
-
-
-def ordered_shard_bytes(shard_bytes: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
-    """shard_bytes with levels and shards in numeric order, so equal content gives equal JSON."""
-    return {lvl: dict(sorted(shard_bytes.get(lvl, {}).items(), key=_shard_order)) for lvl in sorted(shard_bytes, key=int)}
-
-
-def _shard_order(item: tuple[str, int]) -> tuple[int, ...]:
-    return tuple(int(p) for p in item[0].split("/"))
+    return RootBlock(
+        spec_version=SPEC_VERSION,
+        variable=variable,
+        times=tuple(iso_list(times_ms)),
+        bands=tuple(bands),
+        band_names=tuple(b.name for b in bands),
+        nodata=nodata,
+        crs=crs,
+        temporal=temporal,
+        volatility_path=VOLATILITY_PATH,
+        mask_variable=MASK if MASK in plane_variables else None,
+        coverage_variable=COVERAGE if COVERAGE in plane_variables else None,
+        provenance=provenance,
+        levels=tuple(levels),
+        shard_bytes=shard_bytes,
+    )
 
 
 def write_metadata(writer: ObjectWriter, nodes: dict[str, dict[str, Any]], root_attrs: dict[str, Any]) -> None:
@@ -203,5 +189,5 @@ def write_metadata(writer: ObjectWriter, nodes: dict[str, dict[str, Any]], root_
     writer.put_json("zarr.json", with_consolidated(group_json(root_attrs), nodes))
 
 
-def root_attributes(level_paths: Sequence[str], crs: str, block: dict[str, Any]) -> dict[str, Any]:
-    return {"multiscales": multiscales(level_paths, crs), "chronozarr": block}
+def root_attributes(level_paths: Sequence[str], crs: str, block: RootBlock) -> dict[str, Any]:
+    return {"multiscales": multiscales(level_paths, crs), "chronozarr": block.to_dict()}

@@ -20,7 +20,7 @@ from .plan import Plan
 from .pyramid_planes import Planes, build_pyramid
 from .readback import StoredLevels
 from .resume import Journal
-from .source import Series
+from .series import Series
 from .units import Unit, phases, step_bytes, time_windows, units
 from .walk import Window, WriteResult, write_units
 

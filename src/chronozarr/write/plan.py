@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..format.codecs import CodecSpec
-from ..format.geometry import LevelGeometry, chunk_key, time_shard
+from ..format.geometry import LevelGeometry, cell_key, shard_id, time_shard
 from ..format.temporal import NONE, STAR_DELTA, anchor_indices, nearest_references
 
 if TYPE_CHECKING:
@@ -94,12 +94,12 @@ class Plan:
     def object_key(self, level: LevelGeometry, variable: str, t: int, row: int, col: int) -> str:
         """Key of the object holding timestep t of a cell: its chunk, or its time shard."""
         index = time_shard(t, self.shard_time)[0] if self.shard_time is not None else t
-        return f"{level.path}/" + chunk_key(variable, index, row, col, has_band=variable == self.variable)
+        return cell_key(f"{level.path}/{variable}", index, row, col, has_band=variable == self.variable)
 
     def shard_bytes_id(self, t: int, row: int, col: int) -> str:
         """The shard_bytes entry of the time shard holding t (spec 7.3): "<t_shard>/<row>/<col>"."""
         assert self.shard_time is not None
-        return f"{time_shard(t, self.shard_time)[0]}/{row}/{col}"
+        return shard_id(time_shard(t, self.shard_time)[0], row, col)
 
     def time_shards(self) -> list[tuple[int, int]]:
         """[start, stop) timesteps of each time shard (one range when unsharded)."""

@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..check.info import cadence
 from ..format.geometry import Transform
 from ..format.metadata import Band
-from ..format.times import from_iso, iso_list
+from ..format.times import cadence, from_iso, iso_list
 from .plan import Plan
-from .source import Series
+from .series import Series
 
 SHOWN_DATES = 12  # beyond this, the first and last few
 

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..errors import StoreError
 from ..format.geometry import LevelGeometry, time_shard
-from ..format.temporal import reconstruct
 from ..format.shard_index import EMPTY
+from ..format.temporal import reconstruct
 from .objects import ShardBase
 from .output import Output
 from .plan import Plan
@@ -49,16 +49,10 @@ class StoredLevels:
         dtype = np.dtype(self.plan.dtype) if band else np.dtype(np.uint8)
         lead = (self.plan.n_band,) if band else ()
         out = np.empty(lead + (rows.stop - rows.start, cols.stop - cols.start), dtype=dtype)
-        cs = level.chunk_size
-        for row in range(rows.start // cs, -(-rows.stop // cs)):
-            for col in range(cols.start // cs, -(-cols.stop // cs)):
-                cell_rows, cell_cols = level.cell_slice(row, col)
-                chunk = self._chunk(t, level, name, row, col, lead, dtype)
-                top, left = max(rows.start, cell_rows.start), max(cols.start, cell_cols.start)
-                bottom, right = min(rows.stop, cell_rows.stop), min(cols.stop, cell_cols.stop)
-                out[..., top - rows.start : bottom - rows.start, left - cols.start : right - cols.start] = chunk[
-                    ..., top - cell_rows.start : bottom - cell_rows.start, left - cell_cols.start : right - cell_cols.start
-                ]
+        for row, col in level.cells_under(rows, cols):
+            chunk = self._chunk(t, level, name, row, col, lead, dtype)
+            cy, cx, oy, ox = level.overlap(row, col, rows, cols)
+            out[..., oy, ox] = chunk[..., cy, cx]
         return out
 
     def _chunk(self, t: int, level: LevelGeometry, name: str, row: int, col: int, lead: tuple[int, ...], dtype: np.dtype) -> np.ndarray:

@@ -19,13 +19,13 @@ import numpy as np
 
 from ..format.codecs import CodecSpec
 from ..format.geometry import LevelGeometry
-from ..format.temporal import AUTO_THRESHOLD, STAR_DELTA_DTYPES, residual
+from ..format.temporal import auto_keeps_star_delta, residual, star_delta_allowed
 from .chunks import encode_chunk
 from .output import write_error
 from .plan import Schedule
 from .pyramid_planes import padded_cell
 from .readahead import ReadAhead
-from .source import Series
+from .series import Series
 
 MIN_SAMPLED_CELLS = 3
 MAX_SAMPLED_CELLS = 8
@@ -147,10 +147,10 @@ def _scratch_write(write: Callable[..., object], scratch: Path, *args: object) -
 
 def choose(encoding: str, dtype: str) -> str:
     """'none' or 'star-delta' when forced, 'auto' when the sample decides (uint8 and uint16 only)."""
-    if encoding == "auto" and dtype not in STAR_DELTA_DTYPES:
+    if encoding == "auto" and not star_delta_allowed(dtype):
         return "none"
     return encoding
 
 
 def keeps_star_delta(ratio: float) -> bool:
-    return ratio <= AUTO_THRESHOLD
+    return auto_keeps_star_delta(ratio)

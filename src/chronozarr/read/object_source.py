@@ -11,10 +11,10 @@ import errno
 import os
 import stat
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
-from typing import BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from ..buckets import is_bucket_url
 from ..errors import StoreError
@@ -172,19 +172,19 @@ def is_remote(location: object) -> bool:
     return isinstance(text, str) and (text.startswith(("http://", "https://")) or is_bucket_url(text))
 
 
-def open_source(location: str | os.PathLike[str], **options: object) -> ObjectSource:
+def open_object_source(location: str | os.PathLike[str], **options: Any) -> ObjectSource:
     """LocalSource for a path, HttpSource for an http(s) URL, BucketSource for s3://, gs://, az://."""
     text = os.fspath(location)
     if text.startswith(("http://", "https://")):
         from .http_source import HttpSource
 
-        return HttpSource(text, **options)  # type: ignore[arg-type]
+        return HttpSource(text, **options)
     if is_bucket_url(text):
         from .bucket_source import BucketSource
 
-        return BucketSource(text, **options)  # type: ignore[arg-type]
+        return BucketSource(text, **options)
     if "://" in text and not text.startswith("file://"):
         raise StoreError(f"{text!r}: unsupported URL scheme; a store is a directory, an http(s):// URL or s3://, gs://, az://")
     path = Path(text[len("file://") :] if text.startswith("file://") else text)
     local_options = {k: v for k, v in options.items() if k == "max_object_bytes"}
-    return LocalSource(path, **local_options)  # type: ignore[arg-type]
+    return LocalSource(path, **local_options)

@@ -18,8 +18,7 @@ import xarray as xr
 
 from ..crs import series_crs
 from ..errors import InputError
-from ..format.metadata import DTYPES, Band
-from ..write.source import band_labels
+from ..format.metadata import DTYPES, Band, band_labels
 from .cf import Declared, decoded_on_read, read_unsigned
 from .cf import declared as cf_declared
 from .stores import chronozarr_level, open_store_level
@@ -99,7 +98,7 @@ class _Selected(NamedTuple):
     attrs: dict[str, dict[str, Any]]
 
 
-def open_source(
+def open_input_dataset(
     path: str | os.PathLike[str],
     *,
     variable: str | None = None,
@@ -342,7 +341,7 @@ def _stack(ds: xr.Dataset, names: list[str], path: str) -> xr.DataArray:
         arrays.append(var.transpose(*PLANE_DIMS).drop_attrs())
     dtypes = {str(a.dtype) for a in arrays}
     if len(dtypes) > 1:
-        found = ", ".join(f"{n}: {a.dtype}" for n, a in zip(names, arrays))
+        found = ", ".join(f"{n}: {a.dtype}" for n, a in zip(names, arrays, strict=False))
         raise InputError(f"variables stacked as bands must share one dtype, got {found}; convert them to one dtype first")
     try:
         stacked = xr.concat(arrays, dim="band", join="exact", coords="minimal", compat="override")
@@ -417,7 +416,10 @@ def _exact_integers(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
             bad |= ~np.isfinite(values) | (values != np.round(values))
     if np.any(bad):
         example = values[bad].flat[0]
-        hint = ". NaN is how xarray reads a CF fill value: without --cast the stored values are kept and the fill value becomes the nodata" if np.isnan(example) else ""
+        hint = (
+            ". NaN is how xarray reads a CF fill value: without --cast the stored values are kept and the fill value becomes the nodata"
+            if np.isnan(example) else ""
+        )
         raise InputError(
             f"--cast {dtype.name} would change the value {example} (NaN, fractional or outside "
             f"{info.min}..{info.max}); cast to float32 instead, or fix those values in the input{hint}"

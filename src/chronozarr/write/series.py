@@ -15,7 +15,7 @@ import xarray as xr
 from ..crs import CRS_FIX, epsg, find_crs
 from ..errors import InputError
 from ..format.geometry import Transform
-from ..format.metadata import DTYPES
+from ..format.metadata import DTYPES, band_labels
 from ..format.times import to_millis
 
 DIMS = ("time", "band", "y", "x")
@@ -51,7 +51,7 @@ class Series:
 
     @property
     def shape(self) -> tuple[int, int, int, int]:
-        return tuple(int(s) for s in self.data.shape)  # type: ignore[return-value]
+        return tuple(int(s) for s in self.data.shape)  # type: ignore[return-value]  # prepare refuses input that is not 4-D
 
     @property
     def band_labels(self) -> list[str]:
@@ -148,13 +148,6 @@ def _sharing_chunks(cells: list[tuple[slice, slice]], y_chunks: tuple[int, ...],
             under |= g[0]
         groups.append((under, sorted([i] + [j for g in joined for j in g[1]])))
     return [members for _, members in groups]
-
-
-def band_labels(da: xr.DataArray) -> list[str]:
-    """Band names of a (time, band, y, x) array: its band coordinate, else band_1, band_2, ..."""
-    if "band" in da.coords:
-        return [str(v) for v in np.asarray(da["band"].values)]
-    return [f"band_{i + 1}" for i in range(da.sizes["band"])]
 
 
 def _values(values: Any, scheduler: str | None) -> np.ndarray:
