@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from property_settings import PROPERTIES
 
-from chronozarr.format.geometry import blocks, chunk_key, level_transform, pyramid_levels, time_shard
+from chronozarr.format.geometry import blocks, cell_key, level_transform, pyramid_levels, time_shard
 
 BASE = (10.0, 0.0, 500000.0, 0.0, -10.0, 5000000.0)
 sizes = st.integers(1, 90)
@@ -84,8 +84,8 @@ def test_level_transform_doubles_the_pixel_size_and_keeps_the_origin(k: int, a: 
 def test_pixel_centres_and_bbox_follow_the_level_transform(height: int, width: int, cs: int) -> None:
     for level in pyramid_levels(height, width, cs, BASE):
         size = 10.0 * 2**level.index
-        assert level.x_centres() == [500000.0 + (i + 0.5) * size for i in range(level.width)]
-        assert level.y_centres() == [5000000.0 + (j + 0.5) * -size for j in range(level.height)]
+        assert level.x_centres().tolist() == [500000.0 + (i + 0.5) * size for i in range(level.width)]
+        assert level.y_centres().tolist() == [5000000.0 + (j + 0.5) * -size for j in range(level.height)]
         assert level.bbox() == (500000.0, 5000000.0 - size * level.height, 500000.0 + size * level.width, 5000000.0)
 
 
@@ -100,7 +100,7 @@ def test_pixel_centres_and_bbox_follow_the_level_transform(height: int, width: i
 def test_chunk_keys_are_the_default_zarr_v3_encoding(variable: str, t: int, row: int, col: int, has_band: bool) -> None:
     """c/{t}/0/{r}/{c} for data (band chunk always 0), c/{t}/{r}/{c} for mask and coverage (spec 2)."""
     coords = [t, 0, row, col] if has_band else [t, row, col]
-    assert chunk_key(variable, t, row, col, has_band) == "/".join([variable, "c", *map(str, coords)])
+    assert cell_key(variable, t, row, col, has_band) == "/".join([variable, "c", *map(str, coords)])
 
 
 @PROPERTIES
