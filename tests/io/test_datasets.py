@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import cftime
 import dask.array
 import numpy as np
@@ -25,6 +27,19 @@ def test_the_only_4d_variable_is_found_lazily_with_its_grid_mapping_crs(tmp_path
         assert source.crs == "EPSG:32631"
         np.testing.assert_array_equal(source.data.values, ds["reflectance"].values)
         assert list(source.data["band"].values) == ["b0", "b1"]
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_a_zarr_input_without_consolidated_metadata_opens_without_warnings(tmp_path, zarr_format):
+    """The CLI prints no multi-line xarray advice when the input store is not consolidated."""
+    ds = cube()
+    path = tmp_path / "plain.zarr"
+    ds.to_zarr(path, zarr_format=zarr_format, consolidated=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with open_input_dataset(path) as source:
+            np.testing.assert_array_equal(source.data.values, ds["reflectance"].values)
+    assert [str(w.message) for w in caught if "consolidated" in str(w.message)] == []
 
 
 def test_variables_stack_as_bands_named_after_them(tmp_path):

@@ -177,6 +177,8 @@ def open_dataset(path: str | os.PathLike[str], group: str | None = None, undecod
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", category=UserWarning)  # zarr's consolidated-metadata notice
+            # xarray's fallback to per-array metadata works; its advice is for the input's author
+            warnings.filterwarnings("ignore", message="Failed to open Zarr store with consolidated metadata", category=RuntimeWarning)
             ds = xr.open_dataset(path, engine=engine, group=group, chunks=chunks, **options)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         if group and (isinstance(exc, (KeyError, FileNotFoundError)) or "group" in str(exc).lower()):
