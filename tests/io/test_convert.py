@@ -197,8 +197,7 @@ def test_a_netcdf_source_is_written_as_encode_writes_it(tmp_path):
     assert converted.attrs["chronozarr"]["times"] == encoded.attrs["chronozarr"]["times"]
 
 
-def test_without_dask_the_files_are_read_through_the_lazy_backend_array(tmp_path, monkeypatch):
-    monkeypatch.setattr("chronozarr.io.datasets.time_chunks", lambda: None)
+def test_the_files_are_read_through_the_lazy_backend_array(tmp_path):
     arrays = [pixels(2, seed=i) for i in range(2)]
     rows = [(geotiff(tmp_path / f"{i}.tif", a).name, d) for i, (a, d) in enumerate(zip(arrays, DATES))]
 

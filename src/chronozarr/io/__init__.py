@@ -2,6 +2,8 @@
 lazy (time, band, y, x) series."""
 
 from ..crs import find_crs
-from .datasets import Source, cast_exactly, open_dataset, open_input_dataset, require_stored_dtype
+from .casting import cast_exactly, require_stored_dtype
+from .dataset_files import open_dataset
+from .datasets import Source, open_input_dataset
 
 __all__ = ["Source", "cast_exactly", "find_crs", "open_dataset", "open_input_dataset", "require_stored_dtype"]

@@ -20,7 +20,8 @@ import numpy as np
 from ..errors import InputError
 from ..write.encode import EncodeSummary, encode
 from ..write.preview import EncodePreview
-from .datasets import SERIES_DIMS, Source, cast_exactly, open_input_dataset, require_stored_dtype
+from .casting import cast_exactly, require_stored_dtype
+from .datasets import SERIES_DIMS, Source, open_input_dataset
 from .dated_files import dated_timesteps, is_glob
 from .frames import FrameReads, OpenFiles, RasterFrames, ReadCache, lazy_array
 from .grid import WarpOptions

@@ -7,10 +7,8 @@ increasing time) stays the writer's check, so the two never disagree.
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -18,20 +16,16 @@ import xarray as xr
 
 from ..crs import series_crs
 from ..errors import InputError
-from ..format.metadata import DTYPES, Band, band_labels
+from ..format.metadata import Band, band_labels
+from .casting import cast_exactly
 from .cf import Declared, decoded_on_read, read_unsigned
 from .cf import declared as cf_declared
+from .dataset_files import open_dataset, time_chunks
 from .stores import chronozarr_level, open_store_level
-from .timeaxis import standard_time_axis
 
 SPATIAL_NAMES = (("y", "x"), ("lat", "lon"), ("latitude", "longitude"))
 PLANE_DIMS = ("time", "y", "x")
 SERIES_DIMS = ("time", "band", "y", "x")
-_HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
-_CLASSIC_MAGIC = (b"CDF\x01", b"CDF\x02", b"CDF\x05")
-_ZARR_MARKERS = ("zarr.json", ".zgroup", ".zarray", ".zmetadata")
-# Suggested --cast targets for dtypes a store cannot hold.
-CAST_TARGETS = {"float64": "float32", "float16": "float32", "int8": "int16", "bool": "uint8"}
 
 
 @dataclass(frozen=True)
@@ -163,82 +157,6 @@ def _select(
     planes = [n for n in (mask_variable, coverage_variable) if n]
     data, names = _series(north_up, variable, variables, planes, path)
     return _Selected(data, names, mask, coverage, geographic, {n: dict(north_up[n].attrs) for n in names})
-
-
-def open_dataset(path: str | os.PathLike[str], group: str | None = None, undecoded: list[str] | None = None) -> xr.Dataset:
-    """The input as a lazy Dataset, chunked one timestep per dask chunk when dask is installed.
-
-    The `undecoded` variables are read as stored, without CF masking and scaling (io/cf.py).
-    """
-    kind, engine = _format(path)
-    chunks = time_chunks()
-    where = f"{path}" + (f" (group {group!r})" if group else "")
-    options: dict[str, Any] = {"mask_and_scale": {n: False for n in undecoded}} if undecoded else {}
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", category=UserWarning)  # zarr's consolidated-metadata notice
-            # xarray's fallback to per-array metadata works; its advice is for the input's author
-            warnings.filterwarnings("ignore", message="Failed to open Zarr store with consolidated metadata", category=RuntimeWarning)
-            ds = xr.open_dataset(path, engine=engine, group=group, chunks=chunks, **options)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        if group and (isinstance(exc, (KeyError, FileNotFoundError)) or "group" in str(exc).lower()):
-            raise InputError(f"group {group!r} is not in {path}; check --group") from None
-        if isinstance(exc, FileNotFoundError):
-            raise InputError(f"cannot open {where}: not found") from None
-        raise InputError(f"cannot open {where} as {kind}: {exc}") from None
-    except Exception as exc:  # zarr and netCDF4 raise their own error types for damaged inputs
-        raise InputError(f"cannot open {where} as {kind}: {type(exc).__name__}: {exc}") from None
-    try:
-        return standard_time_axis(ds)
-    except BaseException:
-        ds.close()
-        raise
-
-
-def _format(path: str | os.PathLike[str]) -> tuple[str, str]:
-    """(kind, xarray engine), from what is on disk rather than the file name."""
-    text = os.fspath(path)
-    if "://" in text:
-        return "zarr", "zarr"  # remote stores go through fsspec; NetCDF is read from local files
-    p = Path(text)
-    if not p.exists():
-        raise InputError(f"input {text} does not exist")
-    if p.is_dir():
-        if any((p / m).exists() for m in _ZARR_MARKERS):
-            return "zarr", "zarr"
-        raise InputError(f"{text} is a directory but not a Zarr store (it has no zarr.json or .zgroup)")
-    with p.open("rb") as f:
-        head = f.read(8)
-    if head.startswith(_HDF5_MAGIC):
-        return "NetCDF", _engine(("netcdf4", "h5netcdf"), text)
-    if head[:4] in _CLASSIC_MAGIC:
-        return "NetCDF", _engine(("netcdf4", "scipy"), text)
-    raise InputError(
-        f"{text} is neither a NetCDF file nor a Zarr store; encode reads those two "
-        "(GeoTIFF, COG and PNG files are read by `chronozarr convert` from a manifest: a .csv or .json list of them)"
-    )
-
-
-def _engine(candidates: tuple[str, ...], path: str) -> str:
-    """The first installed xarray engine that reads the file (h5netcdf needs h5py or pyfive)."""
-    modules = {"netcdf4": ("netCDF4",), "h5netcdf": ("h5netcdf", "h5py"), "scipy": ("scipy",)}
-    for engine in candidates:
-        try:
-            for module in modules[engine]:
-                __import__(module)
-        except ImportError:
-            continue
-        return engine
-    raise InputError(f"reading the NetCDF file {path} needs netCDF4: pip install 'chronozarr[netcdf]'")
-
-
-def time_chunks() -> dict[str, int] | None:
-    """Dask chunks of one timestep for lazy inputs, or None when dask is not installed."""
-    try:
-        import dask.array  # noqa: F401
-    except ImportError:
-        return None  # lazily indexed backend arrays: still one timestep per read
-    return {"time": 1}
 
 
 def _north_up(ds: xr.Dataset) -> tuple[xr.Dataset, bool]:
@@ -393,50 +311,3 @@ def _unique(names: list[str], option: str) -> list[str]:
     if repeated:
         raise InputError(f"{option} lists {', '.join(repeated)} more than once")
     return names
-
-
-def cast_exactly(da: xr.DataArray, dtype: str) -> xr.DataArray:
-    """`da` as `dtype`; a float target rounds as asked, an integer target must hold every value exactly."""
-    if dtype not in DTYPES:
-        raise InputError(f"--cast {dtype!r} is not a dtype chronozarr stores; choose one of {', '.join(DTYPES)}")
-    target = np.dtype(dtype)
-    if da.dtype == target:
-        return da
-    if target.kind == "f":
-        return da.astype(target)
-    # Checked where the values are read (chunk by chunk), so a bad value fails the encode, never corrupts it.
-    return xr.apply_ufunc(
-        _exact_integers, da, kwargs={"dtype": target}, dask="parallelized", output_dtypes=[target], keep_attrs=True
-    )
-
-
-def _exact_integers(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    info = np.iinfo(dtype)
-    with np.errstate(invalid="ignore"):
-        bad = (values < info.min) | (values > info.max)
-        if values.dtype.kind == "f":
-            bad |= ~np.isfinite(values) | (values != np.round(values))
-    if np.any(bad):
-        example = values[bad].flat[0]
-        hint = (
-            ". NaN is how xarray reads a CF fill value: without --cast the stored values are kept and the fill value becomes the nodata"
-            if np.isnan(example) else ""
-        )
-        raise InputError(
-            f"--cast {dtype.name} would change the value {example} (NaN, fractional or outside "
-            f"{info.min}..{info.max}); cast to float32 instead, or fix those values in the input{hint}"
-        )
-    return values.astype(dtype)
-
-
-def require_stored_dtype(dtype: str) -> None:
-    """Refuse a dtype a store cannot hold, naming the --cast that fixes it (the writer's own message
-    for the same problem speaks to Python callers of encode)."""
-    if dtype in DTYPES:
-        return
-    target = CAST_TARGETS.get(dtype)
-    fix = f"--cast {target}" if target else f"--cast with one of {', '.join(DTYPES)} that holds every value"
-    raise InputError(
-        f"the input data is {dtype}, which chronozarr does not store ({', '.join(DTYPES)}); nothing is cast "
-        f"silently. Re-run with {fix}"
-    )

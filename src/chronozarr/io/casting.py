@@ -1,0 +1,59 @@
+"""`--cast`: a dtype chronozarr stores, reached without changing any value silently."""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from ..errors import InputError
+from ..format.metadata import DTYPES
+
+# Suggested --cast targets for dtypes a store cannot hold.
+CAST_TARGETS = {"float64": "float32", "float16": "float32", "int8": "int16", "bool": "uint8"}
+
+
+def cast_exactly(da: xr.DataArray, dtype: str) -> xr.DataArray:
+    """`da` as `dtype`; a float target rounds as asked, an integer target must hold every value exactly."""
+    if dtype not in DTYPES:
+        raise InputError(f"--cast {dtype!r} is not a dtype chronozarr stores; choose one of {', '.join(DTYPES)}")
+    target = np.dtype(dtype)
+    if da.dtype == target:
+        return da
+    if target.kind == "f":
+        return da.astype(target)
+    # Checked where the values are read (chunk by chunk), so a bad value fails the encode, never corrupts it.
+    return xr.apply_ufunc(
+        _exact_integers, da, kwargs={"dtype": target}, dask="parallelized", output_dtypes=[target], keep_attrs=True
+    )
+
+
+def _exact_integers(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    info = np.iinfo(dtype)
+    with np.errstate(invalid="ignore"):
+        bad = (values < info.min) | (values > info.max)
+        if values.dtype.kind == "f":
+            bad |= ~np.isfinite(values) | (values != np.round(values))
+    if np.any(bad):
+        example = values[bad].flat[0]
+        hint = (
+            ". NaN is how xarray reads a CF fill value: without --cast the stored values are kept and the fill value becomes the nodata"
+            if np.isnan(example) else ""
+        )
+        raise InputError(
+            f"--cast {dtype.name} would change the value {example} (NaN, fractional or outside "
+            f"{info.min}..{info.max}); cast to float32 instead, or fix those values in the input{hint}"
+        )
+    return values.astype(dtype)
+
+
+def require_stored_dtype(dtype: str) -> None:
+    """Refuse a dtype a store cannot hold, naming the --cast that fixes it (the writer's own message
+    for the same problem speaks to Python callers of encode)."""
+    if dtype in DTYPES:
+        return
+    target = CAST_TARGETS.get(dtype)
+    fix = f"--cast {target}" if target else f"--cast with one of {', '.join(DTYPES)} that holds every value"
+    raise InputError(
+        f"the input data is {dtype}, which chronozarr does not store ({', '.join(DTYPES)}); nothing is cast "
+        f"silently. Re-run with {fix}"
+    )
