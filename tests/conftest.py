@@ -48,7 +48,7 @@ def series_factory():
 @pytest.fixture(scope="session")
 def s3_server():
     """One moto S3 server on 127.0.0.1 for the session (moto's state is per process anyway)."""
-    pytest.importorskip("moto.moto_server.werkzeug_app")
+    import moto.moto_server.werkzeug_app  # noqa: F401
     from s3server import S3Server
 
     with S3Server() as server:

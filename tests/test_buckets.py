@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("obstore")
+import obstore  # noqa: F401
 
 from chronozarr.buckets import Bucket, bucket_error, is_bucket_url, parse_bucket_url  # noqa: E402
 from chronozarr.errors import AccessError, StoreError  # noqa: E402

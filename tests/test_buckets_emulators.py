@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-pytest.importorskip("obstore")
+import obstore  # noqa: F401
 
 from conftest import make_series  # noqa: E402
 from emulators import AZURITE_ACCOUNT, AZURITE_KEY, Azurite, FakeGCS, azurite_missing, fake_gcs_binary, gcs_env  # noqa: E402

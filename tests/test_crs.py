@@ -7,7 +7,7 @@ from raster_inputs import ESRI_UTM_25S
 from chronozarr.crs import Declared, epsg, override_note, resolve
 from chronozarr.errors import InputError
 
-pyproj = pytest.importorskip("pyproj")
+import pyproj
 
 # Daymet's CF grid mapping: Lambert conformal conic on WGS 84, no EPSG equivalent.
 DAYMET_LCC = {

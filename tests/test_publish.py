@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-pytest.importorskip("obstore")
-pytest.importorskip("boto3")
+import obstore  # noqa: F401
+import boto3  # noqa: F401
 
 import obstore.store  # noqa: E402
 

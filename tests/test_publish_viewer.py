@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-pytest.importorskip("obstore")
+import obstore  # noqa: F401
 
 import chronozarr  # noqa: E402
 from browser_check import assert_drawn, check_page, level0_url, needs_chromium  # noqa: E402

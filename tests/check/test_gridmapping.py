@@ -11,7 +11,7 @@ import pytest
 import chronozarr
 from conftest import make_series, strip_grid_mapping
 
-pyproj = pytest.importorskip("pyproj")
+import pyproj
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-pytest.importorskip("obstore")
+import obstore  # noqa: F401
 
 import chronozarr  # noqa: E402
 from chronozarr.cli import app  # noqa: E402
@@ -66,7 +66,7 @@ def test_endpoint_option_and_doctor(aws_env, published) -> None:
 
 
 def test_export_cog_from_s3(aws_env, published, tmp_path) -> None:
-    rasterio = pytest.importorskip("rasterio")
+    import rasterio
     bucket, values = published
     result = runner.invoke(app, ["export-cog", f"s3://{bucket}/aoi", str(tmp_path), "--times", "-1", "--endpoint", aws_env])
     assert result.exit_code == 0, result.output

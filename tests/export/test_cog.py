@@ -11,7 +11,7 @@ from chronozarr.errors import InputError, OutputExistsError
 from chronozarr.export.cog import export_cog, file_names
 from chronozarr.serve import StoreServer
 
-rasterio = pytest.importorskip("rasterio")
+import rasterio
 
 
 @pytest.fixture(scope="module")

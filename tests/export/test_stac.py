@@ -13,7 +13,7 @@ from chronozarr.errors import OutputExistsError
 from chronozarr.export.stac import write_stac
 from chronozarr.serve import StoreServer
 
-pyproj = pytest.importorskip("pyproj")
+import pyproj
 
 DATACUBE = "https://stac-extensions.github.io/datacube/v2.2.0/schema.json"
 PROJECTION = "https://stac-extensions.github.io/projection/v2.0.0/schema.json"

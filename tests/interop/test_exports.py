@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import chronozarr
 from conftest import make_series
 
-cogeo = pytest.importorskip("rio_cogeo.cogeo")
-rasterio = pytest.importorskip("rasterio")
+from rio_cogeo import cogeo
+import rasterio
 
 
 def test_rio_cogeo_validates_each_exported_cog(tmp_path) -> None:

@@ -42,7 +42,7 @@ def test_a_plain_reader_sees_anchors_as_values_and_deltas_as_residuals(stores) -
 
 
 def test_gdal_reads_float32_with_nodata_null_as_nodata_zero(stores) -> None:
-    rasterio = pytest.importorskip("rasterio")
+    import rasterio
     root, _, floats = stores
     with rasterio.open(f'ZARR:"{root / "float32"}":/0/data') as src:
         assert src.nodata == 0.0  # the fill_value (spec 2.3), which GDAL takes as nodata
@@ -50,7 +50,7 @@ def test_gdal_reads_float32_with_nodata_null_as_nodata_zero(stores) -> None:
 
 
 def test_gdal_reads_sharded_stores_from_3_13_only(stores) -> None:
-    rasterio = pytest.importorskip("rasterio")
+    import rasterio
     root, values, _ = stores
     path = f'ZARR:"{root / "sharded"}":/0/data'
     if tuple(int(v) for v in rasterio.__gdal_version__.split(".")[:2]) < (3, 13):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-pytest.importorskip("obstore")
+import obstore  # noqa: F401
 
 import chronozarr  # noqa: E402
 from chronozarr.buckets import Bucket  # noqa: E402

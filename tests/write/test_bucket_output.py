@@ -3,7 +3,6 @@ byte for byte, as a local encode, uploaded in the order readers rely on (the roo
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -89,7 +88,7 @@ def test_a_killed_bucket_encode_is_completed_by_resume(tmp_path, s3_server, buck
 
 
 def test_cluster_tasks_write_straight_to_the_bucket(tmp_path, s3_server, bucket):
-    distributed = pytest.importorskip("distributed")
+    import distributed
     import dask.array  # noqa: F401
     from store_matrix import CASES, series
 

@@ -12,8 +12,8 @@ import zarr
 
 import chronozarr
 
-distributed = pytest.importorskip("distributed")
-pytest.importorskip("dask.array")
+import distributed
+import dask.array  # noqa: F401
 
 N_TIME = 5
 UNIT_TASK = "chronozarr"  # the prefix of the keys of tasks submitted by distributed.run_on_cluster

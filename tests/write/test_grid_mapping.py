@@ -12,7 +12,7 @@ import zarr
 import chronozarr
 from conftest import make_series, strip_grid_mapping
 
-pyproj = pytest.importorskip("pyproj")
+import pyproj
 
 
 def _doc(store: Path, node: str) -> dict:

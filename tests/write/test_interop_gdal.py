@@ -4,11 +4,10 @@ from the x/y coordinates, and the values of every (time, band) as raster bands."
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import chronozarr
 
-rasterio = pytest.importorskip("rasterio")
+import rasterio
 
 
 def test_gdal_reads_level_zero_with_crs_and_transform(tmp_path, series_factory) -> None:
