@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 import time
 import uuid
@@ -20,7 +21,7 @@ import obstore.store  # noqa: E402
 import chronozarr  # noqa: E402
 from chronozarr import publish as publish_module  # noqa: E402
 from chronozarr.cli import app  # noqa: E402
-from chronozarr.errors import OutputExistsError  # noqa: E402
+from chronozarr.errors import OutputExistsError, StoreError  # noqa: E402
 from chronozarr.publish import PublishError, append_mismatch, parse_newer_than, plan, publish  # noqa: E402
 from chronozarr.format.caching import chronozarr_block  # noqa: E402
 from conftest import make_series  # noqa: E402
@@ -181,8 +182,6 @@ def test_append_is_published_with_newer_than(s3, stores, tmp_path: Path, recorde
     publish(stores["first3"], dest, object_store=_target(endpoint, prefix), echo=lambda line: None)
     # The 5-timestep store is the 3-timestep one grown at the end; mark what an append touches.
     grown = tmp_path / "grown"
-    import shutil
-
     shutil.copytree(stores["unsharded"], grown)
     stamp = tmp_path / "stamp"
     stamp.touch()
@@ -200,26 +199,55 @@ def test_append_is_published_with_newer_than(s3, stores, tmp_path: Path, recorde
     assert len(chronozarr_block(remote_root)["times"]) == 5
 
 
+def _root_block(times: int, anchors: list[int], shard: int) -> dict:
+    """A chronozarr root block of a star-delta store with `times` timesteps, written out by hand."""
+    return {
+        "spec_version": "0.2.0", "variable": "data", "times": [f"2024-01-0{t + 1}T00:00:00Z" for t in range(times)],
+        "bands": [{"name": "B04", "dtype": "uint16"}], "nodata": 0, "crs": "EPSG:32631",
+        "temporal": {"encoding": "star-delta", "anchor_interval": 2, "anchor_indices": anchors,
+                     "delta_reference": {str(t): t - t % 2 for t in range(times) if t % 2}},
+        "levels": [{"path": "0", "resolution": 10.0, "transform": [10.0, 0.0, 500000.0, 0.0, -10.0, 4000000.0],
+                    "shape": [times, 1, 8, 8], "grid": [1, 1]}],
+        "shard_bytes": {"0": {"0/0/0": shard}},
+    }
+
+
 def test_append_rules() -> None:
-    base = {"spec_version": "0.2.0", "variable": "data", "times": ["t0", "t1"], "crs": "EPSG:32631",
-            "temporal": {"encoding": "star-delta", "anchor_interval": 2, "anchor_indices": [0], "delta_reference": {"1": 0}},
-            "levels": [{"path": "0", "shape": [2, 1, 8, 8], "grid": [1, 1]}], "shard_bytes": {"0": {"0/0/0": 10}}}
-    grown = json.loads(json.dumps(base))
-    grown["times"] += ["t2"]
-    grown["temporal"].update(anchor_indices=[0, 2])
-    grown["levels"][0]["shape"][0] = 3
-    grown["shard_bytes"]["0"]["0/0/0"] = 15
+    base, grown = _root_block(2, [0], 10), _root_block(3, [0, 2], 15)
     assert append_mismatch(base, grown) is None
     assert "already published" in append_mismatch(base, base)
     assert "crs" in append_mismatch(base, {**grown, "crs": "EPSG:4326"})
-    assert "first timesteps" in append_mismatch(base, {**grown, "times": ["t0", "tX", "t2"]})
+    assert "nodata" in append_mismatch(base, {**grown, "nodata": 1})
+    assert "bands" in append_mismatch(base, {**grown, "bands": [{"name": "B03", "dtype": "uint16"}]})
+    assert "first timesteps" in append_mismatch(base, {**grown, "times": [grown["times"][0], "2023-12-31T00:00:00Z", grown["times"][2]]})
     changed = json.loads(json.dumps(grown))
     changed["temporal"]["delta_reference"]["1"] = 2
     assert "reference changed" in append_mismatch(base, changed)
+    moved = json.loads(json.dumps(grown))
+    moved["temporal"]["anchor_indices"] = [2]
+    assert "anchors are missing" in append_mismatch(base, moved)
     wider = json.loads(json.dumps(grown))
     wider["levels"][0]["shape"][3] = 9
     assert "spatial shape" in append_mismatch(base, wider)
+    shifted = json.loads(json.dumps(grown))
+    shifted["levels"][0]["transform"][2] = 500010.0
+    assert "level 0 differs" in append_mismatch(base, shifted)
     assert "no chronozarr root" in append_mismatch(None, grown)
+    assert "cannot read" in append_mismatch({"spec_version": "9.9"}, grown)
+    with pytest.raises(StoreError, match="local store"):
+        append_mismatch(base, {})
+
+
+def test_append_rules_accept_a_real_append(stores, tmp_path: Path) -> None:
+    """A store and the same store after `append` (written by the writer, not by hand) pass the rule."""
+    grown = tmp_path / "grown"
+    shutil.copytree(stores["first3"], grown)
+    before = chronozarr_block(json.loads((grown / "zarr.json").read_text()))
+    chronozarr.append(grown, make_series(n_time=5, height=40, width=30)[3:], progress=False)
+    after = chronozarr_block(json.loads((grown / "zarr.json").read_text()))
+    assert len(after["times"]) == len(before["times"]) + 2
+    assert append_mismatch(before, after) is None
+    assert "already published" in append_mismatch(after, after)
 
 
 def test_plan_and_newer_than_parsing(stores, tmp_path: Path) -> None:

@@ -2,11 +2,11 @@
 
 from .check import info, validate
 from .check.doctor import doctor
+from .convert import convert
 from .errors import ChronozarrError, InputError, OutputError, OutputExistsError, StoreError
 from .export.cog import ExportSummary, export_cog
 from .export.stac import StacSummary, write_stac
 from .format.metadata import SPEC_VERSION, Band, Provenance
-from .io.convert import convert
 from .read.store import ChronoStore, open_store
 from .view import view
 from .write.append import AppendSummary, append

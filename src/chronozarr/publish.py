@@ -25,8 +25,9 @@ from typing import Any
 
 from .buckets import Bucket, is_bucket_url
 from .errors import ChronozarrError, OutputExistsError, StoreError
+from .format.append_rule import growth_mismatch
 from .format.caching import IMMUTABLE, METADATA, REWRITTEN, ROOT, SHORT_TTL_SECONDS, TRAILING, cache_control, chronozarr_block, object_class
-from .format.root_block import APPEND_GROWS
+from .format.root_block import RootBlock
 from .hosted_viewer import CACHE_CONTROL as VIEWER_CACHE
 from .hosted_viewer import PREFIX as VIEWER_PREFIX
 from .hosted_viewer import viewer_objects
@@ -163,43 +164,19 @@ def _remote_root(bucket: Bucket) -> Any:
 
 
 def append_mismatch(published: Mapping[str, Any] | None, local: Mapping[str, Any]) -> str | None:
-    """None when `local` is `published` grown at the end of its time axis (spec 14), else why not.
-
-    Equal outside times, temporal, levels and shard_bytes; the published times a strict prefix
-    of the local ones; the same temporal encoding with every published anchor and reference kept;
-    the same levels except for their time length; every published level still listed in
-    shard_bytes.
-    """
+    """None when the local root block `local` extends the `published` one (spec 14), else why not;
+    the rule itself is format/append_rule's."""
     if published is None:
         return "the destination has objects but no chronozarr root zarr.json (an unfinished upload, or another store)"
-    for name in sorted(set(published) | set(local)):
-        if name not in APPEND_GROWS and published.get(name) != local.get(name):
-            return f"root attribute chronozarr.{name} differs"
-    old_times, new_times = list(published.get("times") or []), list(local.get("times") or [])
-    if new_times[: len(old_times)] != old_times:
-        return "the published timesteps are not the first timesteps of the local store"
-    if len(new_times) == len(old_times):
-        return "the local store has no timesteps beyond the published ones: it is already published"
-    old_t, new_t = published.get("temporal") or {}, local.get("temporal") or {}
-    if old_t.get("encoding") != new_t.get("encoding") or old_t.get("anchor_interval") != new_t.get("anchor_interval"):
-        return "the temporal encoding differs"
-    old_anchors, new_anchors = list(old_t.get("anchor_indices") or []), list(new_t.get("anchor_indices") or [])
-    if new_anchors[: len(old_anchors)] != old_anchors:
-        return "published anchors are missing from the local store"
-    new_refs = new_t.get("delta_reference") or {}
-    if any(new_refs.get(t) != ref for t, ref in (old_t.get("delta_reference") or {}).items()):
-        return "a published delta reference changed"
-    old_levels, new_levels = list(published.get("levels") or []), list(local.get("levels") or [])
-    if len(old_levels) != len(new_levels):
-        return "the number of levels differs"
-    for old, new in zip(old_levels, new_levels, strict=False):
-        if {k: v for k, v in old.items() if k != "shape"} != {k: v for k, v in new.items() if k != "shape"}:
-            return f"level {old.get('path')} differs"
-        if list(old.get("shape") or [])[1:] != list(new.get("shape") or [])[1:]:
-            return f"level {old.get('path')} changed its band or spatial shape"
-    if set(published.get("shard_bytes") or {}) - set(local.get("shard_bytes") or {}):
-        return "shard_bytes lost a level"
-    return None
+    try:
+        old = RootBlock.from_dict(published)
+    except (ValueError, TypeError) as exc:
+        return f"the published root zarr.json has a chronozarr block this version cannot read ({exc})"
+    try:
+        new = RootBlock.from_dict(local)
+    except (ValueError, TypeError) as exc:
+        raise StoreError(f"the local store's root zarr.json has a chronozarr block this version cannot read ({exc}); run chronozarr validate on it") from None
+    return growth_mismatch(old, new)
 
 
 # -- the upload --------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 import chronozarr
 from chronozarr.cli import app
 from chronozarr.errors import InputError
-from chronozarr.io.convert import convert
+from chronozarr.convert import convert
 
 FAST = {"chunk_size": 16, "progress": False, "encoding": "none"}
 RASTER_EXT = "https://stac-extensions.github.io/raster/v1.1.0/schema.json"

@@ -16,7 +16,7 @@ from rasterio.warp import transform as transform_points
 
 import chronozarr
 from chronozarr.errors import InputError
-from chronozarr.io.convert import convert
+from chronozarr.convert import convert
 
 FAST = {"chunk_size": 16, "progress": False, "encoding": "none"}
 BOUNDS = (TRANSFORM.c, TRANSFORM.f - 10 * HEIGHT, TRANSFORM.c + 10 * WIDTH, TRANSFORM.f)
@@ -165,7 +165,7 @@ def test_a_window_read_asks_the_files_for_that_window_only(tmp_path, monkeypatch
     monkeypatch.setattr(frames.OpenFiles, "read", recording)
     rows = [(geotiff(tmp_path / "a.tif", pixels(1), nodata=0).name, DATES[0]),
             (neighbour_zone_file(tmp_path / "b.tif", pixels(1, height=14, width=12)).name, DATES[1])]
-    from chronozarr.io.convert import open_series, raster_options
+    from chronozarr.io.inputs import open_series, raster_options
 
     with open_series(csv_manifest(tmp_path / "m.csv", rows), rasters=raster_options(resampling="bilinear")) as source:
         source.data[1, :, 4:8, 2:6].values

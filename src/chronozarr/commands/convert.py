@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from ..io.convert import convert
+from ..convert import convert
 from .options import INPUT_OPTIONS, WRITER_OPTIONS, input_arguments, with_options, writer_arguments
 from .raster_options import RASTER_OPTIONS, raster_arguments
 

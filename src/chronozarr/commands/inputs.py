@@ -7,8 +7,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..io import Source, open_input_dataset, require_stored_dtype
-from ..io.convert import open_raster_glob
 from ..io.dated_files import is_glob
+from ..io.inputs import open_raster_glob
 
 
 @contextmanager

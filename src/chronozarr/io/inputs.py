@@ -1,11 +1,10 @@
-"""`convert`: raster files (listed by a manifest, STAC items or a dated glob), a NetCDF file or a
-Zarr store into a new store.
+"""Any input of encode, append or convert opened as one lazy (time, band, y, x) series: raster
+files (listed by a manifest, STAC items or a dated glob) on one grid, else a NetCDF file or Zarr
+store through `open_input_dataset`.
 
-Raster files become a lazy (time, band, y, x) series on one grid that reads only the windows the
-writer asks for; what the files and listings declare (nodata, scale and offset, band names, an
-alpha band) becomes the store's. What was matched, replaced, warped or skipped on the way is said
-in the summary and kept in the store's provenance notes. NetCDF and Zarr inputs go through
-`open_input_dataset`, as for encode.
+Raster files become a series that reads only the windows the writer asks for; what the files and
+listings declare (nodata, scale and offset, band names, an alpha band) becomes the store's. What was
+matched, replaced, warped or skipped on the way is kept as notes for the summary and provenance.
 """
 
 from __future__ import annotations
@@ -18,9 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..write.encode import EncodeSummary, encode
-from ..write.preview import EncodePreview
-from .casting import cast_exactly, require_stored_dtype
+from .casting import cast_exactly
 from .datasets import SERIES_DIMS, Source, open_input_dataset
 from .dated_files import dated_timesteps, is_glob
 from .frames import FrameReads, OpenFiles, RasterFrames, ReadCache, lazy_array
@@ -44,57 +41,6 @@ class RasterOptions:
     group_by: str | None = None
     date_format: str | None = None
     skip_unreadable: bool = False
-
-
-@dataclass(frozen=True)
-class Converted:
-    """What convert wrote (or would write), and the notes on the input it says and records."""
-
-    result: EncodeSummary | EncodePreview
-    notes: tuple[str, ...] = ()
-
-    def __str__(self) -> str:
-        return "\n".join([str(self.result), *(f"note: {n}" for n in self.notes)])
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.result, name)
-
-
-def convert(
-    source: str | os.PathLike[str],
-    out: str | os.PathLike[str],
-    *,
-    crs: Any = None,
-    bounds: Any = None,
-    cast: str | None = None,
-    grid: str | None = None,
-    resolution: float | None = None,
-    resampling: str | None = None,
-    assets: Sequence[str] | None = None,
-    group_by: str | None = None,
-    date_format: str | None = None,
-    skip_unreadable: bool = False,
-    source_options: dict[str, Any] | None = None,
-    dry_run: bool = False,
-    **options: Any,
-) -> Converted:
-    """Write the series `source` names as a new store at `out` (or, with `dry_run`, say what would
-    be written). `options` are encode's (a `provenance` gains the input's notes). For raster files:
-    `crs` states their CRS, `bounds` places files without georeferencing (or, with a grid, is its
-    extent), `grid` ("first" or an EPSG code), `resolution` and `resampling` put them on one grid,
-    `assets` and `group_by` read STAC items, `date_format` dates a glob's files, and
-    `skip_unreadable` leaves out files GDAL cannot read. `source_options` are open_input_dataset's for
-    NetCDF and Zarr (variable, variables, mask_variable, coverage_variable, group). Without `cast`
-    the data must already have a dtype a store holds."""
-    rasters = raster_options(
-        crs=crs, bounds=bounds, grid=grid, resolution=resolution, resampling=resampling, assets=assets,
-        group_by=group_by, date_format=date_format, skip_unreadable=skip_unreadable,
-    )
-    with open_series(source, cast=cast, rasters=rasters, **(source_options or {})) as opened:
-        if cast is None:
-            require_stored_dtype(str(opened.data.dtype))
-        arguments = opened.encode_arguments() | options | {"provenance": opened.provenance(options.get("provenance"))}
-        return Converted(encode(opened.data, out, **arguments, dry_run=dry_run), opened.notes)
 
 
 def raster_options(

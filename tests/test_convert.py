@@ -26,7 +26,7 @@ from source_inputs import cube, write
 
 import chronozarr
 from chronozarr.errors import InputError
-from chronozarr.io.convert import convert
+from chronozarr.convert import convert
 
 FAST = {"chunk_size": 16, "progress": False}
 BOUNDS = (498_450.0, 9_151_960.0, 498_630.0, 9_152_160.0)  # 18 x 20 pixels of 10 m

@@ -1,0 +1,53 @@
+"""What an append may change in the root block (spec 14), as one rule: publish uses it to refuse
+uploading a store over a published one that it does not extend, and its tests pin it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .root_block import APPEND_GROWS, RootBlock
+
+
+def growth_mismatch(published: RootBlock, local: RootBlock) -> str | None:
+    """None when `local` is `published` grown at the end of its time axis, else why not.
+
+    Equal outside APPEND_GROWS; the published times a strict prefix of the local ones; the same
+    temporal encoding with every published anchor and reference kept; the same levels except for
+    their time length; every published level still listed in shard_bytes.
+    """
+    old, new = published.to_dict(), local.to_dict()
+    for name in sorted(set(old) | set(new)):
+        if name not in APPEND_GROWS and old.get(name) != new.get(name):
+            return f"root attribute chronozarr.{name} differs"
+    old_times, new_times = published.times or (), local.times or ()
+    if new_times[: len(old_times)] != old_times:
+        return "the published timesteps are not the first timesteps of the local store"
+    if len(new_times) == len(old_times):
+        return "the local store has no timesteps beyond the published ones: it is already published"
+    return _temporal_mismatch(published, local) or _levels_mismatch(published, local)
+
+
+def _temporal_mismatch(published: RootBlock, local: RootBlock) -> str | None:
+    old, new = published.temporal, local.temporal
+    if (old.encoding, old.anchor_interval) != (new.encoding, new.anchor_interval):
+        return "the temporal encoding differs"
+    if new.anchor_indices[: len(old.anchor_indices)] != old.anchor_indices:
+        return "published anchors are missing from the local store"
+    if any(new.delta_reference.get(t) != ref for t, ref in old.delta_reference.items()):
+        return "a published delta reference changed"
+    return None
+
+
+def _levels_mismatch(published: RootBlock, local: RootBlock) -> str | None:
+    old_levels, new_levels = published.levels or (), local.levels or ()
+    if len(old_levels) != len(new_levels):
+        return "the number of levels differs"
+    for old, new in zip(old_levels, new_levels, strict=True):
+        if replace(old, shape=new.shape) != new:
+            return f"level {old.path} differs"
+        if old.shape[1:] != new.shape[1:]:
+            return f"level {old.path} changed its band or spatial shape"
+    if set(published.shard_bytes or {}) - set(local.shard_bytes or {}):
+        return "shard_bytes lost a level"
+    return None
+
