@@ -203,7 +203,7 @@ def test_unreadable_inputs(tmp_path):
         open_input_dataset(tmp_path / "notes.txt")
     broken = tmp_path / "broken.nc"
     broken.write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 64)
-    with pytest.raises(InputError, match="cannot open .*broken.nc as NetCDF"):
+    with pytest.raises(InputError, match="cannot open .*broken.nc as a NetCDF"):
         open_input_dataset(broken)
 
 

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..io import Source, open_input_dataset, require_stored_dtype
-from ..io.dated_files import is_glob
+from ..io.input_formats import DATED_FILES, input_format
 from ..io.inputs import open_raster_glob
 
 
@@ -26,7 +26,7 @@ def open_input(
 ) -> Iterator[Source]:
     """The input as a source ready for the API; without --cast its dtype must be one a store
     holds. A glob of dated raster files is read as convert reads them, with `rasters` options."""
-    if is_glob(path):
+    if input_format(path) is DATED_FILES:
         given = [n for n, v in (("--variable", variable), ("--variables", variables), ("--mask-variable", mask_variable),
                                 ("--coverage-variable", coverage_variable), ("--group", group)) if v]
         opened = open_raster_glob(path, crs=crs, cast=cast, rasters=rasters or {}, refused=given)

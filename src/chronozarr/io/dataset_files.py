@@ -1,5 +1,5 @@
 """Open one input file or store with xarray, lazily and one timestep per read, choosing the engine
-from what is on disk (NetCDF by its magic bytes, Zarr by its metadata files) rather than the name."""
+from what is on disk (io/input_formats: NetCDF by its signature, Zarr by its metadata files)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,8 @@ from typing import Any
 import xarray as xr
 
 from ..errors import InputError
+from .input_formats import accepted, input_format
 from .timeaxis import standard_time_axis
-
-_HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
-_CLASSIC_MAGIC = (b"CDF\x01", b"CDF\x02", b"CDF\x05")
-_ZARR_MARKERS = ("zarr.json", ".zgroup", ".zarray", ".zmetadata")
 
 
 def open_dataset(path: str | os.PathLike[str], group: str | None = None, undecoded: list[str] | None = None) -> xr.Dataset:
@@ -49,26 +46,18 @@ def open_dataset(path: str | os.PathLike[str], group: str | None = None, undecod
 
 
 def _format(path: str | os.PathLike[str]) -> tuple[str, str]:
-    """(kind, xarray engine), from what is on disk rather than the file name."""
+    """(what the input is, xarray engine), from what is on disk (INPUT_FORMATS) rather than the name."""
     text = os.fspath(path)
-    if "://" in text:
-        return "zarr", "zarr"  # remote stores go through fsspec; NetCDF is read from local files
-    p = Path(text)
-    if not p.exists():
+    if "://" not in text and not Path(text).exists():
         raise InputError(f"input {text} does not exist")
-    if p.is_dir():
-        if any((p / m).exists() for m in _ZARR_MARKERS):
-            return "zarr", "zarr"
+    found = input_format(text)
+    if found is not None and not found.per_date:
+        return found.name, _engine(found.engines, text)
+    if Path(text).is_dir():
         raise InputError(f"{text} is a directory but not a Zarr store (it has no zarr.json or .zgroup)")
-    with p.open("rb") as f:
-        head = f.read(8)
-    if head.startswith(_HDF5_MAGIC):
-        return "NetCDF", _engine(("netcdf4", "h5netcdf"), text)
-    if head[:4] in _CLASSIC_MAGIC:
-        return "NetCDF", _engine(("netcdf4", "scipy"), text)
     raise InputError(
-        f"{text} is neither a NetCDF file nor a Zarr store; encode reads those two "
-        "(GeoTIFF, COG and PNG files are read by `chronozarr convert` from a manifest: a .csv or .json list of them)"
+        f"{text} is neither a NetCDF file nor a Zarr store; encode reads {accepted(per_date=False)}. "
+        "GeoTIFF, COG and PNG files are read by `chronozarr convert` from a manifest (a .csv or .json list of them)"
     )
 
 
@@ -77,7 +66,7 @@ def _engine(candidates: tuple[str, ...], path: str) -> str:
     modules = {"netcdf4": ("netCDF4",), "h5netcdf": ("h5netcdf", "h5py"), "scipy": ("scipy",)}
     for engine in candidates:
         try:
-            for module in modules[engine]:
+            for module in modules.get(engine, ()):
                 __import__(module)
         except ImportError:
             continue

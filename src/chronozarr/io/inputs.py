@@ -19,11 +19,12 @@ import numpy as np
 from ..errors import InputError
 from .casting import cast_exactly
 from .datasets import SERIES_DIMS, Source, open_input_dataset
-from .dated_files import dated_timesteps, is_glob
+from .dated_files import dated_timesteps
 from .frames import FrameReads, OpenFiles, RasterFrames, ReadCache, lazy_array
 from .grid import WarpOptions
+from .input_formats import DATED_FILES, LISTING, InputFormat, input_format
 from .listing import fetch_text, suffix
-from .manifest import is_manifest, manifest_of, parse_bounds
+from .manifest import manifest_of, parse_bounds
 from .raster_series import RasterSeries, check_series
 from .rasters import Raster, Unreadable, read_headers
 from .scenes import Asset, Scene, Timestep, uris, without
@@ -64,7 +65,8 @@ def open_raster_glob(pattern: str, *, crs: Any, cast: str | None, rasters: Mappi
 def open_series(source: str | os.PathLike[str], *, cast: str | None = None, rasters: RasterOptions = RasterOptions(), **source_options: Any) -> Source:
     """Raster files (a manifest .csv or .json, STAC items, a glob), else a NetCDF file or Zarr store."""
     location = os.fspath(source)
-    listed = _listed(location, rasters)
+    found = input_format(location)
+    listed = _listed(location, found, rasters)
     if listed is None:
         chosen = _raster_choices(rasters)
         if chosen:
@@ -78,13 +80,13 @@ def open_series(source: str | os.PathLike[str], *, cast: str | None = None, rast
     return open_rasters(timesteps, location, cast=cast, rasters=rasters, names=names, extent=extent)
 
 
-def _listed(location: str, rasters: RasterOptions) -> tuple[list[Timestep], Any, Any] | None:
-    """(timesteps, band names, extent) of raster files listed at `location`, None for other inputs."""
-    if rasters.date_format is not None and not is_glob(location):
+def _listed(location: str, found: InputFormat | None, rasters: RasterOptions) -> tuple[list[Timestep], Any, Any] | None:
+    """(timesteps, band names, extent) of the raster files `location` names, None for a dataset."""
+    if rasters.date_format is not None and found is not DATED_FILES:
         raise InputError("--date-format reads dates from file names matched by a glob such as 'scenes/*.tif'")
-    if is_glob(location):
+    if found is DATED_FILES:
         return dated_timesteps(location, rasters.date_format), None, None
-    if not is_manifest(location):
+    if found is not LISTING:
         return None
     text = fetch_text(location, "manifest")
     if suffix(location) == ".json" and is_item_collection(text):

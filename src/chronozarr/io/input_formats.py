@@ -1,0 +1,73 @@
+"""The inputs encode, append and convert read, as one table in the order they are told apart.
+
+A new input format is one entry here (how it is recognised, whether it is one raster file per date
+or one dataset holding the series, the xarray engines that open it) plus its reader; the openers,
+the messages that list what is accepted and `--help` read the table.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .dated_files import is_glob
+from .manifest import is_manifest
+
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+_CLASSIC_SIGNATURES = (b"CDF\x01", b"CDF\x02", b"CDF\x05")
+_ZARR_MARKERS = ("zarr.json", ".zgroup", ".zarray", ".zmetadata")
+
+
+def _is_zarr_directory(location: str) -> bool:
+    path = Path(location)
+    return path.is_dir() and any((path / marker).exists() for marker in _ZARR_MARKERS)
+
+
+def _head(location: str) -> bytes:
+    path = Path(location)
+    if "://" in location or not path.is_file():
+        return b""
+    with path.open("rb") as f:
+        return f.read(8)
+
+
+@dataclass(frozen=True)
+class InputFormat:
+    """One kind of input: `per_date` inputs are raster files read one per timestep (io/inputs),
+    the others one dataset opened with the first installed of `engines` (io/dataset_files)."""
+
+    name: str
+    told_by: str
+    per_date: bool
+    matches: Callable[[str], bool]
+    engines: tuple[str, ...] = ()
+
+
+DATED_FILES = InputFormat("dated raster files", "a quoted glob such as 'scenes/*.tif', each file dated by its name", True, is_glob)
+LISTING = InputFormat("a manifest or STAC items", "a .csv or .json file or URL listing one raster file per date", True, is_manifest)
+ZARR = InputFormat(
+    "a Zarr store", "a directory holding zarr.json or .zgroup, or a URL", False,
+    lambda loc: "://" in loc or _is_zarr_directory(loc), ("zarr",),  # NetCDF is read from local files only
+)
+NETCDF4 = InputFormat(
+    "a NetCDF-4 file", "a local file starting with the HDF5 signature", False,
+    lambda loc: _head(loc).startswith(_HDF5_SIGNATURE), ("netcdf4", "h5netcdf"),
+)
+CLASSIC_NETCDF = InputFormat(
+    "a classic NetCDF file", "a local file starting with CDF and version byte 1, 2 or 5", False,
+    lambda loc: _head(loc)[:4] in _CLASSIC_SIGNATURES, ("netcdf4", "scipy"),
+)
+INPUT_FORMATS: tuple[InputFormat, ...] = (DATED_FILES, LISTING, ZARR, NETCDF4, CLASSIC_NETCDF)
+
+
+def input_format(location: str | os.PathLike[str]) -> InputFormat | None:
+    """The first format of the table that `location` matches, None when it matches none."""
+    text = os.fspath(location)
+    return next((f for f in INPUT_FORMATS if f.matches(text)), None)
+
+
+def accepted(per_date: bool | None = None) -> str:
+    """The formats of the table (only those with `per_date`, when given), for messages."""
+    return "; ".join(f"{f.name} ({f.told_by})" for f in INPUT_FORMATS if per_date is None or f.per_date == per_date)
