@@ -4,25 +4,23 @@
  * The store opens when the layer is made. Which cells load, when a new timestep may replace the
  * one on screen (only once every visible cell of the wanted level has it, so no frame mixes
  * timesteps) and which coarser cells stand in while loading is the viewer's scene (lib/scene.js);
- * this module feeds it the map's view and draws the frames it lists with MapLibre's matrix.
+ * drawing.js feeds it the map's view and hands the frames it lists to the GPU side, which render
+ * draws with MapLibre's matrix. This module is the layer's API and MapLibre's CustomLayerInterface.
  * @module
  */
-import { defaultProduct, lookFor, productList } from '../lib/products.js';
-import { createScene } from '../lib/scene.js';
-import { percentileRange } from '../lib/stretch.js';
+import { productList } from '../lib/products.js';
 import { openStore } from '../src/index.js';
-import { bandIndex, checkProduct, checkRange, checkTime, clamp01 } from './options.js';
+import { createDrawing } from './drawing.js';
 import { createEmitter } from './events.js';
 import { createFrameLog, layerStats } from './frames.js';
-import { createGpu } from './gpu.js';
+import { createLook } from './look.js';
 import { placement } from './mercator.js';
+import { bandIndex, checkProduct, checkRange, checkTime, clamp01 } from './options.js';
+import { checkedStart } from './start.js';
 import { valueAt, valueDrawn } from './values.js';
-import { mapView } from './view.js';
 
 /** @typedef {import('./options.js').LayerOptions} LayerOptions */
 
-const EMPTY_VIEW = /** @type {const} */ ([{ cx: 0, cy: 0, zoom: 1 }, { w: 0, h: 0, dpr: 1 }]);
-const PREFETCH_DELAY_MS = 150;
 const FRAMES_KEPT = 5000;
 
 export class ChronozarrLayer {
@@ -42,22 +40,13 @@ export class ChronozarrLayer {
   #open = new AbortController();
   /** @type {any} */ #store = null;
   /** @type {ReturnType<typeof placement> | null} */ #place = null;
-  #texel0 = 0;
-  /** @type {ReturnType<typeof createGpu> | null} */ #gpu = null;
-  /** @type {ReturnType<typeof createScene> | null} */ #scene = null;
+  /** @type {ReturnType<typeof createDrawing> | null} */ #drawing = null;
   /** @type {any} */ #map = null;
   /** @type {WebGL2RenderingContext | null} */ #gl = null;
   #t;
-  /** @type {string | null} */ #product;
-  /** @type {number | string} */ #band;
-  /** @type {[number, number] | null} */ #range;
-  /** @type {[number, number] | null} */ #auto = null;
+  #look;
   #opacity;
-  #viewKey = '';
-  #stretchKey = '';
-  /** @type {boolean | null} */ #ready = null;
   #removed = false;
-  /** @type {ReturnType<typeof setTimeout> | 0} */ #prefetchTimer = 0;
   /** @type {Set<string>} */ #warned = new Set();
   #drawn = createFrameLog(FRAMES_KEPT);
 
@@ -67,9 +56,7 @@ export class ChronozarrLayer {
     this.#opts = options;
     this.id = options.id ?? 'chronozarr';
     this.#t = options.t ?? 0;
-    this.#product = options.product ?? null;
-    this.#band = options.band ?? 0;
-    this.#range = options.range ?? null;
+    this.#look = createLook({ product: options.product ?? null, band: options.band ?? 0, range: options.range ?? null });
     this.#opacity = clamp01(options.opacity ?? 1);
     this.opened = this.#openStore();
     this.opened.catch(() => {}); // reported as an 'error' event
@@ -83,29 +70,27 @@ export class ChronozarrLayer {
     try {
       store = await openStore(this.#opts.url, { ...this.#opts.storeOptions, signal });
       if (this.#removed) throw new Error('the layer was removed while its store opened');
-      this.#place = placement(store);
+      const place = placement(store);
+      this.#place = place;
       this.#store = store;
-      this.#texel0 = this.#place.texelSize();
-      this.bounds = this.#place.bounds();
-      // A bad start option is reported and replaced by its default rather than losing the layer.
-      this.#t = this.#orDefault(() => checkTime(this.#store, this.#t), 0);
-      this.#band = this.#orDefault(() => bandIndex(this.#store, this.#band), 0);
-      const fallback = defaultProduct(store.bands);
-      this.#product = this.#orDefault(() => checkProduct(this.#store, this.#product ?? fallback), fallback);
-      const gpu = createGpu({ dtype: store.dtype, nBands: store.bands.length, toMercator: this.#place.toMercator, divisions: this.#opts.meshDivisions });
-      this.#gpu = gpu;
-      this.#scene = createScene({
+      const look = this.#look;
+      look.store = store;
+      this.bounds = place.bounds();
+      const start = checkedStart(store, { t: this.#t, band: look.band, product: look.product }, (error) => this.#fail(error));
+      this.#t = start.t;
+      look.band = start.band;
+      look.product = start.product;
+      this.#drawing = createDrawing({
         store,
-        renderer: gpu.renderer,
-        gpuBudgetBytes: this.#opts.gpuBudgetBytes,
-        onFrame: (record) => this.#onFrame(record),
-        onError: (error, where) => this.#fail(error, where),
+        place,
+        opts: this.#opts,
+        t: this.#t,
+        look,
+        drawn: this.#drawn,
+        events: this.#events,
+        fail: (error, where) => this.#fail(error, where),
       });
-      // An empty view first: the scene loads nothing until the map's view is known.
-      this.#scene.setView(...EMPTY_VIEW, 0);
-      this.#scene.setTime(this.#t);
-      this.#applyLook();
-      if (this.#gl) this.#start();
+      if (this.#gl) this.#drawing.attach(this.#map, this.#gl);
       this.#events.emit('open');
       return this;
     } catch (error) {
@@ -115,23 +100,6 @@ export class ChronozarrLayer {
     }
   }
 
-  /** @template T @param {() => T} get @param {T} fallback */
-  #orDefault(get, fallback) {
-    try {
-      return get();
-    } catch (error) {
-      this.#fail(error);
-      return fallback;
-    }
-  }
-
-  /** Both the store and the map are there: compile the shaders and show the map's view. */
-  #start() {
-    this.#gpu?.attach(/** @type {WebGL2RenderingContext} */ (this.#gl));
-    this.#updateView();
-    this.#map.triggerRepaint();
-  }
-
   // ---- MapLibre's CustomLayerInterface ----------------------------------------------------------
 
   /** @param {any} map @param {WebGL2RenderingContext} gl */
@@ -139,7 +107,7 @@ export class ChronozarrLayer {
     if (this.#removed) throw new Error('a removed ChronozarrLayer cannot be added again; make a new one');
     this.#map = map;
     this.#gl = gl;
-    if (this.#scene) this.#start();
+    this.#drawing?.attach(map, gl);
   }
 
   onRemove() {
@@ -151,7 +119,8 @@ export class ChronozarrLayer {
    * @param {any} args MapLibre >= 5 passes { defaultProjectionData: { mainMatrix }, ... }
    */
   render(_gl, args) {
-    if (!this.#scene || !this.#gpu || this.#removed) return;
+    const d = this.#drawing;
+    if (!d || this.#removed) return;
     const matrix = args?.defaultProjectionData?.mainMatrix;
     if (!matrix) {
       this.#warnOnce('matrix', new Error('ChronozarrLayer needs MapLibre GL JS 5 or later: render() was not given defaultProjectionData.mainMatrix'));
@@ -162,16 +131,15 @@ export class ChronozarrLayer {
       this.#warnOnce('projection', new Error(`ChronozarrLayer draws on the Web Mercator projection only; the map uses ${JSON.stringify(projection)}`));
       return;
     }
-    this.#updateView();
+    d.updateView();
     let record;
     try {
-      record = this.#gpu.render(matrix, this.#opacity);
+      record = d.gpu.render(matrix, this.#opacity);
     } catch (error) {
       this.#warnOnce('render', error);
       return;
     }
-    this.#drawn.drew(record);
-    this.#checkReady();
+    d.drew(record);
   }
 
   // ---- public API --------------------------------------------------------------------------------
@@ -183,9 +151,7 @@ export class ChronozarrLayer {
    */
   setTime(t) {
     this.#t = this.#store ? checkTime(this.#store, t) : t;
-    if (!this.#scene) return;
-    this.#scene.setTime(this.#t);
-    this.#afterChange();
+    this.#drawing?.setTime(this.#t);
   }
 
   /**
@@ -194,22 +160,22 @@ export class ChronozarrLayer {
    */
   setProduct(id, band) {
     if (band != null) this.setBand(band);
-    this.#product = this.#store ? checkProduct(this.#store, id) : id;
-    this.#auto = null;
-    this.#applyLook();
+    this.#look.product = this.#store ? checkProduct(this.#store, id) : id;
+    this.#look.auto = null;
+    this.#drawing?.applyLook();
   }
 
   /** The band the 'band' product shows. @param {number | string} band index or name */
   setBand(band) {
-    this.#band = this.#store ? bandIndex(this.#store, band) : band;
-    this.#auto = null;
-    this.#applyLook();
+    this.#look.band = this.#store ? bandIndex(this.#store, band) : band;
+    this.#look.auto = null;
+    this.#drawing?.applyLook();
   }
 
   /** A fixed linear stretch in physical units, or null for the default look. @param {[number, number] | null} range */
   setRange(range) {
-    this.#range = checkRange(range);
-    this.#applyLook();
+    this.#look.range = checkRange(range);
+    this.#drawing?.applyLook();
   }
 
   /** @param {number} opacity 0 to 1 */
@@ -235,13 +201,13 @@ export class ChronozarrLayer {
    * @param {{ lng: number, lat: number } | [number, number]} lngLat
    */
   valueOnScreen(lngLat) {
-    if (!this.#scene || !this.#place) return null;
-    return valueDrawn(this.#store, this.#scene, this.#place, lngLat);
+    if (!this.#drawing || !this.#place) return null;
+    return valueDrawn(this.#store, this.#drawing.scene, this.#place, lngLat);
   }
 
   /** The look drawn now (products.js lookFor: mode, bands, range), null before the store opens. */
   get look() {
-    return this.#look();
+    return this.#look.current();
   }
 
   /** @param {'open' | 'loading' | 'ready' | 'error'} type @param {(event: any) => void} fn @returns {() => void} unsubscribe */
@@ -276,105 +242,36 @@ export class ChronozarrLayer {
     return this.#t;
   }
   get product() {
-    return this.#product;
+    return this.#look.product;
   }
   get band() {
-    return this.#band;
+    return this.#look.band;
   }
   get opacity() {
     return this.#opacity;
   }
   /** The pyramid level the map's zoom asks for. */
   get lod() {
-    return this.#scene?.lod ?? null;
+    return this.#drawing?.scene.lod ?? null;
   }
   /** Frames drawn on the map, oldest first: { n, t, lod, complete, cells: [{ lod, row, col, t }] }. */
   get frames() {
     return this.#drawn.frames;
   }
   get stats() {
-    return layerStats(this.#scene, this.#gpu);
+    return layerStats(this.#drawing?.scene ?? null, this.#drawing?.gpu ?? null);
   }
 
   // ---- internals ---------------------------------------------------------------------------------
 
-  /** The look of the current product, band and stretch; null before the store opens. */
-  #look() {
-    if (!this.#store || !this.#product) return null;
-    return lookFor(this.#store, { product: this.#product, band: Number(this.#band), range: this.#range, auto: this.#auto });
-  }
-
-  #applyLook() {
-    const look = this.#look();
-    if (look && this.#scene) this.#scene.setLook(look);
-  }
-
-  /** Give the scene the map's view when it changed (the scene loads what the view needs). */
-  #updateView() {
-    if (!this.#map || !this.#scene || !this.#place) return;
-    const v = mapView(this.#map, this.#place, this.#store.levels.length, this.#texel0);
-    const key = `${v.cam.cx},${v.cam.cy},${v.size.w},${v.size.h},${v.lod}`;
-    if (key === this.#viewKey) return;
-    this.#viewKey = key;
-    this.#scene.setView(v.cam, v.size, v.lod);
-    this.#afterChange();
-  }
-
-  #afterChange() {
-    this.#checkReady();
-    this.#schedulePrefetch();
-  }
-
-  /** The scene listed a new frame: it becomes the one render draws. */
-  #onFrame(record) {
-    this.#gpu?.commit(record);
-    this.#updateStretch(record);
-    this.#map?.triggerRepaint();
-  }
-
-  /** The percentile stretch of a linear look follows what is on screen. */
-  #updateStretch(record) {
-    const look = this.#look();
-    if (!look || look.mode !== 'linear' || this.#range || !record.cells.length) return;
-    const key = `${record.t}|${record.lod}|${record.complete}|${record.cells.length}|${this.#viewKey}|${this.#product}|${this.#band}`;
-    if (key === this.#stretchKey) return;
-    this.#stretchKey = key;
-    const r = percentileRange(/** @type {any} */ (this.#scene).sampleVisible(look.bands));
-    if (r && (!this.#auto || r[0] !== this.#auto[0] || r[1] !== this.#auto[1])) {
-      this.#auto = r;
-      this.#applyLook();
-    }
-  }
-
-  /** 'loading' when the view needs data, 'ready' once a complete frame of it has been drawn. */
-  #checkReady() {
-    const s = this.#scene;
-    if (!s) return;
-    const ready = this.#drawn.complete(s, this.#gpu?.frame?.n);
-    if (ready === this.#ready) return;
-    this.#ready = ready;
-    this.#events.emit(ready ? 'ready' : 'loading');
-    if (ready) this.#schedulePrefetch();
-  }
-
-  #schedulePrefetch() {
-    if (!this.#opts.prefetch || !this.#scene || !this.#ready) return;
-    clearTimeout(this.#prefetchTimer);
-    this.#prefetchTimer = setTimeout(() => {
-      const s = this.#scene;
-      if (!s || this.#removed) return;
-      const cells = s.visibleAt(s.lod);
-      if (cells.length) this.#store.prefetch({ lod: s.lod, cells, t: this.#t, masks: this.#store.hasMask, stored: s.shaderDelta }).catch(() => {});
-    }, PREFETCH_DELAY_MS);
-  }
-
-  /** @param {unknown} error @param {any} [where] */
+  /** @param {unknown} error @param {{ lod: number, row: number, col: number, t: number }} [where] the cell whose load failed */
   #fail(error, where) {
     const err = error instanceof Error ? error : new Error(String(error));
     if (this.#events.count('error')) this.#events.emit('error', { error: err, where });
     else console.error(err);
   }
 
+  /** Report `error` the first time only: render runs every frame. @param {string} key @param {unknown} error */
   #warnOnce(key, error) {
     if (this.#warned.has(key)) return;
     this.#warned.add(key);
@@ -384,13 +281,10 @@ export class ChronozarrLayer {
   #dispose() {
     if (this.#removed) return;
     this.#removed = true;
-    clearTimeout(this.#prefetchTimer);
-    this.#scene?.destroy();
-    this.#gpu?.dispose();
+    this.#drawing?.dispose();
     this.#open.abort();
     this.#store?.close();
-    this.#scene = null;
-    this.#gpu = null;
+    this.#drawing = null;
     this.#map = null;
     this.#gl = null;
     this.#events.clear();

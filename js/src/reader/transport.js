@@ -10,8 +10,11 @@
  * answers is given up on after about 4 x 10 + 4.25 = 44 seconds.
  * @module
  */
+import { checkPartial, contentRangeTotal, refuseTransformed } from './answers.js';
 import { FetchError, StoreError, abortError, isAbort } from './errors.js';
+import { discard, readBody } from './response-body.js';
 import { sleep } from './signals.js';
+import { watchdog } from './watchdog.js';
 
 /** Default bound on each wait of a request, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -64,6 +67,7 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
    * @param {'gets' | 'ranges' | 'suffixes' | 'heads'} kind
    * @param {number} limit largest acceptable body
    * @param {{ signal?: AbortSignal, priority?: 0 | 1, method?: 'GET' | 'HEAD' }} options
+   * @returns {Promise<import('./answers.js').Answer | null>}
    */
   async function request(key, headers, kind, limit, { signal, priority = 0, method = 'GET' }) {
     const where = url(key);
@@ -106,13 +110,7 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
           stats.aborted++;
           throw signal?.aborted ? abortError(signal) : err;
         }
-        if (watch.expired) {
-          reason = status == null ? `no answer within the ${timeoutMs / 1000} s timeout` : `the body stalled for the ${timeoutMs / 1000} s timeout after ${watch.received} bytes`;
-        } else if (status != null) {
-          reason = `the body broke off after ${watch.received} bytes (${err instanceof Error ? err.message : String(err)}), shorter than the server announced`;
-        } else {
-          reason = `request failed (${err instanceof Error ? err.message : String(err)})`;
-        }
+        reason = failure(err, status, watch, timeoutMs);
         cause = err;
       } finally {
         watch.dispose();
@@ -206,167 +204,18 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
 }
 
 /**
- * An abort signal for one attempt that fires when the caller's does, or when `ms` pass with no
- * progress: the clock starts with the request, and once `arm` is called restarts at every `tick`
- * (each read of the body).
- * @param {number} ms @param {AbortSignal} [outer]
+ * Why an attempt failed, for the error that gives up: no answer in time, a body that stalled or
+ * broke off, or a request that never got an answer.
+ * @param {unknown} err
+ * @param {number | null} status the answer's, null when none came
+ * @param {import('./watchdog.js').Watchdog} watch
+ * @param {number} timeoutMs
  */
-function watchdog(ms, outer) {
-  const controller = new AbortController();
-  const onOuter = () => controller.abort(outer?.reason);
-  if (outer?.aborted) controller.abort(outer.reason);
-  else outer?.addEventListener('abort', onOuter, { once: true });
-  let timer = null;
-  const state = {
-    signal: controller.signal,
-    expired: false,
-    received: 0,
-    arm() {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        state.expired = true;
-        controller.abort(new DOMException('the request timed out', 'AbortError'));
-      }, ms);
-    },
-    /** @param {number} bytes */
-    tick(bytes) {
-      state.received += bytes;
-      state.arm();
-    },
-    dispose() {
-      clearTimeout(timer);
-      outer?.removeEventListener('abort', onOuter);
-    },
-  };
-  state.arm();
-  return state;
-}
-
-/** @param {Response} response */
-async function discard(response) {
-  try {
-    await response.body?.cancel();
-  } catch {
-    // a body that cannot be cancelled is garbage collected instead
+function failure(err, status, watch, timeoutMs) {
+  if (watch.expired) {
+    return status == null ? `no answer within the ${timeoutMs / 1000} s timeout` : `the body stalled for the ${timeoutMs / 1000} s timeout after ${watch.received} bytes`;
   }
-}
-
-/**
- * The body, refusing more than `limit` bytes whether or not Content-Length says so.
- * @param {Response} response
- * @param {number} limit
- * @param {string} where
- * @param {{ tick: (bytes: number) => void }} watch told of every read, so a pause is timed from the last one
- */
-async function readBody(response, limit, where, watch) {
-  const declared = response.headers.get('content-length');
-  if (declared != null && /^\d+$/.test(declared) && Number(declared) > limit) {
-    await discard(response);
-    throw new FetchError(where, response.status, `the object is ${declared} bytes, more than the ${limit}-byte bound on it`);
-  }
-  if (!response.body) return new Uint8Array(await response.arrayBuffer());
-  if (declared != null && /^\d+$/.test(declared)) {
-    // Read straight into one buffer of the declared size: no list of parts to join at the end
-    // (arrayBuffer() builds one), which is most of the main thread's time for a large chunk.
-    let reader = null;
-    try {
-      reader = response.body.getReader({ mode: 'byob' });
-    } catch {
-      // not a byte stream here: read it whole
-    }
-    if (!reader) return new Uint8Array(await response.arrayBuffer());
-    return readInto(reader, Number(declared), limit, where, response.status, watch);
-  }
-  const reader = response.body.getReader();
-  const parts = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    watch.tick(value.length);
-    total += value.length;
-    if (total > limit) {
-      await reader.cancel();
-      throw new FetchError(where, response.status, `the object is more than the ${limit}-byte bound on it`);
-    }
-    parts.push(value);
-  }
-  return concat(parts, total);
-}
-
-/** One buffer holding `parts` in order; `total` is their summed length. @param {Uint8Array[]} parts */
-function concat(parts, total) {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-
-/**
- * Read a byte stream into a buffer of `size` bytes (the declared length); a body that turns out
- * longer is still read whole, within `limit`.
- * @param {ReadableStreamBYOBReader} reader
- */
-async function readInto(reader, size, limit, where, status, watch) {
-  let buffer = new ArrayBuffer(Math.max(size, 1));
-  let at = 0;
-  while (at < size) {
-    const { done, value } = await reader.read(new Uint8Array(buffer, at, size - at));
-    if (done) return new Uint8Array(value ? value.buffer : buffer, 0, at);
-    watch.tick(value.byteLength);
-    buffer = value.buffer;
-    at += value.byteLength;
-  }
-  // Declared length reached: the stream should end here.
-  const parts = [new Uint8Array(buffer, 0, at)];
-  let total = at;
-  for (;;) {
-    const { done, value } = await reader.read(new Uint8Array(new ArrayBuffer(65536)));
-    if (done) break;
-    watch.tick(value.byteLength);
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      throw new FetchError(where, status, `the object is more than the ${limit}-byte bound on it`);
-    }
-    parts.push(value);
-  }
-  if (parts.length === 1) return size === buffer.byteLength ? new Uint8Array(buffer) : parts[0];
-  return concat(parts, total);
-}
-
-/** @param {Response} response @param {string} where */
-function refuseTransformed(response, where) {
-  const encoding = (response.headers.get('content-encoding') ?? 'identity').toLowerCase();
-  if (encoding !== 'identity' && encoding !== '') {
-    throw new FetchError(where, response.status, `the server sent Content-Encoding ${encoding}; chunks and shards must be served as stored (spec 9)`);
-  }
-}
-
-/**
- * A 206 must carry the range asked for and that many bytes. A Content-Range the server does not
- * expose to scripts (CORS) cannot be checked; the body length still is.
- */
-function checkPartial(answer, where, start, end, length) {
-  if (answer.status === 416) throw new FetchError(where, 416, 'byte range outside the object (the store metadata does not match it)');
-  if (answer.status !== 206) throw new FetchError(where, answer.status, 'unexpected status for a range request');
-  const header = answer.headers.get('content-range');
-  if (header != null && start != null) {
-    const match = /^bytes (\d+)-(\d+)\//.exec(header.trim());
-    if (!match || Number(match[1]) !== start || Number(match[2]) !== end) {
-      throw new FetchError(where, 206, `the server answered Content-Range ${JSON.stringify(header)} to a request for bytes ${start}-${end}`);
-    }
-  }
-  if (answer.body.length !== length) {
-    throw new FetchError(where, 206, `the body has ${answer.body.length} bytes, expected ${length}`);
-  }
-}
-
-/** @param {string | null} value */
-function contentRangeTotal(value) {
-  const match = value && /\/(\d+)\s*$/.exec(value);
-  return match ? Number(match[1]) : null;
+  const message = err instanceof Error ? err.message : String(err);
+  if (status != null) return `the body broke off after ${watch.received} bytes (${message}), shorter than the server announced`;
+  return `request failed (${message})`;
 }

@@ -1,0 +1,142 @@
+/**
+ * The scene's frames: when one is painted (at the next animation frame, at once for a frame that
+ * completes the view, at a bounded pace for the progress of an incomplete one), what it draws (the
+ * asked level's cells, over coarser stand-ins until all of them are there), and the record of
+ * every frame painted.
+ * @module
+ */
+import { cellRect } from '../src/reader/geometry.js';
+import { chunkKey as key } from './gpu-chunks.js';
+
+/**
+ * @typedef {object} FrameRecord
+ * @property {number} n frame number
+ * @property {number | null} t timestep of the frame; null only for a split view's side cleared
+ *   before any timestep was shown
+ * @property {number} lod asked level
+ * @property {boolean} complete every visible cell of the asked level is drawn
+ * @property {{ lod: number, row: number, col: number, t: number }[]} cells
+ * @property {number} at performance.now() of the paint
+ * @property {number} swapAt performance.now() when the frame's timestep became the one on screen
+ */
+
+/** @typedef {import('./gpu-chunks.js').Entry} Entry */
+
+/**
+ * Least ms between frames painted only because another cell of an incomplete view arrived: every
+ * painted frame is composited by the browser, which on a software-GL machine costs 30-110 ms of the
+ * GPU process that the cells still loading need, so progress shows at this pace (a complete frame,
+ * a camera move or a look change paints at once).
+ */
+const PROGRESS_MS = 120;
+/** Frame records kept; beyond it the oldest half is dropped. */
+const FRAMES_KEPT = 20000;
+
+/**
+ * @param {import('./scene.js').SceneParts} parts
+ * @param {(frame: FrameRecord) => void} onFrame
+ */
+export function createScenePaint({ state, renderer, memory, levels, coarsest, visibleAt, has }, onFrame) {
+  /** @type {FrameRecord[]} */
+  const frames = [];
+  let frameNo = 0;
+  let dirty = false;
+  let raf = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} */ let progressTimer = 0;
+  /** performance.now() of the last paint; the scene's creation before the first. */
+  let lastPaintAt = performance.now();
+
+  /** A redraw for a cell that arrived in an incomplete view: no sooner than PROGRESS_MS after the last paint. */
+  function redrawProgress() {
+    if (progressTimer || state.destroyed) return;
+    const wait = lastPaintAt + PROGRESS_MS - performance.now();
+    if (wait <= 0) redraw();
+    else progressTimer = setTimeout(() => {
+      progressTimer = 0;
+      redraw();
+    }, wait);
+  }
+
+  function redraw() {
+    dirty = true;
+    if (!raf && !state.destroyed) raf = requestAnimationFrame(paint);
+  }
+
+  /** Draw now (also used by the export, which needs the pixels of the current frame). */
+  function paint() {
+    raf = 0;
+    if (!dirty || state.destroyed || !state.look) return;
+    if (!renderer.ready()) {
+      raf = requestAnimationFrame(paint);
+      return;
+    }
+    const shownT = state.shownT;
+    const { entries, complete } = drawable();
+    // Nothing to show yet: the first use of the GL program would wait, on the main thread, for the
+    // GPU to finish compiling it, while the first chunks still need that thread. One side of a
+    // split view is cleared all the same: it must not keep the other side's picture.
+    if (!entries.length && frameNo === 0 && !state.clip) return;
+    dirty = false;
+    lastPaintAt = performance.now();
+    clearTimeout(progressTimer); // this frame shows that progress
+    progressTimer = 0;
+    state.size = { ...state.size, ...renderer.resize() };
+    renderer.begin(state.cam, state.size, state.look, state.clip);
+    for (const e of entries) {
+      memory.touch(e);
+      drawCell(e);
+    }
+    const cells = entries.map((e) => ({ lod: e.lod, row: e.row, col: e.col, t: e.t }));
+    const record = { n: ++frameNo, t: shownT, lod: state.lod, complete, cells, at: performance.now(), swapAt: state.swapAt };
+    frames.push(record);
+    if (frames.length > FRAMES_KEPT) frames.splice(0, FRAMES_KEPT / 2);
+    onFrame(record);
+  }
+
+  /**
+   * The loaded cells the frame draws, coarsest first: the asked level's alone when every one of
+   * them is there, else coarser stand-ins below them.
+   * @returns {{ entries: Entry[], complete: boolean }}
+   */
+  function drawable() {
+    const { lod, shownT } = state;
+    if (shownT == null) return { entries: [], complete: false };
+    const target = visibleAt(lod);
+    const complete = target.every((c) => has(lod, c, shownT));
+    const entries = [];
+    for (let k = complete ? lod : coarsest; k >= lod; k--) {
+      for (const c of k === lod ? target : visibleAt(k)) {
+        const e = memory.get(key(k, c.row, c.col, shownT));
+        if (e) entries.push(e);
+      }
+    }
+    return { entries, complete };
+  }
+
+  /** @param {Entry} e */
+  function drawCell(e) {
+    const cs = levels[e.lod].chunkSize;
+    const { width, height, ...rect } = cellRect(levels[e.lod], e.lod, e.row, e.col, levels[0]);
+    renderer.draw(e.gpu, e.lod, rect, [e.col * cs, e.row * cs], [width, height]);
+  }
+
+  return {
+    frames,
+    redraw,
+    redrawProgress,
+    /** The frame changed (a new timestep on screen): the next paint draws it. */
+    invalidate: () => {
+      dirty = true;
+    },
+    /** Paint the current frame now, without waiting for an animation frame. */
+    paintNow: () => {
+      dirty = true;
+      paint();
+    },
+    /** Stop the pending paints (the scene is destroyed). */
+    cancel: () => {
+      cancelAnimationFrame(raf);
+      clearTimeout(progressTimer);
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * What draws an open store on the map: the GPU side and the viewer's scene made for it, the map's
+ * view handed to the scene when it changes, each frame the scene lists committed for MapLibre's
+ * render, the percentile stretch of a linear look following what is on screen, 'loading' and
+ * 'ready' as complete frames are drawn, and the reader's caches filled around the view once ready.
+ * @module
+ */
+import { createScene } from '../lib/scene.js';
+import { percentileRange } from '../lib/stretch.js';
+import { createGpu } from './gpu.js';
+import { mapView } from './view.js';
+
+/** @typedef {import('../lib/scene.js').FrameRecord} FrameRecord */
+/** @typedef {Parameters<typeof mapView>[0] & { triggerRepaint(): void }} LayerMap the MapLibre map, as the drawing uses it */
+
+const EMPTY_VIEW = /** @type {const} */ ([{ cx: 0, cy: 0, zoom: 1 }, { w: 0, h: 0, dpr: 1 }]);
+const PREFETCH_DELAY_MS = 150;
+
+/**
+ * @param {object} o
+ * @param {import('../lib/scene.js').Store} o.store
+ * @param {ReturnType<typeof import('./mercator.js').placement>} o.place
+ * @param {import('./options.js').LayerOptions} o.opts
+ * @param {number} o.t the timestep to show first
+ * @param {import('./look.js').LayerLook} o.look the layer's look, whose `auto` range the drawing keeps up to date
+ * @param {ReturnType<typeof import('./frames.js').createFrameLog>} o.drawn the frames drawn on the map
+ * @param {ReturnType<typeof import('./events.js').createEmitter>} o.events
+ * @param {(error: unknown, where?: { lod: number, row: number, col: number, t: number }) => void} o.fail
+ */
+export function createDrawing({ store, place, opts, t, look, drawn, events, fail }) {
+  const texel0 = place.texelSize();
+  const gpu = createGpu({ dtype: store.dtype, nBands: store.bands.length, toMercator: place.toMercator, divisions: opts.meshDivisions });
+  const scene = createScene({
+    store,
+    renderer: gpu.renderer,
+    gpuBudgetBytes: opts.gpuBudgetBytes,
+    onFrame: (record) => onFrame(record),
+    onError: (error, where) => fail(error, where),
+  });
+  /** @type {LayerMap | null} */
+  let map = null;
+  let viewKey = '';
+  let stretchKey = '';
+  /** @type {boolean | null} */
+  let ready = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let prefetchTimer;
+  let disposed = false;
+  // An empty view first: the scene loads nothing until the map's view is known.
+  scene.setView(...EMPTY_VIEW, 0);
+  scene.setTime(t);
+  applyLook();
+
+  function applyLook() {
+    const l = look.current();
+    if (l) scene.setLook(l);
+  }
+
+  /** Give the scene the map's view when it changed (the scene loads what the view needs). */
+  function updateView() {
+    if (!map) return;
+    const v = mapView(map, place, store.levels.length, texel0);
+    const key = `${v.cam.cx},${v.cam.cy},${v.size.w},${v.size.h},${v.lod}`;
+    if (key === viewKey) return;
+    viewKey = key;
+    scene.setView(v.cam, v.size, v.lod);
+    afterChange();
+  }
+
+  function afterChange() {
+    checkReady();
+    schedulePrefetch();
+  }
+
+  /** The scene listed a new frame: it becomes the one render draws. @param {FrameRecord} record */
+  function onFrame(record) {
+    gpu.commit(record);
+    updateStretch(record);
+    map?.triggerRepaint();
+  }
+
+  /** The percentile stretch of a linear look follows what is on screen. @param {FrameRecord} record */
+  function updateStretch(record) {
+    const l = look.current();
+    if (!l || l.mode !== 'linear' || look.range || !record.cells.length) return;
+    const key = `${record.t}|${record.lod}|${record.complete}|${record.cells.length}|${viewKey}|${look.product}|${look.band}`;
+    if (key === stretchKey) return;
+    stretchKey = key;
+    const r = percentileRange(scene.sampleVisible(l.bands));
+    if (r && (!look.auto || r[0] !== look.auto[0] || r[1] !== look.auto[1])) {
+      look.auto = r;
+      applyLook();
+    }
+  }
+
+  /** 'loading' when the view needs data, 'ready' once a complete frame of it has been drawn. */
+  function checkReady() {
+    const now = drawn.complete(scene, gpu.frame?.n);
+    if (now === ready) return;
+    ready = now;
+    events.emit(now ? 'ready' : 'loading');
+    if (now) schedulePrefetch();
+  }
+
+  function schedulePrefetch() {
+    if (!opts.prefetch || !ready) return;
+    clearTimeout(prefetchTimer);
+    prefetchTimer = setTimeout(() => {
+      if (disposed) return;
+      const cells = scene.visibleAt(scene.lod);
+      if (cells.length) store.prefetch({ lod: scene.lod, cells, t, masks: store.hasMask, stored: scene.shaderDelta }).catch(() => {});
+    }, PREFETCH_DELAY_MS);
+  }
+
+  return {
+    scene,
+    gpu,
+    applyLook,
+    updateView,
+    /** The map is there too: compile the shaders and show its view. @param {LayerMap} m @param {WebGL2RenderingContext} gl */
+    attach(m, gl) {
+      map = m;
+      gpu.attach(gl);
+      updateView();
+      m.triggerRepaint();
+    },
+    /** Show timestep `s` once every visible cell has it. @param {number} s */
+    setTime(s) {
+      t = s;
+      scene.setTime(s);
+      afterChange();
+    },
+    /** MapLibre drew the frame `record` (gpu.render's). @param {FrameRecord | null} record */
+    drew(record) {
+      drawn.drew(record);
+      checkReady();
+    },
+    /** Free the scene's loads and GPU objects. */
+    dispose() {
+      disposed = true;
+      clearTimeout(prefetchTimer);
+      scene.destroy();
+      gpu.dispose();
+      map = null;
+    },
+  };
+}
