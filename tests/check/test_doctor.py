@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 import chronozarr
 from chronozarr.check import doctor_plain
 from chronozarr.check.doctor import doctor
-from chronozarr.check.doctor_http import looks_versioned
+from chronozarr.check.doctor_caching import looks_versioned
 from chronozarr.cli import app
 from chronozarr.serve import StoreServer
 from conftest import make_series

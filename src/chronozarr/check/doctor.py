@@ -28,9 +28,9 @@ from ..buckets import is_bucket_url
 from ..errors import ChronozarrError
 from ..read.bucket_source import BucketSource
 from ..read.http_source import DEFAULT_TIMEOUT
-from .doctor_client import DEFAULT_TOTAL_TIMEOUT
+from .doctor_client import DEFAULT_TOTAL_TIMEOUT, is_url
 from .doctor_decode import ArrayMeta, decode_checks, plain_local, validate_check
-from .doctor_http import HttpDoctor, is_url
+from .doctor_http import HttpDoctor
 from .doctor_report import DoctorReport
 
 DEFAULT_ORIGIN = "https://chronozarr.org"

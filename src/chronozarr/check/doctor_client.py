@@ -29,6 +29,11 @@ CONNECTION = "connection"
 TRANSIENT = "transient errors"
 
 
+def is_url(target: str) -> bool:
+    """True for the http(s) URLs doctor checks over HTTP; anything else is a directory."""
+    return target.startswith(("http://", "https://"))
+
+
 class TimeUp(ChronozarrError):
     """doctor's time limit is spent; the checks that remain are not run."""
 

@@ -2,45 +2,30 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ChronozarrError
-from ..format.caching import TRAILING, chronozarr_block, object_class
+from ..format.caching import chronozarr_block
 from ..format.geometry import cell_key, parse_shard_id
 from ..format.zarrjson import parse_json
 from ..read.http_source import DEFAULT_TIMEOUT
+from .doctor_caching import cache_control_finding, edge_cache_finding
 from .doctor_client import DEFAULT_TOTAL_TIMEOUT, TRANSIENT, Answer, DoctorClient, TimeUp
 from .doctor_decode import decode_checks, validate_check
 from .doctor_plain import plain_http
 from .doctor_report import DoctorReport
 from .doctor_source import HostTolerantSource
 
-ONE_DAY = 86_400
 PROBE_RANGE = 100  # bytes of the bounded range read, as in the guide's curl recipe
 SUFFIX = 16  # bytes of the suffix range read
 WHOLE_READ = 16 << 20  # the content-length check reads the probe object whole up to this size
 EXTRA = "+"  # section of the checks the checklist leaves to curl
 
 # The last path segment ends in a version or a date: chronozarr-3, v2, 2026-09, 20260930.
-_VERSIONED = re.compile(r"(?:^|[-_.])v?\d+(?:\.\d+)*$", re.IGNORECASE)
 _CONTENT_RANGE = re.compile(r"\s*bytes\s+(\d+)-(\d+)/(\d+|\*)\s*", re.IGNORECASE)
-_MAX_AGE = re.compile(r"(?:^|[,\s])max-age\s*=\s*\"?(\d+)", re.IGNORECASE)
-
-
-def is_url(target: str) -> bool:
-    """True for the http(s) URLs doctor checks over HTTP; anything else is a directory."""
-    return target.startswith(("http://", "https://"))
-
-
-def looks_versioned(url_or_path: str) -> bool:
-    """True when the store's last path segment ends in a version or a date (`chronozarr-2`)."""
-    path = urlsplit(url_or_path).path if is_url(url_or_path) else os.fspath(url_or_path)
-    segments = [s for s in path.split("/") if s]
-    return bool(segments) and _VERSIONED.search(segments[-1]) is not None
 
 
 class HttpDoctor:
@@ -139,12 +124,12 @@ class HttpDoctor:
             self._suffix_range(key, sharded, layout)
             self._preflight(key, sharded, layout)
             self._head(key, ranged, sharded, has_shard_bytes)
-            self._cache_control(key, ranged, block, {array_path: array_doc} if isinstance(array_doc, dict) else {})
+            cache_control_finding(self.report, self.base, key, ranged, block, {array_path: array_doc} if isinstance(array_doc, dict) else {})
             tao = ranged.header("Timing-Allow-Origin")
             r.info("10", "timing-allow-origin", (
                 f"Timing-Allow-Origin: {tao}" if tao else "not sent: in-page benchmarks see transferSize 0 and count bytes from Content-Length"
             ))
-            self._edge_cache(ranged)
+            edge_cache_finding(self.report, ranged)
             self._no_content_encoding(key)
             self._content_length(key, ranged)
         absent = self._absent_key(array_path)
@@ -262,32 +247,6 @@ class HttpDoctor:
             r.fail("8", name, f"{', '.join(problems)}: readers learn a shard's length with HEAD when the root lists no shard_bytes")
         else:
             r.warn("8", name, f"{', '.join(problems)}: readers that size objects with HEAD (zarrita) fail")
-
-    def _cache_control(self, key: str, answer: Answer, block: Mapping[str, Any], docs: Mapping[str, Any]) -> None:
-        r, name = self.report, "cache-control"
-        value = answer.header("Cache-Control")
-        match = _MAX_AGE.search(value or "")
-        long_lived = bool(value) and ("immutable" in (value or "").lower() or (match is not None and int(match.group(1)) >= ONE_DAY))
-        if long_lived:
-            r.passed("9", name, f"Cache-Control: {value}")
-            return
-        got = f"Cache-Control: {value}" if value else "no Cache-Control"
-        note = ""
-        if object_class(key, block, lambda path: docs.get(path)) == TRAILING:
-            note = " (this is the trailing shard of a store with one time shard: an append rewrites it, so a short lifetime is expected here)"
-        if looks_versioned(self.base):
-            r.warn("9", name, f"{got} on a versioned prefix: objects that never change should be immutable or cached a day or more{note}")
-        else:
-            r.info("9", name, f"{got}; the prefix does not look versioned, so short lifetimes may be deliberate{note}")
-
-    def _edge_cache(self, answer: Answer) -> None:
-        status = answer.header("cf-cache-status")
-        if status:
-            note = ": the edge does not cache it (see the hosting guide, Cloudflare rules)" if status.upper() in ("DYNAMIC", "BYPASS") else ""
-            self.report.info("11", "edge cache", f"cf-cache-status: {status}{note}")
-            return
-        seen = [f"{h}: {answer.header(h)}" for h in ("x-cache", "age", "via") if answer.header(h)]
-        self.report.info("11", "edge cache", ", ".join(seen) if seen else "no edge cache header (cf-cache-status, x-cache, age)")
 
     def _no_content_encoding(self, key: str) -> None:
         answer = self.request("GET", key, {"Accept-Encoding": "gzip, br", "Range": f"bytes=0-{PROBE_RANGE - 1}"}, limit=1 << 20)
