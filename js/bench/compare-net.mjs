@@ -1,3 +1,4 @@
+// @ts-check
 // The network side of the browser comparison: a fresh context throttled to a profile by CDP
 // network emulation, every request it makes logged (URL, Range, bytes, how it ended), and the
 // fetch-only floor: the same finished requests made again at once on a blank page of the same

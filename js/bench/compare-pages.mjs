@@ -1,3 +1,4 @@
+// @ts-check
 // The three pages the browser comparison drives, behind one interface: the URL of a 3 x 3-cell
 // view of the same level-0 window, when the first complete frame was shown, a step to another
 // date, the frames shown, and the time to a whole pixel-history chart.

@@ -1,3 +1,4 @@
+// @ts-check
 // The browser comparison (issue 18): the chronozarr viewer against @carbonplan/zarr-layer on
 // MapLibre (same `none` store) and a COG-per-date page on geotiff.js (the store's export), in
 // Debian's Chromium, served by `chronozarr serve`, under CDP network profiles.

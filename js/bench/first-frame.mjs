@@ -1,3 +1,4 @@
+// @ts-check
 // Where the time to the viewer's first complete frame goes: each opening is traced (Chrome
 // tracing, all processes), and the window from the store's metadata in hand to the first
 // complete 3 x 3 frame is split by process and thread, with the GPU process's main thread split

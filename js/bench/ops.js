@@ -1,3 +1,4 @@
+// @ts-check
 // The benchmark operations, shared by Node (run.mjs) and the Chromium page (page.html): the same
 // reads through chronozarr and through zarrita on the same `none` store, fresh handles and caches
 // for every repetition, median of the repetitions.

@@ -1,3 +1,4 @@
+// @ts-check
 // The results format of bench/record.py, written from JavaScript: the same document, rows and
 // stats, so that bench/report.py reads the browser benchmarks as it reads the Python ones.
 import { readFileSync } from 'node:fs';

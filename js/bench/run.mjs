@@ -1,3 +1,4 @@
+// @ts-check
 // Benchmark: chronozarr against zarrita 0.7.5 on the same `none` store (24 x 4 x 2765 x 2759
 // uint16, zstd 5, chunk 512): one cell, a whole level-0 frame, one pixel's full history, in Node
 // from disk and in Chromium over `chronozarr serve`; plus requests and sequential round trips to

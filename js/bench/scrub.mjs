@@ -1,3 +1,4 @@
+// @ts-check
 // Scrubbing benchmark of the browser viewer (issue 7): Chromium, a local server, CDP throttling.
 //
 //   node bench/scrub.mjs [STORE_DIR] [--json OUT] [--profile unthrottled|50|10] [--open-reps N] [--cold-browser]

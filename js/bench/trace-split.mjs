@@ -1,3 +1,4 @@
+// @ts-check
 // Where a traced window's time goes: busy ms per process and thread (merged top-level tasks),
 // and the GPU process's main thread split into display compositing and WebGL commands. Used by
 // first-frame.mjs (the opened -> complete window) and compare.mjs (the operations that miss).

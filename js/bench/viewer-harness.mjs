@@ -1,3 +1,4 @@
+// @ts-check
 // What the viewer benchmarks share: the store they open, `chronozarr view` serving it next to
 // js/viewer, Debian's Chromium with software WebGL, and the 3 x 3 cell view they open.
 import { spawn } from 'node:child_process';

@@ -1,3 +1,4 @@
+// @ts-check
 // What the browser end-to-end tests share: stores the Python writer makes during the run
 // (e2e/make_stores.py), `chronozarr serve` over js/ on a free port, and Debian's Chromium with
 // software WebGL through playwright-core.

@@ -1,3 +1,4 @@
+// @ts-check
 // The screenshots of docs/viewer.md, made from the demo store in Debian Chromium:
 //   cd js && node e2e/docs-screenshots.mjs        (writes docs/images/viewer-*.png, maplibre-demo.png)
 // Not a test: it regenerates the pictures after a change to the viewer's look.

@@ -1,3 +1,4 @@
+// @ts-check
 // The MapLibre custom layer end to end: a real MapLibre map (blank style, fixed view) in Debian
 // Chromium through playwright-core, against `chronozarr serve`, on stores the Python writer makes
 // during the run. Where a pixel lands is computed here with pyproj (e2e/lonlat.py) and this file's

@@ -1,3 +1,4 @@
+// @ts-check
 // Open a viewer URL in Debian's Chromium and report what a person would see: whether the store
 // opened and drew, the values a click at one level-0 pixel reports, and every console error.
 // Used by the Python tests of installed packages (tests/packaging/), which start the server.

@@ -1,3 +1,4 @@
+// @ts-check
 // The reader in Debian's Chromium, with decode workers, against `chronozarr serve`: every cell
 // of a sharded star-delta store and a none store equals the Python reader. The page imports the
 // package as plain ES modules through an import map; a second run loads the modules from another

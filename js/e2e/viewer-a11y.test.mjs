@@ -1,3 +1,4 @@
+// @ts-check
 // The viewer by keyboard and for assistive technology (issue 17): axe-core (npm) in Debian Chromium
 // finds no serious or critical violation on the full and the embed layout (with its panels and
 // dialogs open), every control is reached with Tab, and the shortcuts the `?` overlay lists work.

@@ -1,3 +1,4 @@
+// @ts-check
 // Compare two dates and take the view away (issue 17): the swipe view against frames rendered
 // alone, the compare fields of the permalink and the embed API, the PNG export and the WebM
 // time-lapse read back with Debian's ffprobe/ffmpeg. Debian Chromium against `chronozarr serve`.

@@ -1,3 +1,4 @@
+// @ts-check
 // The npm package carries the viewer (issue 13): `npm pack`, the tarball installed into a new folder
 // with `npm install --offline` (the codecs are bundled), then in Debian Chromium a host page that
 // mounts the viewer from it with `mountViewer`, and the static viewer app opened from node_modules.

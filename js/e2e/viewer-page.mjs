@@ -1,3 +1,4 @@
+// @ts-check
 // What the viewer's browser tests share: a page on the viewer with its console errors collected,
 // waiting for the view to settle, and the colour drawn at a level-0 pixel.
 import { createRequire } from 'node:module';

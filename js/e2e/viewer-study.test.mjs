@@ -1,3 +1,4 @@
+// @ts-check
 // The viewer's study tools end to end (issue 17): legend, scale bar, cursor readout and pixel
 // history, in Debian Chromium against `chronozarr serve`, checked against the Python reader.
 // Run: cd js && node --test e2e/viewer-study.test.mjs   (also part of `npm test`).

@@ -1,3 +1,4 @@
+// @ts-check
 // Browser viewer (issue 7) end to end: Debian Chromium through playwright-core against
 // `chronozarr serve`, on stores this test writes with the Python writer.
 // Run: cd js && node --test e2e/viewer.test.mjs   (also part of `npm test`).

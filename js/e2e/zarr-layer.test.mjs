@@ -1,3 +1,4 @@
+// @ts-check
 // @carbonplan/zarr-layer (the newest version the npm registry serves) drawing chronozarr `none`
 // stores in MapLibre, in Debian's Chromium: what it needs, what it draws, what queryData returns.
 // The stores and the expected drawing come from e2e/zarr_layer_stores.py (pyproj on the input
@@ -83,7 +84,7 @@ describe(`@carbonplan/zarr-layer ${VERSION} on chronozarr stores`, { skip, timeo
   async function assertQueriesExact(page, name) {
     const e = expected[name];
     const sample = e.inside.filter((_, i) => i % 7 === 0);
-    const got = await page.evaluate((pts) => Promise.all(pts.map(([lon, lat]) => window.layer.queryData({ type: 'Point', coordinates: [lon, lat] }).then((q) => q.data))), sample.map((p) => [p.lon, p.lat]));
+    const got = await page.evaluate((pts) => Promise.all(pts.map(([lon, lat]) => window.zarrLayer.queryData({ type: 'Point', coordinates: [lon, lat] }).then((q) => q.data))), sample.map((p) => [p.lon, p.lat]));
     sample.forEach((p, i) => assert.deepEqual(got[i], [p.value], `queryData at pixel ${p.x},${p.y}`));
     assert.ok(sample.length >= 5);
   }
@@ -121,7 +122,7 @@ describe(`@carbonplan/zarr-layer ${VERSION} on chronozarr stores`, { skip, timeo
     const e = expected.utm;
     const { page } = await draw('utm', {});
     assert.equal((await boxes(page, 'utm'))[1], null, 'a UTM store without proj4 is drawn blank');
-    const q = await page.evaluate(([lon, lat]) => window.layer.queryData({ type: 'Point', coordinates: [lon, lat] }), [e.inside[0].lon, e.inside[0].lat]);
+    const q = await page.evaluate(([lon, lat]) => window.zarrLayer.queryData({ type: 'Point', coordinates: [lon, lat] }), [e.inside[0].lon, e.inside[0].lat]);
     assert.deepEqual(q.data, []);
     await page.close();
   });

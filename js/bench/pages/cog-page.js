@@ -1,3 +1,4 @@
+// @ts-check
 // A COG-per-date page as a web developer builds it on geotiff.js: one Cloud Optimized GeoTIFF per
 // date (the store's `chronozarr export-cog`), the visible window of the current date read with
 // readRasters (decoding on a pool of workers) and painted to a canvas. A read the user has moved

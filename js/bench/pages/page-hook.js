@@ -1,3 +1,4 @@
+// @ts-check
 // What the comparison pages share with the viewer's benchmark hook: the frames they have shown
 // (t, when, complete), the first complete one, the current step, and the pixel-history chart,
 // drawn by the viewer's own chart module so that every page pays the same for drawing it.

@@ -1,3 +1,4 @@
+// @ts-check
 // CarbonPlan's zarr-layer on MapLibre showing the store's B04 band, as its README sets it up, with
 // the options a UTM store needs (proj4 and bounds: zarr-layer 0.5.0 does not read the store's
 // proj:code or spatial:* attributes). Query: ?store=URL&lon=&lat=&zoom=&proj4=&bounds=xmin,ymin,
