@@ -54,7 +54,7 @@ try {
   const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
   const mouseAt = async (page, x, y) => {
     const s = await page.evaluate(([x, y]) => {
-      const box = document.getElementById('map').getBoundingClientRect();
+      const box = /** @type {HTMLElement} */ (document.getElementById('map')).getBoundingClientRect();
       const c = window.__chronozarrViewer.api.screenOf(x, y);
       return { x: box.left + c.px, y: box.top + c.py };
     }, [x, y]);
@@ -111,7 +111,7 @@ try {
 
   page = await context.newPage();
   await page.goto(`${js.base}/maplibre/?store=${encodeURIComponent(store)}&t=40&product=ndvi`);
-  await page.waitForFunction(() => window.__chronozarrMap?.layer.stats?.settled && document.getElementById('status').textContent === '', null, { timeout: 60_000 });
+  await page.waitForFunction(() => window.__chronozarrMap?.layer.stats?.settled && /** @type {HTMLElement} */ (document.getElementById('status')).textContent === '', null, { timeout: 60_000 });
   await page.waitForTimeout(1500);
   await page.mouse.move(520, 330);
   await page.waitForTimeout(300);

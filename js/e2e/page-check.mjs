@@ -32,7 +32,7 @@ try {
     report.drawn = await page.evaluate((bg) => {
       const api = window.__chronozarrViewer.api;
       const { height: h, width: w } = api.store.levels[0];
-      const canvas = document.querySelector('canvas').getBoundingClientRect();
+      const canvas = /** @type {HTMLElement} */ (document.querySelector('canvas')).getBoundingClientRect();
       let on = 0;
       let drawn = 0;
       for (let y = 0; y < h; y += Math.max(1, Math.floor(h / 16))) for (let x = 0; x < w; x += Math.max(1, Math.floor(w / 16))) {

@@ -66,7 +66,7 @@ describe('viewer accessibility', { skip, timeout: 300_000 }, () => {
       reached.push(await page.evaluate(() => document.activeElement?.dataset.tabProbe ?? null));
     }
     const missing = controls.filter((c) => !reached.includes(c));
-    const names = await page.evaluate((ids) => ids.map((id) => document.querySelector(`[data-tab-probe="${id}"]`).outerHTML.slice(0, 90)), missing);
+    const names = await page.evaluate((ids) => ids.map((id) => /** @type {HTMLElement} */ (document.querySelector(`[data-tab-probe="${id}"]`)).outerHTML.slice(0, 90)), missing);
     assert.deepEqual(names, []);
     assert.ok(controls.length >= 25, `${controls.length} controls`);
     await page.close();
@@ -81,12 +81,12 @@ describe('viewer accessibility', { skip, timeout: 300_000 }, () => {
     const rows = await page.$$eval('.help tbody tr', (r) => r.map((x) => x.textContent));
     assert.ok(rows.length >= 15, rows.join(' | '));
     assert.ok(rows.some((r) => r.includes('Compare two dates')));
-    assert.equal(await page.evaluate(() => document.activeElement.className), 'help-close');
+    assert.equal(await page.evaluate(() => /** @type {Element} */ (document.activeElement).className), 'help-close');
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement.className), 'help-close', 'focus stays in the dialog');
+    assert.equal(await page.evaluate(() => /** @type {Element} */ (document.activeElement).className), 'help-close', 'focus stays in the dialog');
     await page.keyboard.press('Escape');
     await page.waitForSelector('.help', { state: 'hidden' });
-    assert.equal(await page.evaluate(() => document.activeElement.id), 'map', 'focus goes back to the map');
+    assert.equal(await page.evaluate(() => /** @type {Element} */ (document.activeElement).id), 'map', 'focus goes back to the map');
     const state = () => page.evaluate(() => window.__chronozarrViewer.api.state());
     await page.keyboard.press('ArrowRight');
     assert.equal((await state()).t, 3);

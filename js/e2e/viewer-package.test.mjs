@@ -129,7 +129,7 @@ describe('viewer from the npm package', { skip, timeout: 300_000 }, () => {
     await full.close();
     // destroy() closes the store and leaves the host page as it was.
     await page.evaluate(() => window.viewer.destroy());
-    assert.equal(await page.evaluate(() => document.getElementById('here').children.length), 0);
+    assert.equal(await page.evaluate(() => /** @type {HTMLElement} */ (document.getElementById('here')).children.length), 0);
     assert.equal(await page.evaluate(() => window.viewer.api.store.stats().workers), 0);
     await page.close();
   });

@@ -4,6 +4,7 @@
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import type { ZarrLayer } from '@carbonplan/zarr-layer';
 import type { openStore } from '../src/index.js';
+import type { pixelToScreen } from '../lib/camera.js';
 import type { FrameRecord, createScene } from '../lib/scene.js';
 import type { ViewState } from '../viewer/first-view.js';
 import type { Viewer } from '../viewer/app.js';
@@ -20,13 +21,13 @@ interface ViewerApi {
   scene: ReturnType<typeof createScene>;
   state(): ViewState & { shownT: number | null; lod: number; settled: boolean; playing: boolean; speed: number; pending: number };
   pixel(x: number, y: number): number[];
-  screenOf(x: number, y: number): { x: number; y: number };
-  click(px: number, py: number, how?: string): void;
+  screenOf(x: number, y: number): ReturnType<typeof pixelToScreen>;
+  click: Viewer['clickAt'];
   setT: Viewer['setT'];
-  play(): void;
-  stop(): void;
+  play: Viewer['playback']['play'];
+  stop: Viewer['playback']['stop'];
   setSpeed(s: number): number;
-  setPlaybackBudget(bytes: number): void;
+  setPlaybackBudget: Viewer['playback']['setBudget'];
   embedLog: Viewer['embed']['log'];
   look: Viewer['shown']['look'];
   compare: Viewer['compare'];
