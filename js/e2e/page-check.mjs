@@ -11,7 +11,9 @@ const BACKGROUND = [9, 12, 18];
 
 const [url, x, y] = process.argv.slice(2);
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+/** @type {string[]} */
 const errors = [];
+/** @type {{ url: string, errors: string[], error?: string | null, drawn?: { on: number, drawn: number }, click?: unknown }} */
 const report = { url, errors };
 try {
   const page = await browser.newPage({ viewport: { width: 640, height: 480 } });

@@ -50,6 +50,17 @@ export const colourAt = (page, x, y) => page.evaluate(([x, y]) => {
   return api.pixel(p.px, p.py);
 }, [x, y]);
 
+/**
+ * Click level-0 pixel (x, y) through the viewer's hook, as a click on its centre; returns what the
+ * click reported (null off the raster).
+ * @param {Page} page @param {number} x @param {number} y
+ */
+export const clickPixel = (page, x, y, shift = false) => page.evaluate(([x, y, shift]) => {
+  const api = window.__chronozarrViewer.api;
+  const s = api.screenOf(x + 0.5, y + 0.5);
+  return api.click(s.px, s.py, { shift });
+}, /** @type {[number, number, boolean]} */ ([x, y, shift]));
+
 /** The download the action starts. @param {Page} page @param {() => Promise<unknown>} action */
 export async function downloadOf(page, action) {
   const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), action()]);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { lonLats, py, readExpected, skip } from './browser-stores.mjs';
-import { colourAt, downloadOf, settled, viewerSuite } from './viewer-page.mjs';
+import { clickPixel, colourAt, downloadOf, settled, viewerSuite } from './viewer-page.mjs';
 
 describe('viewer study tools', { skip, timeout: 300_000 }, () => {
   const suite = viewerSuite('study');
@@ -198,11 +198,7 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
   test('the pixel history holds up to four pixels, marks invalid dates, zooms in time and exports CSV equal to read_point and PNG', async () => {
     const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=3&p=ndvi&z=3&c=501200,8999250`, { downloads: true });
     await settled(page);
-    const click = (/** @type {number} */ x, /** @type {number} */ y, shift = false) => page.evaluate(([x, y, shift]) => {
-      const api = window.__chronozarrViewer.api;
-      const s = api.screenOf(x + 0.5, y + 0.5);
-      return api.click(s.px, s.py, { shift });
-    }, /** @type {[number, number, boolean]} */ ([x, y, shift]));
+    const click = (/** @type {number} */ x, /** @type {number} */ y, shift = false) => clickPixel(page, x, y, shift);
     // (160, 110) is masked at t = 3 only; (123, 77) is valid at every date.
     await click(123, 77);
     await click(160, 110, true);
