@@ -16,7 +16,7 @@ const BACKGROUND = [0, 0, 255, 255];
 // clim is drawn as grey u * 256 - 0.5 (two colours would span only the middle half of clim).
 const GREYS = Array.from({ length: 256 }, (_, i) => [i, i, i]);
 
-/** @typedef {ConstructorParameters<typeof import('@carbonplan/zarr-layer').ZarrLayer>[0]} ZarrLayerOptions */
+/** @typedef {import('@carbonplan/zarr-layer').ZarrLayerOptions} ZarrLayerOptions */
 /**
  * What zarr_layer_stores.py prints for each store: its CRS, bounds, time and band drawn, and
  * positions from pyproj (the map's fit, the footprint's corners, sampled pixels inside).

@@ -2,7 +2,7 @@
 // benchmarks read back through Playwright's page.evaluate: one place for their types, checked
 // by tsconfig.tests.json.
 import type { Map as MapLibreMap } from 'maplibre-gl';
-import type { ZarrLayer } from '@carbonplan/zarr-layer';
+import type { ZarrLayer, ZarrLayerOptions } from '@carbonplan/zarr-layer';
 import type { openStore } from '../src/index.js';
 import type { pixelToScreen } from '../lib/camera.js';
 import type { FrameRecord, createScene } from '../lib/scene.js';
@@ -68,7 +68,7 @@ declare global {
     /** maplibre/demo.js. */
     __chronozarrMap: { map: MapLibreMap; layer: ChronozarrLayer };
     /** bench/pages/page-hook.js on the comparison pages. */
-    __bench: ReturnType<typeof createHook>;
+    __bench: ReturnType<typeof createHook> & { setT(t: number): unknown; history(a: number, b: number): Promise<number> };
     /** Pages that load a module set it once the module has run. */
     ready: boolean;
 
@@ -87,7 +87,7 @@ declare global {
     workerLog: WorkerEntry[];
 
     /** e2e/zarr-layer-host.html. */
-    show(bbox: [[number, number], [number, number]], options: ConstructorParameters<typeof ZarrLayer>[0]): Promise<void>;
+    show(bbox: [[number, number], [number, number]], options: ZarrLayerOptions): Promise<void>;
     zarrLayer: ZarrLayer;
     settled(background: Rgba, ms?: number): Promise<void>;
     colours(points: [number, number][], dy?: number): Rgba[];
