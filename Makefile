@@ -35,7 +35,8 @@ js/node_modules/.installed: js/package.json js/package-lock.json
 	touch $@
 
 # ruff and mypy (make lint) first; tsc checks the JSDoc types of the shipped JS (js/tsconfig.json)
-# before the node tests run.
+# and, strictly, of the tests, e2e tests and benchmarks (js/tsconfig.tests.json) before the node
+# tests run.
 test: venv js lint
 	$(PY) -m pytest -q
 	cd js && npm run typecheck && npm test

@@ -1,3 +1,4 @@
+// @ts-check
 // The network side of the browser comparison: a fresh context throttled to a profile by CDP
 // network emulation, every request it makes logged (URL, Range, bytes, how it ended), and the
 // fetch-only floor: the same finished requests made again at once on a blank page of the same
@@ -13,9 +14,14 @@ export const PROFILES = [
 /**
  * @typedef {{ url: string, range: string | null, bytes: number, done: boolean, canceled: boolean }} Logged
  * @typedef {{ log: Logged[], pending: Set<string> }} Net
+ * @typedef {typeof PROFILES[number]} Profile
+ * @typedef {{ index: number, inFlight: Logged[] }} Mark
  */
 
-/** A page in a fresh context (empty HTTP cache), throttled to `profile`, its requests logged. */
+/**
+ * A page in a fresh context (empty HTTP cache), throttled to `profile`, its requests logged.
+ * @param {import('playwright-core').Browser} browser @param {Profile} profile
+ */
 export async function newTab(browser, profile) {
   const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
@@ -27,6 +33,7 @@ export async function newTab(browser, profile) {
   }
   /** @type {Net} */
   const net = { log: [], pending: new Set() };
+  /** @type {Map<string, Logged>} */
   const byId = new Map();
   cdp.on('Network.requestWillBeSent', (e) => {
     if (e.request.url.startsWith('data:')) return;
@@ -51,7 +58,7 @@ export async function newTab(browser, profile) {
   return { context, page, net };
 }
 
-/** Wait until no request has been in flight for `quietMs` (at most `timeout`). */
+/** Wait until no request has been in flight for `quietMs` (at most `timeout`). @param {Net} net */
 export async function idle(net, quietMs = 500, timeout = 20_000) {
   const end = Date.now() + timeout;
   let quietSince = Date.now();
@@ -62,7 +69,7 @@ export async function idle(net, quietMs = 500, timeout = 20_000) {
   }
 }
 
-/** Where an operation starts in the log: its index, and the requests still in flight then. */
+/** Where an operation starts in the log: its index, and the requests still in flight then. @param {Net} net @returns {Mark} */
 export function mark(net) {
   return { index: net.log.length, inFlight: net.log.filter((e) => !e.done && !e.canceled) };
 }
@@ -70,12 +77,13 @@ export function mark(net) {
 /**
  * The requests an operation waited on: those in flight when it started (a read joins a prefetch
  * already on the wire) and those sent from its start up to `until` (a later mark) or now.
+ * @param {Net} net @param {Mark} from @param {Mark | null} [until]
  */
 export function since(net, from, until = null) {
   return [...from.inFlight, ...net.log.slice(from.index, until ? until.index : net.log.length)];
 }
 
-/** Requests, bytes and aborted requests of a slice of the log. */
+/** Requests, bytes and aborted requests of a slice of the log. @param {Logged[]} entries */
 export function counts(entries) {
   const done = entries.filter((e) => e.done);
   return { requests: done.length, bytes: done.reduce((s, e) => s + e.bytes, 0), aborted: entries.filter((e) => e.canceled).length };
@@ -84,14 +92,16 @@ export function counts(entries) {
 /**
  * The fetch-only floor of each list of requests, in one fresh context throttled alike: ms to
  * make the list's finished requests again at once and read their bodies (0 for an empty list).
+ * @param {import('playwright-core').Browser} browser @param {Profile} profile @param {string} base @param {Logged[][]} lists
  */
 export async function replay(browser, profile, base, lists) {
   const { context, page } = await newTab(browser, profile);
   try {
     await page.goto(`${base}/bench/pages/blank.html`);
+    /** @type {number[]} */
     const out = [];
     for (const list of lists) {
-      const requests = list.filter((e) => e.done).map(({ url, range }) => ({ url, range }));
+      const requests = list.filter((e) => e.done).map(({ url, range }) => ({ url, range: range ?? undefined }));
       out.push(requests.length ? await page.evaluate((r) => window.replay(r), requests) : 0);
     }
     return out;

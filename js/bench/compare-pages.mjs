@@ -1,3 +1,4 @@
+// @ts-check
 // The three pages the browser comparison drives, behind one interface: the URL of a 3 x 3-cell
 // view of the same level-0 window, when the first complete frame was shown, a step to another
 // date, the frames shown, and the time to a whole pixel-history chart.
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import proj4 from 'proj4';
 import { VIEWPORT, firstViewUrl } from './viewer-harness.mjs';
 
-const UTM = (zone) => `+proj=utm +zone=${zone} +datum=WGS84 +units=m +no_defs`;
+const UTM = (/** @type {number} */ zone) => `+proj=utm +zone=${zone} +datum=WGS84 +units=m +no_defs`;
 const CENTRE = 384; // level-0 pixel at the centre of the view (viewer-harness.mjs's first view)
 const STRETCH = { lo: 0, hi: 3000 };
 
@@ -28,12 +29,20 @@ export function describe(storeDir, cogDir) {
   return { storeDir, cogDir, a, c, e, f, nTime, height, width, zone, times: Array.from({ length: nTime }, (_, t) => new Date(Date.UTC(2024, 0, 3 + 5 * t)).toISOString()) };
 }
 
-/** Lon/lat of a level-0 pixel centre. */
+/** @typedef {ReturnType<typeof describe>} Described */
+/** @typedef {'viewer' | 'zarr-layer' | 'cog'} Kind */
+/** @typedef {import('playwright-core').Page} Page */
+
+/** Lon/lat of a level-0 pixel centre. @param {Described} d @param {number} x @param {number} y @returns {[number, number]} */
 function lonLat(d, x, y) {
   return proj4(UTM(d.zone), 'WGS84', [d.c + d.a * (x + 0.5), d.f + d.e * (y + 0.5)]);
 }
 
-/** The page URL of each tool, showing the same level-0 window at 1 CSS px per pixel. */
+/**
+ * The page URL of each tool, showing the same level-0 window at 1 CSS px per pixel.
+ * @param {Described} d @param {string} base @param {string} storeUrl @param {string} cogUrl
+ * @returns {Record<Kind, string>}
+ */
 export function urls(d, base, storeUrl, cogUrl) {
   const x = CENTRE - VIEWPORT.width / 2;
   const y = Math.max(0, CENTRE - VIEWPORT.height / 2);
@@ -56,14 +65,18 @@ export function historyPixel() {
   return { x: CENTRE + 200, y: CENTRE - 150 };
 }
 
-/** In the page: the hook of either kind of page, read the same way. */
+/**
+ * In the page: the hook of either kind of page, read the same way.
+ * @param {Kind} kind
+ * @returns {{ firstCompleteAt?: number | null, error: string | null, frames: { t: number, at: number, complete: boolean }[], setT(t: number): unknown, settled?: boolean } | undefined}
+ */
 function hookOf(kind) {
   if (kind !== 'viewer') return window.__bench;
   const h = window.__chronozarrViewer;
   return h && { firstCompleteAt: h.firstCompleteAt, error: h.error, frames: h.frames, setT: (t) => h.api.setT(t), settled: h.api.state?.().settled };
 }
 
-/** Wait for the first complete frame; its time since navigation start (ms). */
+/** Wait for the first complete frame; its time since navigation start (ms). @param {Page} page @param {Kind} kind */
 export async function firstComplete(page, kind, timeout = 180_000) {
   await page.waitForFunction(
     ([k, src]) => {
@@ -71,27 +84,27 @@ export async function firstComplete(page, kind, timeout = 180_000) {
       if (h?.error) throw new Error(h.error);
       return h?.firstCompleteAt != null;
     },
-    [kind, hookOf.toString()],
+    /** @type {[Kind, string]} */ ([kind, hookOf.toString()]),
     { timeout, polling: 10 },
   );
-  return page.evaluate(([k, src]) => new Function(`return (${src})`)()(k).firstCompleteAt, [kind, hookOf.toString()]);
+  return page.evaluate(([k, src]) => /** @type {number} */ (new Function(`return (${src})`)()(k).firstCompleteAt), /** @type {[Kind, string]} */ ([kind, hookOf.toString()]));
 }
 
-/** Ask for date t; the page's performance.now() when it was asked. */
+/** Ask for date t; the page's performance.now() when it was asked. @param {Page} page @param {Kind} kind @param {number} t */
 export function step(page, kind, t) {
   return page.evaluate(([k, src, tt]) => {
     const at = performance.now();
     new Function(`return (${src})`)()(k).setT(tt);
     return at;
-  }, [kind, hookOf.toString(), t]);
+  }, /** @type {[Kind, string, number]} */ ([kind, hookOf.toString(), t]));
 }
 
-/** The complete frames shown so far: { t, at }; throws the page's error when it has one. */
+/** The complete frames shown so far: { t, at }; throws the page's error when it has one. @param {Page} page @param {Kind} kind */
 export async function frames(page, kind) {
   const { error, shown } = await page.evaluate(([k, src]) => {
-    const h = new Function(`return (${src})`)()(k);
+    const h = /** @type {NonNullable<ReturnType<typeof hookOf>>} */ (new Function(`return (${src})`)()(k));
     return { error: h.error, shown: h.frames.filter((f) => f.complete).map((f) => ({ t: f.t, at: f.at })) };
-  }, [kind, hookOf.toString()]);
+  }, /** @type {[Kind, string]} */ ([kind, hookOf.toString()]));
   if (error) throw new Error(`${kind}: ${error}`);
   return shown;
 }
@@ -100,13 +113,15 @@ export async function frames(page, kind) {
  * Ask for a pixel's history and wait for the whole chart: ms from the ask to the chart drawn.
  * The viewer's inspector charts as values arrive; it is whole when its caption counts 0 gaps
  * (the benchmark series has no invalid pixel).
+ * @param {Page} page @param {Kind} kind @param {Described} d
+ * @returns {Promise<number>}
  */
 export async function history(page, kind, d) {
   const { x, y } = historyPixel();
   if (kind === 'viewer') {
     return page.evaluate(([px, py]) => new Promise((resolve, reject) => {
       const api = window.__chronozarrViewer.api;
-      const host = document.getElementById('chart-host');
+      const host = /** @type {HTMLElement} */ (document.getElementById('chart-host'));
       const start = performance.now();
       const done = () => /· 0 gaps/.test(host.querySelector('.chart-caption')?.textContent ?? '');
       const observer = new MutationObserver(() => {
@@ -117,8 +132,9 @@ export async function history(page, kind, d) {
       observer.observe(host, { subtree: true, childList: true, characterData: true });
       const s = api.screenOf(px + 0.5, py + 0.5);
       if (!api.click(s.px, s.py)) reject(new Error(`no pixel under ${s.px}, ${s.py}`));
-    }), [x, y]);
+    }), /** @type {[number, number]} */ ([x, y]));
   }
+  /** @type {[number, number]} */
   const args = kind === 'cog' ? [x, y] : lonLat(d, x, y);
   return page.evaluate(async (a) => {
     const start = performance.now();

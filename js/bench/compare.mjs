@@ -1,3 +1,4 @@
+// @ts-check
 // The browser comparison (issue 18): the chronozarr viewer against @carbonplan/zarr-layer on
 // MapLibre (same `none` store) and a COG-per-date page on geotiff.js (the store's export), in
 // Debian's Chromium, served by `chronozarr serve`, under CDP network profiles.
@@ -33,7 +34,7 @@ import { launchBrowser, repo } from './viewer-harness.mjs';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const jsRoot = join(here, '..');
 const args = process.argv.slice(2);
-const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : null);
+const option = (/** @type {string} */ name) => (args.includes(name) ? args[args.indexOf(name) + 1] : null);
 const QUICK = quick() || args.includes('--quick');
 const OPENS = QUICK ? 3 : 7;
 const STEPS = QUICK ? 6 : 12;
@@ -42,8 +43,14 @@ const FLOOR_OPENS = QUICK ? 1 : 2;
 const FLOOR_STEPS = 6;
 // The quick run leaves out the slowest profile (10 Mbit/s), where one opening takes seconds.
 const RUN_PROFILES = QUICK ? PROFILES.slice(0, 2) : PROFILES;
-const TOOLS = (option('--tools') ?? 'viewer,zarr-layer,cog').split(',');
+/** @typedef {import('./compare-pages.mjs').Kind} Kind */
+/** @typedef {import('./compare-net.mjs').Profile} Profile */
+/** @typedef {Awaited<ReturnType<typeof runTool>>} Measured */
+/** @typedef {ReturnType<typeof row> & { profile?: Record<string, unknown>, target?: boolean }} Row */
+const TOOLS = /** @type {Kind[]} */ ((option('--tools') ?? 'viewer,zarr-layer,cog').split(','));
+/** @type {Record<Kind, string>} */
 const LABEL = { viewer: 'chronozarr viewer', 'zarr-layer': 'zarr-layer on MapLibre', cog: 'geotiff.js, COG per date' };
+/** @type {Record<Kind, string>} */
 const WORK = {
   viewer: 'the chronozarr viewer (js/viewer): true colour of B04/B03/B02 in WebGL, decode workers, prefetch around t',
   'zarr-layer': '@carbonplan/zarr-layer on MapLibre GL: B04 with a colour map, reprojected from UTM (proj4 and bounds options), bundled by esbuild',
@@ -55,12 +62,13 @@ const CATEGORIES = ['toplevel', 'blink.user_timing', 'devtools.timeline', 'gpu',
 
 const made = spawnSync(python, [join(here, 'make_store.py'), join(here, 'work'), '--browser', ...(QUICK ? ['--small'] : [])], { encoding: 'utf8' });
 if (made.status !== 0) throw new Error(`make_store.py failed:\n${made.stderr}`);
-const storeName = made.stdout.trim().split('\n').pop();
+const storeName = made.stdout.trim().split('\n').pop() ?? '';
 const storeDir = join(here, 'work', storeName);
 const cogName = storeName.replace(/\.zarr$/, '-cogs');
 const d = describe(storeDir, join(here, 'work', cogName));
 bundle();
 const server = spawn(join(repo, '.venv', 'bin', 'chronozarr'), ['serve', jsRoot, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+/** @type {string} */
 const base = await new Promise((ok, fail) => {
   let text = '';
   server.stderr.on('data', (chunk) => {
@@ -72,12 +80,15 @@ const base = await new Promise((ok, fail) => {
 });
 const pages = urls(d, base, `${base}/bench/work/${storeName}`, `${base}/bench/work/${cogName}`);
 const browser = await launchBrowser();
+/** @type {Row[]} */
 const rows = [];
 try {
   for (const profile of RUN_PROFILES) {
-    if (option('--profile') && !profile.name.startsWith(option('--profile'))) continue;
+    const only = option('--profile');
+    if (only && !profile.name.startsWith(only)) continue;
     warmPageCache(storeDir);
     warmPageCache(d.cogDir);
+    /** @type {Partial<Record<Kind, Measured>>} */
     const measured = {};
     for (const tool of TOOLS) measured[tool] = await runTool(profile, tool);
     rows.push(...profileRows(profile, measured));
@@ -109,6 +120,7 @@ console.log(`wrote ${out}`);
 
 // ---------------------------------------------------------------- one page under one profile
 
+/** Every operation of one page under one profile, and the floors of their requests. @param {Profile} profile @param {Kind} tool */
 async function runTool(profile, tool) {
   console.error(`${profile.name}: ${tool}`);
   const opens = [];
@@ -131,7 +143,7 @@ async function runTool(profile, tool) {
   const historyLog = since(clicking.net, from);
   verbose(`  ${tool} history: ${historyMs} ms`);
   await clicking.context.close();
-  const replays = await replay(browser, profile, base, [...opens.slice(0, FLOOR_OPENS).map((o) => o.log), ...paced.logs.slice(0, FLOOR_STEPS), burst.logs.at(-1), historyLog]);
+  const replays = await replay(browser, profile, base, [...opens.slice(0, FLOOR_OPENS).map((o) => o.log), ...paced.logs.slice(0, FLOOR_STEPS), burst.logs.at(-1) ?? [], historyLog]);
   return {
     opens,
     paced,
@@ -141,6 +153,7 @@ async function runTool(profile, tool) {
   };
 }
 
+/** A fresh tab on the tool's page, once its first frame is complete. @param {Profile} profile @param {Kind} tool */
 async function open(profile, tool) {
   const tab = await newTab(browser, profile);
   await tab.page.goto(pages[tool]);
@@ -149,17 +162,21 @@ async function open(profile, tool) {
   return { ...tab, ms };
 }
 
-/** STEPS steps one per `everyMs`: per step the latency to its frame, and its requests. */
+/**
+ * STEPS steps one per `everyMs`: per step the latency to its frame, and its requests.
+ * @param {Awaited<ReturnType<typeof newTab>>} tab @param {Kind} tool @param {number} everyMs
+ */
 async function scrub(tab, tool, everyMs) {
   const shown = await frames(tab.page, tool);
   let t = shown.at(-1)?.t ?? 0;
+  /** @type {{ t: number, from: import('./compare-net.mjs').Mark, at: number }[]} */
   const steps = [];
   for (let i = 0; i < STEPS; i++) {
     t = (t + 1) % d.nTime;
     steps.push({ t, from: mark(tab.net), at: await step(tab.page, tool, t) });
     await new Promise((r) => setTimeout(r, everyMs));
   }
-  const last = steps.at(-1);
+  const last = steps[steps.length - 1];
   const deadline = Date.now() + 120_000;
   let all = await frames(tab.page, tool);
   while (!all.some((f) => f.t === last.t && f.at >= last.at) && Date.now() < deadline) {
@@ -176,8 +193,11 @@ async function scrub(tab, tool, everyMs) {
 
 // ---------------------------------------------------------------- rows
 
+/** The rows of one profile: each operation's figures per page, then their floors. @param {Profile} profile @param {Partial<Record<Kind, Measured>>} measured */
 function profileRows(profile, measured) {
+  /** @type {Row[]} */
   const out = [];
+  /** @type {[string, (m: Measured) => Record<string, unknown>, (m: Measured) => (number | undefined)[]][]} */
   const ops = [
     ['cold open: first complete frame', (m) => ({ ms: stats(m.opens.map((o) => o.ms)), requests: stats(m.opens.map((o) => o.requests), 0), bytes: stats(m.opens.map((o) => o.bytes), 0) }), (m) => m.floors.open],
     [`paced scrub, 1 step / 500 ms: step latency`, (m) => ({ ms: stats(m.paced.latency), requests: stats(m.paced.perStep.map((c) => c.requests), 0), bytes: stats(m.paced.perStep.map((c) => c.bytes), 0) }), (m) => m.floors.paced],
@@ -185,30 +205,33 @@ function profileRows(profile, measured) {
     [`pixel history (${d.nTime} dates): whole chart`, (m) => ({ ms: stats([m.history.ms]), requests: stats([m.history.requests], 0), bytes: stats([m.history.bytes], 0) }), (m) => [m.floors.history]],
   ];
   for (const [op, values, floor] of ops) {
-    for (const [tool, m] of Object.entries(measured)) {
+    for (const [tool, m] of /** @type {[Kind, Measured][]} */ (Object.entries(measured))) {
       const facts = op.startsWith('burst') ? { steps_shown: m.burst.shown, steps: STEPS, aborted: sum(m.burst.perStep, 'aborted') } : op.startsWith('paced') ? { steps_shown: m.paced.shown, steps: STEPS } : undefined;
       out.push(row(profile.name, op, LABEL[tool], tool === 'viewer' ? 'subject' : 'peer', WORK[tool], values(m), facts ? { facts } : {}));
     }
-    for (const [tool, m] of Object.entries(measured)) {
+    for (const [tool, m] of /** @type {[Kind, Measured][]} */ (Object.entries(measured))) {
       out.push(row(profile.name, op, `fetch only, ${LABEL[tool]}'s requests`, 'floor', `the same finished requests made at once on a blank page, bodies read, nothing decoded or drawn`, { ms: stats(floor(m)) }, { target: tool === 'viewer' }));
     }
   }
   return out;
 }
 
+/** @param {string} text */
 function verbose(text) {
   if (process.env.BENCH_VERBOSE) console.error(text);
 }
 
+/** @template {string} K @param {Record<K, number>[]} list @param {K} key */
 function sum(list, key) {
   return list.reduce((s, c) => s + c[key], 0);
 }
 
 /** Trace the viewer once on each operation that misses a target; the busiest threads go in its row. */
+/** @param {Profile} profile @param {Row[]} block */
 async function profileMisses(profile, block) {
   for (const subject of block.filter((r) => r.kind === 'subject')) {
     const same = block.filter((r) => r.op === subject.op && r !== subject);
-    const ms = (r) => r.values.ms?.median;
+    const ms = (/** @type {Row} */ r) => /** @type {{ median?: number } | undefined} */ (r.values.ms)?.median ?? 0;
     const missed = same.some((r) => (r.kind === 'peer' && ms(r) && ms(subject) >= ms(r)) || (r.kind === 'floor' && r.target && ms(r) && ms(subject) > 1.2 * ms(r)));
     if (!missed || subject.op.startsWith('burst')) continue;
     const tab = await newTab(browser, profile);

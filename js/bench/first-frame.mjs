@@ -1,3 +1,4 @@
+// @ts-check
 // Where the time to the viewer's first complete frame goes: each opening is traced (Chrome
 // tracing, all processes), and the window from the store's metadata in hand to the first
 // complete 3 x 3 frame is split by process and thread, with the GPU process's main thread split
@@ -25,6 +26,7 @@ const CATEGORIES = ['toplevel', 'blink.user_timing', 'devtools.timeline', 'gpu',
 const { url: viewerUrl, server } = await serveViewer(storeDir);
 const browser = await launchBrowser();
 const scratch = mkdtempSync(join(os.tmpdir(), 'cz-first-frame-'));
+/** @type {ReturnType<typeof split>[]} */
 const runs = [];
 try {
   warmPageCache(storeDir);
@@ -35,12 +37,13 @@ try {
   rmSync(scratch, { recursive: true, force: true });
 }
 
+/** The median over the openings of what `pick` reads. @param {(r: any) => number} pick */
 const middle = (pick) => q(runs.map(pick), 0.5);
 const threads = [...new Set(runs.flatMap((r) => Object.keys(r.busyMs)))];
 const summary = {
   openedToCompleteMs: middle((r) => r.openedToCompleteMs),
   navigationToCompleteMs: middle((r) => r.navigationToCompleteMs),
-  busyMs: Object.fromEntries(threads.map((t) => [t, middle((r) => r.busyMs[t] ?? 0)]).sort((a, b) => b[1] - a[1])),
+  busyMs: Object.fromEntries(threads.map((t) => /** @type {[string, number | null]} */ ([t, middle((r) => r.busyMs[t] ?? 0)])).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))),
   gpuMain: {
     displaySwapMs: middle((r) => r.gpuMain.displaySwapMs),
     webglMs: middle((r) => r.gpuMain.webglMs),
@@ -50,7 +53,7 @@ const report = { date: new Date().toISOString(), machine: `${os.cpus()[0]?.model
 console.log(JSON.stringify(summary, null, 2));
 if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify(report, null, 2)}\n`);
 
-/** Open the viewer in a fresh context with tracing on; the split of the opened -> complete window. */
+/** Open the viewer in a fresh context with tracing on; the split of the opened -> complete window. @param {string} path */
 async function tracedOpening(path) {
   const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
@@ -59,7 +62,8 @@ async function tracedOpening(path) {
   await page.waitForFunction(() => window.__chronozarrViewer?.firstCompleteAt != null, null, { timeout: 120_000 });
   const marks = await page.evaluate(() => {
     const h = window.__chronozarrViewer;
-    return { opened: h.openedAt, complete: h.firstCompleteAt };
+    // Both are set once the first complete frame is: the page opened the store before it.
+    return /** @type {import('./trace-split.mjs').Marks} */ ({ opened: h.openedAt, complete: h.firstCompleteAt });
   });
   await browser.stopTracing();
   await context.close();

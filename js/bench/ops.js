@@ -1,9 +1,11 @@
+// @ts-check
 // The benchmark operations, shared by Node (run.mjs) and the Chromium page (page.html): the same
 // reads through chronozarr and through zarrita on the same `none` store, fresh handles and caches
 // for every repetition, median of the repetitions.
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** Milliseconds `fn` takes. @param {() => Promise<unknown>} fn */
 async function timed(fn) {
   const start = performance.now();
   await fn();
@@ -13,6 +15,8 @@ async function timed(fn) {
 /**
  * Bring a fresh handle to steady state (codecs loaded, decode workers up and ready: until then the
  * reader decodes on the calling thread) on a cell never timed.
+ * @param {any} store a chronozarr store @param {any} array a zarrita array
+ * @param {number} gridRows @param {number} gridCols @param {number} nTime
  */
 async function warm(store, array, gridRows, gridCols, nTime) {
   const t = nTime - 1;
@@ -41,6 +45,7 @@ export async function runOps({ openChrono, openZarrita, zarr, reps = 5 }) {
     const a = await openZarrita();
     await a.getChunk([0, 0, 0, 0]);
   }
+  /** @type {Record<string, Record<string, number[]>>} milliseconds of each run, per operation and reader */
   const out = { cell: { chronozarr: [], zarrita: [] }, frame: { chronozarr: [], zarrita: [], zarritaGet: [] }, history: { chronozarr: [], zarrita: [] } };
   for (let i = 0; i < reps; i++) {
     const t = (3 + i * 5) % nTime;
@@ -59,6 +64,7 @@ export async function runOps({ openChrono, openZarrita, zarr, reps = 5 }) {
   const frameReps = Math.max(3, Math.ceil(reps / 2));
   for (let i = 0; i < frameReps; i++) {
     const t = (7 + i * 5) % nTime;
+    /** @type {[number, number][]} */
     const cells = [];
     for (let r = 0; r < gridRows; r++) for (let c = 0; c < gridCols; c++) cells.push([r, c]);
     const s = await openChrono();
@@ -73,8 +79,10 @@ export async function runOps({ openChrono, openZarrita, zarr, reps = 5 }) {
     const s2 = await openChrono();
     const a2 = await openZarrita();
     await warm(s2, a2, gridRows, gridCols, nTime);
-    let ours;
-    let theirs;
+    /** @type {ArrayLike<number>[]} */
+    let ours = [];
+    /** @type {{ data: ArrayLike<number> }} */
+    let theirs = { data: [] };
     out.history.chronozarr.push(await timed(async () => {
       ours = await Promise.all(Array.from({ length: nTime }, (_, tt) => s2.samplePixel(0, x, y, tt)));
     }));
@@ -86,6 +94,7 @@ export async function runOps({ openChrono, openZarrita, zarr, reps = 5 }) {
     }
     s2.close();
   }
+  /** @type {Record<string, Record<string, any>>} per operation: each reader's median and runs, and chronozarr's time over zarrita's */
   const summary = {};
   for (const [op, runs] of Object.entries(out)) {
     summary[op] = {};

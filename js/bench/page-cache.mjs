@@ -1,3 +1,4 @@
+// @ts-check
 // Read every file under a directory once, so that a benchmark finds the store in the OS page cache:
 // this machine reclaims cold pages, and a chunk read from disk would slow whichever run meets it.
 import { readFileSync, readdirSync } from 'node:fs';

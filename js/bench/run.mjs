@@ -1,3 +1,4 @@
+// @ts-check
 // Benchmark: chronozarr against zarrita 0.7.5 on the same `none` store (24 x 4 x 2765 x 2759
 // uint16, zstd 5, chunk 512): one cell, a whole level-0 frame, one pixel's full history, in Node
 // from disk and in Chromium over `chronozarr serve`; plus requests and sequential round trips to
@@ -11,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import * as zarr from 'zarrita';
 import { FileSystemStore } from '@zarrita/storage';
 import { openStore } from '../src/index.js';
-import { python, serve } from '../test/helpers.js';
+import { asFetch, python, serve } from '../test/helpers.js';
 import { runOps } from './ops.js';
 import { warmPageCache } from './page-cache.mjs';
 import { document, row, stats, versions } from './record.mjs';
@@ -40,6 +41,11 @@ if (!existsSync(alias)) {
   }
 }
 
+/** @typedef {Awaited<ReturnType<typeof runOps>>} OpsSummary */
+/**
+ * @type {{ date: string, machine: Record<string, unknown>, store: Record<string, unknown>, zarrita: string, nodeDisk?: OpsSummary,
+ *   nodeDiskWorkers2?: OpsSummary, firstView?: Record<string, Record<string, unknown>>, chromium?: { version: string } & Record<string, any> }}
+ */
 const results = {
   date: new Date().toISOString(),
   machine: { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` },
@@ -60,21 +66,25 @@ try {
   // Requests and sequential round trips to the first complete 3 x 3 view: every request waits
   // LATENCY_MS before it is sent, so floor(elapsed / LATENCY_MS) counts the round trips on the
   // critical path (decoding nine chunks takes a small fraction of one).
+  /** @param {string[]} log @returns {(url: string, init?: RequestInit) => Promise<Response>} */
   const delayed = (log) => (url, init) => {
     log.push(String(url));
     return new Promise((r) => setTimeout(r, LATENCY_MS)).then(() => fetch(url, init));
   };
-  results.firstView = {};
+  const firstView = /** @type {Record<string, Record<string, unknown>>} */ ({});
+  results.firstView = firstView;
   for (const name of ['none.zarr', 'none-sharded.zarr']) {
     const url = `${server.url}/bench/work/${name}`;
+    /** @type {string[]} */
     const log = [];
     const start = performance.now();
-    const store = await openStore(url, { fetch: delayed(log), workers: 0 });
+    const store = await openStore(url, { fetch: asFetch(delayed(log)), workers: 0 });
     const cells = [];
     for (let r = 2; r < 5; r++) for (let c = 2; c < 5; c++) cells.push(store.getCell(0, r, c, 5));
     await Promise.all(cells);
     const elapsed = performance.now() - start;
     store.close();
+    /** @type {string[]} */
     const zlog = [];
     const zstart = performance.now();
     const arr = await zarr.open.v3(zarr.root(new zarr.FetchStore(url, { fetch: (req) => delayed(zlog)(req.url, req) })).resolve('0/data'), { kind: 'array' });
@@ -82,7 +92,7 @@ try {
     for (let r = 2; r < 5; r++) for (let c = 2; c < 5; c++) zcells.push(arr.getChunk([5, 0, r, c]));
     await Promise.all(zcells);
     const zelapsed = performance.now() - zstart;
-    results.firstView[name] = {
+    firstView[name] = {
       chronozarr: { requests: log.length, roundTrips: Math.floor(elapsed / LATENCY_MS), elapsedMs: Math.round(elapsed) },
       zarrita: { requests: zlog.length, roundTrips: Math.floor(zelapsed / LATENCY_MS), elapsedMs: Math.round(zelapsed) },
       latencyMs: LATENCY_MS,
@@ -99,13 +109,14 @@ try {
       page.on('pageerror', (e) => console.error('page error:', e));
       await page.goto(`${server.url}/bench/page.html`);
       await page.waitForFunction(() => window.ready === true);
-      results.chromium = { version: browser.version() };
+      const chromiumResults = /** @type {{ version: string } & Record<string, any>} */ ({ version: browser.version() });
+      results.chromium = chromiumResults;
       for (const workers of [2, 0]) {
         console.error(`chromium, http, workers ${workers}`);
         warmPageCache(join(storePath, '0'));
-        results.chromium[`workers${workers}`] = await page.evaluate(([u, w, n, z]) => window.bench(u, w, n, z), [`${server.url}/bench/work/none.zarr`, workers, reps, `${server.url}/bench/work/none-zarrita.zarr`]);
+        chromiumResults[`workers${workers}`] = await page.evaluate(([u, w, n, z]) => window.bench(u, w, n, z), /** @type {[string, number, number, string]} */ ([`${server.url}/bench/work/none.zarr`, workers, reps, `${server.url}/bench/work/none-zarrita.zarr`]));
       }
-      results.chromium.fetchOnlyFrame = await fetchFloor(page, `${server.url}/bench/work/none.zarr`);
+      chromiumResults.fetchOnlyFrame = await fetchFloor(page, `${server.url}/bench/work/none.zarr`);
     } finally {
       await browser.close();
     }
@@ -118,6 +129,7 @@ try {
  * A level-0 frame's chunks fetched and not decoded, `reps` times (other timesteps each time): the
  * median wall time, and the CPU the whole machine spent per frame (every Chromium process and the
  * server; Linux /proc/stat), the share of a frame no reader can avoid on this machine.
+ * @param {import('playwright-core').Page} page @param {string} url
  */
 async function fetchFloor(page, url) {
   const busyMs = () => {
@@ -126,18 +138,20 @@ async function fetchFloor(page, url) {
     const ticks = f.reduce((a, b) => a + b, 0) - f[3] - f[4]; // all but idle and iowait
     return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
   };
+  /** @type {number[]} */
   const runs = [];
   const before = busyMs();
-  for (let i = 0; i < reps; i++) runs.push(await page.evaluate(([u, t]) => window.fetchFrame(u, t, 6, 6), [url, (i * 5 + 2) % 24]));
+  for (let i = 0; i < reps; i++) runs.push(await page.evaluate(([u, t]) => window.fetchFrame(u, t, 6, 6), /** @type {[string, number]} */ ([url, (i * 5 + 2) % 24])));
   const after = busyMs();
   const median = [...runs].sort((a, b) => a - b)[Math.floor(runs.length / 2)];
-  return { medianMs: Number(median.toFixed(1)), machineCpuMsPerFrame: before == null ? null : Math.round((after - before) / reps), runsMs: runs.map((v) => Number(v.toFixed(1))) };
+  return { medianMs: Number(median.toFixed(1)), machineCpuMsPerFrame: before == null || after == null ? null : Math.round((after - before) / reps), runsMs: runs.map((v) => Number(v.toFixed(1))) };
 }
 
 mkdirSync(join(here, 'results'), { recursive: true });
 const file = join(here, 'results', `${results.date.slice(0, 10)}-node${process.versions.node.split('.')[0]}.json`);
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-const line = (label, r) => console.log(`${label.padEnd(28)} cell ${r.cell.chronozarr.medianMs} vs ${r.cell.zarrita.medianMs} ms (${r.cell.ratio}x) | frame ${r.frame.chronozarr.medianMs} vs ${r.frame.zarrita.medianMs} ms (${r.frame.ratio}x; zarr.get ${r.frame.zarritaGet.medianMs}) | history ${r.history.chronozarr.medianMs} vs ${r.history.zarrita.medianMs} ms (${r.history.ratio}x)`);
+/** @param {string} label @param {OpsSummary | undefined} r */
+const line = (label, r) => r && console.log(`${label.padEnd(28)} cell ${r.cell.chronozarr.medianMs} vs ${r.cell.zarrita.medianMs} ms (${r.cell.ratio}x) | frame ${r.frame.chronozarr.medianMs} vs ${r.frame.zarrita.medianMs} ms (${r.frame.ratio}x; zarr.get ${r.frame.zarritaGet.medianMs}) | history ${r.history.chronozarr.medianMs} vs ${r.history.zarrita.medianMs} ms (${r.history.ratio}x)`);
 line('node disk workers 0', results.nodeDisk);
 line('node disk workers 2', results.nodeDiskWorkers2);
 if (results.chromium) {
@@ -149,9 +163,10 @@ console.log(JSON.stringify(results.firstView));
 writeFileSync(join(here, 'results', 'reader.json'), `${JSON.stringify(readerDocument(results), null, 2)}\n`);
 console.log(`wrote ${file} and results/reader.json`);
 
-/** The same figures in the format of bench/record.py, for bench/report.py. */
+/** The same figures in the format of bench/record.py, for bench/report.py. @param {typeof results} r */
 function readerDocument(r) {
   const ops = { cell: 'one level-0 chunk', frame: 'level-0 frame (36 chunks)', history: 'pixel history (24 dates)' };
+  /** @type {Record<string, string>} */
   const work = { chronozarr: 'chronozarr JS reader: openStore().getCell / samplePixel', zarrita: 'zarrita 0.7.5: getChunk per chunk (frame, cell), zarr.get (history)', zarritaGet: 'zarrita zarr.get of the whole frame' };
   const groups = { 'Node, disk, no workers': r.nodeDisk, 'Node, disk, 2 workers': r.nodeDiskWorkers2, 'Chromium, HTTP, 2 workers': r.chromium?.workers2, 'Chromium, HTTP, no workers': r.chromium?.workers0 };
   const rows = [];
@@ -162,7 +177,7 @@ function readerDocument(r) {
         if (tool === 'ratio') continue;
         rows.push(row(group, label, tool === 'zarritaGet' ? 'zarrita (zarr.get)' : tool, tool === 'chronozarr' ? 'subject' : 'peer', work[tool], { ms: stats(m.runsMs, 2) }));
       }
-      if (op === 'frame' && group.startsWith('Chromium') && r.chromium.fetchOnlyFrame) {
+      if (op === 'frame' && group.startsWith('Chromium') && r.chromium?.fetchOnlyFrame) {
         rows.push(row(group, label, "fetch only, the frame's 36 chunks", 'floor', 'the 36 chunk bodies fetched at once, no decode (page.html fetchFrame)', { ms: stats(r.chromium.fetchOnlyFrame.runsMs) }));
       }
     }

@@ -1,3 +1,4 @@
+// @ts-check
 // Scrubbing benchmark of the browser viewer (issue 7): Chromium, a local server, CDP throttling.
 //
 //   node bench/scrub.mjs [STORE_DIR] [--json OUT] [--profile unthrottled|50|10] [--open-reps N] [--cold-browser]
@@ -39,6 +40,10 @@ const PROFILES = [
 ];
 const STEPS = 20;
 
+/** @typedef {typeof PROFILES[number]} Profile */
+/** @typedef {{ bytes: number, requests: number, aborted: number }} Net the store's requests a page made */
+/** @typedef {import('playwright-core').Page} Page */
+
 const { url: viewerUrl, server } = await serveViewer(storeDir);
 const browser = await launchBrowser({ cold: coldBrowser });
 const results = [];
@@ -55,17 +60,20 @@ const report = { date: new Date().toISOString(), machine: `${os.cpus()[0]?.model
 console.log(JSON.stringify(report, null, 2));
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(report, null, 2));
 
+/** The openings, prefetch and scrubs of the viewer under one network profile. @param {Profile} profile */
 async function runProfile(profile) {
   warmPageCache(storeDir);
+  /** @type {Awaited<ReturnType<typeof open>>[]} */
   const opens = [];
-  let context;
-  let page;
-  let net;
+  let { context, page, net } = await newTab(profile);
   for (let i = 0; i < openReps; i++) {
-    await context?.close();
-    ({ context, page, net } = await newTab(profile));
+    if (i > 0) {
+      await context.close();
+      ({ context, page, net } = await newTab(profile));
+    }
     opens.push(await open(page, net));
   }
+  /** @param {'firstFrameMs' | 'firstCompleteMs' | 'completeAfterOpenStartMs' | 'completeAfterOpenedMs'} key */
   const middle = (key) => q(opens.map((o) => o[key]), 0.5);
   const first = {
     firstFrameMs: middle('firstFrameMs'),
@@ -100,7 +108,7 @@ async function runProfile(profile) {
   };
 }
 
-/** A page in a fresh context (empty HTTP cache), its network throttled to the profile and counted. */
+/** A page in a fresh context (empty HTTP cache), its network throttled to the profile and counted. @param {Profile} profile */
 async function newTab(profile) {
   const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
@@ -111,7 +119,9 @@ async function newTab(profile) {
     const bps = (profile.mbit * 1e6) / 8;
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: profile.rtt, downloadThroughput: bps, uploadThroughput: bps });
   }
+  /** @type {Net} */
   const net = { bytes: 0, requests: 0, aborted: 0 };
+  /** @type {Map<string, boolean>} */
   const isStore = new Map();
   cdp.on('Network.requestWillBeSent', (e) => isStore.set(e.requestId, /\/store\//.test(e.request.url)));
   cdp.on('Network.loadingFinished', (e) => {
@@ -125,13 +135,14 @@ async function newTab(profile) {
   return { context, page, net };
 }
 
-/** Open the viewer on a 3 x 3 cell view and time its first frames. */
+/** Open the viewer on a 3 x 3 cell view and time its first frames. @param {Page} page @param {Net} net */
 async function open(page, net) {
   await page.goto(firstViewUrl(viewerUrl, storeDir));
   await page.waitForFunction(() => window.__chronozarrViewer?.firstCompleteAt != null, null, { timeout: 120_000 });
   const first = await page.evaluate(() => {
-    const h = window.__chronozarrViewer;
-    const f = h.frames.find((x) => x.complete);
+    // Every mark is set by the first complete frame, which the wait above saw.
+    const h = /** @type {Required<typeof window.__chronozarrViewer>} */ (window.__chronozarrViewer);
+    const f = /** @type {import('../lib/scene.js').FrameRecord} */ (h.frames.find((x) => x.complete));
     return {
       firstFrameMs: h.firstFrameAt,
       firstCompleteMs: h.firstCompleteAt,
@@ -148,6 +159,7 @@ async function open(page, net) {
   return { ...first, bytes: net.bytes, requests: net.requests };
 }
 
+/** STEPS steps one per `everyMs`: when each step's frame was swapped in and painted, and the requests. @param {Page} page @param {Net} net @param {number} everyMs */
 async function scrub(page, net, everyMs) {
   const before = { ...net };
   const from = await page.evaluate(() => window.__chronozarrViewer.api.state().t);
@@ -155,6 +167,7 @@ async function scrub(page, net, everyMs) {
     const h = window.__chronozarrViewer;
     const nT = h.api.store.times.length;
     const startFrame = h.frames.length;
+    /** @type {{ t: number, at: number }[]} */
     const steps = [];
     let t = h.api.state().t;
     for (let i = 0; i < n; i++) {
@@ -171,9 +184,12 @@ async function scrub(page, net, everyMs) {
     const frames = all.map((f) => ({ t: f.t, at: f.at, swapAt: f.swapAt, complete: f.complete }));
     const mixed = all.filter((f) => f.cells.some((c) => c.t !== f.t)).length;
     return { steps, frames, mixed };
-  }, [STEPS, everyMs]);
+  }, /** @type {[number, number]} */ ([STEPS, everyMs]));
+  /** @type {number[]} */
   const shown = [];
+  /** @type {number[]} */
   const swap = [];
+  /** @type {number[]} */
   const paint = [];
   for (const s of log.steps) {
     const f = log.frames.find((x) => x.t === s.t && x.at >= s.at);

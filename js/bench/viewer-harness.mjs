@@ -1,3 +1,4 @@
+// @ts-check
 // What the viewer benchmarks share: the store they open, `chronozarr view` serving it next to
 // js/viewer, Debian's Chromium with software WebGL, and the 3 x 3 cell view they open.
 import { spawn } from 'node:child_process';
@@ -9,7 +10,7 @@ export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
-/** The store directory named on the command line (default: the demo's), or exit 2 naming the fix. */
+/** The store directory named on the command line (default: the demo's), or exit 2 naming the fix. @param {string | undefined} arg */
 export function storeFromArgs(arg) {
   const storeDir = resolve(arg ?? join(repo, 'demo-output', 'demo.zarr'));
   if (!existsSync(join(storeDir, 'zarr.json'))) {
@@ -19,12 +20,13 @@ export function storeFromArgs(arg) {
   return storeDir;
 }
 
-/** `chronozarr view STORE` on a free port: the viewer's URL (with ?store=) and the process. */
+/** `chronozarr view STORE` on a free port: the viewer's URL (with ?store=) and the process. @param {string} storeDir */
 export async function serveViewer(storeDir) {
   const server = spawn(join(repo, '.venv', 'bin', 'chronozarr'), ['view', storeDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  /** @type {string} */
   const url = await new Promise((ok, fail) => {
     let text = '';
-    const take = (d) => {
+    const take = (/** @type {Buffer} */ d) => {
       text += d;
       const m = /Viewer: (\S+)/.exec(text);
       if (m) ok(m[1]);
@@ -53,6 +55,7 @@ export async function launchBrowser({ cold = false } = {}) {
 }
 
 /** The viewer URL of a 3 x 3 cell view at level 0 (256 px cells, 1 CSS px per pixel) centred on level-0 pixel (384, 384). */
+/** @param {string} viewerUrl @param {string} storeDir */
 export function firstViewUrl(viewerUrl, storeDir) {
   const block = JSON.parse(readFileSync(join(storeDir, 'zarr.json'), 'utf8')).attributes.chronozarr;
   const [a, , c, , e, f] = block.levels[0].transform;
@@ -62,7 +65,7 @@ export function firstViewUrl(viewerUrl, storeDir) {
 /** The viewport both benchmarks use. */
 export const VIEWPORT = { width: 700, height: 790 };
 
-/** Quantile p of values, to 0.1 ms; null when there are none. */
+/** Quantile p of values, to 0.1 ms; null when there are none. @param {number[]} values @param {number} p */
 export function q(values, p) {
   if (!values.length) return null;
   const s = [...values].sort((a, b) => a - b);

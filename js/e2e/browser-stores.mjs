@@ -1,3 +1,4 @@
+// @ts-check
 // What the browser end-to-end tests share: stores the Python writer makes during the run
 // (e2e/make_stores.py), `chronozarr serve` over js/ on a free port, and Debian's Chromium with
 // software WebGL through playwright-core.
@@ -28,7 +29,9 @@ export const skip = !existsSync(CHROMIUM) ? 'no /usr/bin/chromium' : !existsSync
  */
 export async function startBrowserStores(prefix, { script = 'make_stores.py' } = {}) {
   const tmp = mkdtempSync(join(here, `.tmp-${prefix}-`));
+  /** @type {import('node:child_process').ChildProcessByStdio<null, null, import('node:stream').Readable> | undefined} */
   let server;
+  /** @type {import('playwright-core').Browser | undefined} */
   let browser;
   const close = async () => {
     await browser?.close();
@@ -37,15 +40,17 @@ export async function startBrowserStores(prefix, { script = 'make_stores.py' } =
   };
   try {
     const { stdout: made } = await run(PY, [join(here, script), tmp], { cwd: repo, maxBuffer: 64 * 2 ** 20 });
-    server = spawn(CLI, ['serve', jsDir, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(CLI, ['serve', jsDir, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    server = child;
+    /** @type {string} */
     const base = await new Promise((resolve, reject) => {
       let text = '';
-      server.stderr.on('data', (d) => {
+      child.stderr.on('data', (d) => {
         text += d;
         const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
         if (m) resolve(m[1]);
       });
-      server.on('exit', (code) => reject(new Error(`server exited ${code}: ${text}`)));
+      child.on('exit', (code) => reject(new Error(`server exited ${code}: ${text}`)));
     });
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -56,3 +61,32 @@ export async function startBrowserStores(prefix, { script = 'make_stores.py' } =
     throw err;
   }
 }
+
+/**
+ * What the Python reader reads at some pixels (read_expected.py): the bands with their scale and
+ * offset, and per pixel its stored values at t, mask, coverage and history.
+ * @typedef {{ bands: string[], scale: number[], offset: number[], pixels: { x: number, y: number, stored: number[], mask: number | null, coverage: number | null, history: number[][], history_mask: number[] | null }[] }} Expected
+ */
+
+/**
+ * The JSON a Python script of e2e/ prints for `args`.
+ * @param {string} script @param {(string | number)[]} args
+ * @returns {Promise<any>}
+ */
+export async function py(script, args) {
+  return JSON.parse((await run(PY, [join(here, script), ...args.map(String)], { cwd: repo })).stdout);
+}
+
+/**
+ * The Python reader's values at level-0..n pixels [x, y] of `store` (a path) at level `lod`, timestep `t`.
+ * @param {string} store @param {number} lod @param {number} t @param {number[][]} pixels
+ * @returns {Promise<Expected>}
+ */
+export const readExpected = (store, lod, t, pixels) => py('read_expected.py', [store, lod, t, ...pixels.map((p) => p.join(','))]);
+
+/**
+ * Lon/lat of level-0 pixel centres [x, y] of `store` (a path), with pyproj.
+ * @param {string} store @param {number[][]} pixels
+ * @returns {Promise<[number, number][]>}
+ */
+export const lonLats = (store, pixels) => py('lonlat.py', [store, ...pixels.map((p) => p.join(','))]);

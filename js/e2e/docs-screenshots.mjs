@@ -1,3 +1,4 @@
+// @ts-check
 // The screenshots of docs/viewer.md, made from the demo store in Debian Chromium:
 //   cd js && node e2e/docs-screenshots.mjs        (writes docs/images/viewer-*.png, maplibre-demo.png)
 // Not a test: it regenerates the pictures after a change to the viewer's look.
@@ -6,11 +7,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PY, jsDir, repo, run } from './browser-stores.mjs';
+import { clickPixel } from './viewer-page.mjs';
 
 const OUT = join(repo, 'docs', 'images');
 const ARGS = ['--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
 
-/** `chronozarr serve DIR` on a free port; resolves with its base URL and the process. */
+/**
+ * `chronozarr serve DIR` on a free port; resolves with its base URL and the process.
+ * @param {string} dir
+ * @returns {Promise<{ base: string, server: import('node:child_process').ChildProcess }>}
+ */
 function serve(dir) {
   const server = spawn(join(repo, '.venv', 'bin', 'chronozarr'), ['serve', dir, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((resolve, reject) => {
@@ -37,7 +43,7 @@ try {
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
   const context = await browser.newContext({ viewport: { width: 1000, height: 620 }, acceptDownloads: true });
 
-  /** A viewer page once its view has settled. */
+  /** A viewer page once its view has settled. @param {string} query */
   async function viewer(query) {
     const page = await context.newPage();
     await page.goto(`${js.base}/viewer/?store=${store}&${query}`);
@@ -45,26 +51,23 @@ try {
     await settle(page);
     return page;
   }
-  const settle = (page) => page.waitForFunction(() => {
+  const settle = (/** @type {import('./viewer-page.mjs').Page} */ page) => page.waitForFunction(() => {
     const { api } = window.__chronozarrViewer;
     const c = api.compare.scene;
     return api.state().settled && api.state().pending === 0 && (!c || c.settled);
   }, null, { timeout: 60_000 }).then(() => page.waitForTimeout(400));
-  const shot = (page, name) => page.screenshot({ path: join(OUT, name) });
+  const shot = (/** @type {import('./viewer-page.mjs').Page} */ page, /** @type {string} */ name) => page.screenshot({ path: join(OUT, name) });
+  /** Move the mouse over level-0 position (x, y). @param {import('./viewer-page.mjs').Page} page @param {number} x @param {number} y */
   const mouseAt = async (page, x, y) => {
     const s = await page.evaluate(([x, y]) => {
-      const box = document.getElementById('map').getBoundingClientRect();
+      const box = /** @type {HTMLElement} */ (document.getElementById('map')).getBoundingClientRect();
       const c = window.__chronozarrViewer.api.screenOf(x, y);
       return { x: box.left + c.px, y: box.top + c.py };
     }, [x, y]);
     await page.mouse.move(s.x, s.y);
     await page.waitForTimeout(300);
   };
-  const click = (page, x, y, shift = false) => page.evaluate(([x, y, shift]) => {
-    const api = window.__chronozarrViewer.api;
-    const s = api.screenOf(x + 0.5, y + 0.5);
-    api.click(s.px, s.py, { shift });
-  }, [x, y, shift]);
+  const click = clickPixel;
 
   let page = await viewer('t=40&p=true_color');
   await mouseAt(page, 430, 300);
@@ -110,7 +113,7 @@ try {
 
   page = await context.newPage();
   await page.goto(`${js.base}/maplibre/?store=${encodeURIComponent(store)}&t=40&product=ndvi`);
-  await page.waitForFunction(() => window.__chronozarrMap?.layer.stats?.settled && document.getElementById('status').textContent === '', null, { timeout: 60_000 });
+  await page.waitForFunction(() => window.__chronozarrMap?.layer.stats?.settled && /** @type {HTMLElement} */ (document.getElementById('status')).textContent === '', null, { timeout: 60_000 });
   await page.waitForTimeout(1500);
   await page.mouse.move(520, 330);
   await page.waitForTimeout(300);

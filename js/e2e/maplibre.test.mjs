@@ -1,3 +1,4 @@
+// @ts-check
 // The MapLibre custom layer end to end: a real MapLibre map (blank style, fixed view) in Debian
 // Chromium through playwright-core, against `chronozarr serve`, on stores the Python writer makes
 // during the run. Where a pixel lands is computed here with pyproj (e2e/lonlat.py) and this file's
@@ -6,20 +7,23 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { PY, here, repo, run, skip, startBrowserStores } from './browser-stores.mjs';
+import { lonLats, readExpected, skip, startBrowserStores } from './browser-stores.mjs';
 
 const BACKGROUND = [16, 32, 48];
 const BG_CSS = 'rgb(16, 32, 48)';
 const W = 800;
 const H = 600;
 
-/** Web Mercator of lon/lat in 0..1 (y down), as MapLibre places the world at zoom 0 in 512 px. */
+/** Web Mercator of lon/lat in 0..1 (y down), as MapLibre places the world at zoom 0 in 512 px. @param {number} lon @param {number} lat */
 function mercator(lon, lat) {
   const phi = (lat * Math.PI) / 180;
   return { x: (lon + 180) / 360, y: (1 - Math.log(Math.tan(phi) + 1 / Math.cos(phi)) / Math.PI) / 2 };
 }
 
-/** CSS pixel of lon/lat on a W x H map centred on `center` at `zoom`, bearing and pitch 0. */
+/**
+ * CSS pixel of lon/lat on a W x H map centred on `center` at `zoom`, bearing and pitch 0.
+ * @param {[number, number]} lonLat @param {[number, number]} center @param {number} zoom
+ */
 function screenOf([lon, lat], center, zoom) {
   const world = 512 * 2 ** zoom;
   const c = mercator(center[0], center[1]);
@@ -28,13 +32,19 @@ function screenOf([lon, lat], center, zoom) {
 }
 
 describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
+  /** @type {string} */
   let tmp;
+  /** @type {string} */
   let base;
+  /** @type {import('playwright-core').Browser} */
   let browser;
+  /** @type {string} */
   let s2;
+  /** @type {string} */
   let rgb;
+  /** @type {string[]} */
   const consoleErrors = [];
-
+  /** @type {() => Promise<void>} */
   let close;
 
   before(async () => {
@@ -46,12 +56,16 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
 
   after(() => close?.());
 
+  /** Collect the page's console errors and uncaught exceptions. @param {import('playwright-core').Page} page */
   function watch(page) {
     page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${page.url()}: ${m.text()}`));
     page.on('pageerror', (e) => consoleErrors.push(`${page.url()}: ${e.message}`));
   }
 
-  /** A host page with a map at a fixed view and the layer on it, once the layer is ready. */
+  /**
+   * A host page with a map at a fixed view and the layer on it, once the layer is ready.
+   * @param {{ center: [number, number], zoom: number, layer: import('../maplibre/options.js').LayerOptions }} o
+   */
   async function openMap({ center, zoom, layer }) {
     const page = await browser.newPage({ viewport: { width: W, height: H } });
     watch(page);
@@ -60,6 +74,7 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
       const Native = window.Worker;
       window.workerLog = [];
       window.Worker = class extends Native {
+        /** @param {string | URL} url @param {WorkerOptions} [options] */
         constructor(url, options) {
           super(url, options);
           this.entry = { url: String(url), terminated: false };
@@ -79,20 +94,20 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
     return page;
   }
 
-  const expected = async (store, t, pixels) => JSON.parse((await run(PY, [join(here, 'read_expected.py'), store, '0', String(t), ...pixels.map((p) => p.join(','))], { cwd: repo })).stdout);
-  const lonLats = async (store, pixels) => JSON.parse((await run(PY, [join(here, 'lonlat.py'), store, ...pixels.map((p) => p.join(','))], { cwd: repo })).stdout);
-  const grey = (v, lo, hi) => Math.round(Math.min(1, Math.max(0, (v - lo) / (hi - lo))) * 255);
+  const grey = (/** @type {number} */ v, /** @type {number} */ lo, /** @type {number} */ hi) => Math.round(Math.min(1, Math.max(0, (v - lo) / (hi - lo))) * 255);
 
   /**
    * Draws a fixed-range band product and compares every sampled pixel centre with the grey its
    * stored value gives (invalid pixels: the map background). Returns how many were checked.
+   * @param {import('playwright-core').Page} page @param {string} store
+   * @param {{ t: number, band: number, lo: number, hi: number, center: [number, number], zoom: number, pixels: number[][] }} o
    */
   async function checkColours(page, store, { t, band, lo, hi, center, zoom, pixels }) {
-    const exp = await expected(store, t, pixels);
+    const exp = await readExpected(store, 0, t, pixels);
     const where = await lonLats(store, pixels);
     const screen = where.map((ll) => screenOf(ll, center, zoom));
     const inside = screen.map((s) => s.x >= 1 && s.y >= 1 && s.x < W - 1 && s.y < H - 1);
-    const colours = await page.evaluate((pts) => window.pixelsAt(pts), screen.map((s) => [s.x, s.y]));
+    const colours = await page.evaluate((pts) => window.pixelsAt(pts), screen.map((s) => /** @type {[number, number]} */ ([s.x, s.y])));
     let checked = 0;
     let masked = 0;
     exp.pixels.forEach((p, i) => {
@@ -119,8 +134,9 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
     const page = await openMap({ center, zoom, layer: { url: s2, t: 6, product: 'band', band: 'B08', range: [lo, hi] } });
     const state = await page.evaluate(() => ({ lod: window.layer.lod, stats: window.layer.stats, frame: window.layer.frames.at(-1) }));
     assert.equal(state.lod, 0);
-    assert.equal(state.stats.shownT, 6);
-    assert.ok(state.frame.complete && state.frame.cells.every((c) => c.lod === 0 && c.t === 6));
+    assert.equal(state.stats?.shownT, 6);
+    assert.ok(state.frame?.complete && state.frame.cells.every((c) => c.lod === 0 && c.t === 6));
+    /** @type {number[][]} */
     const pixels = [];
     for (let y = 12; y < 110; y += 7) for (let x = 36; x < 166; x += 9) pixels.push([x, y]);
     pixels.push([50, 20], [62, 25], [41, 11], [69, 29]); // inside the masked block
@@ -138,16 +154,17 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
     const hi = 230;
     const page = await openMap({ center, zoom, layer: { url: rgb, t: 3, product: 'band', band: 'red', range: [lo, hi] } });
     assert.equal(await page.evaluate(() => window.layer.lod), 0);
+    /** @type {number[][]} */
     const pixels = [];
     for (let y = 2; y < 60; y += 5) for (let x = 3; x < 80; x += 6) pixels.push([x, y]);
     const { checked } = await checkColours(page, store, { t: 3, band: 0, lo, hi, center, zoom, pixels });
     assert.equal(checked, pixels.length);
     // Two texels beyond each edge of the 80 x 60 footprint.
     const outside = (await lonLats(store, [[-2, 30], [81, 30], [40, -2], [40, 61]])).map((ll) => screenOf(ll, center, zoom));
-    const colours = await page.evaluate((pts) => window.pixelsAt(pts), outside.map((s) => [s.x, s.y]));
+    const colours = await page.evaluate((pts) => window.pixelsAt(pts), outside.map((s) => /** @type {[number, number]} */ ([s.x, s.y])));
     for (const c of colours) assert.deepEqual(c.slice(0, 3), BACKGROUND);
     const bounds = await page.evaluate(() => window.layer.bounds);
-    assert.ok(bounds[0][0] < center[0] && center[0] < bounds[1][0] && bounds[0][1] < center[1] && center[1] < bounds[1][1]);
+    assert.ok(bounds && bounds[0][0] < center[0] && center[0] < bounds[1][0] && bounds[0][1] < center[1] && center[1] < bounds[1][1]);
     await page.close();
   });
 
@@ -156,29 +173,32 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
     const [center] = await lonLats(store, [[100, 60]]);
     const page = await openMap({ center, zoom: 15.5, layer: { url: s2, t: 5, product: 'band', band: 'B03', range: [0.04, 0.22] } });
     // The scene also loads the timesteps either side of the one shown; let those finish first.
-    const idle = () => page.waitForFunction(() => window.layer.stats.pending === 0 && window.layer.stats.settled);
+    const idle = () => page.waitForFunction(() => window.layer.stats?.pending === 0 && window.layer.stats.settled);
     await idle();
     // Hold every request of timestep 7; they are let through one at a time below.
+    /** @type {import('playwright-core').Route[]} */
     const held = [];
+    /** @type {string[]} */
     const chunkRequests = [];
     page.on('request', (r) => /\/c\/\d+\//.test(r.url()) && chunkRequests.push(r.url()));
     await page.route(/\/c\/7\//, (route) => held.push(route));
-    const before = await page.evaluate(() => ({ stats: window.layer.stats, n: window.layer.frames.length, cells: window.layer.frames.at(-1).cells.length }));
-    assert.equal(before.stats.shownT, 5);
+    const before = await page.evaluate(() => ({ stats: window.layer.stats, n: window.layer.frames.length, cells: window.layer.frames.at(-1)?.cells.length ?? 0 }));
+    assert.equal(before.stats?.shownT, 5);
     assert.ok(before.cells >= 8, `visible cells ${before.cells}`);
     await page.evaluate(() => window.layer.setTime(7));
     let released = 0;
     for (;;) {
       const s = await page.evaluate(() => window.nextRender().then(() => window.layer.stats));
       // Switched means every visible cell of the asked level has t = 7 (settled); else 5 stays.
-      if (s.shownT === 7) {
+      if (s?.shownT === 7) {
         assert.ok(s.settled, 'switched to 7 before every visible cell had it');
         break;
       }
-      assert.equal(s.shownT, 5);
+      assert.equal(s?.shownT, 5);
       assert.ok(released < 500, 'the new timestep never arrived');
-      if (held.length) {
-        await held.shift().continue();
+      const next = held.shift();
+      if (next) {
+        await next.continue();
         released++;
       } else await new Promise((r) => setTimeout(r, 20));
     }
@@ -199,7 +219,7 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
       window.layer.setTime(5);
       return window.layer.stats;
     });
-    assert.equal(back.shownT, 5);
+    assert.equal(back?.shownT, 5);
     await page.evaluate(() => window.nextRender());
     await idle();
     assert.deepEqual(chunkRequests.slice(count), []);
@@ -211,14 +231,17 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
     const pixels = [[123, 77], [50, 20], [3, 140], [199, 0]];
     const where = await lonLats(store, pixels);
     const page = await openMap({ center: where[0], zoom: 13, layer: { url: s2, t: 6 } });
-    const exp = await expected(store, 6, pixels);
+    const exp = await readExpected(store, 0, 6, pixels);
     for (const [i, p] of exp.pixels.entries()) {
       const v = await page.evaluate((ll) => window.layer.getValueAt({ lng: ll[0], lat: ll[1] }), where[i]);
+      assert.ok(v, `a value at ${p.x},${p.y}`);
       assert.deepEqual([v.x, v.y, v.t], [p.x, p.y, 6]);
-      assert.deepEqual(v.bands.map((b) => b.stored), p.stored);
+      /** @type {{ stored: number, value: number | null }[]} */
+      const bands = v.bands;
+      assert.deepEqual(bands.map((b) => b.stored), p.stored);
       assert.equal(v.valid, p.mask === 1);
-      v.bands.forEach((b, k) => {
-        if (p.mask === 1) assert.ok(Math.abs(b.value - (p.stored[k] * exp.scale[k] + exp.offset[k])) < 1e-12);
+      bands.forEach((b, k) => {
+        if (p.mask === 1) assert.ok(b.value !== null && Math.abs(b.value - (p.stored[k] * exp.scale[k] + exp.offset[k])) < 1e-12);
         else assert.equal(b.value, null);
       });
     }
@@ -232,6 +255,7 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
     const page = await openMap({ center, zoom: 14, layer: { url: s2 } });
     const message = await page.evaluate(() => new Promise((resolve) => {
       window.layer.on('error', (e) => resolve(e.error.message));
+      // @ts-expect-error no GL context and no matrix: the call this checks is refused
       window.layer.render(null, {});
     }));
     assert.match(message, /MapLibre GL JS 5 or later.*defaultProjectionData\.mainMatrix/);
@@ -258,18 +282,18 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
     const page = await browser.newPage({ viewport: { width: W, height: H } });
     watch(page);
     await page.goto(`${base}/maplibre/?store=${encodeURIComponent(s2)}&t=2`);
-    await page.waitForFunction(() => window.__chronozarrMap?.layer.stats?.settled && document.getElementById('status').textContent === '', null, { timeout: 20_000 });
+    await page.waitForFunction(() => window.__chronozarrMap?.layer.stats?.settled && /** @type {HTMLElement} */ (document.getElementById('status')).textContent === '', null, { timeout: 20_000 });
     await page.evaluate(() => {
-      const slider = document.getElementById('time');
+      const slider = /** @type {HTMLInputElement} */ (document.getElementById('time'));
       slider.value = '4';
       slider.dispatchEvent(new Event('input'));
     });
     await page.selectOption('#product', 'ndvi');
-    const state = await page.evaluate(() => ({ t: window.__chronozarrMap.layer.t, product: window.__chronozarrMap.layer.product, date: document.getElementById('date').textContent }));
+    const state = await page.evaluate(() => ({ t: window.__chronozarrMap.layer.t, product: window.__chronozarrMap.layer.product, date: /** @type {HTMLElement} */ (document.getElementById('date')).textContent }));
     assert.deepEqual(state, { t: 4, product: 'ndvi', date: '2020-05-01 (5/10)' });
     await page.mouse.click(W / 2, H / 2);
-    await page.waitForFunction(() => document.getElementById('readout').textContent.startsWith('pixel'));
-    assert.match(await page.textContent('#readout'), /^pixel \d+, \d+ {2}2020-05-01/);
+    await page.waitForFunction(() => /** @type {HTMLElement} */ (document.getElementById('readout')).textContent.startsWith('pixel'));
+    assert.match(await page.textContent('#readout') ?? '', /^pixel \d+, \d+ {2}2020-05-01/);
     await page.close();
   });
 
@@ -277,27 +301,28 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
     const store = join(tmp, 's2.zarr');
     const pixels = [[123, 77], [140, 85]];
     const where = await lonLats(store, pixels);
-    const exp = await expected(store, 6, pixels);
+    const exp = await readExpected(store, 0, 6, pixels);
     const page = await browser.newPage({ viewport: { width: W, height: H } });
     watch(page);
     await page.goto(`${base}/maplibre/?store=${encodeURIComponent(s2)}&t=6&product=ndvi`);
     const ready = () => page.waitForFunction(() => window.__chronozarrMap?.layer.stats?.settled && window.__chronozarrMap.layer.stats.pending === 0, null, { timeout: 20_000 });
     await ready();
     await page.waitForFunction(() => document.querySelectorAll('#legend .lg-tick').length === 5);
-    assert.deepEqual(await page.$$eval('#legend .lg-tick', (t) => t.map((x) => Number(x.dataset.value))), [-1, -0.5, 0, 0.5, 1]);
+    assert.deepEqual(await page.$$eval('#legend .lg-tick', (t) => t.map((x) => Number(/** @type {HTMLElement} */ (x).dataset.value))), [-1, -0.5, 0, 0.5, 1]);
     assert.equal(await page.isVisible('#legend .lg-range'), false);
-    assert.match(await page.textContent('.maplibregl-ctrl-scale'), /^\d+\s+k?m$/);
+    assert.match(await page.textContent('.maplibregl-ctrl-scale') ?? '', /^\d+\s+k?m$/);
     // Zoomed in until level 0 is drawn: the readout's values are the level-0 pixel's.
     await page.evaluate((c) => window.__chronozarrMap.map.jumpTo({ center: c, zoom: 16 }), where[0]);
     await page.waitForFunction(() => window.__chronozarrMap.layer.lod === 0);
     await ready();
+    /** @type {string[]} */
     const requests = [];
     page.on('request', (r) => requests.push(r.url()));
     for (const [i, p] of exp.pixels.entries()) {
       const s = await page.evaluate((ll) => window.__chronozarrMap.map.project(ll), where[i]);
       await page.mouse.move(s.x, s.y);
-      await page.waitForFunction(([x, y]) => document.getElementById('cursor').dataset.col === String(x) && document.getElementById('cursor').dataset.row === String(y), [p.x, p.y]);
-      assert.deepEqual((await page.evaluate(() => document.getElementById('cursor').dataset.stored)).split(',').map(Number), p.stored);
+      await page.waitForFunction(([x, y]) => /** @type {HTMLElement} */ (document.getElementById('cursor')).dataset.col === String(x) && /** @type {HTMLElement} */ (document.getElementById('cursor')).dataset.row === String(y), [p.x, p.y]);
+      assert.deepEqual((await page.evaluate(() => /** @type {HTMLElement} */ (document.getElementById('cursor')).dataset.stored ?? '')).split(',').map(Number), p.stored);
     }
     // The demo prefetches other dates in the background; nothing of the date on the map is read again.
     assert.deepEqual(requests.filter((u) => /\/c\/6\//.test(u)), []);
@@ -307,7 +332,7 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
     await page.fill('#legend .lg-range input[data-end="0"]', '0.05');
     await page.fill('#legend .lg-range input[data-end="1"]', '0.2');
     await page.dispatchEvent('#legend .lg-range input[data-end="1"]', 'change');
-    await page.waitForFunction(() => window.__chronozarrMap.layer.look.range.join() === '0.05,0.2');
+    await page.waitForFunction(() => window.__chronozarrMap.layer.look?.range?.join() === '0.05,0.2');
     await page.close();
   });
 

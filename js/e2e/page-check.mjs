@@ -1,3 +1,4 @@
+// @ts-check
 // Open a viewer URL in Debian's Chromium and report what a person would see: whether the store
 // opened and drew, the values a click at one level-0 pixel reports, and every console error.
 // Used by the Python tests of installed packages (tests/packaging/), which start the server.
@@ -10,7 +11,9 @@ const BACKGROUND = [9, 12, 18];
 
 const [url, x, y] = process.argv.slice(2);
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+/** @type {string[]} */
 const errors = [];
+/** @type {{ url: string, errors: string[], error?: string | null, drawn?: { on: number, drawn: number }, click?: unknown }} */
 const report = { url, errors };
 try {
   const page = await browser.newPage({ viewport: { width: 640, height: 480 } });
@@ -31,7 +34,7 @@ try {
     report.drawn = await page.evaluate((bg) => {
       const api = window.__chronozarrViewer.api;
       const { height: h, width: w } = api.store.levels[0];
-      const canvas = document.querySelector('canvas').getBoundingClientRect();
+      const canvas = /** @type {HTMLElement} */ (document.querySelector('canvas')).getBoundingClientRect();
       let on = 0;
       let drawn = 0;
       for (let y = 0; y < h; y += Math.max(1, Math.floor(h / 16))) for (let x = 0; x < w; x += Math.max(1, Math.floor(w / 16))) {

@@ -1,3 +1,4 @@
+// @ts-check
 // The reader in Debian's Chromium, with decode workers, against `chronozarr serve`: every cell
 // of a sharded star-delta store and a none store equals the Python reader. The page imports the
 // package as plain ES modules through an import map; a second run loads the modules from another
@@ -14,7 +15,7 @@ const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const pkg = fileURLToPath(new URL('..', import.meta.url));
 const fx = fixtures();
 
-const page = (moduleBase) => `<!doctype html>
+const page = (/** @type {string} */ moduleBase) => `<!doctype html>
 <meta charset="utf-8">
 <script type="importmap">
 ${JSON.stringify({
@@ -35,8 +36,11 @@ ${JSON.stringify({
 `;
 
 describe('Chromium with decode workers', { skip: !existsSync(CHROMIUM) && `no browser at ${CHROMIUM}` }, () => {
+  /** @type {string} */
   let root;
+  /** @type {import('../test/helpers.js').Server} */
   let server;
+  /** @type {import('playwright-core').Browser} */
   let browser;
   before(async () => {
     root = mkdtempSync(join(tmpdir(), 'chronozarr-e2e-'));
@@ -60,10 +64,14 @@ describe('Chromium with decode workers', { skip: !existsSync(CHROMIUM) && `no br
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  /** Read every data entry of a store in the page; returns the cropped values and the stats. */
+  /**
+   * Read every data entry of a store in the page; returns the cropped values and the stats.
+   * @param {string} pageUrl @param {string} storeUrl @param {string} name
+   */
   async function readInPage(pageUrl, storeUrl, name) {
     const context = await browser.newContext();
     const tab = await context.newPage();
+    /** @type {string[]} */
     const errors = [];
     tab.on('pageerror', (e) => errors.push(String(e)));
     try {
@@ -91,6 +99,7 @@ describe('Chromium with decode workers', { skip: !existsSync(CHROMIUM) && `no br
     }
   }
 
+  /** The values read in the page are the Python reader's, decoded in two workers that close() ends. @param {string} name @param {Awaited<ReturnType<typeof readInPage>>} read */
   function check(name, { values, entries, stats, after: closed }) {
     const info = fx.index[name];
     const buffer = fx.expected(name);

@@ -1,3 +1,4 @@
+// @ts-check
 // The viewer by keyboard and for assistive technology (issue 17): axe-core (npm) in Debian Chromium
 // finds no serious or critical violation on the full and the embed layout (with its panels and
 // dialogs open), every control is reached with Tab, and the shortcuts the `?` overlay lists work.
@@ -5,16 +6,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { skip } from './browser-stores.mjs';
-import { axeViolations, settled, viewerSuite } from './viewer-page.mjs';
+import { axeViolations, clickPixel, settled, viewerSuite } from './viewer-page.mjs';
 
 describe('viewer accessibility', { skip, timeout: 300_000 }, () => {
   const suite = viewerSuite('a11y');
-
-  const clickPixel = (page, x, y, shift = false) => page.evaluate(([x, y, shift]) => {
-    const api = window.__chronozarrViewer.api;
-    const s = api.screenOf(x + 0.5, y + 0.5);
-    return api.click(s.px, s.py, { shift });
-  }, [x, y, shift]);
 
   test('axe: no serious or critical violation on the full layout, with the inspector, the split view and the dialogs open', async () => {
     const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=3&p=band&b=B08&z=3`, { width: 1100, height: 720 });
@@ -54,18 +49,19 @@ describe('viewer accessibility', { skip, timeout: 300_000 }, () => {
     await clickPixel(page, 100, 75);
     await page.waitForSelector('.hist-list li');
     const controls = await page.evaluate(() => {
-      const all = [...document.querySelectorAll('a[href], button, select, input, [tabindex="0"]')];
+      const all = [.../** @type {NodeListOf<HTMLButtonElement>} */ (document.querySelectorAll('a[href], button, select, input, [tabindex="0"]'))];
       all.forEach((el, i) => (el.dataset.tabProbe = String(i)));
-      return all.filter((el) => !el.disabled && el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden').map((el) => el.dataset.tabProbe);
+      return all.filter((el) => !el.disabled && el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden').map((el) => el.dataset.tabProbe ?? '');
     });
+    /** @type {(string | null)[]} */
     const reached = [];
-    await page.evaluate(() => document.activeElement?.blur());
+    await page.evaluate(() => /** @type {HTMLElement | null} */ (document.activeElement)?.blur());
     for (let i = 0; i < controls.length + 15; i++) {
       await page.keyboard.press('Tab');
-      reached.push(await page.evaluate(() => document.activeElement?.dataset.tabProbe ?? null));
+      reached.push(await page.evaluate(() => /** @type {HTMLElement | null} */ (document.activeElement)?.dataset.tabProbe ?? null));
     }
     const missing = controls.filter((c) => !reached.includes(c));
-    const names = await page.evaluate((ids) => ids.map((id) => document.querySelector(`[data-tab-probe="${id}"]`).outerHTML.slice(0, 90)), missing);
+    const names = await page.evaluate((ids) => ids.map((id) => /** @type {HTMLElement} */ (document.querySelector(`[data-tab-probe="${id}"]`)).outerHTML.slice(0, 90)), missing);
     assert.deepEqual(names, []);
     assert.ok(controls.length >= 25, `${controls.length} controls`);
     await page.close();
@@ -80,12 +76,12 @@ describe('viewer accessibility', { skip, timeout: 300_000 }, () => {
     const rows = await page.$$eval('.help tbody tr', (r) => r.map((x) => x.textContent));
     assert.ok(rows.length >= 15, rows.join(' | '));
     assert.ok(rows.some((r) => r.includes('Compare two dates')));
-    assert.equal(await page.evaluate(() => document.activeElement.className), 'help-close');
+    assert.equal(await page.evaluate(() => /** @type {Element} */ (document.activeElement).className), 'help-close');
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement.className), 'help-close', 'focus stays in the dialog');
+    assert.equal(await page.evaluate(() => /** @type {Element} */ (document.activeElement).className), 'help-close', 'focus stays in the dialog');
     await page.keyboard.press('Escape');
     await page.waitForSelector('.help', { state: 'hidden' });
-    assert.equal(await page.evaluate(() => document.activeElement.id), 'map', 'focus goes back to the map');
+    assert.equal(await page.evaluate(() => /** @type {Element} */ (document.activeElement).id), 'map', 'focus goes back to the map');
     const state = () => page.evaluate(() => window.__chronozarrViewer.api.state());
     await page.keyboard.press('ArrowRight');
     assert.equal((await state()).t, 3);

@@ -1,3 +1,4 @@
+// @ts-check
 // Compare two dates and take the view away (issue 17): the swipe view against frames rendered
 // alone, the compare fields of the permalink and the embed API, the PNG export and the WebM
 // time-lapse read back with Debian's ffprobe/ffmpeg. Debian Chromium against `chronozarr serve`.
@@ -18,30 +19,34 @@ describe('viewer compare and export', { skip, timeout: 300_000 }, () => {
   const suite = viewerSuite('compare');
 
   const view = 'z=3&c=500950,8999300';
-  /** Both sides drawn at their dates with every visible cell. */
+  /** Both sides drawn at their dates with every visible cell. @param {import('./viewer-page.mjs').Page} page */
   const bothSettled = (page) => page.waitForFunction(() => {
     const { api } = window.__chronozarrViewer;
     const c = api.compare.scene;
     return api.state().settled && api.state().pending === 0 && (!c || (c.settled && c.pending === 0));
   }, null, { timeout: 20_000 });
-  /** RGBA of the drawing buffer at CSS points. */
+  /** RGBA of the drawing buffer at CSS points. @param {import('./viewer-page.mjs').Page} page @param {number[][]} pts */
   const pixels = (page, pts) => page.evaluate((pts) => pts.map(([x, y]) => window.__chronozarrViewer.api.pixel(x, y)), pts);
 
   test('each half of the swipe view equals the frame of its date rendered alone, and no frame of either side mixes dates', async () => {
     const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=2&compare=8&split=0.5&p=false_color&${view}`);
     await bothSettled(page);
-    const { w, h } = await page.evaluate(() => ({ w: document.getElementById('map').clientWidth, h: document.getElementById('map').clientHeight }));
+    const { w, h } = await page.evaluate(() => ({ w: /** @type {HTMLElement} */ (document.getElementById('map')).clientWidth, h: /** @type {HTMLElement} */ (document.getElementById('map')).clientHeight }));
+    /** @type {number[][]} */
     const left = [];
+    /** @type {number[][]} */
     const right = [];
     for (let y = 5; y < h; y += 23) for (let x = 3; x < w; x += 19) (x < w / 2 - 1 ? left : x > w / 2 + 1 ? right : []).push([x, y]);
     const split = [await pixels(page, left), await pixels(page, right)];
-    const frames = await page.evaluate(() => [window.__chronozarrViewer.frames, window.__chronozarrViewer.api.compare.scene.frames]);
+    const frames = await page.evaluate(() => [window.__chronozarrViewer.frames, window.__chronozarrViewer.api.compare.scene?.frames ?? []]);
     for (const f of frames[0]) for (const c of f.cells) assert.equal(c.t, 2, `left frame ${f.n} draws a cell of ${c.t}`);
     for (const f of frames[1]) for (const c of f.cells) assert.equal(c.t, 8, `right frame ${f.n} draws a cell of ${c.t}`);
-    assert.ok(frames[1].at(-1).complete);
+    assert.ok(frames[1].at(-1)?.complete);
     assert.equal(await page.textContent('.cmp-a'), 'A 2020-03-01');
-    assert.equal(await page.$eval('.cmp-select', (s) => s.value), '8');
-    for (const [t, pts, got] of [[2, left, split[0]], [8, right, split[1]]]) {
+    assert.equal(await page.$eval('.cmp-select', (s) => /** @type {HTMLSelectElement} */ (s).value), '8');
+    /** @type {[number, number[][], number[][]][]} */
+    const sides = [[2, left, split[0]], [8, right, split[1]]];
+    for (const [t, pts, got] of sides) {
       const alone = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=${t}&p=false_color&${view}`);
       await settled(alone);
       assert.deepEqual(await pixels(alone, pts), got, `the side of t=${t}`);
@@ -75,9 +80,10 @@ describe('viewer compare and export', { skip, timeout: 300_000 }, () => {
     suite.pages.watch(page);
     const src = `${suite.base}/viewer/?store=${encodeURIComponent(`${suite.stores}/s2.zarr`)}&embed=1&origin=${encodeURIComponent(suite.other)}`;
     await page.goto(`${suite.other}/e2e/host.html?src=${encodeURIComponent(src)}`);
+    /** @returns {Promise<any[]>} the messages the viewer sent (JSON from the frame) */
     const messages = () => page.evaluate(() => window.messages.map((m) => m.data));
-    const waitFor = (type, n = 1) => page.waitForFunction(([type, n]) => window.messages.filter((m) => m.data.type === type).length >= n, [type, n], { timeout: 20_000 });
-    const send = (msg) => page.evaluate((m) => window.send(m), msg);
+    const waitFor = (/** @type {string} */ type, n = 1) => page.waitForFunction(([type, n]) => window.messages.filter((m) => m.data.type === type).length >= n, /** @type {[string, number]} */ ([type, n]), { timeout: 20_000 });
+    const send = (/** @type {Record<string, unknown>} */ msg) => page.evaluate((m) => window.send(m), msg);
     await waitFor('chronozarr:ready');
     assert.equal((await messages()).find((m) => m.type === 'chronozarr:ready').state.compare, null);
     await send({ v: 1, type: 'chronozarr:set', compare: { t: '2020-09-10', split: 0.3 } });
@@ -112,10 +118,10 @@ describe('viewer compare and export', { skip, timeout: 300_000 }, () => {
       const c = document.createElement('canvas');
       c.width = img.width;
       c.height = img.height;
-      const ctx = c.getContext('2d');
+      const ctx = /** @type {CanvasRenderingContext2D} */ (c.getContext('2d'));
       ctx.drawImage(img, 0, 0);
-      const at = (x, y) => Array.from(ctx.getImageData(x, y, 1, 1).data);
-      const map = document.getElementById('map');
+      const at = (/** @type {number} */ x, /** @type {number} */ y) => Array.from(ctx.getImageData(x, y, 1, 1).data);
+      const map = /** @type {HTMLCanvasElement} */ (document.getElementById('map'));
       const api = window.__chronozarrViewer.api;
       const diffs = [];
       for (let y = 120; y < 300; y += 17) for (let x = 320; x < 760; x += 23) {
@@ -145,7 +151,7 @@ describe('viewer compare and export', { skip, timeout: 300_000 }, () => {
     assert.equal(download.suggestedFilename(), 's2_2020-03-01_2020-10-01_4fps.webm');
     const file = await download.path();
     const probe = JSON.parse((await exec(FFPROBE, ['-v', 'error', '-count_frames', '-show_entries', 'stream=codec_type,nb_read_frames,width,height:format=duration', '-of', 'json', file])).stdout);
-    const video = probe.streams.find((s) => s.codec_type === 'video');
+    const video = probe.streams.find((/** @type {{ codec_type: string }} */ s) => s.codec_type === 'video');
     assert.equal(Number(video.nb_read_frames), 6);
     assert.ok(Math.abs(Number(probe.format.duration) - 1.5) < 0.005, `duration ${probe.format.duration}`);
     const packets = (await exec(FFPROBE, ['-v', 'error', '-select_streams', 'v', '-show_entries', 'packet=pts_time', '-of', 'csv=p=0', file])).stdout.split('\n').filter((l) => /^\d/.test(l)).map((l) => Number(l.split(',')[0]));
@@ -160,7 +166,7 @@ describe('viewer compare and export', { skip, timeout: 300_000 }, () => {
     const composed = await page.evaluate(() => {
       const out = document.createElement('canvas');
       window.__chronozarrViewer.api.tools.composeView(out);
-      return { w: out.width, h: out.height, data: Array.from(out.getContext('2d').getImageData(0, 0, out.width, out.height).data) };
+      return { w: out.width, h: out.height, data: Array.from(/** @type {CanvasRenderingContext2D} */ (out.getContext('2d')).getImageData(0, 0, out.width, out.height).data) };
     });
     assert.deepEqual([composed.w, composed.h], [width, height]);
     let sum = 0;

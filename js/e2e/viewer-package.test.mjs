@@ -1,3 +1,4 @@
+// @ts-check
 // The npm package carries the viewer (issue 13): `npm pack`, the tarball installed into a new folder
 // with `npm install --offline` (the codecs are bundled), then in Debian Chromium a host page that
 // mounts the viewer from it with `mountViewer`, and the static viewer app opened from node_modules.
@@ -46,19 +47,20 @@ function hostPage() {
 
 describe('viewer from the npm package', { skip, timeout: 300_000 }, () => {
   const suite = viewerSuite('package');
-  let host; // URL of the folder the package is installed in
+  /** @type {string} URL of the folder the package is installed in */
+  let host;
 
   test('npm pack, then npm install --offline of the tarball into a new folder', async () => {
     const dir = join(suite.tmp, 'host');
     mkdirSync(dir);
     await exec('npm', ['pack', '--pack-destination', suite.tmp, '--silent'], { cwd: jsDir });
-    const tarball = readdirSync(suite.tmp).find((f) => f.endsWith('.tgz'));
+    const tarball = readdirSync(suite.tmp).find((f) => f.endsWith('.tgz')) ?? '';
     assert.match(tarball, /^chronozarr-\d+\.\d+\.\d+\.tgz$/);
     writeFileSync(join(dir, 'package.json'), '{ "name": "host", "private": true }\n');
     await exec('npm', ['install', '--offline', '--no-audit', '--no-fund', join(suite.tmp, tarball)], { cwd: dir });
     const pkg = join(dir, 'node_modules', 'chronozarr');
     for (const f of ['viewer/index.html', 'viewer/mount.js', 'viewer/app.js', 'viewer/viewer.css', 'src/index.js', 'node_modules/numcodecs/dist/zstd.js']) {
-      assert.ok(readdirSync(join(pkg, f, '..')).includes(f.split('/').pop()), `${f} is installed`);
+      assert.ok(readdirSync(join(pkg, f, '..')).includes(f.split('/').pop() ?? ''), `${f} is installed`);
     }
     writeFileSync(join(dir, 'index.html'), hostPage());
     host = `${suite.base}/${relative(jsDir, dir)}`;
@@ -78,14 +80,15 @@ describe('viewer from the npm package', { skip, timeout: 300_000 }, () => {
       return s.settled && s.pending === 0;
     }, null, { timeout: 20_000 });
     await api();
-    assert.deepEqual(await page.evaluate(() => ({ t: window.viewer.state().t, product: window.viewer.state().product })), { t: 3, product: 'ndvi' });
+    assert.deepEqual(await page.evaluate(() => ({ t: window.viewer.state()?.t, product: window.viewer.state()?.product })), { t: 3, product: 'ndvi' });
     // The same pixels in the same colours as the standalone page with the same options.
     const pts = [[100, 75], [60, 40], [150, 120], [30, 100]];
+    /** @param {import('./viewer-page.mjs').Page} p @param {'mounted' | 'alone'} via */
     const colours = (p, via) => p.evaluate(([pts, via]) => pts.map(([x, y]) => {
       const a = via === 'mounted' ? window.viewer.api : window.__chronozarrViewer.api;
       const s = a.screenOf(x + 0.5, y + 0.5);
       return a.pixel(s.px, s.py);
-    }), [pts, via]);
+    }), /** @type {[number[][], string]} */ ([pts, via]));
     const mounted = await colours(page, 'mounted');
     const alone = await suite.pages.openViewer(`store=${options.store}&t=3&p=ndvi&z=3&c=500950,8999300`);
     await settled(alone);
@@ -108,13 +111,16 @@ describe('viewer from the npm package', { skip, timeout: 300_000 }, () => {
     await page.waitForFunction(() => document.querySelectorAll('#cz1-inspector .chart circle').length === 30);
     assert.ok(await page.evaluate(() => window.events.some((e) => e.type === 'click' && e.pixel.x === 100 && e.pixel.y === 75)));
     // set() is the embed API's set: validated whole.
-    assert.equal((await page.evaluate(() => window.viewer.set({ t: 'soon' }))).field, 't');
+    const refused = await page.evaluate(() => window.viewer.set({ t: 'soon' }));
+    assert.equal(refused.ok, false);
+    assert.equal(refused.field, 't');
     assert.deepEqual(await page.evaluate(() => window.viewer.set({ compare: { t: 8, split: 0.25 } })), { ok: true });
-    assert.deepEqual((await page.evaluate(() => window.events.filter((e) => e.type === 'compare').at(-1))).compare, { t: 8, time: '2020-11-01T00:00:00Z', split: 0.25 });
+    assert.deepEqual((await page.evaluate(() => window.events.filter((e) => e.type === 'compare').at(-1)))?.compare, { t: 8, time: '2020-11-01T00:00:00Z', split: 0.25 });
     // The permalink opens the static viewer app from node_modules on the same view (the address is
     // written 200 ms after the last change: wait for the split view's too).
-    await page.waitForFunction(() => ['p=true_color', 't=4', 'compare=8'].every((p) => new RegExp(`[?&]${p}(&|$)`).test(window.viewer.permalink())));
+    await page.waitForFunction(() => ['p=true_color', 't=4', 'compare=8'].every((p) => new RegExp(`[?&]${p}(&|$)`).test(window.viewer.permalink() ?? '')));
     const link = await page.evaluate(() => window.viewer.permalink());
+    assert.ok(link, 'the mounted viewer has a permalink');
     assert.ok(link.startsWith(`${host}/node_modules/chronozarr/viewer/?store=`), link);
     const full = await suite.browser.newPage({ viewport: { width: 900, height: 600 } });
     suite.pages.watch(full);
@@ -128,7 +134,7 @@ describe('viewer from the npm package', { skip, timeout: 300_000 }, () => {
     await full.close();
     // destroy() closes the store and leaves the host page as it was.
     await page.evaluate(() => window.viewer.destroy());
-    assert.equal(await page.evaluate(() => document.getElementById('here').children.length), 0);
+    assert.equal(await page.evaluate(() => /** @type {HTMLElement} */ (document.getElementById('here')).children.length), 0);
     assert.equal(await page.evaluate(() => window.viewer.api.store.stats().workers), 0);
     await page.close();
   });

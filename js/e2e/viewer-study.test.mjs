@@ -1,3 +1,4 @@
+// @ts-check
 // The viewer's study tools end to end (issue 17): legend, scale bar, cursor readout and pixel
 // history, in Debian Chromium against `chronozarr serve`, checked against the Python reader.
 // Run: cd js && node --test e2e/viewer-study.test.mjs   (also part of `npm test`).
@@ -5,29 +6,31 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PY, here, repo, run, skip } from './browser-stores.mjs';
-import { colourAt, downloadOf, settled, viewerSuite } from './viewer-page.mjs';
+import { lonLats, py, readExpected, skip } from './browser-stores.mjs';
+import { clickPixel, colourAt, downloadOf, settled, viewerSuite } from './viewer-page.mjs';
 
 describe('viewer study tools', { skip, timeout: 300_000 }, () => {
   const suite = viewerSuite('study');
 
-  const py = async (script, args) => JSON.parse((await run(PY, [join(here, script), ...args.map(String)], { cwd: repo })).stdout);
-  const pixelsAt = (store, lod, t, pts) => py('read_expected.py', [join(suite.tmp, store), lod, t, ...pts.map((p) => p.join(','))]);
+  /** @param {string} store @param {number} lod @param {number} t @param {number[][]} pts */
+  const pixelsAt = (store, lod, t, pts) => readExpected(join(suite.tmp, store), lod, t, pts);
+  /** What the legend shows: kind, title, domain, handles, ticks and the bar's pixels. @param {import('./viewer-page.mjs').Page} page */
   const legendState = (page) => page.evaluate(() => {
-    const el = document.querySelector('.legend');
-    const bar = el.querySelector('.lg-bar');
-    const ctx = bar.getContext('2d');
+    const el = /** @type {HTMLElement} */ (document.querySelector('.legend'));
+    const bar = /** @type {HTMLCanvasElement} */ (el.querySelector('.lg-bar'));
+    const ctx = /** @type {CanvasRenderingContext2D} */ (bar.getContext('2d'));
+    const all = (/** @type {string} */ selector) => [.../** @type {NodeListOf<HTMLElement>} */ (el.querySelectorAll(selector))];
     return {
       kind: el.dataset.kind,
-      title: el.querySelector('.lg-title').textContent,
-      domain: bar.dataset.domain.split(',').map(Number),
+      title: /** @type {HTMLElement} */ (el.querySelector('.lg-title')).textContent,
+      domain: (bar.dataset.domain ?? '').split(',').map(Number),
       width: bar.width,
-      handles: [...el.querySelectorAll('.lg-handle')].filter((h) => !h.hidden).map((h) => Number(h.getAttribute('aria-valuenow'))),
-      ticks: [...el.querySelectorAll('.lg-tick')].map((t) => ({ v: Number(t.dataset.value), left: parseFloat(t.style.left), text: t.textContent })),
+      handles: all('.lg-handle').filter((h) => !h.hidden).map((h) => Number(h.getAttribute('aria-valuenow'))),
+      ticks: all('.lg-tick').map((t) => ({ v: Number(t.dataset.value), left: parseFloat(t.style.left), text: t.textContent })),
       bar: Array.from(ctx.getImageData(0, 0, bar.width, 1).data),
     };
   });
-  /** The bar's colour at value v (the column whose centre is nearest). */
+  /** The bar's colour at value v (the column whose centre is nearest). @param {Awaited<ReturnType<typeof legendState>>} lg @param {number} v */
   const barColour = (lg, v) => {
     const f = (v - lg.domain[0]) / (lg.domain[1] - lg.domain[0]);
     const i = Math.min(lg.width - 1, Math.max(0, Math.round(f * lg.width - 0.5)));
@@ -40,7 +43,7 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
     // The level-0 pixels the canvas shows (level 0 is drawn at this zoom).
     const win = await page.evaluate(() => {
       const { cam, lod } = window.__chronozarrViewer.api.state();
-      const m = document.getElementById('map');
+      const m = /** @type {HTMLElement} */ (document.getElementById('map'));
       const [w, h] = [m.clientWidth / cam.zoom / 2, m.clientHeight / cam.zoom / 2];
       return { lod, rows: [Math.max(0, Math.floor(cam.cy - h)), Math.min(150, Math.ceil(cam.cy + h))], cols: [Math.max(0, Math.floor(cam.cx - w)), Math.min(200, Math.ceil(cam.cx + w))] };
     });
@@ -75,18 +78,19 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
     await page.focus('.lg-handle[data-end="1"]');
     await page.keyboard.press('ArrowLeft');
     const hi = exp.p98 - 0.01 * (exp.max - exp.min);
-    await page.waitForFunction((hi) => Math.abs(Number(document.querySelector('.lg-handle[data-end="1"]').getAttribute('aria-valuenow')) - hi) < 1e-12, hi);
+    await page.waitForFunction((hi) => Math.abs(Number(/** @type {HTMLElement} */ (document.querySelector('.lg-handle[data-end="1"]')).getAttribute('aria-valuenow')) - hi) < 1e-12, hi);
     await page.waitForFunction(() => /[?&]range=/.test(location.search));
-    const range = new URL(page.url()).searchParams.get('range').split(',').map(Number);
+    const range = (new URL(page.url()).searchParams.get('range') ?? '').split(',').map(Number);
     assert.ok(Math.abs(range[0] - exp.p2) < 1e-7 && Math.abs(range[1] - hi) < 1e-7, `range=${range}`);
     // Dragging the min handle to the bar's left end sets the minimum to the domain's start.
     const box = await page.locator('.lg-bar-wrap').boundingBox();
     const handle = await page.locator('.lg-handle[data-end="0"]').boundingBox();
+    assert.ok(box && handle, 'the legend bar and its handle are on screen');
     await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
     await page.mouse.down();
     await page.mouse.move(box.x - 20, box.y + box.height / 2, { steps: 4 });
     await page.mouse.up();
-    await page.waitForFunction((lo) => Number(document.querySelector('.lg-handle[data-end="0"]').getAttribute('aria-valuenow')) === lo, exp.min);
+    await page.waitForFunction((lo) => Number(/** @type {HTMLElement} */ (document.querySelector('.lg-handle[data-end="0"]')).getAttribute('aria-valuenow')) === lo, exp.min);
     // Auto goes back to the percentiles.
     await page.click('.lg-auto');
     await page.waitForFunction(([a, b]) => {
@@ -115,7 +119,7 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
       for (let i = 0; i < 3; i++) assert.ok(Math.abs(drawn[i] - legend[i]) <= 6, `NDVI ${ndvi} at ${p.x},${p.y}: map ${drawn}, legend ${legend}`);
     }
     await page.click('#product-buttons button[data-product="water"]');
-    await page.waitForFunction(() => document.querySelector('.legend').dataset.kind === 'classes');
+    await page.waitForFunction(() => /** @type {HTMLElement} */ (document.querySelector('.legend')).dataset.kind === 'classes');
     assert.deepEqual(await page.$$eval('.lg-classes li', (li) => li.map((x) => x.textContent.trim())), ['Water: NDWI above 0', 'Land: B08 reflectance 0 to 0.3']);
     await page.close();
   });
@@ -130,8 +134,9 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
       const page = await suite.pages.openViewer(`store=${suite.stores}/${c.store}&${c.query}`);
       await settled(page);
       const sb = await page.evaluate(() => {
-        const el = document.querySelector('.scalebar');
-        return { ...el.dataset, width: el.querySelector('.sb-bar').getBoundingClientRect().width, label: el.querySelector('.sb-label').textContent };
+        const el = /** @type {HTMLElement} */ (document.querySelector('.scalebar'));
+        const shown = { ...el.dataset, width: /** @type {HTMLElement} */ (el.querySelector('.sb-bar')).getBoundingClientRect().width, label: /** @type {HTMLElement} */ (el.querySelector('.sb-label')).textContent };
+        return /** @type {typeof shown & { length: string, px: string, units: string }} */ (shown);
       });
       const length = Number(sb.length);
       const px = Number(sb.px);
@@ -159,20 +164,23 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
     await settled(page);
     const pts = [[123, 77], [50, 20], [80, 90], [140, 60]];
     const exp = await pixelsAt('s2.zarr', 0, 6, pts);
-    const lonlat = await py('lonlat.py', [join(suite.tmp, 's2.zarr'), ...pts.map((p) => p.join(','))]);
+    const lonlat = await lonLats(join(suite.tmp, 's2.zarr'), pts);
     const before = await page.evaluate(() => window.__chronozarrViewer.api.store.stats().requests);
     for (const [i, p] of exp.pixels.entries()) {
       const s = await page.evaluate(([x, y]) => {
-        const box = document.getElementById('map').getBoundingClientRect();
+        const box = /** @type {HTMLElement} */ (document.getElementById('map')).getBoundingClientRect();
         const c = window.__chronozarrViewer.api.screenOf(x + 0.5, y + 0.5);
         return { px: box.left + c.px, py: box.top + c.py };
       }, [p.x, p.y]);
       await page.mouse.move(s.px, s.py);
       await page.waitForFunction(([x, y]) => {
-        const d = document.querySelector('.cursor').dataset;
+        const d = /** @type {HTMLElement} */ (document.querySelector('.cursor')).dataset;
         return d.col === String(x) && d.row === String(y);
       }, [p.x, p.y]);
-      const d = await page.evaluate(() => ({ ...document.querySelector('.cursor').dataset, text: document.querySelector('.cursor').textContent }));
+      const d = await page.evaluate(() => {
+        const el = /** @type {HTMLElement} */ (document.querySelector('.cursor'));
+        return /** @type {Record<string, string>} */ ({ ...el.dataset, text: el.textContent });
+      });
       assert.deepEqual(d.stored.split(',').map(Number), p.stored);
       assert.equal(d.valid, String(p.mask === 1));
       assert.equal(d.t, '6');
@@ -190,11 +198,7 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
   test('the pixel history holds up to four pixels, marks invalid dates, zooms in time and exports CSV equal to read_point and PNG', async () => {
     const page = await suite.pages.openViewer(`store=${suite.stores}/s2.zarr&t=3&p=ndvi&z=3&c=501200,8999250`, { downloads: true });
     await settled(page);
-    const click = (x, y, shift = false) => page.evaluate(([x, y, shift]) => {
-      const api = window.__chronozarrViewer.api;
-      const s = api.screenOf(x + 0.5, y + 0.5);
-      return api.click(s.px, s.py, { shift });
-    }, [x, y, shift]);
+    const click = (/** @type {number} */ x, /** @type {number} */ y, shift = false) => clickPixel(page, x, y, shift);
     // (160, 110) is masked at t = 3 only; (123, 77) is valid at every date.
     await click(123, 77);
     await click(160, 110, true);
@@ -206,16 +210,17 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
     await page.fill('.hist-from', '2020-03-01');
     await page.fill('.hist-to', '2020-09-01');
     await page.dispatchEvent('.hist-to', 'change');
-    await page.waitForFunction(() => document.querySelector('.chart').dataset.window.startsWith('2020-03-01'));
+    await page.waitForFunction(() => /** @type {HTMLElement} */ (document.querySelector('.chart')).dataset.window?.startsWith('2020-03-01'));
     assert.equal(await page.$$eval('.chart circle', (c) => c.length), 5 + 4);
     await page.click('.hist-all');
-    await page.waitForFunction(() => document.querySelector('.chart').dataset.window === '');
+    await page.waitForFunction(() => /** @type {HTMLElement} */ (document.querySelector('.chart')).dataset.window === '');
 
     const csv = await downloadOf(page, () => page.click('.hist-csv'));
     assert.match(csv.suggestedFilename(), /_pixels\.csv$/);
     const rows = readFileSync(await csv.path(), 'utf8').trim().split('\n').map((l) => l.split(','));
     const header = rows.shift();
     assert.deepEqual(header, ['pixel', 'x', 'y', 'level', 'level_x', 'level_y', 'lon', 'lat', 'time', 'band', 'stored', 'physical', 'valid', 'coverage']);
+    /** @type {{ times: string[], bands: string[], scale: number[], offset: number[], pixels: { x: number, y: number, stored: number[][], valid: boolean[][], coverage: number[] }[] }} */
     const exp = await py('study_expected.py', ['history', join(suite.tmp, 's2.zarr'), 0, '123,77', '160,110']);
     assert.equal(rows.length, 2 * exp.times.length * exp.bands.length);
     const col = Object.fromEntries(header.map((h, i) => [h, i]));
@@ -233,7 +238,7 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
     const png = await downloadOf(page, () => page.click('.hist-png'));
     const bytes = readFileSync(await png.path());
     assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
-    const cssWidth = await page.evaluate(() => Math.round(document.querySelector('.chart').getBoundingClientRect().width));
+    const cssWidth = await page.evaluate(() => Math.round(/** @type {HTMLElement} */ (document.querySelector('.chart')).getBoundingClientRect().width));
     assert.equal(bytes.readUInt32BE(16), cssWidth * 3);
 
     // Four at most; each removable.

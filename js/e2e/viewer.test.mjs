@@ -1,3 +1,4 @@
+// @ts-check
 // Browser viewer (issue 7) end to end: Debian Chromium through playwright-core against
 // `chronozarr serve`, on stores this test writes with the Python writer.
 // Run: cd js && node --test e2e/viewer.test.mjs   (also part of `npm test`).
@@ -5,19 +6,28 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PY, here, repo, run, skip, startBrowserStores } from './browser-stores.mjs';
+import { readExpected, skip, startBrowserStores } from './browser-stores.mjs';
 import { colourAt, settled, viewerPages } from './viewer-page.mjs';
 
 const BACKGROUND = [9, 12, 18];
 
+
 describe('viewer', { skip, timeout: 300_000 }, () => {
+  /** @type {string} */
   let tmp;
-  let base; // http://127.0.0.1:PORT
-  let other; // the same server as http://localhost:PORT: another origin
+  /** @type {string} http://127.0.0.1:PORT */
+  let base;
+  /** @type {string} the same server as http://localhost:PORT: another origin */
+  let other;
+  /** @type {import('playwright-core').Browser} */
   let browser;
-  let s2; // store URL
+  /** @type {string} store URL */
+  let s2;
+  /** @type {string} */
   let rgb;
+  /** @type {() => Promise<void>} */
   let close;
+  /** @type {string[]} */
   const consoleErrors = [];
 
   before(async () => {
@@ -31,9 +41,10 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
   after(() => close?.());
 
   const pages = () => viewerPages(browser, base, consoleErrors);
+  /** @type {ReturnType<typeof viewerPages>['openViewer']} */
   const openViewer = (query, o) => pages().openViewer(query, o);
+  /** @type {ReturnType<typeof viewerPages>['watch']} */
   const watch = (page, allowErrors) => pages().watch(page, allowErrors);
-  const expected = async (store, lod, t, pixels) => JSON.parse((await run(PY, [join(here, 'read_expected.py'), store, String(lod), String(t), ...pixels.map((p) => p.join(','))], { cwd: repo })).stdout);
   test('a fixed-range band product draws the colours computed from stored values; masked pixels draw the background', async () => {
     const lo = 0.03;
     const hi = 0.25;
@@ -43,10 +54,11 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     const state = await page.evaluate(() => window.__chronozarrViewer.api.state());
     assert.equal(state.lod, 0);
     assert.equal(state.shownT, 6);
+    /** @type {number[][]} */
     const pts = [];
     for (let y = 30; y < 120; y += 7) for (let x = 25; x < 175; x += 9) pts.push([x, y]);
     pts.push([50, 20], [62, 25]); // inside the masked block
-    const exp = await expected(join(tmp, 's2.zarr'), 0, 6, pts);
+    const exp = await readExpected(join(tmp, 's2.zarr'), 0, 6, pts);
     let checked = 0;
     for (const p of exp.pixels) {
       const c = await colourAt(page, p.x, p.y);
@@ -83,7 +95,7 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     assert.ok(info.anchors >= 4, `anchor textures ${info.anchors}`);
     const pts = [];
     for (let y = 3; y < 150; y += 6) for (let x = 2; x < 200; x += 7) pts.push([x, y]);
-    const exp = await expected(join(tmp, 's2.zarr'), 0, 5, pts);
+    const exp = await readExpected(join(tmp, 's2.zarr'), 0, 5, pts);
     let checked = 0;
     for (const p of exp.pixels) {
       const s = await page.evaluate(([x, y]) => window.__chronozarrViewer.api.screenOf(x + 0.5, y + 0.5), [p.x, p.y]);
@@ -109,12 +121,12 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     assert.equal(look.mode, 'stored8');
     const pts = [];
     for (let y = 2; y < 60; y += 5) for (let x = 3; x < 80; x += 6) pts.push([x, y]);
-    const exp = await expected(join(tmp, 'rgb.zarr'), 0, 3, pts);
+    const exp = await readExpected(join(tmp, 'rgb.zarr'), 0, 3, pts);
     for (const p of exp.pixels) {
       const c = await colourAt(page, p.x, p.y);
       assert.deepEqual(c.slice(0, 3), p.stored, `pixel ${p.x},${p.y}`);
     }
-    const buttons = await page.$$eval('#product-buttons button', (bs) => bs.map((b) => [b.dataset.product, b.disabled]));
+    const buttons = await page.$$eval('#product-buttons button', (bs) => bs.map((b) => [/** @type {HTMLButtonElement} */ (b).dataset.product, /** @type {HTMLButtonElement} */ (b).disabled]));
     assert.deepEqual(Object.fromEntries(buttons), { true_color: false, false_color: true, ndvi: true, ndwi: true, water: true, band: false });
     await page.close();
   });
@@ -122,7 +134,7 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
   test('a click reports the values read_point gives, with validity, coverage and level', async () => {
     const page = await openViewer(`store=${s2}&t=6&z=4&c=501005,8999245`);
     await settled(page);
-    const exp = await expected(join(tmp, 's2.zarr'), 0, 6, [[123, 77], [50, 20]]);
+    const exp = await readExpected(join(tmp, 's2.zarr'), 0, 6, [[123, 77], [50, 20]]);
     for (const p of exp.pixels) {
       const click = await page.evaluate(([x, y]) => {
         const api = window.__chronozarrViewer.api;
@@ -139,7 +151,7 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
         else assert.equal(click.values[b], null);
       });
       assert.ok(click.lat < 0 && click.lat > -10 && click.lon > -76 && click.lon < -74, `lon/lat ${click.lon},${click.lat}`);
-      await page.waitForFunction((n) => document.querySelector('.insp-coverage')?.dataset.coverage === String(n), p.coverage);
+      await page.waitForFunction((n) => /** @type {HTMLElement | null} */ (document.querySelector('.insp-coverage'))?.dataset.coverage === String(n), p.coverage);
       const text = await page.textContent('.insp-coverage');
       assert.equal(text, p.coverage === 0 ? 'No valid observation (gap-filled)' : `Observed by ${p.coverage} scene${p.coverage === 1 ? '' : 's'}`);
       assert.equal(await page.textContent('.insp-level'), 'Level 0 (full resolution)');
@@ -147,7 +159,9 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     // The chart: one point per valid date, the masked pixel's history drawn with breaks.
     await page.waitForFunction(() => document.querySelector('.chart-caption'));
     const circles = await page.$$eval('.chart circle', (c) => c.length);
-    assert.equal(circles, exp.pixels[1].history_mask.filter((m) => m === 1).length * 3);
+    const historyMask = exp.pixels[1].history_mask;
+    assert.ok(historyMask, 'the store has a mask');
+    assert.equal(circles, historyMask.filter((m) => m === 1).length * 3);
     await page.close();
   });
 
@@ -210,7 +224,7 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     await page.waitForFunction(() => window.__chronozarrViewer.api.scene.pending === 0);
     const shown = await page.evaluate(() => {
       const { api } = window.__chronozarrViewer;
-      const after = (t) => {
+      const after = (/** @type {number} */ t) => {
         api.setT(t);
         return api.state().shownT; // read in the same task as the step
       };
@@ -246,8 +260,8 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
       window.__chronozarrViewer.api.setPlaybackBudget(1000);
       window.__chronozarrViewer.api.play();
     });
-    await page.waitForFunction(() => !document.getElementById('toast').hidden);
-    assert.match(await page.textContent('#toast'), /Paused: the loop needs/);
+    await page.waitForFunction(() => !/** @type {HTMLElement} */ (document.getElementById('toast')).hidden);
+    assert.match(await page.textContent('#toast') ?? '', /Paused: the loop needs/);
     assert.equal((await page.evaluate(() => window.__chronozarrViewer.api.state())).playing, false);
     await page.close();
   });
@@ -267,7 +281,11 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
 
   // ---- embedding --------------------------------------------------------------------------
 
-  /** A host page on `other` with the viewer in an iframe; returns { page, frame, messages() }. */
+  /**
+   * A host page on `other` with the viewer in an iframe; returns { page, frame, messages() }.
+   * @param {string} viewerQuery
+   * @param {{ early?: Record<string, unknown>[], delayOpen?: number, allowErrors?: boolean }} [o]
+   */
   async function host(viewerQuery, { early = [], delayOpen = 0, allowErrors = false } = {}) {
     const context = await browser.newContext({ viewport: { width: 700, height: 560 } });
     if (delayOpen) await context.route('**/zarr.json', async (route) => {
@@ -278,11 +296,16 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     watch(page, allowErrors);
     const src = `${base}/viewer/?${viewerQuery}`;
     await page.goto(`${other}/e2e/host.html?src=${encodeURIComponent(src)}&early=${encodeURIComponent(JSON.stringify(early))}`);
-    const frame = () => page.frames().find((f) => f.url().startsWith(`${base}/viewer/`));
-    await page.waitForFunction(() => document.getElementById('frame').src);
+    const frame = () => {
+      const found = page.frames().find((f) => f.url().startsWith(`${base}/viewer/`));
+      assert.ok(found, 'the host page has the viewer frame');
+      return found;
+    };
+    await page.waitForFunction(() => /** @type {HTMLIFrameElement} */ (document.getElementById('frame')).src);
+    /** @returns {Promise<any[]>} the messages the viewer sent (JSON from the frame), each with the origin it came from */
     const messages = () => page.evaluate(() => window.messages.map((m) => ({ origin: m.origin, ...m.data })));
-    const waitFor = (type, n = 1) => page.waitForFunction(([type, n]) => window.messages.filter((m) => m.data.type === type).length >= n, [type, n], { timeout: 20_000 });
-    const send = (msg) => page.evaluate((m) => window.send(m), msg);
+    const waitFor = (/** @type {string} */ type, n = 1) => page.waitForFunction(([type, n]) => window.messages.filter((m) => m.data.type === type).length >= n, /** @type {[string, number]} */ ([type, n]), { timeout: 20_000 });
+    const send = (/** @type {Record<string, unknown>} */ msg) => page.evaluate((m) => window.send(m), msg);
     return { page, context, frame, messages, waitFor, send };
   }
   const embedQuery = (extra = '') => `store=${encodeURIComponent(s2)}&embed=1&origin=${encodeURIComponent(other)}${extra}`;
@@ -300,8 +323,8 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     assert.equal(ready.times.length, 10);
     assert.equal(ready.state.t, 1);
     assert.equal(ready.store.crs, 'EPSG:32718');
-    assert.deepEqual(ready.bands.map((b) => b.name), ['B02', 'B03', 'B04', 'B08']);
-    assert.deepEqual(ready.products.map((p) => p.available), [true, true, true, true, true, true]);
+    assert.deepEqual(ready.bands.map((/** @type {{ name: string }} */ b) => b.name), ['B02', 'B03', 'B04', 'B08']);
+    assert.deepEqual(ready.products.map((/** @type {{ available: boolean }} */ p) => p.available), [true, true, true, true, true, true]);
     assert.equal(ready.levels.length, 4);
     assert.equal(typeof ready.state.center.lon, 'number');
     // The early sets were received before the store opened, merged (later t wins) and applied after ready.
@@ -330,7 +353,9 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     assert.match(err.message, /^zoom/);
     state = await h.frame().evaluate(() => window.__chronozarrViewer.api.state());
     assert.equal(state.t, 5);
-    for (const [bad, field] of [[{ t: 10 }, 't'], [{ band: 'B99' }, 'band'], [{ product: 'nope' }, 'product'], [{ speed: -1 }, 'speed'], [{ playing: 'yes' }, 'playing'], [{ center: { x: 1 } }, 'center']]) {
+    /** @type {[Record<string, unknown>, string][]} */
+    const badSets = [[{ t: 10 }, 't'], [{ band: 'B99' }, 'band'], [{ product: 'nope' }, 'product'], [{ speed: -1 }, 'speed'], [{ playing: 'yes' }, 'playing'], [{ center: { x: 1 } }, 'center']];
+    for (const [bad, field] of badSets) {
       const count = (await h.messages()).filter((m) => m.type === 'chronozarr:error').length;
       await h.send({ type: 'chronozarr:set', ...bad });
       await h.waitFor('chronozarr:error', count + 1);
@@ -370,8 +395,8 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     assert.deepEqual(Object.keys(click.values), ['B02', 'B03', 'B04', 'B08']);
     // set playing / speed.
     await h.send({ type: 'chronozarr:set', speed: 23, playing: true });
-    await h.frame().waitForFunction(() => window.__chronozarrViewer.api.state().playing || window.__chronozarrViewer.playback === 'stopped' && !document.getElementById('toast').hidden);
-    assert.equal(await h.frame().evaluate(() => document.getElementById('toast').hidden ? '' : document.getElementById('toast').textContent), '', 'playback started');
+    await h.frame().waitForFunction(() => window.__chronozarrViewer.api.state().playing || window.__chronozarrViewer.playback === 'stopped' && !/** @type {HTMLElement} */ (document.getElementById('toast')).hidden);
+    assert.equal(await h.frame().evaluate(() => /** @type {HTMLElement} */ (document.getElementById('toast')).hidden ? '' : /** @type {HTMLElement} */ (document.getElementById('toast')).textContent), '', 'playback started');
     assert.equal((await h.frame().evaluate(() => window.__chronozarrViewer.api.state())).speed, 24);
     await h.send({ type: 'chronozarr:set', playing: false });
     await h.frame().waitForFunction(() => !window.__chronozarrViewer.api.state().playing);
@@ -382,9 +407,9 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     const h = await host(`store=${encodeURIComponent(s2)}&embed=1&controls=0&theme=light`);
     await h.waitFor('chronozarr:ready');
     const f = h.frame();
-    assert.equal(await f.evaluate(() => document.getElementById('viewer').dataset.theme), 'light');
+    assert.equal(await f.evaluate(() => /** @type {HTMLElement} */ (document.getElementById('viewer')).dataset.theme), 'light');
     assert.equal(await f.isVisible('.bar'), false);
-    await f.waitForFunction(() => document.getElementById('readout').textContent === '2020-01-01');
+    await f.waitForFunction(() => /** @type {HTMLElement} */ (document.getElementById('readout')).textContent === '2020-01-01');
     await h.context.close();
   });
 

@@ -1,3 +1,4 @@
+// @ts-check
 // lib/camera.js: pixel and store coordinates against the coordinates the Python writer stored for a
 // fixture store, visible cells against a brute-force walk over every cell, and the view rules
 // (fit, limits, clamping, level choice) against what they promise.
@@ -11,7 +12,11 @@ import { fixtures, python } from './helpers.js';
 const fx = fixtures();
 const NAME = 'u16-sd-plain-zstd';
 
-/** The x and y coordinate arrays the writer stored for each level (pixel centres), read with zarr-python. */
+/**
+ * The x and y coordinate arrays the writer stored for each level (pixel centres), read with zarr-python.
+ * @param {string} path @param {number} nLevels
+ * @returns {{ x: number[], y: number[] }[]}
+ */
 function storedCoordinates(path, nLevels) {
   const script = `
 import json, sys, numpy as np, zarr
@@ -23,6 +28,7 @@ print(json.dumps([{'x': np.asarray(g[f'{k}/x']).tolist(), 'y': np.asarray(g[f'{k
   return JSON.parse(run.stdout);
 }
 
+/** @param {import('./helpers.js').FixtureInfo} info */
 const levelsOf = (info) => info.levels.map((l) => ({ width: l.shape[3], height: l.shape[2], chunkSize: l.chunkSize, gridRows: l.grid[0], gridCols: l.grid[1], transform: l.transform }));
 
 test('pixelToStore puts each pixel centre on the coordinate the writer stored, and storeToPixel brings it back', () => {
@@ -44,7 +50,8 @@ test('pixelToStore puts each pixel centre on the coordinate the writer stored, a
   // Without georeferencing the position is its own coordinate; a sheared transform inverts too.
   assert.deepEqual(pixelToStore(null, 3, 4), { x: 3, y: 4 });
   const sheared = [10, 2, 1000, -1.5, -10, 5000];
-  const p = storeToPixel(sheared, ...Object.values(pixelToStore(sheared, 7.25, 3.5)));
+  const at = pixelToStore(sheared, 7.25, 3.5);
+  const p = storeToPixel(sheared, at.x, at.y);
   assert.ok(Math.abs(p.x - 7.25) < 1e-9 && Math.abs(p.y - 3.5) < 1e-9);
 });
 
@@ -73,7 +80,7 @@ test('visibleCells lists every cell whose footprint meets the canvas, nearest th
         }
         const got = visibleCells(cam, w, h, level, k, level0);
         assert.deepEqual(got.map((c) => `${c.row}/${c.col}`).sort(), want.sort(), `${JSON.stringify(cam)} ${w}x${h} level ${k}`);
-        const distance = (c) => ((c.col + 0.5) * span - cam.cx) ** 2 + ((c.row + 0.5) * span - cam.cy) ** 2;
+        const distance = (/** @type {{ row: number, col: number }} */ c) => ((c.col + 0.5) * span - cam.cx) ** 2 + ((c.row + 0.5) * span - cam.cy) ** 2;
         for (let i = 1; i < got.length; i++) assert.ok(distance(got[i - 1]) <= distance(got[i]) + 1e-9);
       }
     }

@@ -1,3 +1,4 @@
+// @ts-check
 // `make fuzz`: how long a read from a server that never answers takes to settle with the JS
 // reader's default timeout and retries (one JSON line to FUZZ_REPORT); exit 1 when it does not
 // settle with our error within 60 seconds. Not a test file: it waits out the defaults (~45 s).
@@ -16,7 +17,7 @@ try {
   await store.getCell(0, 0, 0, 0);
   outcome = 'values';
 } catch (err) {
-  outcome = `${err.name}: ${err.message}`;
+  outcome = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 await server.stop();
 const seconds = (Date.now() - started) / 1000;

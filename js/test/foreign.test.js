@@ -1,3 +1,4 @@
+// @ts-check
 // Stores another implementation wrote (zarr-python from the spec text, tests/foreign_stores.py) read
 // as numpy's true values, from disk, over HTTP and through a decode worker; layouts the reader
 // cannot place, malformed metadata and corrupt objects are errors naming what is wrong, never
@@ -9,11 +10,20 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FetchError, StoreError, openStore } from '../src/index.js';
 import { fileFetch } from '../src/reader/file-fetch.js';
-import { foreignStores, serve } from './helpers.js';
+import { asFetch, foreignStores, serve } from './helpers.js';
 
 const fx = foreignStores();
 
-/** The first pixel where (kind, lod, t, row, col) of the store differs from the truth, or null. */
+/** @typedef {ReturnType<typeof fx.truth>} Truth numpy's values of every level of a store */
+/** @typedef {(key: string, f: (doc: any) => void) => void} Edit rewrites one zarr.json through `f` */
+/** @typedef {(edit: Edit, dir: string) => void} Change */
+/** @typedef {[name: string, change: Change, pattern: RegExp]} Case a store, how it is changed, and the error that names it */
+
+/**
+ * The first pixel where (kind, lod, t, row, col) of the store differs from the truth, or null.
+ * @param {ArrayLike<number>} got @param {Truth[number][string]} truth
+ * @param {{ lod: number, t: number, row: number, col: number, cs: number, kind: string }} where
+ */
 function firstDifference(got, truth, { lod, t, row, col, cs, kind }) {
   const { values, shape } = truth;
   const banded = shape.length === 4;
@@ -30,7 +40,7 @@ function firstDifference(got, truth, { lod, t, row, col, cs, kind }) {
   return null;
 }
 
-/** Every cell of every timestep at every level: data, mask and coverage equal the truth. */
+/** Every cell of every timestep at every level: data, mask and coverage equal the truth. @param {import('./helpers.js').Store} store @param {Truth} truth */
 async function assertReadsExactly(store, truth) {
   assert.equal(store.levels.length, truth.length);
   for (const [lod, level] of truth.entries()) {
@@ -44,8 +54,15 @@ async function assertReadsExactly(store, truth) {
           const where = { lod, t, row, col, cs };
           const cell = await store.getCell(lod, row, col, t);
           assert.equal(firstDifference(cell.data, level.data, { ...where, kind: 'data' }), null);
-          if (level.mask) assert.equal(firstDifference(cell.mask, level.mask, { ...where, kind: 'mask' }), null);
-          if (level.coverage) assert.equal(firstDifference((await store.getCoverage(lod, row, col, t)).data, level.coverage, { ...where, kind: 'coverage' }), null);
+          if (level.mask) {
+            assert.ok(cell.mask, 'a store with a mask gives each cell its mask');
+            assert.equal(firstDifference(cell.mask, level.mask, { ...where, kind: 'mask' }), null);
+          }
+          if (level.coverage) {
+            const coverage = await store.getCoverage(lod, row, col, t);
+            assert.ok(coverage, 'a store with coverage gives each cell its coverage');
+            assert.equal(firstDifference(coverage.data, level.coverage, { ...where, kind: 'coverage' }), null);
+          }
         }
       }
     }
@@ -66,6 +83,7 @@ describe('foreign stores read exactly, from disk', () => {
 });
 
 describe('foreign stores over HTTP (chronozarr serve)', () => {
+  /** @type {import('./helpers.js').Server} */
   let server;
   before(async () => {
     server = await serve(fx.stores);
@@ -96,13 +114,16 @@ test('foreign blosc lz4+shuffle and gzip stores read exactly through a decode wo
   }
 });
 
-/** A copy of a foreign store, changed by `change(edit, dir)`; removed when the test ends. */
+/**
+ * A copy of a foreign store, changed by `change(edit, dir)`; removed when the test ends.
+ * @param {import('node:test').TestContext} t @param {string} name @param {Change} change
+ */
 function variant(t, name, change) {
   const parent = mkdtempSync(join(tmpdir(), 'chronozarr-foreign-'));
   t.after(() => rmSync(parent, { recursive: true, force: true }));
   const dir = join(parent, name);
   cpSync(join(fx.stores, name), dir, { recursive: true });
-  /** Rewrite one zarr.json through `f`, which changes the document in place. */
+  /** Rewrite one zarr.json through `f`, which changes the document in place. @type {Edit} */
   const edit = (key, f) => {
     const path = join(dir, key, 'zarr.json');
     const doc = JSON.parse(readFileSync(path, 'utf8'));
@@ -113,13 +134,14 @@ function variant(t, name, change) {
   return dir;
 }
 
-const refused = (pattern, Type = StoreError) => (err) => {
+/** An assert.rejects check: an error of `Type` whose message matches. @param {RegExp} pattern @param {new (...args: any[]) => Error} [Type] */
+const refused = (pattern, Type = StoreError) => (/** @type {unknown} */ err) => {
   assert.ok(err instanceof Type, `${err}`);
   assert.match(err.message, pattern);
   return true;
 };
 
-/** Open and read the last timestep of cell (0, 0). */
+/** Open and read the last timestep of cell (0, 0). @param {string} dir @param {import('../src/reader/settings.js').StoreOptions} [options] */
 async function openAndRead(dir, options) {
   const store = await openStore(dir, { retryDelaysMs: [], ...options });
   try {
@@ -130,7 +152,9 @@ async function openAndRead(dir, options) {
 }
 
 describe('chunk layouts the reader cannot place are refused at open, citing the spec', () => {
+  /** @param {string} key @param {number[]} shape @returns {Change} */
   const chunking = (key, shape) => (edit) => edit(key, (doc) => (doc.chunk_grid.configuration.chunk_shape = shape));
+  /** @type {Record<string, Case>} */
   const cases = {
     'a time chunk of 2': ['not-consolidated', chunking('0/data', [2, 2, 16, 16]), /0\/data: chunk shape \[2,2,16,16\] is not \[1, n_band, cs, cs\] .*\(spec 2\.1\)/],
     'a band chunk of 1': ['not-consolidated', chunking('0/data', [1, 1, 16, 16]), /chunk shape \[1,1,16,16\] is not \[1, n_band, cs, cs\]/],
@@ -142,9 +166,9 @@ describe('chunk layouts the reader cannot place are refused at open, citing the 
   };
   for (const [label, [name, change, pattern]] of Object.entries(cases)) {
     test(label, async (t) => {
-      const dir = variant(t, name, (edit) => {
+      const dir = variant(t, name, (edit, copy) => {
         edit('', (doc) => delete doc.consolidated_metadata);
-        change(edit);
+        change(edit, copy);
       });
       await assert.rejects(openStore(dir), refused(pattern));
     });
@@ -152,7 +176,7 @@ describe('chunk layouts the reader cannot place are refused at open, citing the 
 });
 
 describe('fill_value', () => {
-  /** The store with data fill_value `value` and its chunk (t 4, cell 0, 0) deleted. */
+  /** The store with data fill_value `value` and its chunk (t 4, cell 0, 0) deleted. @param {import('node:test').TestContext} t @param {string} name @param {unknown} value */
   const withFill = (t, name, value) =>
     variant(t, name, (edit, dir) => {
       edit('', (doc) => delete doc.consolidated_metadata);
@@ -175,7 +199,9 @@ describe('fill_value', () => {
 });
 
 describe('malformed root attributes are errors naming the field', () => {
+  /** @param {string} name @param {(block: any, doc: any) => void} f @returns {[string, Change]} */
   const block = (name, f) => [name, (edit) => edit('', (doc) => f(doc.attributes.chronozarr, doc))];
+  /** @type {Record<string, Case>} */
   const cases = {
     'nodata as a string': [...block('not-consolidated', (b) => (b.nodata = '0')), /chronozarr\.nodata must be a finite number or null, got "0"/],
     'shard_bytes not an object': [...block('shard-time-not-dividing', (b) => (b.shard_bytes = 'x')), /chronozarr\.shard_bytes must map level paths/],
@@ -219,7 +245,9 @@ describe('malformed root attributes are errors naming the field', () => {
 });
 
 describe('corrupt objects are errors, never wrong values', () => {
+  /** @param {string} key @param {number} by @returns {Change} */
   const truncate = (key, by) => (edit, dir) => truncateSync(join(dir, key), statSync(join(dir, key)).size - by);
+  /** @param {string} key @param {number} from @returns {Change} */
   const flip = (key, from) => (edit, dir) => {
     const bytes = readFileSync(join(dir, key));
     bytes[from < 0 ? bytes.length + from : from] ^= 0xff;
@@ -227,6 +255,7 @@ describe('corrupt objects are errors, never wrong values', () => {
   };
   const chunk = '0/data/c/4/0/0/0';
   const shard = '0/data/c/2/0/0/0';
+  /** @type {Record<string, Case>} */
   const cases = {
     'a truncated zstd chunk': ['zstd-consolidated', truncate(chunk, 10), /c\/4\/0\/0\/0: chunk does not decode/],
     'a truncated gzip chunk': ['gzip', truncate(chunk, 1), /c\/4\/0\/0\/0: chunk does not decode \(unexpected end of file\)/],
@@ -248,18 +277,20 @@ describe('corrupt objects are errors, never wrong values', () => {
 });
 
 describe('HTTP answers to range requests on foreign sharded stores', () => {
-  /** A file fetch whose answers to range requests go through `answer(response, init)`. */
-  const ranged = (answer) => async (url, init = {}) => {
+  /** A file fetch whose answers to range requests go through `answer(response)`. @param {(response: Response) => Promise<Response>} answer */
+  const ranged = (answer) => asFetch(async (url, init = {}) => {
     const response = await fileFetch(url, init);
-    return init.headers?.Range ? answer(response, init) : response;
-  };
-  const whole = (url, init = {}) => fileFetch(url, { ...init, headers: {} });
+    return init.headers?.Range ? answer(response) : response;
+  });
+  const whole = asFetch((url, init = {}) => fileFetch(url, { ...init, headers: {} }));
   const shifted = ranged(async (response) => {
     const body = new Uint8Array(await response.arrayBuffer());
-    const [, start, end, total] = /bytes (\d+)-(\d+)\/(\d+)/.exec(response.headers.get('content-range')).map(Number);
+    const range = /bytes (\d+)-(\d+)\/(\d+)/.exec(response.headers.get('content-range') ?? '');
+    assert.ok(range, 'a range request is answered with a Content-Range');
+    const [, start, end, total] = range.map(Number);
     return new Response(body, { status: 206, headers: { 'Content-Range': `bytes ${start + 1}-${end + 1}/${total}` } });
   });
-  const forbidden = (url, init) => (init.method === 'HEAD' ? new Response(null, { status: 403 }) : fileFetch(url, init));
+  const forbidden = asFetch(async (url, init = {}) => (init.method === 'HEAD' ? new Response(null, { status: 403 }) : fileFetch(url, init)));
 
   for (const name of ['index-at-start', 'shard-time-without-shard-bytes', 'star-delta-3-sharded']) {
     test(`200 with the whole object is cut locally: ${name} reads exactly`, async () => {
@@ -283,7 +314,7 @@ describe('HTTP answers to range requests on foreign sharded stores', () => {
     const dir = join(fx.stores, 'mask-and-coverage-sharded');
     const store = await openStore(dir, { fetch: forbidden, retryDelaysMs: [] });
     try {
-      await assert.rejects(store.getMask(0, 0, 0, 0), (err) => err instanceof FetchError && err.status === 403);
+      await assert.rejects(store.getMask(0, 0, 0, 0), (/** @type {unknown} */ err) => err instanceof FetchError && err.status === 403);
     } finally {
       store.close();
     }

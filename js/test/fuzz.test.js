@@ -1,3 +1,4 @@
+// @ts-check
 // Fuzz targets for the JS reader, from a seeded generator: root and array documents of honest
 // stores with parts replaced, removed or nested deep (and their text damaged), chunk bytes for
 // every codec, and shard indexes against an independent check of spec 7.2. Allowed outcomes:
@@ -14,12 +15,14 @@ import { openStore } from '../src/index.js';
 import { decodeBytes } from '../src/reader/codecs.js';
 import { crc32c } from '../src/reader/crc32c.js';
 import { parseShardIndex } from '../src/reader/shards.js';
-import { hostileStores } from './helpers.js';
+import { asFetch, hostileStores } from './helpers.js';
 
 const SECONDS = Number(process.env.FUZZ_SECONDS || 0);
 const { dir } = hostileStores();
 
-/** mulberry32: a small seeded generator, so every slice case is the same on every run. */
+/** @typedef {ReturnType<typeof random>} Rng */
+
+/** mulberry32: a small seeded generator, so every slice case is the same on every run. @param {number} seed */
 function random(seed) {
   let a = seed >>> 0;
   const next = () => {
@@ -29,11 +32,16 @@ function random(seed) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  const int = (n) => Math.floor(next() * n);
-  return { next, int, pick: (list) => list[int(list.length)] };
+  const int = (/** @type {number} */ n) => Math.floor(next() * n);
+  /** @template T @param {readonly T[]} list @returns {T} */
+  const pick = (list) => list[int(list.length)];
+  return { next, int, pick };
 }
 
-/** Run `check(rng)` for the slice's seeds, or for fresh seeds until FUZZ_SECONDS pass. */
+/**
+ * Run `check(rng)` for the slice's seeds, or for fresh seeds until FUZZ_SECONDS pass.
+ * @param {string} name @param {number} sliceCases @param {(rng: Rng, seed: number) => Promise<void>} check
+ */
 async function run(name, sliceCases, check) {
   const started = Date.now();
   let cases = 0;
@@ -51,6 +59,7 @@ async function run(name, sliceCases, check) {
 
 const EDGE = [0, -1, 1, 2 ** 31, 2 ** 53, 2 ** 53 + 2, 1e300, -0, 0.5, null, true, false, '', '0', 'NaN', 'zstd', 'star-delta', 'none', '../x', '2024-01-01T00:00:00Z', '99999-01-01'];
 
+/** A random JSON value, edge cases often. @param {Rng} rng @returns {any} */
 function jsonValue(rng, depth = 0) {
   const roll = rng.int(depth > 2 ? 3 : 5);
   if (roll === 0) return rng.pick(EDGE);
@@ -60,23 +69,24 @@ function jsonValue(rng, depth = 0) {
   return Object.fromEntries(Array.from({ length: rng.int(4) }, (_, i) => [`k${i}`, jsonValue(rng, depth + 1)]));
 }
 
+/** Every path into a JSON value (the first 16 members of each level). @param {any} doc @param {(string | number)[]} [prefix] */
 function paths(doc, prefix = []) {
   const out = [prefix];
   if (doc && typeof doc === 'object') for (const [k, v] of Object.entries(doc).slice(0, 16)) out.push(...paths(v, [...prefix, Array.isArray(doc) ? Number(k) : k]));
   return out;
 }
 
-/** `doc` with a few places replaced, removed, nested deep or repeated; or its text damaged. */
+/** `doc` with a few places replaced, removed, nested deep or repeated; or its text damaged. @param {Rng} rng @param {any} doc */
 function mutateDocument(rng, doc) {
   const out = structuredClone(doc);
   for (let i = 0, n = 1 + rng.int(3); i < n; i++) {
     const places = paths(out).filter((p) => p.length);
     if (!places.length) break;
     const place = rng.pick(places);
-    const parent = place.slice(0, -1).reduce((v, k) => v[k], out);
-    const key = place.at(-1);
+    const parent = place.slice(0, -1).reduce((/** @type {any} */ v, k) => v[k], out);
+    const key = /** @type {string | number} */ (place.at(-1));
     const action = rng.pick(['replace', 'replace', 'replace', 'remove', 'deepen', 'grow']);
-    if (action === 'remove') Array.isArray(parent) ? parent.splice(key, 1) : delete parent[key];
+    if (action === 'remove') Array.isArray(parent) ? parent.splice(Number(key), 1) : delete parent[key];
     else if (action === 'deepen') {
       let value = parent[key];
       for (let d = 0, depth = rng.pick([2, 50, 70, 300]); d < depth; d++) value = [value];
@@ -92,9 +102,11 @@ function mutateDocument(rng, doc) {
   return new TextEncoder().encode(text);
 }
 
+/** Every object of the store at `root`, by key. @param {string} root */
 function storeObjects(root) {
+  /** @type {Map<string, Uint8Array<ArrayBuffer>>} */
   const objects = new Map();
-  const walk = (d) => {
+  const walk = (/** @type {string} */ d) => {
     for (const name of readdirSync(d)) {
       const path = join(d, name);
       if (statSync(path).isDirectory()) walk(path);
@@ -105,9 +117,9 @@ function storeObjects(root) {
   return objects;
 }
 
-/** A fetch over a Map of objects, answering as a good static host does (200, 206, 404, 416). */
+/** A fetch over a Map of objects, answering as a good static host does (200, 206, 404, 416). @param {Map<string, Uint8Array<ArrayBuffer>>} objects */
 function memoryFetch(objects) {
-  return async (input, init = {}) => {
+  return asFetch(async (input, init = {}) => {
     const key = decodeURIComponent(new URL(String(input)).pathname.replace(/^\/s\//, ''));
     const body = objects.get(key);
     if (!body) return new Response(null, { status: 404 });
@@ -118,13 +130,13 @@ function memoryFetch(objects) {
     const end = match[1] === '' || match[2] === '' ? body.length - 1 : Math.min(Number(match[2]), body.length - 1);
     if (start >= body.length || start > end) return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${body.length}` } });
     return new Response(body.slice(start, end + 1), { status: 206, headers: { 'Content-Length': String(end - start + 1), 'Content-Range': `bytes ${start}-${end}/${body.length}` } });
-  };
+  });
 }
 
 const BASES = Object.fromEntries(['star', 'sharded'].map((name) => [name, storeObjects(join(dir, 'bases', name))]));
 const OURS = ['StoreError', 'FetchError'];
 
-/** Open, read the first and last timestep of the first cell of every level, and a mask. */
+/** Open, read the first and last timestep of the first cell of every level, and a mask. @param {Map<string, Uint8Array<ArrayBuffer>>} objects */
 async function readEverything(objects) {
   let store;
   try {
@@ -139,7 +151,8 @@ async function readEverything(objects) {
     }
   } catch (err) {
     if (err instanceof assert.AssertionError) throw err;
-    assert.ok(OURS.includes(err?.name), `${err?.name}: ${err?.message}\n${err?.stack}`);
+    const e = /** @type {Error | undefined} */ (err);
+    assert.ok(OURS.includes(e?.name ?? ''), `${e?.name}: ${e?.message}\n${e?.stack}`);
   } finally {
     store?.close();
   }
@@ -170,6 +183,7 @@ test('fuzz: array documents', async () => {
 });
 
 const RAW = new Uint8Array(readFileSync(join(dir, 'blosc', 'raw.bin')));
+/** @type {Record<string, [import('../src/reader/codecs.js').CodecSpec, string]>} */
 const CODECS = {
   zstd: [{ name: 'zstd' }, 'zstd.bin'],
   gzip: [{ name: 'gzip' }, 'gzip.bin'],
@@ -177,6 +191,7 @@ const CODECS = {
   'blosc-zstd-noshuffle': [{ name: 'blosc', cname: 'zstd', shuffle: 'noshuffle', itemSize: 2 }, 'zstd-noshuffle.bin'],
 };
 
+/** `data` flipped, cut, grown, replaced by noise or emptied. @param {Rng} rng @param {Uint8Array} data */
 function mutateBytes(rng, data) {
   const kind = rng.pick(['flip', 'flip', 'cut', 'insert', 'noise', 'empty']);
   if (kind === 'empty') return new Uint8Array(0);
@@ -201,7 +216,7 @@ test('fuzz: chunk bytes of every codec', async () => {
     try {
       out = await decodeBytes(CODECS[name][0], data, RAW.length, 'chunk');
     } catch (err) {
-      assert.equal(err.name, 'StoreError', `${name}: ${err.message}`);
+      assert.equal(/** @type {Error} */ (err).name, 'StoreError', `${name}: ${/** @type {Error} */ (err).message}`);
       return;
     }
     assert.equal(out.length, RAW.length);
@@ -211,7 +226,9 @@ test('fuzz: chunk bytes of every codec', async () => {
 const EMPTY = 2n ** 64n - 1n;
 
 /** Spec 7.2 checked pair by pair with BigInt: no code shared with shards.js. */
+/** @param {bigint[][]} entries @param {bigint} first @param {bigint | null} end */
 function oracle(entries, first, end) {
+  /** @type {bigint[][]} */
   const stored = [];
   for (const [offset, length] of entries) {
     if ((offset === EMPTY) !== (length === EMPTY)) return false;
@@ -241,14 +258,14 @@ test('fuzz: shard indexes against an independent check of spec 7.2', async () =>
       view.setBigUint64(16 * i + 8, l, true);
     });
     view.setUint32(16 * n, crc32c(raw.subarray(0, 16 * n)), true);
-    const info = { chunksPerShard: n, indexBytes: 16 * n + 4, indexAtEnd: atEnd };
+    const info = /** @type {import('../src/reader/arrays.js').ArrayInfo} */ ({ chunksPerShard: n, indexBytes: 16 * n + 4, indexAtEnd: atEnd });
     const first = BigInt(atEnd ? 0 : 16 * n + 4);
     const end = length == null ? null : BigInt(atEnd ? length - 16 * n - 4 : length);
     let accepted = true;
     try {
       parseShardIndex(raw, info, length, 'shard');
     } catch (err) {
-      assert.equal(err.name, 'StoreError');
+      assert.equal(/** @type {Error} */ (err).name, 'StoreError');
       accepted = false;
     }
     assert.equal(accepted, oracle(entries, first, end), `entries ${entries.join(' ')}, span ${first}-${end}`);

@@ -1,3 +1,4 @@
+// @ts-check
 // lib/geo.js places points as pyproj does (test/viewer_expected.py): forward within a millimetre,
 // inverse within 1e-8 degrees (about a millimetre), for UTM zones north and south, EPSG:3857 and 4326.
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// @ts-check
 // The reader's geometry (src/reader/geometry.js) against stores the Python writer made: the objects
 // it wrote on disk, the shard lengths it listed, the cell windows and level shapes the Python reader
 // reports, and the level transforms the writer stored.
@@ -11,10 +12,11 @@ import { fixtures } from './helpers.js';
 const fx = fixtures();
 const names = Object.keys(fx.index).filter((name) => !name.startsWith('v01'));
 
-/** Every chunk or shard object the writer put under `dir/c/`, as keys relative to the store. */
+/** Every chunk or shard object the writer put under `dir/c/`, as keys relative to the store. @param {string} store @param {string} dir */
 function objectsUnder(store, dir) {
+  /** @type {string[]} */
   const found = [];
-  const walk = (d) => {
+  const walk = (/** @type {string} */ d) => {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
       if (entry.isDirectory()) walk(join(d, entry.name));
       else found.push(relative(store, join(d, entry.name)).split('\\').join('/'));
@@ -25,10 +27,10 @@ function objectsUnder(store, dir) {
 }
 
 /** The JS level of a store from the Python reader's report: shape [n_time, n_band, H, W] and cs. */
-const levelOf = (info) => ({ width: info.shape[3], height: info.shape[2], chunkSize: info.chunkSize, ...cellGrid(info.shape[3], info.shape[2], info.chunkSize) });
+const levelOf = (/** @type {{ shape: number[], chunkSize: number }} */ info) => ({ width: info.shape[3], height: info.shape[2], chunkSize: info.chunkSize, ...cellGrid(info.shape[3], info.shape[2], info.chunkSize) });
 
 /** Store coordinates of a (fractional) pixel position through a GDAL transform. */
-const place = ([a, b, c, d, e, f], x, y) => [c + a * x + b * y, f + d * x + e * y];
+const place = (/** @type {number[]} */ [a, b, c, d, e, f], /** @type {number} */ x, /** @type {number} */ y) => [c + a * x + b * y, f + d * x + e * y];
 
 describe('geometry against Python-written stores', () => {
   for (const name of names) {
@@ -49,7 +51,10 @@ describe('geometry against Python-written stores', () => {
         const { gridRows, gridCols } = levelOf(level);
         const doc = JSON.parse(readFileSync(join(store, String(lod), 'data', 'zarr.json'), 'utf8'));
         const shardTime = level.sharded ? doc.chunk_grid.configuration.chunk_shape[0] : 0;
-        const planes = [['data', true], ...(info.hasMask ? [['mask', false]] : []), ...(info.hasCoverage ? [['coverage', false]] : [])];
+        /** @type {[string, boolean][]} */
+        const planes = [['data', true]];
+        if (info.hasMask) planes.push(['mask', false]);
+        if (info.hasCoverage) planes.push(['coverage', false]);
         for (const [plane, banded] of planes) {
           const planeDoc = JSON.parse(readFileSync(join(store, String(lod), plane, 'zarr.json'), 'utf8'));
           const planeShardTime = level.sharded ? planeDoc.chunk_grid.configuration.chunk_shape[0] : 0;

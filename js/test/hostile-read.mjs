@@ -1,3 +1,4 @@
+// @ts-check
 // One read of a store in a process of its own, for tests that bound its time and memory:
 // node hostile-read.mjs STORE T PHASE prints one JSON line: how the read ended and how much the
 // process's peak resident memory grew during it (bytes).
@@ -7,7 +8,7 @@ const [location, t, phase] = process.argv.slice(2);
 const peak = () => process.resourceUsage().maxRSS * 1024;
 let before = peak();
 let store = null;
-const report = (fields) => process.stdout.write(`${JSON.stringify({ ...fields, growth: peak() - before })}\n`);
+const report = (/** @type {Record<string, unknown>} */ fields) => process.stdout.write(`${JSON.stringify({ ...fields, growth: peak() - before })}\n`);
 try {
   if (phase !== 'open') {
     store = await openStore(location, { workers: 0 });
@@ -17,7 +18,7 @@ try {
   await store.getCell(0, 0, 0, Number(t));
   report({ outcome: 'values', during: 'read' });
 } catch (err) {
-  report({ outcome: 'error', name: err?.name, message: String(err?.message ?? err), during: store ? 'read' : 'open' });
+  report({ outcome: 'error', name: err instanceof Error ? err.name : undefined, message: err instanceof Error ? err.message : String(err), during: store ? 'read' : 'open' });
 } finally {
   store?.close();
 }

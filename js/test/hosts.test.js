@@ -1,3 +1,4 @@
+// @ts-check
 // The JS reader against every misbehaving host of tests/hostile_hosts.py (served by the Python
 // StoreServer on 127.0.0.1): each read gives the values the Python reader wrote down, or the
 // reader's own error naming the URL, within the time the timeout and retries allow.
@@ -13,6 +14,7 @@ const RETRIES = [10];
 // Every wait is bounded by the timeout; a read here makes a few requests, each retried once.
 const BOUND_MS = 6 * (RETRIES.length + 1) * clientTimeoutMs + 5000;
 
+/** @param {string} url @param {string} layout */
 async function readFrame(url, layout) {
   const { shape, grid, cs } = honest.index.honest[layout];
   const [bands, height, width] = shape;
@@ -44,7 +46,7 @@ for (const layout of ['plain', 'sharded']) {
         const frame = await readFrame(`${server.url}/s`, layout);
         assert.deepEqual(frame, honest.expected(layout));
       } catch (err) {
-        if (err instanceof assert.AssertionError) throw err;
+        if (err instanceof assert.AssertionError || !(err instanceof Error)) throw err;
         assert.ok(['StoreError', 'FetchError'].includes(err.name), `${name}: ${err.name}: ${err.message}`);
         assert.ok(err.message.includes(`${server.url}/s`), `the error names no object: ${err.message}`);
       } finally {
@@ -56,12 +58,14 @@ for (const layout of ['plain', 'sharded']) {
 }
 
 test('a stall before the headers or in a body ends after the timeout, retried, naming it', async () => {
-  for (const [name, words] of [['stall_before_headers', /no answer within the 0.5 s timeout/], ['stall_mid_body', /the body stalled for the 0.5 s timeout after \d+ bytes/]]) {
+  /** @type {[string, RegExp][]} */
+  const stalls = [['stall_before_headers', /no answer within the 0.5 s timeout/], ['stall_mid_body', /the body stalled for the 0.5 s timeout after \d+ bytes/]];
+  for (const [name, words] of stalls) {
     const server = await hostileServer(join(honest.hosts, 'plain'), name);
     try {
       const store = await openStore(`${server.url}/s`, { workers: 0, timeoutMs: 500, retryDelaysMs: [10] });
       const started = Date.now();
-      await assert.rejects(store.getCell(0, 0, 0, 2), (err) => err.name === 'FetchError' && words.test(err.message) && /gave up after 2 attempts/.test(err.message));
+      await assert.rejects(store.getCell(0, 0, 0, 2), (/** @type {Error} */ err) => err.name === 'FetchError' && words.test(err.message) && /gave up after 2 attempts/.test(err.message));
       assert.ok(Date.now() - started < 2 * 500 + 1500);
       assert.equal(store.stats().retries, 1);
       store.close();

@@ -1,3 +1,4 @@
+// @ts-check
 // `chronozarr/maplibre` is published with every module it imports: the layer reuses viewer modules,
 // and package.json "files" lists them one by one, so a new import must be listed too.
 import assert from 'node:assert/strict';
@@ -10,9 +11,9 @@ import { importGraph } from './import-graph.js';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-/** Whether a package "files" entry (a directory, a file, or `dir/*.ext`) covers `path`. */
+/** Whether a package "files" entry (a directory, a file, or `dir/*.ext`) covers `path`. @param {string} path */
 function covered(path) {
-  return pkg.files.some((entry) => {
+  return pkg.files.some((/** @type {string} */ entry) => {
     if (entry.includes('*')) {
       const [dir, ext] = entry.split('*');
       return path.startsWith(dir) && path.endsWith(ext) && !path.slice(dir.length).includes('/');

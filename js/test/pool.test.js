@@ -1,3 +1,4 @@
+// @ts-check
 // The decode pool: chunks decode on the calling thread until a worker is ready; then foreground
 // jobs overtake waiting background ones, a waiting job can be aborted (its bytes come back
 // untouched), and close() rejects everything still waiting.
@@ -5,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createPool } from '../src/reader/pool.js';
 
+/** @type {import('../src/reader/codecs.js').CodecSpec} */
 const ZSTD = { name: 'zstd' };
 
 /** A pool of one worker, once that worker is ready. */
@@ -16,7 +18,7 @@ async function readyPool() {
   return pool;
 }
 
-/** Independent zstd frames (numcodecs' encoder) of `n` distinct chunks of `size` bytes. */
+/** Independent zstd frames (numcodecs' encoder) of `n` distinct chunks of `size` bytes. @param {number} n @param {number} size */
 async function frames(n, size) {
   const { default: Zstd } = await import('numcodecs/zstd');
   const codec = new Zstd(1);
@@ -32,6 +34,7 @@ test('until a worker is ready, foreground chunks decode on the calling thread', 
   const pool = createPool({ size: 1 });
   try {
     const [c] = await frames(1, 4096);
+    /** @type {(Uint8Array | null)[]} */
     const given = [];
     assert.equal(pool.ready, 0);
     assert.deepEqual(await pool.decode(ZSTD, c.frame, c.raw.length, 'x', undefined, (input) => given.push(input)), c.raw);
@@ -54,6 +57,7 @@ test('a foreground job waits behind at most the jobs a worker already holds', as
   const pool = await readyPool();
   try {
     const chunks = await frames(12, 2 ** 20);
+    /** @type {string[]} */
     const order = [];
     const background = chunks.slice(0, 11).map((c, i) =>
       pool.decode(ZSTD, c.frame, c.raw.length, `b${i}`, undefined, undefined, 1).then((out) => {
@@ -80,13 +84,14 @@ test('a waiting job aborts and gets its bytes back; close() rejects the rest', a
   const chunks = await frames(6, 2 ** 20);
   const held = chunks.slice(0, 4).map((c, i) => pool.decode(ZSTD, c.frame, c.raw.length, `h${i}`, undefined, undefined, 1));
   const controller = new AbortController();
+  /** @type {(Uint8Array | null)[]} */
   const given = [];
   const aborted = pool.decode(ZSTD, chunks[4].frame, chunks[4].raw.length, 'a', controller.signal, (input) => given.push(input), 1);
   controller.abort();
   await assert.rejects(aborted, { name: 'AbortError' });
   assert.equal(given.length, 1);
   assert.equal(given[0], chunks[4].frame, 'the same bytes, never transferred');
-  assert.equal(given[0].byteLength, chunks[4].frame.byteLength);
+  assert.equal(given[0]?.byteLength, chunks[4].frame.byteLength);
   const waiting = pool.decode(ZSTD, chunks[5].frame, chunks[5].raw.length, 'w', undefined, undefined, 1);
   pool.close();
   await assert.rejects(waiting, /closed/);

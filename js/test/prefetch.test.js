@@ -1,3 +1,4 @@
+// @ts-check
 // Prefetch order and budgets, the cache budget, cancellation, and close() releasing everything.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -5,14 +6,17 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { openStore, windowOrder } from '../src/index.js';
 import { fileFetch } from '../src/reader/file-fetch.js';
-import { crop, expectedArray, fixtures } from './helpers.js';
+import { asFetch, crop, expectedArray, fixtures } from './helpers.js';
 
 const fx = fixtures();
-const timestepOf = (url) => Number(/\/0\/data\/c\/(\d+)\//.exec(url)?.[1]);
+const timestepOf = (/** @type {string} */ url) => Number(/\/0\/data\/c\/(\d+)\//.exec(url)?.[1]);
 
 /** fileFetch after `ms`, aborted with the request's signal; records URLs in order. */
+/** @param {number} ms */
 function slowFetch(ms) {
+  /** @type {string[]} */
   const log = [];
+  /** @type {import('./helpers.js').ReaderFetch} */
   const fetch = (url, init = {}) => {
     log.push(String(url));
     return new Promise((resolve, reject) => {
@@ -23,11 +27,13 @@ function slowFetch(ms) {
       }, { once: true });
     });
   };
-  return { fetch, log };
+  return { fetch: asFetch(fetch), log };
 }
 
 describe('windowOrder', () => {
-  const ref = (t) => ({ 1: 0, 2: 0, 3: 4, 5: 4, 6: 4 })[t] ?? null;
+  /** @type {Record<number, number>} */
+  const refs = { 1: 0, 2: 0, 3: 4, 5: 4, 6: 4 };
+  const ref = (/** @type {number} */ t) => refs[t] ?? null;
   test('idle: t after its anchor, then anchors nearest first, then the rest nearest first', () => {
     assert.deepEqual(windowOrder(5, 7, { reference: ref }), [4, 5, 0, 6, 3, 2, 1]);
     assert.deepEqual(windowOrder(3, 20, { horizonSteps: 2 }), [3, 4, 2, 5, 1]);

@@ -1,3 +1,4 @@
+// @ts-check
 // lib/products.js: which products a band set allows and which bands feed them, read from the band
 // tables of real sensors (Sentinel-2 L2A by common_name, Landsat 8-9 by common_name, bare RGB
 // names, a single band), and the normalised difference against numpy (test/viewer_expected.py).
@@ -17,7 +18,7 @@ const LANDSAT = ['blue', 'green', 'red', 'nir08'].map((c, i) => ({ name: `SR_B${
 const RGB = ['red', 'green', 'blue'].map((name) => ({ name, scale: 1, offset: 0 }));
 const DEM = [{ name: 'elevation', scale: 0.1, offset: -500, units: 'm' }];
 
-const available = (bands) => productList(bands).filter((p) => p.available).map((p) => p.id);
+const available = (/** @type {import('../lib/products.js').Band[]} */ bands) => productList(bands).filter((p) => p.available).map((p) => p.id);
 
 test('a store with blue, green, red and nir allows every product; RGB only the colour and single-band ones', () => {
   assert.deepEqual(available(S2), ['true_color', 'false_color', 'ndvi', 'ndwi', 'water', 'band']);

@@ -1,3 +1,4 @@
+// @ts-check
 // Requests per operation, counted with a wrapping fetch against `chronozarr serve`, and the HTTP
 // status rules (404 fill, 403 error, retries, Content-Range) against a faulty fetch over disk.
 import assert from 'node:assert/strict';
@@ -5,9 +6,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FetchError, openStore } from '../src/index.js';
 import { fileFetch } from '../src/reader/file-fetch.js';
-import { countingFetch, fixtures, serve } from './helpers.js';
+import { asFetch, countingFetch, fixtures, serve } from './helpers.js';
 
 const fx = fixtures();
+/** @type {import('./helpers.js').Server} */
 let server;
 before(async () => {
   server = await serve(fx.stores);
@@ -16,7 +18,7 @@ after(async () => {
   await server?.stop();
 });
 
-const keyOf = (url) => new URL(url).pathname.split('/').slice(2).join('/');
+const keyOf = (/** @type {string} */ url) => new URL(url).pathname.split('/').slice(2).join('/');
 
 describe('request counts', () => {
   test('unsharded: one GET to open, one GET per chunk, none when cached', async () => {
@@ -77,7 +79,7 @@ describe('request counts', () => {
       counter.reset();
       await store.getCell(0, 2, 1, 0);
       assert.equal(counter.log.length, 2);
-      assert.ok(counter.log.every((r) => /^bytes=\d+-\d+$/.test(r.range)), JSON.stringify(counter.log));
+      assert.ok(counter.log.every((r) => /^bytes=\d+-\d+$/.test(r.range ?? '')), JSON.stringify(counter.log));
       assert.ok(counter.log.every((r) => keyOf(r.url) === '0/data/c/0/0/2/1'));
       counter.reset();
       await store.getCell(0, 2, 1, 1); // delta of anchor 0, same shard
@@ -86,7 +88,7 @@ describe('request counts', () => {
       counter.reset();
       await store.getCell(0, 2, 1, 5); // second time shard: its index, then the chunks of 5 and its anchor 4
       assert.equal(counter.log.length, 3);
-      assert.ok(counter.log.every((r) => keyOf(r.url) === '0/data/c/1/0/2/1' && /^bytes=\d+-\d+$/.test(r.range)));
+      assert.ok(counter.log.every((r) => keyOf(r.url) === '0/data/c/1/0/2/1' && /^bytes=\d+-\d+$/.test(r.range ?? '')));
       assert.equal(store.stats().suffixes, 0);
       assert.equal(store.stats().shardIndexes, 2);
     } finally {
@@ -110,15 +112,22 @@ describe('request counts', () => {
   }
 });
 
-/** A fetch over the fixture files that answers `fault(url, init)` when it returns a Response. */
+/** @typedef {NonNullable<Parameters<import('./helpers.js').ReaderFetch>[1]>} ReaderInit */
+
+/**
+ * A fetch over the fixture files that answers `fault(url, init)` when it returns a Response.
+ * @param {(url: string, init: ReaderInit, calls: number) => Response | null | Promise<Response | null>} fault
+ */
 function faulty(fault) {
+  /** @type {string[]} */
   const calls = [];
+  /** @type {import('./helpers.js').ReaderFetch} */
   const fetch = async (url, init = {}) => {
     calls.push(String(url));
     const answer = await fault(String(url), init, calls.length);
     return answer ?? fileFetch(url, init);
   };
-  return { fetch, calls };
+  return { fetch: asFetch(fetch), calls };
 }
 
 describe('HTTP status rules', () => {
@@ -230,7 +239,7 @@ describe('HTTP status rules', () => {
       const real = await fileFetch(url, init);
       const body = new Uint8Array(await real.arrayBuffer());
       body[0] ^= 0xff;
-      return new Response(body, { status: 206, headers: { 'Content-Range': real.headers.get('content-range') } });
+      return new Response(body, { status: 206, headers: { 'Content-Range': real.headers.get('content-range') ?? '' } });
     });
     const store2 = await openStore(path(), { fetch: corrupt.fetch });
     try {

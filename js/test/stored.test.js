@@ -1,3 +1,4 @@
+// @ts-check
 // getCell(..., { stored: true }): the values as stored (residuals for star-delta timesteps), against
 // zarr-python's raw read of `{L}/data`, and (anchor + residual) mod 2^bits against chronozarr.open_store.
 import { describe, test } from 'node:test';
@@ -10,6 +11,10 @@ import { fixtures, python } from './helpers.js';
 const fx = fixtures();
 
 /** Python's raw stored chunk and reconstructed chunk of (lod, row, col, t), cropped to the level. */
+/**
+ * @param {string} path @param {number} lod @param {number} row @param {number} col @param {number} t @param {number} cs
+ * @returns {{ raw: number[][][], true: number[][][] }}
+ */
 function pythonChunks(path, lod, row, col, t, cs) {
   const script = `
 import json, sys, numpy as np, zarr, chronozarr
@@ -25,6 +30,7 @@ print(json.dumps({'raw': raw.astype(int).tolist(), 'true': true.astype(int).toli
   return JSON.parse(run.stdout);
 }
 
+/** @param {import('./helpers.js').TypedArray} data @param {number} b @param {number} cs @param {number} h @param {number} w */
 const cropBand = (data, b, cs, h, w) => Array.from({ length: h }, (_, y) => Array.from(data.subarray(b * cs * cs + y * cs, b * cs * cs + y * cs + w)));
 
 describe('getCell stored: true', () => {

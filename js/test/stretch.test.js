@@ -1,3 +1,4 @@
+// @ts-check
 // lib/stretch.js against numpy (test/viewer_expected.py): the percentile stretch is numpy's
 // nearest-rank percentile of the values, their extent numpy's min and max.
 import assert from 'node:assert/strict';
@@ -21,7 +22,7 @@ test('percentileRange is numpy\'s nearest-rank percentile pair, widened around a
 });
 
 test('stretchStats gives the 2-98 stretch and numpy\'s extent; nothing for no values', () => {
-  for (const c of percentiles.filter((p) => p.lo === 0.02 && p.values.length > 1)) {
+  for (const c of percentiles.filter((/** @type {{ lo: number, values: number[] }} */ p) => p.lo === 0.02 && p.values.length > 1)) {
     const got = stretchStats(Float64Array.from(c.values));
     assert.deepEqual(got?.range, c.range);
     assert.deepEqual(got?.extent, c.extent);

@@ -1,3 +1,4 @@
+// @ts-check
 // Stores from strangers (tests/hostile_stores.py, one flaw each): every read ends in the reader's
 // own error naming the flaw, within a deadline and without peak memory growing past what the
 // metadata implies, measured in a process of its own. And the checks on chunks, shard indexes and
@@ -21,7 +22,7 @@ const GROWTH_BOUND = 64 * 2 ** 20; // one 512-byte chunk read, whatever a stored
 for (const [name, { message, t, phase }] of Object.entries(index.cases)) {
   test(`a hostile store ends in our error: ${name}`, async () => {
     const { stdout } = await run(process.execPath, [join(repo, 'js/test/hostile-read.mjs'), join(stores, name), String(t), phase], { timeout: DEADLINE_MS });
-    const ending = JSON.parse(stdout.trim().split('\n').at(-1));
+    const ending = JSON.parse(stdout.trim().split('\n').at(-1) ?? '');
     assert.equal(ending.outcome, 'error', `${name} read as values`);
     assert.ok(['StoreError', 'FetchError'].includes(ending.name), `${name}: ${ending.name}: ${ending.message}`);
     assert.ok(ending.message.includes(message), `${name}: ${ending.message}`);
@@ -30,6 +31,7 @@ for (const [name, { message, t, phase }] of Object.entries(index.cases)) {
   });
 }
 
+/** A shard index of (offset, length) pairs and its checksum. @param {(number | bigint)[][]} pairs */
 function rawIndex(pairs) {
   const raw = new Uint8Array(16 * pairs.length + 4);
   const view = new DataView(raw.buffer);
@@ -44,9 +46,11 @@ function rawIndex(pairs) {
 const EMPTY = 2n ** 64n - 1n;
 
 test('shard index entries must each have bytes of their own inside the shard (as format/shard_index.py)', () => {
-  const info = (n, atEnd = true) => ({ chunksPerShard: n, indexBytes: 16 * n + 4, indexAtEnd: atEnd });
+  /** @param {number} n @returns {import('../src/reader/arrays.js').ArrayInfo} */
+  const info = (n, atEnd = true) => /** @type {import('../src/reader/arrays.js').ArrayInfo} */ ({ chunksPerShard: n, indexBytes: 16 * n + 4, indexAtEnd: atEnd });
   const ok = parseShardIndex(rawIndex([[0, 10], [EMPTY, EMPTY], [10, 5]]), info(3), 15 + 52, 's');
   assert.deepEqual([...ok.offsets], [0, -1, 10]);
+  /** @type {[(number | bigint)[][], number | null, RegExp][]} */
   const cases = [
     [[[0, 10], [0, 10]], 200, /entries 0 .* and 1 .* repeat each other/],
     [[[0, 10], [5, 10]], 200, /entries 0 .* and 1 .* overlap/],
@@ -65,6 +69,7 @@ test('every blosc flags byte either decodes to the values or is refused', async 
   for (const cname of ['zstd', 'lz4']) {
     for (const shuffle of ['noshuffle', 'shuffle']) {
       const encoded = new Uint8Array(readFileSync(join(dir, 'blosc', `${cname}-${shuffle}.bin`)));
+      /** @type {import('../src/reader/codecs.js').CodecSpec} */
       const codec = { name: 'blosc', cname, shuffle, itemSize: 2 };
       assert.deepEqual(await decodeBytes(codec, encoded, bytes.length, 'x'), bytes);
       let accepted = 0;
@@ -75,7 +80,7 @@ test('every blosc flags byte either decodes to the values or is refused', async 
         try {
           out = await decodeBytes(codec, damaged, bytes.length, 'x');
         } catch (err) {
-          assert.equal(err.name, 'StoreError');
+          assert.equal(/** @type {Error} */ (err).name, 'StoreError');
           continue;
         }
         assert.deepEqual(out, bytes, `${cname}/${shuffle}: flags 0x${flags.toString(16)} decoded to other values`);
@@ -88,7 +93,7 @@ test('every blosc flags byte either decodes to the values or is refused', async 
 });
 
 test('a zstd frame that declares no size decodes within the bound the chunk implies', async () => {
-  const rle = (total) => {
+  const rle = (/** @type {number} */ total) => {
     const block = 1 << 17;
     const count = total / block;
     const out = new Uint8Array(6 + 4 * count);

@@ -1,3 +1,4 @@
+// @ts-check
 // Every cell of every timestep at every level equals the Python reader's read_cell, for every
 // fixture store (dtypes, encodings, sharded and not, codecs, mask, coverage, a v0.1 root); the
 // star-delta schedule is the one the Python writer recorded in the root zarr.json.
@@ -20,6 +21,7 @@ function writtenReferences(name) {
   return fx.index[name].times.map((_, t) => temporal?.delta_reference?.[String(t)] ?? null);
 }
 
+/** @param {import('./helpers.js').Store} store @param {string} name @param {{ planes?: boolean }} [o] */
 async function compareAll(store, name, { planes = true } = {}) {
   const info = fx.index[name];
   const buffer = fx.expected(name);
@@ -35,11 +37,15 @@ async function compareAll(store, name, { planes = true } = {}) {
       assert.equal(cell.chunkWidth, cs);
       assert.equal(cell.data.length, store.bands.length * cs * cs);
       got = crop(cell.data, shape[0], cs, shape[1], shape[2]);
-      if (store.hasMask) assert.deepEqual(cell.mask, (await store.getMask(lod, row, col, t)).data);
-      else assert.equal(cell.mask, undefined);
+      if (store.hasMask) {
+        const mask = await store.getMask(lod, row, col, t);
+        assert.ok(mask, 'a store with a mask has a mask plane');
+        assert.deepEqual(cell.mask, mask.data);
+      } else assert.equal(cell.mask, undefined);
     } else {
       if (!planes) continue;
       const plane = kind === 'mask' ? await store.getMask(lod, row, col, t) : await store.getCoverage(lod, row, col, t);
+      assert.ok(plane, `the Python reader read a ${kind} plane`);
       got = crop(plane.data, 1, cs, shape[0], shape[1]);
       // Python's coverage is uint8 on disk; compare as numbers.
     }
@@ -100,6 +106,7 @@ describe('every cell equals the Python reader, from disk', () => {
       const info = fx.index[name];
       const buffer = fx.expected(name);
       const entry = info.entries.find((e) => e[0] === 'data' && e[1] === 0 && e[2] === 4 && e[3] === 1 && e[4] === 2);
+      assert.ok(entry, 'fixtures.py read that cell');
       const expected = expectedArray(buffer, info.dtype, entry);
       const [, h, w] = entry[6];
       const x = 2 * 16 + 5;
@@ -114,6 +121,7 @@ describe('every cell equals the Python reader, from disk', () => {
 });
 
 describe('over HTTP (chronozarr serve)', () => {
+  /** @type {import('./helpers.js').Server} */
   let server;
   before(async () => {
     server = await serve(fx.stores);

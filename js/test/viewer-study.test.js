@@ -1,3 +1,4 @@
+// @ts-check
 // The viewer's study tools as pure functions: round ticks, legends, the scale bar, the history CSV,
 // the compare fields of the URL and of the embed API, the WebM duration patch.
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import { keyName, shortcutTable } from '../viewer/shortcuts.js';
 import { niceCeil, niceFloor, ticks } from '../lib/ticks.js';
 import { withDuration } from '../viewer/webm-duration.js';
 
-const reflectance = (name, common) => ({ name, common_name: common, scale: 1e-4, offset: 0, units: 'reflectance' });
+const reflectance = (/** @type {string} */ name, /** @type {string} */ common) => ({ name, common_name: common, scale: 1e-4, offset: 0, units: 'reflectance' });
 const s2 = {
   bands: [reflectance('B02', 'blue'), reflectance('B03', 'green'), reflectance('B04', 'red'), reflectance('B08', 'nir')],
   bandNames: ['B02', 'B03', 'B04', 'B08'],
@@ -48,6 +49,7 @@ test('legends: index ramps over -1..1 in the shader colours, a band stretch in i
   const look = lookFor(s2, { product: 'band', band: 3, range: null, auto: [0.05, 0.25] });
   assert.equal(look.mode, 'linear', 'a single reflectance band is stretched, not tone mapped');
   const band = legendFor(s2, look, { product: 'band', band: 3, extent: [0.01, 0.3] });
+  assert.equal(band.kind, 'ramp');
   assert.deepEqual([band.title, band.units, band.domain, band.stretch], ['B08', 'reflectance', [0.01, 0.3], [0.05, 0.25]]);
   band.color(0.15).forEach((c) => assert.ok(Math.abs(c - 0.5) < 1e-12));
   assert.deepEqual(band.color(0), [0, 0, 0]);
@@ -55,6 +57,7 @@ test('legends: index ramps over -1..1 in the shader colours, a band stretch in i
   assert.deepEqual(stretchDomain([0, 10], null), [-1, 11]);
 
   const tc = legendFor(s2, lookFor(s2, { product: 'true_color', band: 0, range: null, auto: null }), { product: 'true_color', band: 0 });
+  assert.equal(tc.kind, 'ramp');
   assert.deepEqual([tc.title, tc.units, tc.domain, tc.stretch], ['B04 / B03 / B02', 'reflectance', [0, 0.3], null]);
 
   const water = legendFor(s2, lookFor(s2, { product: 'water', band: 0, range: null, auto: null }), { product: 'water', band: 0 });
@@ -70,7 +73,7 @@ test('the scale bar: grid metres for UTM, cos(lat) for EPSG:3857, degrees with t
   const y60 = 6378137 * Math.log(Math.tan(Math.PI / 4 + Math.PI / 6));
   const merc = scaleFor({ crs: 'EPSG:3857', levels: [{ transform: [10, 0, 0, 0, -10, y60 + 500] }] }, { cx: 0, cy: 50, zoom: 1 });
   assert.equal(merc.length, 500);
-  assert.ok(Math.abs(merc.px - 100) < 1e-6, merc.px);
+  assert.ok(Math.abs(merc.px - 100) < 1e-6, String(merc.px));
   const geo = scaleFor({ crs: 'EPSG:4326', levels: [{ transform: [0.001, 0, 10, 0, -0.001, 0.5] }] }, { cx: 0, cy: 500, zoom: 8 });
   assert.deepEqual([geo.length, geo.units, geo.px], [0.01, 'deg', 80]);
   assert.equal(geo.label, '0.01° ≈ 1.11 km east–west at 0° N');
@@ -78,7 +81,7 @@ test('the scale bar: grid metres for UTM, cos(lat) for EPSG:3857, degrees with t
 });
 
 test('the history CSV: one row per pixel, date and band, physical empty where invalid, coverage as given', () => {
-  const v = (stored, valid) => ({ valid: valid.every(Boolean), bands: s2.bands.map((b, i) => ({ name: b.name, stored: stored[i], valid: valid[i] === 1, value: valid[i] ? stored[i] * b.scale : null })) });
+  const v = (/** @type {number[]} */ stored, /** @type {number[]} */ valid) => ({ valid: valid.every(Boolean), bands: s2.bands.map((b, i) => ({ name: b.name, stored: stored[i], valid: valid[i] === 1, value: valid[i] ? stored[i] * b.scale : null })) });
   const pixel = { id: 1, color: '#fff', lod: 1, x: 2, y: 3, x0: 5, y0: 7, got: [v([1, 2, 3, 4], [1, 1, 1, 1]), v([0, 0, 0, 0], [0, 0, 0, 0]), null] };
   const lines = historyCsv(s2, [pixel], [[2, 0, null]]).trim().split('\n');
   assert.equal(lines[0], 'pixel,x,y,level,level_x,level_y,lon,lat,time,band,stored,physical,valid,coverage');
@@ -102,26 +105,38 @@ test('compare in the URL and in a set: B and the divider, validated, written bac
   const ctx = { store: s2, products: [], geoOk: true };
   assert.deepEqual(validateSet({ compare: { t: '2020-02-10' } }, ctx), { ok: true, values: { compare: { t: 1, split: 0.5 } } });
   assert.deepEqual(validateSet({ compare: null }, ctx), { ok: true, values: { compare: null } });
-  assert.equal(validateSet({ compare: { t: 3 } }, ctx).field, 'compare');
-  assert.match(validateSet({ compare: { t: 0, split: 1.5 } }, ctx).message, /^compare: split must be a number from 0 to 1/);
+  const past = validateSet({ compare: { t: 3 } }, ctx);
+  assert.equal(past.ok, false);
+  assert.equal(past.field, 'compare');
+  const split = validateSet({ compare: { t: 0, split: 1.5 } }, ctx);
+  assert.equal(split.ok, false);
+  assert.match(split.message, /^compare: split must be a number from 0 to 1/);
 });
 
 test('shortcuts: one table, keys named as the handler matches them', () => {
+  /** @type {unknown[][]} */
   const calls = [];
-  const actions = new Proxy({}, { get: (_, name) => (...args) => calls.push([name, ...args]) });
+  const actions = /** @type {import('../viewer/shortcuts.js').Actions} */ (new Proxy({}, { get: (_, name) => (/** @type {unknown[]} */ ...args) => calls.push([name, ...args]) }));
   const table = shortcutTable(actions);
-  const find = (key) => table.find((s) => s.keys.includes(key));
-  find('Shift+ArrowLeft').run('Shift+ArrowLeft');
-  find('End').run('End');
-  find(']').run(']');
+  /** @param {string} key */
+  const run = (key) => {
+    const shortcut = table.find((s) => s.keys.includes(key));
+    assert.ok(shortcut, `a shortcut for ${key}`);
+    shortcut.run(key);
+  };
+  run('Shift+ArrowLeft');
+  run('End');
+  run(']');
   assert.deepEqual(calls, [['pan', 80, 0], ['jump', 'last'], ['divider', 0.05]]);
   assert.equal(new Set(table.flatMap((s) => s.keys)).size, table.flatMap((s) => s.keys).length, 'no key twice');
-  assert.equal(keyName({ key: 'ArrowLeft', shiftKey: true }), 'Shift+ArrowLeft');
-  assert.equal(keyName({ key: '?', shiftKey: true }), '?');
+  // keyName reads only key and shiftKey: Node has no KeyboardEvent to make.
+  const press = (/** @type {string} */ key) => /** @type {KeyboardEvent} */ ({ key, shiftKey: true });
+  assert.equal(keyName(press('ArrowLeft')), 'Shift+ArrowLeft');
+  assert.equal(keyName(press('?')), '?');
 });
 
 test('the WebM duration: written into Info, or replaced in place', () => {
-  const vint = (n) => [0x80 | n];
+  const vint = (/** @type {number} */ n) => [0x80 | n];
   const info = [0x2a, 0xd7, 0xb1, ...vint(3), 0x0f, 0x42, 0x40];
   const segment = [0x15, 0x49, 0xa9, 0x66, ...vint(info.length), ...info, 0x1f, 0x43, 0xb6, 0x75, 0x81, 0x00];
   const file = Uint8Array.from([0x1a, 0x45, 0xdf, 0xa3, 0x80, 0x18, 0x53, 0x80, 0x67, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, ...segment]);

@@ -1,3 +1,4 @@
+// @ts-check
 // zarrita (the Zarr reader zarr-layer and most JS apps use) on chronozarr `none` stores written by
 // the Python writer: level 0 through its own API, pixel values compared with the writer's input.
 // docs/interop.md reports this result.
@@ -14,7 +15,9 @@ import { python, repo } from './helpers.js';
 const VERSION = JSON.parse(readFileSync(join(repo, 'js/node_modules/zarrita/package.json'), 'utf8')).version;
 
 describe(`zarrita ${VERSION}`, () => {
+  /** @type {string} */
   let dir;
+  /** @type {Record<string, { crs: string, t: number, band: number, inside: { x: number, y: number, value: number }[] }>} */
   let expected;
 
   before(() => {
@@ -36,10 +39,11 @@ describe(`zarrita ${VERSION}`, () => {
       assert.equal(data.attrs.grid_mapping, 'spatial_ref');
       const plane = await zarr.get(data, [e.t, e.band, null, null]);
       const width = plane.shape[1];
-      for (const p of e.inside) assert.equal(plane.data[p.y * width + p.x], p.value, `pixel ${p.x},${p.y}`);
+      const values = /** @type {ArrayLike<unknown>} */ (plane.data);
+      for (const p of e.inside) assert.equal(values[p.y * width + p.x], p.value, `pixel ${p.x},${p.y}`);
       const ref = await zarr.open.v3(root.resolve('0/spatial_ref'), { kind: 'array' });
       assert.deepEqual(ref.shape, []);
-      assert.match(ref.attrs.crs_wkt, e.crs === 'EPSG:4326' ? /WGS 84/ : /UTM zone 31N/);
+      assert.match(String(ref.attrs.crs_wkt), e.crs === 'EPSG:4326' ? /WGS 84/ : /UTM zone 31N/);
     });
   }
 });

@@ -1,3 +1,4 @@
+// @ts-check
 // What the comparison pages share with the viewer's benchmark hook: the frames they have shown
 // (t, when, complete), the first complete one, the current step, and the pixel-history chart,
 // drawn by the viewer's own chart module so that every page pays the same for drawing it.
@@ -33,7 +34,7 @@ export function createHook({ times }) {
       return new Promise((resolve) => requestAnimationFrame(() => resolve(performance.now())));
     },
   };
-  // @ts-ignore
-  window.__bench = hook;
+  // The page adds setT and history before the benchmark reads them.
+  window.__bench = /** @type {Window['__bench']} */ (hook);
   return hook;
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // CarbonPlan's zarr-layer on MapLibre showing the store's B04 band, as its README sets it up, with
 // the options a UTM store needs (proj4 and bounds: zarr-layer 0.5.0 does not read the store's
 // proj:code or spatial:* attributes). Query: ?store=URL&lon=&lat=&zoom=&proj4=&bounds=xmin,ymin,
@@ -10,7 +11,10 @@ import { createHook } from './page-hook.js';
 const q = new URLSearchParams(location.search);
 const times = (q.get('times') ?? '').split(',');
 const hook = createHook({ times });
+/** @typedef {import('@carbonplan/zarr-layer').Selector} Selector */
+/** @type {Selector[string]} */
 const band = { selected: 2, type: 'index' };
+/** @param {number} t @returns {Selector} */
 const selector = (t) => ({ band, time: { selected: t, type: 'index' } });
 const GREYS = ['#000000', '#444444', '#888888', '#cccccc', '#ffffff'];
 let loading = true;
@@ -29,13 +33,13 @@ const map = new MapLibreMap({
 });
 const layer = new ZarrLayer({
   id: 'store',
-  source: q.get('store'),
+  source: q.get('store') ?? '',
   variable: 'data',
   selector: selector(0),
   colormap: GREYS,
   clim: [Number(q.get('lo') ?? 0), Number(q.get('hi') ?? 3000)],
-  proj4: q.get('proj4'),
-  bounds: (q.get('bounds') ?? '').split(',').map(Number),
+  proj4: q.get('proj4') ?? undefined,
+  bounds: /** @type {[number, number, number, number]} */ ((q.get('bounds') ?? '').split(',').map(Number)),
   onLoadingStateChange: (s) => {
     loading = s.loading;
     if (s.loading) sawLoading = true;
@@ -53,6 +57,7 @@ map.on('render', () => {
 });
 map.on('load', () => map.addLayer(layer));
 
+/** Ask for date t. @param {number} t */
 function setT(t) {
   hook.wanted = t;
   hook.settled = false;
@@ -63,11 +68,13 @@ function setT(t) {
   map.triggerRepaint();
 }
 
-/** B04 of the pixel at (lon, lat) at every date, by the layer's own point query, charted. */
+/** B04 of the pixel at (lon, lat) at every date, by the layer's own point query, charted. @param {number} lon @param {number} lat */
 async function history(lon, lat) {
   const result = await layer.queryData({ type: 'Point', coordinates: [lon, lat] }, { band, time: { selected: times.map((_, i) => i), type: 'index' } });
-  const values = Array.isArray(result.data) ? result.data : result[Object.keys(result).find((k) => Array.isArray(result[k])) ?? 'data'];
-  return hook.chart(values ?? [], 'B04');
+  /** @type {Record<string, unknown>} */
+  const fields = result;
+  const values = Array.isArray(result.data) ? result.data : fields[Object.keys(fields).find((k) => Array.isArray(fields[k])) ?? 'data'];
+  return hook.chart(/** @type {(number | null)[]} */ (values ?? []), 'B04');
 }
 
 Object.assign(hook, { setT, history });
