@@ -68,7 +68,7 @@ export function historyPixel() {
 /**
  * In the page: the hook of either kind of page, read the same way.
  * @param {Kind} kind
- * @returns {{ firstCompleteAt?: number | null, error: string | null, frames: { t: number, at: number, complete: boolean }[], setT(t: number): unknown, settled?: boolean } | undefined}
+ * @returns {{ firstCompleteAt?: number | null, error: string | null, frames: { t: number | null, at: number, complete: boolean }[], setT(t: number): unknown, settled?: boolean } | undefined}
  */
 function hookOf(kind) {
   if (kind !== 'viewer') return window.__bench;

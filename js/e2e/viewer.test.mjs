@@ -206,6 +206,7 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
     await page.evaluate(() => window.__chronozarrViewer.api.stop());
     const frames = await page.evaluate((from) => window.__chronozarrViewer.frames.slice(from), start);
     const steps = frames.map((f) => f.t).filter((t, i, a) => i === 0 || t !== a[i - 1]);
+    assert.ok(steps.every((t) => t !== null), 'every played frame shows a timestep');
     assert.equal(steps[0], 8); // 7 was on screen before play
     for (let i = 1; i < steps.length; i++) assert.equal(steps[i], (steps[i - 1] + 1) % 10, `step ${i}: ${steps.join(',')}`);
     const all = await page.evaluate(() => window.__chronozarrViewer.frames);
