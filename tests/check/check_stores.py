@@ -11,11 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numcodecs
 import numpy as np
 import pytest
 from conftest import make_series
 
 import chronozarr
+from chronozarr.check import Report
 
 N_TIME = 5
 HEIGHT, WIDTH = 20, 18  # with chunk size 8: levels of 3 x 3, 2 x 2 and 1 x 1 cells, odd sizes below
@@ -109,3 +111,48 @@ def drop_node(store: Path, node: str) -> None:
 
 def level_count(store: Path) -> int:
     return len(read_json(store, "zarr.json")["attributes"]["chronozarr"]["levels"])
+
+
+# -- mutations and verdicts shared by the validator tests ------------------------------------
+
+
+def assert_valid(report: Report) -> None:
+    assert report.ok, report.to_text()
+
+
+def assert_caught(report: Report, section: str, *, first: bool = True) -> None:
+    """A fail under `section` exists and, by default, it is the first fail reported."""
+    assert not report.ok, "mutation not caught"
+    assert section in report.sections(), f"no fail in section {section}:\n{report.to_text()}"
+    if first:
+        assert report.fails[0].section == section, report.to_text()
+
+
+def set_field(path: list[Any], value: Any) -> Callable[[dict[str, Any]], None]:
+    def change(doc: dict[str, Any]) -> None:
+        target = doc
+        for part in path[:-1]:
+            target = target[part]
+        target[path[-1]] = value
+
+    return change
+
+
+def delete_field(path: list[Any]) -> Callable[[dict[str, Any]], None]:
+    def change(doc: dict[str, Any]) -> None:
+        target = doc
+        for part in path[:-1]:
+            target = target[part]
+        del target[path[-1]]
+
+    return change
+
+
+def overwrite_chunk(store: Path, key: str) -> None:
+    """Replace a uint16 chunk (1, 2, 8, 8) with other values that still decode."""
+    values = np.arange(2 * 8 * 8, dtype="<u2").reshape(1, 2, 8, 8) + 40000
+    (store / key).write_bytes(numcodecs.Zstd(level=5).encode(values.tobytes()))
+
+
+def add_unexpected_object(store: Path) -> None:
+    (store / "0" / "data" / "notes.txt").write_text("hello")
