@@ -10,7 +10,7 @@ import { chunkKey, shardBytesId } from './geometry.js';
 import { parseShardIndex } from './shards.js';
 import { shared } from './signals.js';
 
-/** @typedef {import('./arrays.js').ArrayInfo} ArrayInfo */
+/** @typedef {import('./arrays.js').DataArrayInfo} ArrayInfo */
 
 /**
  * @param {import('./context.js').StoreContext} ctx
@@ -28,7 +28,7 @@ export function createChunkBytes(ctx) {
     const key = tierKey('z', info, t, row, col);
     const away = lent.get(key);
     if (away) return away.then(() => compressed(info, t, row, col, signal, priority));
-    const hit = cache.get(key);
+    const hit = /** @type {Uint8Array | typeof FILL | undefined} */ (cache.get(key)); // the z tier holds these
     if (hit !== undefined) return Promise.resolve(hit === FILL ? null : hit);
     return shared(inflight, key, signal, async (s) => {
       const bytes = info.shardShape ? await fromShard(info, t, row, col, s, priority) : await whole(info, t, row, col, s, priority);
@@ -81,7 +81,8 @@ export function createChunkBytes(ctx) {
    * @returns {Promise<import('./shards.js').ShardIndex | null>}
    */
   function shardIndex(info, shardKey, listed, signal, priority) {
-    if (indexes.has(shardKey)) return Promise.resolve(/** @type {any} */ (indexes.get(shardKey)));
+    const known = indexes.get(shardKey);
+    if (known !== undefined) return Promise.resolve(known);
     return shared(inflight, `i|${shardKey}`, signal, async (s) => {
       const n = info.indexBytes;
       let length = listed;
