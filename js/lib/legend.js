@@ -94,7 +94,7 @@ export function createLegend(host, { onRange, onAuto }) {
     );
   }
 
-  /** Move stretch end `end` to value v (kept below / above the other end). */
+  /** Move stretch end `end` to value v (kept below / above the other end). @param {number} end 0 or 1 @param {number} v */
   function setEnd(end, v) {
     if (!spec || spec.kind !== 'ramp' || !spec.stretch) return;
     const r = /** @type {[number, number]} */ ([...spec.stretch]);

@@ -48,12 +48,13 @@ export function parseShardBytes(value) {
 }
 
 /**
+ * A band as the store lists it; the fields the reader does not check are passed on as stored.
  * @typedef {object} Band
  * @property {string} name
- * @property {string} [common_name]
+ * @property {string | null} [common_name]
  * @property {number} scale
  * @property {number} offset
- * @property {string} [units]
+ * @property {string | null} [units]
  */
 
 /**

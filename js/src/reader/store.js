@@ -35,6 +35,8 @@ import { createTransport, emptyTransportStats } from './transport.js';
  * @property {number | null} [anchor] with `stored: true`: the anchor timestep of residual data, else null
  */
 
+/** @typedef {Awaited<ReturnType<typeof openStore>>} Store an open store */
+
 /**
  * Open a store: one GET of the root zarr.json for a v0.2 store (per-level documents otherwise).
  * @param {string | URL} location
