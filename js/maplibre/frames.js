@@ -13,7 +13,7 @@ export function createFrameLog(kept) {
   let drawnN = 0;
   return {
     frames,
-    /** The GPU side drew the scene's frame `record` (once per frame, however often MapLibre renders). @param {any} record */
+    /** The GPU side drew the scene's frame `record` (once per frame, however often MapLibre renders). @param {import('../lib/scene.js').FrameRecord | null} record */
     drew(record) {
       if (!record || record.n === drawnN) return;
       drawnN = record.n;

@@ -21,7 +21,7 @@ import { productList } from '../lib/products.js';
  * @property {import('../src/reader/store.js').StoreOptions} [storeOptions] passed to openStore
  */
 
-/** @typedef {{ times: readonly string[], bands: any[], bandNames: readonly string[] }} StoreFacts */
+/** @typedef {Pick<import('../lib/typedefs.js').Store, 'times' | 'bands' | 'bandNames'>} StoreFacts */
 
 /** @param {StoreFacts} store @param {number} t */
 export function checkTime(store, t) {

@@ -4,6 +4,7 @@
  * chart with its time window, and the CSV and PNG exports.
  * @module
  */
+import { findElement } from '../lib/dom.js';
 import { createChart } from './chart.js';
 import { chartPng } from './chart-png.js';
 import { saveBlob } from './download.js';
@@ -33,8 +34,8 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
       <button type="button" class="hist-all">All dates</button>
       <button type="button" class="hist-csv">CSV</button><button type="button" class="hist-png">PNG</button>
     </div>`;
-  const q = (/** @type {string} */ s) => /** @type {HTMLElement} */ (host.querySelector(s));
-  const [from, to] = /** @type {HTMLInputElement[]} */ ([q('.hist-from'), q('.hist-to')]);
+  const q = (/** @type {string} */ s) => findElement(host, s, HTMLElement);
+  const [from, to] = [findElement(host, '.hist-from', HTMLInputElement), findElement(host, '.hist-to', HTMLInputElement)];
   const day = (/** @type {number} */ t) => store.times[t].slice(0, 10);
   for (const input of [from, to]) Object.assign(input, { min: day(0), max: day(store.times.length - 1) });
   const chart = createChart(q('.hist-chart'), {

@@ -16,7 +16,13 @@ import { StoreError } from './errors.js';
  * @property {number} [itemSize] bytes of one element of the array (blosc's shuffle works on them)
  */
 
-/** @type {Record<string, Promise<any>>} */
+/**
+ * A numcodecs codec module as it is used here: its default export is a class whose instances decode
+ * (and encode, for the warm-up). numcodecs' own declarations give the class without its constructor.
+ * @typedef {{ default: new () => { encode(data: Uint8Array): Uint8Array | Promise<Uint8Array>, decode(data: Uint8Array): Uint8Array | Promise<Uint8Array> } }} CodecModule
+ */
+
+/** @type {Record<string, Promise<CodecModule>>} */
 const modules = {};
 
 /** @type {Record<string, string>} resolved module URLs, set by a worker's first message */
@@ -45,10 +51,13 @@ export function resolveCodecUrls() {
 function codecModule(name) {
   if (!modules[name]) {
     const url = moduleUrls[name];
-    if (url) modules[name] = import(url);
-    else if (name === 'zstd') modules[name] = import('numcodecs/zstd');
-    else if (name === 'blosc') modules[name] = import('numcodecs/blosc');
-    else modules[name] = import('numcodecs/gzip');
+    /** @type {Promise<unknown>} */
+    let loading;
+    if (url) loading = import(url);
+    else if (name === 'zstd') loading = import('numcodecs/zstd');
+    else if (name === 'blosc') loading = import('numcodecs/blosc');
+    else loading = import('numcodecs/gzip');
+    modules[name] = /** @type {Promise<CodecModule>} */ (loading);
     modules[name].catch(() => delete modules[name]);
   }
   return modules[name];
