@@ -107,9 +107,9 @@ export function createLegend(host, { onRange, onAuto }) {
   attachDrag(q('.lg-bar-wrap'), {
     start: () => spec?.kind === 'ramp' && spec.stretch ? (frozen = spec.domain) && true : false,
     nearest: (f) => {
-      const s = /** @type {import('./legend-spec.js').RampLegend} */ (spec);
-      const stretch = /** @type {[number, number]} */ (s.stretch);
-      return Math.abs(positionOf(s, stretch[0]) - f) <= Math.abs(positionOf(s, stretch[1]) - f) ? 0 : 1;
+      if (spec?.kind !== 'ramp' || !spec.stretch) return 0; // a drag starts only on a stretch (start)
+      const { stretch } = spec;
+      return Math.abs(positionOf(spec, stretch[0]) - f) <= Math.abs(positionOf(spec, stretch[1]) - f) ? 0 : 1;
     },
     move: (end, f) => {
       if (spec?.kind === 'ramp') setEnd(end, valueAt(spec, f));

@@ -23,11 +23,11 @@ export function lngLatToMercator(lon, lat) {
  * @param {{ crs: string | null, levels: readonly { transform: readonly number[], width: number, height: number }[] }} store
  */
 export function placement(store) {
-  if (!parseCrs(store.crs)) {
-    throw new Error(`cannot place a store in ${store.crs ?? 'no CRS'} on a Web Mercator map: the layer supports WGS84 UTM (EPSG:326xx, 327xx), EPSG:3857 and EPSG:4326`);
+  const crs = store.crs;
+  if (crs == null || !parseCrs(crs)) {
+    throw new Error(`cannot place a store in ${crs ?? 'no CRS'} on a Web Mercator map: the layer supports WGS84 UTM (EPSG:326xx, 327xx), EPSG:3857 and EPSG:4326`);
   }
   const { transform, width, height } = store.levels[0];
-  const crs = /** @type {string} */ (store.crs);
 
   /** Level-0 pixel position (x right, y down; pixel i spans [i, i+1)) to mercator. @param {number} px @param {number} py */
   function toMercator(px, py) {

@@ -68,8 +68,8 @@ export function createEmbed({ params, validate, apply, readyPayload, onSend, win
   /** @param {string} type @param {Record<string, unknown>} [fields] */
   function send(type, fields = {}) {
     onSend?.(type, fields);
-    if (!enabled) return;
-    win.parent.postMessage({ v: VERSION, type, ...fields }, /** @type {string} */ (origin));
+    if (!enabled || origin == null) return; // enabled only with an origin
+    win.parent.postMessage({ v: VERSION, type, ...fields }, origin);
   }
 
   /** @param {string} code @param {string} message */

@@ -133,8 +133,9 @@ function checkCompare(c, times) {
   if (!c || typeof c !== 'object') return `must be null or {t, split}, got ${show}.`;
   const { t, split = 0.5 } = /** @type {Record<string, unknown>} */ (c); // an object: its fields are checked here
   let ti;
+  const ms = typeof t === 'string' ? parseIsoDate(t) : null;
   if (typeof t === 'number' && Number.isInteger(t) && t >= 0 && t < times.length) ti = t;
-  else if (typeof t === 'string' && parseIsoDate(t) != null) ti = nearestTime(times, /** @type {number} */ (parseIsoDate(t)));
+  else if (ms != null) ti = nearestTime(times, ms);
   else return `t must be an integer timestep from 0 to ${times.length - 1} or an ISO 8601 date, got ${show}.`;
   if (typeof split !== 'number' || !(split >= 0 && split <= 1)) return `split must be a number from 0 to 1, got ${show}.`;
   return { t: ti, split };

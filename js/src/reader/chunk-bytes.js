@@ -31,7 +31,8 @@ export function createChunkBytes(ctx) {
     const hit = /** @type {Uint8Array | typeof FILL | undefined} */ (cache.get(key)); // the z tier holds these
     if (hit !== undefined) return Promise.resolve(hit === FILL ? null : hit);
     return shared(inflight, key, signal, async (s) => {
-      const bytes = info.shardShape ? await fromShard(info, t, row, col, s, priority) : await whole(info, t, row, col, s, priority);
+      const shardTime = info.shardShape?.[0];
+      const bytes = shardTime ? await fromShard(info, shardTime, t, row, col, s, priority) : await whole(info, t, row, col, s, priority);
       if (!state.closed) cache.set(key, bytes ?? FILL, bytes ? bytes.length : 64, 'compressed');
       return bytes;
     });
@@ -49,11 +50,10 @@ export function createChunkBytes(ctx) {
 
   /**
    * A chunk inside its shard: the shard's index, then the chunk's range; null when not stored.
-   * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col
+   * @param {ArrayInfo} info @param {number} shardTime timesteps per shard @param {number} t @param {number} row @param {number} col
    * @param {AbortSignal | undefined} signal @param {0 | 1} priority
    */
-  async function fromShard(info, t, row, col, signal, priority) {
-    const shardTime = /** @type {number[]} */ (info.shardShape)[0];
+  async function fromShard(info, shardTime, t, row, col, signal, priority) {
     const shardKey = chunkKey(info.path, t, row, col, { banded: info.banded, shardTime });
     const index = await shardIndex(info, shardKey, listedLength(info, t, row, col, shardTime), signal, priority);
     const position = t % shardTime;
