@@ -98,7 +98,7 @@ export function createGpuChunks({ store, renderer, budgetBytes, stats, destroyed
   /**
    * Upload a loaded cell and keep it: its own textures, or, for a star-delta cell, its residuals
    * (a delta timestep) or nothing (an anchor timestep) drawn on its anchor's texture.
-   * @param {string} id @param {{ lod: number, row: number, col: number, t: number }} where
+   * @param {string} id @param {import('./typedefs.js').ChunkAt} where
    * @param {Readonly<Cell>} stored the reader's cell @param {Anchor<Tex> | null} anchor
    */
   function add(id, where, stored, anchor) {

@@ -13,6 +13,8 @@
 
 /** @typedef {{ entry: import('./gpu-chunks.js').Entry, lod: number, x: number, y: number }} PickHit the drawn chunk under a level-0 pixel, and the pixel on its level (Scene.pick) */
 
+/** @typedef {{ lod: number, row: number, col: number, t: number }} ChunkAt one chunk: a cell of level `lod` at timestep t */
+
 /** @typedef {{ x0: number, y0: number, x1: number, y1: number }} Rect a box in level-0 pixels, [x0, x1) x [y0, y1) */
 /** @typedef {{ w: number, h: number }} Size a view's size in CSS pixels */
 

@@ -211,7 +211,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
 /** Make the parts, each given what it needs at once; the rest it reads from `v` when called. @param {Viewer} v */
 function wire(v) {
   const { store, state, $, hook, embed } = v;
-  /** @param {Error} err @param {{ lod: number, row: number, col: number, t: number }} where */
+  /** @param {Error} err @param {import('../lib/typedefs.js').ChunkAt} where */
   const onError = (err, where) => v.notices.chunkFailed(err, where);
   v.renderer = createRenderer(v.canvas, { dtype: store.dtype, nBands: store.bands.length });
   v.scene = createScene({

@@ -21,7 +21,7 @@ import { createScene } from '../lib/scene.js';
  * @param {(t: number) => string} o.label
  * @param {() => number} o.tA the timestep on the left
  * @param {(state: CompareState | null) => void} o.onChange after the user moved the divider or picked B
- * @param {(err: Error, where: { lod: number, row: number, col: number, t: number }) => void} o.onError
+ * @param {(err: Error, where: import('../lib/typedefs.js').ChunkAt) => void} o.onError
  */
 export function createCompare({ store, renderer, primary, stage, size, label, tA, onChange, onError }) {
   const el = document.createElement('div');

@@ -14,7 +14,7 @@ import { stretchStats } from '../lib/stretch.js';
  * @typedef {object} StretchState
  * @property {string} product
  * @property {number} band
- * @property {{ cx: number, cy: number, zoom: number }} cam
+ * @property {import('../lib/typedefs.js').Camera} cam
  * @property {[number, number] | null} range the stretch set by hand
  * @property {[number, number] | null} auto the automatic stretch
  * @property {[number, number] | null} extent the values on screen, lowest and highest

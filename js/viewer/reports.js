@@ -47,7 +47,7 @@ export function clickReport(store, hit, x0, y0) {
  * The ready message: the store, its times, bands, products and levels, and the state shown.
  * @param {Store} store
  * @param {{ url: string | null, name: string, products: { id: string, name: string, available: boolean }[] }} about
- * @param {{ t: number, product: string, band: number, cam: { cx: number, cy: number, zoom: number } }} state
+ * @param {{ t: number, product: string, band: number, cam: import('../lib/typedefs.js').Camera }} state
  * @param {{ playing: boolean, speed: number, compare: { t: number, split: number } | null }} more
  */
 export function readyReport(store, about, state, more) {

@@ -20,7 +20,7 @@ import { formatTick, niceFloor } from '../lib/ticks.js';
 
 /**
  * @param {{ crs: string | null, levels: readonly { transform: readonly number[] }[] }} store
- * @param {{ cx: number, cy: number, zoom: number }} cam
+ * @param {import('../lib/typedefs.js').Camera} cam
  * @param {number} [maxPx] the longest bar wanted
  * @returns {ScaleSpec}
  */
