@@ -6,7 +6,7 @@
 import { cellRange } from '../src/reader/geometry.js';
 
 /** @typedef {{ cx: number, cy: number, zoom: number }} Camera */
-/** @typedef {{ width: number, height: number, gridRows: number, gridCols: number, chunkSize: number, transform: number[] }} LevelInfo */
+/** @typedef {{ width: number, height: number, gridRows: number, gridCols: number, chunkSize: number, transform: readonly number[] }} LevelInfo */
 
 /** Largest zoom, in device pixels per data pixel (divided by devicePixelRatio for CSS pixels). */
 export const MAX_DEVICE_ZOOM = 16;
@@ -106,7 +106,7 @@ export function pixelToScreen(cam, w, h, x, y) {
 
 /**
  * Store coordinates of a level-0 pixel position (no georeferencing: the position itself).
- * @param {number[] | null} transform GDAL order [a, b, c, d, e, f]
+ * @param {readonly number[] | null} transform GDAL order [a, b, c, d, e, f]
  * @param {number} x @param {number} y
  */
 export function pixelToStore(transform, x, y) {
@@ -115,7 +115,7 @@ export function pixelToStore(transform, x, y) {
   return { x: c + a * x + b * y, y: f + d * x + e * y };
 }
 
-/** @param {number[] | null} transform @param {number} X @param {number} Y */
+/** @param {readonly number[] | null} transform @param {number} X @param {number} Y */
 export function storeToPixel(transform, X, Y) {
   if (!transform) return { x: X, y: Y };
   const [a, b, c, d, e, f] = transform;

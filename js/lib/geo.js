@@ -65,6 +65,7 @@ export function fromLonLat(crs, lon, lat) {
   return utmForward(lon, lat, p.zone, p.south);
 }
 
+/** Distance along the meridian from the equator to latitude phi (radians), in metres. @param {number} phi */
 function meridianArc(phi) {
   const e4 = E2 * E2;
   const e6 = e4 * E2;
@@ -74,6 +75,7 @@ function meridianArc(phi) {
     - ((35 * e6) / 3072) * Math.sin(6 * phi));
 }
 
+/** @param {number} lon @param {number} lat @param {number} zone @param {boolean} south @returns {{ x: number, y: number }} */
 function utmForward(lon, lat, zone, south) {
   const phi = lat * DEG;
   const lam0 = ((zone - 1) * 6 - 180 + 3) * DEG;
@@ -92,6 +94,7 @@ function utmForward(lon, lat, zone, south) {
   return { x, y };
 }
 
+/** @param {number} x @param {number} y @param {number} zone @param {boolean} south @returns {{ lon: number, lat: number }} */
 function utmInverse(x, y, zone, south) {
   const lam0 = ((zone - 1) * 6 - 180 + 3) * DEG;
   const m = (south ? y - 10000000 : y) / K0;

@@ -6,38 +6,52 @@
  */
 import { applyDelta } from '../src/reader/reconstruct.js';
 
+/** @typedef {import('./typedefs.js').Cell} Cell */
+
 /**
+ * The anchor texture of a star-delta cell and the stored anchor chunk it was made from.
+ * refs: cache entries drawing with it; waiting: loads that will. Only anchors with neither are evicted.
+ * @template [Tex=unknown]
+ * @typedef {{ id: string, tex: Tex | null, data: Uint8Array | Uint16Array | null, bytes: number, refs: number, waiting: number, used: number, promise: Promise<Anchor<Tex>> }} Anchor
+ */
+
+/**
+ * The textures a cache entry draws with: for a star-delta chunk, its own (residuals and mask,
+ * released with it) and its anchor's (shared, counted in the anchor's refs).
+ * @template [Tex=unknown]
+ * @typedef {import('./typedefs.js').ChunkTextures<Tex> & { own?: import('./typedefs.js').ChunkTextures<Tex>, anchor?: Anchor<Tex> }} EntryTextures
+ */
+
+/**
+ * One uploaded chunk: where it is, the reader's cell (true values, for CPU readers) and its textures.
+ * @template [Tex=unknown]
  * @typedef {object} Entry
  * @property {string} key
  * @property {number} lod
  * @property {number} row
  * @property {number} col
  * @property {number} t
- * @property {any} cell the reader's cell ({ data, mask?, chunkWidth, chunkHeight, width, height })
- * @property {any} gpu the renderer's textures ({ tex, maskTex, anchorTex?, bytes }, own and anchor for a star-delta chunk)
+ * @property {Cell} cell
+ * @property {EntryTextures<Tex>} gpu
  * @property {number} used
- */
-
-/**
- * @typedef {{ id: string, tex: any, data: any, bytes: number, refs: number, waiting: number, used: number, promise: Promise<Anchor> }} Anchor
- *   refs: cache entries drawing with it; waiting: loads that will. Only anchors with neither are evicted.
  */
 
 /** @param {number} lod @param {number} row @param {number} col @param {number} t */
 export const chunkKey = (lod, row, col, t) => `${lod}/${row}/${col}/${t}`;
 
 /**
+ * @template Tex
  * @param {object} o
- * @param {any} o.store the reader's store
- * @param {any} o.renderer the renderer the scene draws with (upload, dataTexture, release, deleteTexture)
+ * @param {Pick<import('./typedefs.js').Store, 'getCell'>} o.store the reader's store
+ * @param {Pick<import('./typedefs.js').Renderer<Tex>, 'upload' | 'dataTexture' | 'release' | 'deleteTexture'>} o.renderer the renderer the scene draws with
  * @param {number} o.budgetBytes
  * @param {{ uploads: number, evictions: number, anchorUploads: number }} o.stats counted into
  * @param {() => boolean} o.destroyed
  */
 export function createGpuChunks({ store, renderer, budgetBytes, stats, destroyed }) {
-  /** @type {Map<string, Entry>} */
+  /** @type {Map<string, Entry<Tex>>} */
   const cache = new Map();
-  /** @type {Map<string, Anchor>} anchor textures by `lod/row/col/t_anchor` */
+  /** @type {Map<string, Anchor<Tex>>} anchor textures by `lod/row/col/t_anchor` */
   const anchors = new Map();
   let bytes = 0;
   let clock = 0;
@@ -55,23 +69,24 @@ export function createGpuChunks({ store, renderer, budgetBytes, stats, destroyed
     const id = chunkKey(k, row, col, ta);
     let a = anchors.get(id);
     if (!a) {
-      /** @type {Anchor} */
-      const rec = { id, tex: null, data: null, bytes: 0, refs: 0, waiting: 0, used: 0, promise: /** @type {any} */ (null) };
-      rec.promise = store.getCell(k, row, col, ta, { stored: true, mask: false }).then(
-        (/** @type {any} */ cell) => {
-          if (destroyed() || anchors.get(id) !== rec) return rec;
-          rec.tex = renderer.dataTexture(cell.data, cell.chunkWidth, cell.chunkHeight);
-          rec.data = cell.data;
-          rec.bytes = cell.data.byteLength;
-          bytes += rec.bytes;
-          stats.anchorUploads++;
-          return rec;
-        },
-        (/** @type {any} */ err) => {
-          if (anchors.get(id) === rec) anchors.delete(id);
-          throw err;
-        },
-      );
+      /** @type {Anchor<Tex>} */
+      const rec = Object.assign({ id, tex: null, data: null, bytes: 0, refs: 0, waiting: 0, used: 0 }, {
+        promise: store.getCell(k, row, col, ta, { stored: true, mask: false }).then(
+          (cell) => {
+            if (destroyed() || anchors.get(id) !== rec) return rec;
+            rec.tex = renderer.dataTexture(cell.data, cell.chunkWidth, cell.chunkHeight);
+            rec.data = /** @type {Uint8Array | Uint16Array} */ (cell.data); // star-delta data are uint8 or uint16
+            rec.bytes = cell.data.byteLength;
+            bytes += rec.bytes;
+            stats.anchorUploads++;
+            return rec;
+          },
+          (/** @type {unknown} */ err) => {
+            if (anchors.get(id) === rec) anchors.delete(id);
+            throw err;
+          },
+        ),
+      });
       rec.promise.catch(() => {});
       anchors.set(id, rec);
       a = rec;
@@ -83,10 +98,11 @@ export function createGpuChunks({ store, renderer, budgetBytes, stats, destroyed
   /**
    * Upload a loaded cell and keep it: its own textures, or, for a star-delta cell, its residuals
    * (a delta timestep) or nothing (an anchor timestep) drawn on its anchor's texture.
-   * @param {string} id @param {{ lod: number, row: number, col: number, t: number }} where
-   * @param {any} stored the reader's cell @param {Anchor | null} anchor
+   * @param {string} id @param {import('./typedefs.js').ChunkAt} where
+   * @param {Readonly<Cell>} stored the reader's cell @param {Anchor<Tex> | null} anchor
    */
   function add(id, where, stored, anchor) {
+    /** @type {EntryTextures<Tex>} */
     let gpu;
     let cell = stored;
     if (anchor) {
@@ -95,7 +111,7 @@ export function createGpuChunks({ store, renderer, budgetBytes, stats, destroyed
       const own = renderer.upload(residual ? stored.data : null, stored.mask ?? null, stored.chunkWidth, stored.chunkHeight);
       anchor.refs++;
       gpu = { tex: residual ? own.tex : anchor.tex, anchorTex: residual ? anchor.tex : null, maskTex: own.maskTex, bytes: own.bytes, own, anchor };
-      if (residual) cell = reconstructedCell(stored, anchor.data);
+      if (residual) cell = reconstructedCell(stored, /** @type {Uint8Array | Uint16Array} */ (anchor.data)); // loaded: the anchor's promise settled first
     } else {
       gpu = renderer.upload(stored.data, stored.mask ?? null, stored.chunkWidth, stored.chunkHeight);
     }
@@ -123,10 +139,10 @@ export function createGpuChunks({ store, renderer, budgetBytes, stats, destroyed
     }
   }
 
-  /** @param {Entry} e */
+  /** @param {Entry<Tex>} e */
   function drop(e) {
     cache.delete(e.key);
-    if (e.gpu.anchor) {
+    if (e.gpu.anchor && e.gpu.own) {
       renderer.release(e.gpu.own);
       e.gpu.anchor.refs--;
     } else renderer.release(e.gpu);
@@ -134,7 +150,7 @@ export function createGpuChunks({ store, renderer, budgetBytes, stats, destroyed
     stats.evictions++;
   }
 
-  /** @param {Anchor} a */
+  /** @param {Anchor<Tex>} a */
   function dropAnchor(a) {
     anchors.delete(a.id);
     if (a.tex) renderer.deleteTexture(a.tex);
@@ -169,10 +185,11 @@ export function createGpuChunks({ store, renderer, budgetBytes, stats, destroyed
 
 /**
  * The reader's stored cell of a delta timestep with its true values reconstructed on first use (CPU readers: stretch, inspector).
- * @param {any} stored @param {any} anchorData
+ * @param {Readonly<Cell>} stored residuals @param {Uint8Array | Uint16Array} anchorData
+ * @returns {Cell}
  */
 function reconstructedCell(stored, anchorData) {
-  /** @type {any} */
+  /** @type {Uint8Array | Uint16Array | null} */
   let data = null;
   return {
     chunkWidth: stored.chunkWidth,
@@ -181,7 +198,7 @@ function reconstructedCell(stored, anchorData) {
     height: stored.height,
     mask: stored.mask,
     get data() {
-      data ??= applyDelta(anchorData, stored.data);
+      data ??= applyDelta(anchorData, /** @type {Uint8Array | Uint16Array} */ (stored.data)); // of the anchor's type
       return data;
     },
   };

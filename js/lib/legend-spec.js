@@ -33,7 +33,7 @@ import { ticks } from './ticks.js';
 
 const grey = (/** @type {number} */ g) => /** @type {Rgb} */ ([g, g, g]);
 
-/** The band's units for a label: its own, "reflectance" by convention, else none. @param {any} band */
+/** The band's units for a label: its own, "reflectance" by convention, else none. @param {import('./typedefs.js').Band} band */
 export function bandUnits(band) {
   return band.units ?? (isReflectance(band) ? 'reflectance' : '');
 }
@@ -53,7 +53,7 @@ export function stretchDomain(range, extent) {
 }
 
 /**
- * @param {{ bands: any[] }} store
+ * @param {{ bands: readonly import('./typedefs.js').Band[] }} store
  * @param {{ mode: string, range: number[] }} look lookFor's result
  * @param {{ product: string, band: number, extent?: [number, number] | null }} state
  * @returns {LegendSpec}

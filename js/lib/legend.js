@@ -4,6 +4,7 @@
  * and an Auto button that goes back to the percentile stretch of what is on screen.
  * @module
  */
+import { context2d, findElement } from './dom.js';
 import { escapeHtml as esc } from './html.js';
 import { drawLegend, legendHeight, paintBar, paintSwatch } from './legend-draw.js';
 import { positionOf, valueAt } from './legend-spec.js';
@@ -31,8 +32,8 @@ export function createLegend(host, { onRange, onAuto }) {
       <button type="button" class="lg-auto" title="2nd to 98th percentile of the valid values on screen">Auto</button>
     </div>`;
   host.append(el);
-  const q = (/** @type {string} */ s) => /** @type {HTMLElement} */ (el.querySelector(s));
-  const bar = /** @type {HTMLCanvasElement} */ (q('.lg-bar'));
+  const q = (/** @type {string} */ s) => findElement(el, s, HTMLElement);
+  const bar = findElement(el, '.lg-bar', HTMLCanvasElement);
   const handles = /** @type {HTMLElement[]} */ ([...el.querySelectorAll('.lg-handle')]);
   const inputs = /** @type {HTMLInputElement[]} */ ([...el.querySelectorAll('.lg-range input')]);
   /** @type {import('./legend-spec.js').LegendSpec | null} */
@@ -59,7 +60,7 @@ export function createLegend(host, { onRange, onAuto }) {
   function showRamp(s) {
     const w = Math.max(1, Math.round(bar.clientWidth * (window.devicePixelRatio || 1)));
     bar.width = w;
-    paintBar(/** @type {CanvasRenderingContext2D} */ (bar.getContext('2d')), s, 0, 0, w, bar.height);
+    paintBar(context2d(bar), s, 0, 0, w, bar.height);
     bar.dataset.domain = s.domain.join(',');
     q('.lg-ticks').innerHTML = s.ticks
       .map((v) => `<span class="lg-tick" data-value="${v}" style="left:${(positionOf(s, v) * 100).toFixed(3)}%">${formatTick(v)}</span>`)
@@ -87,14 +88,14 @@ export function createLegend(host, { onRange, onAuto }) {
         sw.width = 22;
         sw.height = 12;
         sw.setAttribute('aria-hidden', 'true');
-        paintSwatch(/** @type {CanvasRenderingContext2D} */ (sw.getContext('2d')), item, 0, 0, sw.width, sw.height);
+        paintSwatch(context2d(sw), item, 0, 0, sw.width, sw.height);
         li.append(sw, document.createTextNode(` ${item.label}`));
         return li;
       }),
     );
   }
 
-  /** Move stretch end `end` to value v (kept below / above the other end). */
+  /** Move stretch end `end` to value v (kept below / above the other end). @param {number} end 0 or 1 @param {number} v */
   function setEnd(end, v) {
     if (!spec || spec.kind !== 'ramp' || !spec.stretch) return;
     const r = /** @type {[number, number]} */ ([...spec.stretch]);
@@ -106,11 +107,13 @@ export function createLegend(host, { onRange, onAuto }) {
   attachDrag(q('.lg-bar-wrap'), {
     start: () => spec?.kind === 'ramp' && spec.stretch ? (frozen = spec.domain) && true : false,
     nearest: (f) => {
-      const s = /** @type {import('./legend-spec.js').RampLegend} */ (spec);
-      const stretch = /** @type {[number, number]} */ (s.stretch);
-      return Math.abs(positionOf(s, stretch[0]) - f) <= Math.abs(positionOf(s, stretch[1]) - f) ? 0 : 1;
+      if (spec?.kind !== 'ramp' || !spec.stretch) return 0; // a drag starts only on a stretch (start)
+      const { stretch } = spec;
+      return Math.abs(positionOf(spec, stretch[0]) - f) <= Math.abs(positionOf(spec, stretch[1]) - f) ? 0 : 1;
     },
-    move: (end, f) => setEnd(end, valueAt(/** @type {any} */ (spec), f)),
+    move: (end, f) => {
+      if (spec?.kind === 'ramp') setEnd(end, valueAt(spec, f));
+    },
     end: () => {
       frozen = null;
     },

@@ -9,7 +9,7 @@
  * display and range. The program must be in use.
  * @param {WebGL2RenderingContext} gl
  * @param {Record<string, WebGLUniformLocation | null>} loc the program's uniform locations by name
- * @param {{ product: number, display: number, bands: number[], scale: number[], offset: number[], range: number[], nodata: number | null, hasMask: boolean }} look
+ * @param {import('./typedefs.js').Look} look
  */
 export function setLookUniforms(gl, loc, look) {
   gl.uniform1i(loc.uData, 0);

@@ -7,7 +7,7 @@ import { isReflectance } from './products.js';
 
 /**
  * The values of one pixel of a reader cell, by band: stored, physical (null when invalid), valid.
- * @param {any} store
+ * @param {Pick<import('./typedefs.js').Store, 'bands' | 'nodata'>} store
  * @param {{ data: ArrayLike<number>, mask?: Uint8Array, chunkWidth: number, chunkHeight: number }} cell
  * @param {number} ix column inside the chunk
  * @param {number} iy row inside the chunk
@@ -24,7 +24,10 @@ export function pixelValues(store, cell, ix, iy) {
   return { bands, valid: bands.every((b) => b.valid), maskValue: mask ? mask[i] : null };
 }
 
-/** A physical value for display: reflectance with four decimals, else up to six significant digits. */
+/**
+ * A physical value for display: reflectance with four decimals, else up to six significant digits.
+ * @param {import('./products.js').Band} band @param {number | null} v
+ */
 export function formatValue(band, v) {
   if (v == null) return '–';
   if (isReflectance(band)) return v.toFixed(4);

@@ -5,7 +5,7 @@
  */
 import { DISPLAY_CODES, PRODUCT_CODES } from './products.glsl.js';
 
-/** @typedef {{ name: string, common_name?: string | null, scale: number, offset: number, units?: string | null }} Band */
+/** @typedef {import('./typedefs.js').Band} Band */
 
 /** Products in display order, with the band roles they read (the shader's `v` order). */
 export const PRODUCTS = /** @type {const} */ ([
@@ -19,7 +19,7 @@ export const PRODUCTS = /** @type {const} */ ([
 
 /**
  * Index of the band playing `role`: the first whose common_name is it, else whose name is it.
- * @param {Band[]} bands
+ * @param {readonly Band[]} bands
  * @param {string} role
  */
 export function findBand(bands, role) {
@@ -30,7 +30,7 @@ export function findBand(bands, role) {
 
 /**
  * Every product with whether the store can show it.
- * @param {Band[]} bands
+ * @param {readonly Band[]} bands
  */
 export function productList(bands) {
   return PRODUCTS.map((p) => ({
@@ -40,7 +40,7 @@ export function productList(bands) {
   }));
 }
 
-/** The first product the bands allow. @param {Band[]} bands */
+/** The first product the bands allow. @param {readonly Band[]} bands */
 export function defaultProduct(bands) {
   return productList(bands).find((p) => p.available)?.id ?? 'band';
 }
@@ -48,7 +48,7 @@ export function defaultProduct(bands) {
 /**
  * Band indices feeding `product` in shader order (up to three; -1 unused).
  * @param {string} product
- * @param {Band[]} bands
+ * @param {readonly Band[]} bands
  * @param {number} band index of the single band
  * @returns {[number, number, number]}
  */
@@ -77,7 +77,7 @@ export function isReflectance(band) {
  * 'linear' (a 2-98 percentile stretch of what is on screen, or a fixed range; a single band).
  * Index products return 'index': their colours are fixed ramps.
  * @param {string} product
- * @param {Band[]} bands
+ * @param {readonly Band[]} bands
  * @param {number[]} used band indices (-1 ignored)
  * @param {string} dtype
  */
@@ -105,7 +105,7 @@ export function normalizedDifference(a, b) {
 /**
  * What the fragment shader needs to colour a product: band layers, scale and offset, the display
  * mode (reflectance tone map, linear stretch, 8-bit as stored) and the stretch range.
- * @param {{ bands: Band[], dtype: string, nodata: number | null, hasMask: boolean }} store
+ * @param {{ bands: readonly Band[], dtype: string, nodata: number | null, hasMask: boolean }} store
  * @param {object} o
  * @param {string} o.product
  * @param {number} o.band index of the band the `band` product shows

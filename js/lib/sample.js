@@ -10,7 +10,7 @@
  * @param {{ nodata: number | null, bands: readonly { scale: number, offset: number }[], levels: readonly { chunkSize: number }[] }} store
  * @param {number} k
  * @param {{ row: number, col: number, cell: { data: ArrayLike<number>, mask?: Uint8Array, chunkWidth: number, chunkHeight: number, width: number, height: number } }[]} entries
- * @param {{ x0: number, y0: number, x1: number, y1: number }} box level-0 pixels
+ * @param {import('./typedefs.js').Rect} box level-0 pixels
  * @param {number[]} bands band indices, -1 for none
  * @param {number} limit
  */

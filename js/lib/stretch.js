@@ -13,7 +13,7 @@
 export function percentileRange(values, lo = 0.02, hi = 0.98) {
   if (!values.length) return null;
   const sorted = Float64Array.from(values).sort();
-  const at = (f) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(f * (sorted.length - 1))))];
+  const at = (/** @type {number} */ f) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(f * (sorted.length - 1))))];
   let a = at(lo);
   let b = at(hi);
   if (b <= a) {

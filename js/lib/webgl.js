@@ -5,7 +5,7 @@
  * @module
  */
 
-/** @typedef {typeof import('./formats.js').FORMATS[keyof typeof import('./formats.js').FORMATS]} Format */
+/** @typedef {import('./formats.js').Format} Format */
 
 /**
  * Nearest texels, clamped at the edges: the shader fetches exact values.
@@ -37,10 +37,9 @@ export function maskTexture(gl, mask, width, height) {
  */
 export function dataTexture(gl, fmt, layers, data, width, height) {
   const tex = gl.createTexture();
-  const g = /** @type {Record<string, any>} */ (/** @type {unknown} */ (gl));
   gl.bindTexture(gl.TEXTURE_2D_ARRAY, tex);
   textureParams(gl, gl.TEXTURE_2D_ARRAY);
-  gl.texImage3D(gl.TEXTURE_2D_ARRAY, 0, g[fmt.internal], width, height, layers, 0, g[fmt.format], g[fmt.type], data);
+  gl.texImage3D(gl.TEXTURE_2D_ARRAY, 0, gl[fmt.internal], width, height, layers, 0, gl[fmt.format], gl[fmt.type], data);
   return tex;
 }
 

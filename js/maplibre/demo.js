@@ -7,11 +7,12 @@
  * @module
  */
 import * as maplibregl from 'maplibre-gl';
+import { idLookup } from '../lib/dom.js';
 import { createLegend } from '../lib/legend.js';
 import { legendFor } from '../lib/legend-spec.js';
 import { ChronozarrLayer } from './layer.js';
 
-const $ = (id) => /** @type {any} */ (document.getElementById(id));
+const $ = idLookup(document, '');
 const params = new URLSearchParams(location.search);
 const store = params.get('store');
 
@@ -23,6 +24,7 @@ const map = new maplibregl.Map({ container: 'map', style: BLANK_STYLE, center: [
 map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
 map.addControl(new maplibregl.ScaleControl({ unit: 'metric', maxWidth: 120 }), 'bottom-left');
 
+/** @param {string} text @param {boolean} [error] */
 function status(text, error = false) {
   $('status').textContent = text;
   $('status').classList.toggle('error', error);
@@ -33,7 +35,7 @@ if (!store) {
 } else {
   const t = Number(params.get('t') ?? 0);
   const layer = new ChronozarrLayer({ url: store, t, product: params.get('product') ?? undefined, band: params.get('band') ?? 0, prefetch: true });
-  /** @type {any} */ (window).__chronozarrMap = { map, layer };
+  Object.assign(window, { __chronozarrMap: { map, layer } });
   layer.on('error', (event) => {
     console.error(event.error);
     status(String(event.error?.message ?? event.error), true);
@@ -58,8 +60,9 @@ if (!store) {
     Object.assign($('cursor').dataset, v ? { row: String(v.y), col: String(v.x), stored: v.bands.map((b) => b.stored).join(',') } : { row: '', col: '', stored: '' });
   });
   layer.on('open', () => {
-    map.fitBounds(layer.bounds, { padding: 40, duration: 0 });
-    const slider = $('time');
+    const bounds = layer.bounds;
+    if (bounds) map.fitBounds(bounds, { padding: 40, duration: 0 });
+    const slider = $('time', HTMLInputElement);
     slider.max = String(layer.times.length - 1);
     slider.value = String(layer.t);
     slider.disabled = false;
@@ -69,19 +72,19 @@ if (!store) {
       layer.setTime(Number(slider.value));
       showDate();
     });
-    const product = $('product');
+    const product = $('product', HTMLSelectElement);
     for (const p of layer.products) {
       const option = new Option(p.name + (p.available ? '' : ' (unavailable)'), p.id);
       option.disabled = !p.available;
       product.append(option);
     }
-    product.value = layer.product;
+    product.value = layer.product ?? '';
     product.disabled = false;
     product.addEventListener('change', () => {
       layer.setProduct(product.value);
       showLegend();
     });
-    const band = $('band');
+    const band = $('band', HTMLSelectElement);
     layer.bandNames.forEach((name, i) => band.append(new Option(name, String(i))));
     band.value = String(layer.band);
     band.disabled = false;
@@ -91,7 +94,8 @@ if (!store) {
     });
   });
   layer.opened.catch((err) => status(`Could not open ${store}: ${err.message}`, true));
-  $('opacity').addEventListener('input', () => layer.setOpacity(Number($('opacity').value)));
+  const opacity = $('opacity', HTMLInputElement);
+  opacity.addEventListener('input', () => layer.setOpacity(Number(opacity.value)));
   map.on('click', async (event) => {
     const v = await layer.getValueAt(event.lngLat).catch((err) => ({ error: err }));
     if (!v) $('readout').textContent = 'outside the store';

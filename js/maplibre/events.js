@@ -3,21 +3,24 @@
  * @module
  */
 
+/** @typedef {{ type: string } & Record<string, unknown>} EmittedEvent what a listener gets: the type and the details */
+/** @typedef {(event: EmittedEvent) => void} Listener */
+
 export function createEmitter() {
-  /** @type {Map<string, Set<(event: any) => void>>} */
+  /** @type {Map<string, Set<Listener>>} */
   const listeners = new Map();
   return {
-    /** @param {string} type @param {(event: any) => void} fn */
+    /** @param {string} type @param {Listener} fn */
     on(type, fn) {
       if (!listeners.has(type)) listeners.set(type, new Set());
       listeners.get(type)?.add(fn);
       return () => listeners.get(type)?.delete(fn);
     },
-    /** @param {string} type @param {(event: any) => void} fn */
+    /** @param {string} type @param {Listener} fn */
     off(type, fn) {
       listeners.get(type)?.delete(fn);
     },
-    /** @param {string} type @param {Record<string, any>} [detail] */
+    /** @param {string} type @param {Record<string, unknown>} [detail] */
     emit(type, detail = {}) {
       for (const fn of [...(listeners.get(type) ?? [])]) {
         try {

@@ -4,7 +4,7 @@
  * @module
  */
 
-/** @typedef {{ n: number, t: number, lod: number, complete: boolean, cells: { lod: number, row: number, col: number, t: number }[] }} DrawnFrame */
+/** @typedef {{ n: number, t: number, lod: number, complete: boolean, cells: import('../lib/typedefs.js').ChunkAt[] }} DrawnFrame */
 
 /** @param {number} kept frames kept, the oldest half dropped beyond it */
 export function createFrameLog(kept) {
@@ -13,7 +13,7 @@ export function createFrameLog(kept) {
   let drawnN = 0;
   return {
     frames,
-    /** The GPU side drew the scene's frame `record` (once per frame, however often MapLibre renders). @param {any} record */
+    /** The GPU side drew the scene's frame `record` (once per frame, however often MapLibre renders). @param {import('../lib/scene.js').FrameRecord | null} record */
     drew(record) {
       if (!record || record.n === drawnN) return;
       drawnN = record.n;

@@ -12,7 +12,7 @@
  * resampling pass, and the fragment shader still fetches exact texels.
  * @module
  */
-import { FORMATS } from '../lib/formats.js';
+import { textureFormat } from '../lib/formats.js';
 import { setLookUniforms } from '../lib/look-uniforms.js';
 import { compileProgram, dataTexture as layeredTexture, maskTexture as maskTex, uniformLocations } from '../lib/webgl.js';
 import { A_MERC, A_PIX, VERTEX, fragmentShader } from './shaders.js';
@@ -25,6 +25,10 @@ const MESH_CACHE = 1024;
  * @typedef {{ data: ArrayBufferView | null, width: number, height: number, mask: boolean, tex: WebGLTexture | null, dead: boolean }} Handle
  */
 
+/** @typedef {import('../lib/typedefs.js').ChunkTextures<Handle>} Textures */
+/** @typedef {{ gpu: Textures, k: number, rect: import('../lib/typedefs.js').Rect, size: [number, number] }} DrawItem one chunk of a frame */
+/** @typedef {{ look: import('../lib/typedefs.js').Look, items: DrawItem[] }} Listed a frame as the scene listed it */
+
 /**
  * @param {object} o
  * @param {string} o.dtype
@@ -33,16 +37,15 @@ const MESH_CACHE = 1024;
  * @param {number} [o.divisions] quads per cell side
  */
 export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
-  const fmt = FORMATS[dtype];
-  if (!fmt) throw new Error(`no texture format for data_type ${dtype}`);
+  const fmt = textureFormat(dtype);
   /** @type {WebGLTexture[]} */
   let doomed = [];
-  /** @type {{ look: any, items: any[] } | null} */
+  /** @type {Listed | null} */
   let pending = null;
-  /** @type {{ look: any, items: any[], record: any } | null} */
+  /** @type {(Listed & { record: import('../lib/scene.js').FrameRecord }) | null} */
   let frame = null;
-  /** @type {any} */
-  let gl = null;
+  /** @type {WebGL2RenderingContext | null} the map's, from attach on */
+  let attached = null;
   /** @type {WebGLProgram | null} */
   let program = null;
   /** @type {Record<string, WebGLUniformLocation | null> | null} */
@@ -59,7 +62,7 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
   const stats = { textureUploads: 0, meshBuilds: 0 };
   const indexCount = divisions * divisions * 6;
 
-  /** @returns {Handle} */
+  /** @param {ArrayBufferView} data @param {number} width @param {number} height @param {boolean} mask @returns {Handle} */
   const handle = (data, width, height, mask) => ({ data, width, height, mask, tex: null, dead: false });
   /** @param {Handle | null | undefined} h */
   function kill(h) {
@@ -72,12 +75,13 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
 
   // ---- the renderer interface the scene uses --------------------------------------------------
 
+  /** @satisfies {import('../lib/typedefs.js').Renderer<Handle>} */
   const renderer = {
     shaderDelta: Boolean(fmt.bits),
     ready: () => true,
     /** The scene's view size is the level-0 box it was given: nothing to resize here. */
     resize: () => ({}),
-    /** @param {ArrayBufferView | null} data @param {Uint8Array | null} mask @param {number} width @param {number} height */
+    /** @param {ArrayBufferView | null} data @param {Uint8Array | null} mask @param {number} width @param {number} height @returns {Textures} */
     upload(data, mask, width, height) {
       return {
         tex: data ? handle(data, width, height, false) : null,
@@ -94,15 +98,17 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
       kill(gpu.tex);
       kill(gpu.maskTex);
     },
+    /** @param {import('../lib/typedefs.js').Camera} _cam @param {import('../lib/typedefs.js').Size} _size @param {import('../lib/typedefs.js').Look} look */
     begin(_cam, _size, look) {
       pending = { look, items: [] };
     },
+    /** @param {Textures} gpu @param {number} k @param {import('../lib/typedefs.js').Rect} rect @param {[number, number]} _origin @param {[number, number]} size */
     draw(gpu, k, rect, _origin, size) {
       pending?.items.push({ gpu, k, rect, size });
     },
   };
 
-  /** Make the frame the scene just listed the one render draws. @param {any} record the scene's frame record */
+  /** Make the frame the scene just listed the one render draws. @param {import('../lib/scene.js').FrameRecord} record the scene's frame record */
   function commit(record) {
     if (pending) frame = { ...pending, record };
     pending = null;
@@ -112,23 +118,31 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
 
   /** Compile and link (no binding state is touched, so this may run outside render). @param {WebGL2RenderingContext} context */
   function attach(context) {
-    gl = context;
-    program = compileProgram(gl, VERTEX, fragmentShader(fmt.sampler, fmt.bits), { aMerc: A_MERC, aPix: A_PIX });
+    attached = context;
+    program = compileProgram(context, VERTEX, fragmentShader(fmt.sampler, fmt.bits), { aMerc: A_MERC, aPix: A_PIX });
+  }
+
+  /** The map's context and the layer's program: drawing happens only once attach has made them. */
+  function linked() {
+    if (!attached || !program) throw new Error('the chronozarr layer draws only once it is attached to the map (onAdd)');
+    return { gl: attached, program };
   }
 
   function uniforms() {
-    loc ??= uniformLocations(gl, /** @type {WebGLProgram} */ (program), 'chronozarr layer shaders');
+    const { gl, program } = linked();
+    loc ??= uniformLocations(gl, program, 'chronozarr layer shaders');
     return loc;
   }
 
   /** @param {ArrayBufferView} data @param {number} width @param {number} height */
-  const maskTexture = (data, width, height) => maskTex(gl, data, width, height);
+  const maskTexture = (data, width, height) => maskTex(linked().gl, data, width, height);
   /** @param {ArrayBufferView} data @param {number} width @param {number} height */
-  const dataTexture = (data, width, height) => layeredTexture(gl, fmt, nBands, data, width, height);
+  const dataTexture = (data, width, height) => layeredTexture(linked().gl, fmt, nBands, data, width, height);
 
   /** The GL texture of a handle, created now if this is its first draw. @param {Handle} h */
   function realise(h) {
     if (!h.tex) {
+      if (!h.data) throw new Error('a texture handle with neither its data nor its texture (released, then drawn)');
       h.tex = h.mask ? maskTexture(h.data, h.width, h.height) : dataTexture(h.data, h.width, h.height);
       h.data = null;
       stats.textureUploads++;
@@ -136,8 +150,12 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
     return h.tex;
   }
 
-  /** The mesh of a cell's footprint (rect in level-0 pixels; the corner is the chunk's). */
+  /**
+   * The mesh of a cell's footprint (rect in level-0 pixels; the corner is the chunk's).
+   * @param {number} k @param {import('../lib/typedefs.js').Rect} rect
+   */
   function meshFor(k, rect) {
+    const { gl } = linked();
     const id = `${k}:${rect.x0},${rect.y0},${rect.x1},${rect.y1}`;
     let mesh = meshes.get(id);
     if (!mesh) {
@@ -176,6 +194,7 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
 
   function sharedIndices() {
     if (indices) return indices;
+    const { gl } = linked();
     const n = divisions;
     const idx = new Uint16Array(indexCount);
     let o = 0;
@@ -193,15 +212,18 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
     return indices;
   }
 
+  /** @param {string} id */
   function dropMesh(id) {
     const mesh = meshes.get(id);
     if (!mesh) return;
+    const { gl } = linked();
     gl.deleteVertexArray(mesh.vao);
     gl.deleteBuffer(mesh.buffer);
     meshes.delete(id);
   }
 
-  function flushDeletes() {
+  /** @param {WebGL2RenderingContext} gl */
+  function flushDeletes(gl) {
     for (const tex of doomed) gl.deleteTexture(tex);
     doomed = [];
   }
@@ -217,11 +239,12 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
    * (premultiplied) and depth; MapLibre resets its state cache afterwards.
    * @param {ArrayLike<number>} matrix MapLibre's mercator (0..1) to clip matrix
    * @param {number} opacity
-   * @returns {any} the scene's record of the frame drawn, or null
+   * @returns {import('../lib/scene.js').FrameRecord | null} the scene's record of the frame drawn
    */
   function render(matrix, opacity) {
-    flushDeletes();
+    if (doomed.length) flushDeletes(linked().gl);
     if (!frame || !frame.look) return null;
+    const { gl, program } = linked();
     const u = uniforms();
     drawNo++;
     gl.useProgram(program);
@@ -240,6 +263,7 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
       // A texture the scene released since it listed this frame: its next frame is on the way.
       if (gpu.tex?.dead || gpu.maskTex?.dead || gpu.anchorTex?.dead) continue;
       gl.activeTexture(gl.TEXTURE0);
+      if (!gpu.tex) throw new Error(`a chunk of level ${item.k} was listed without its data texture`);
       gl.bindTexture(gl.TEXTURE_2D_ARRAY, realise(gpu.tex));
       gl.activeTexture(gl.TEXTURE1);
       gl.bindTexture(gl.TEXTURE_2D, gpu.maskTex ? realise(gpu.maskTex) : noMask);
@@ -268,8 +292,9 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
   function dispose() {
     frame = null;
     pending = null;
+    const gl = attached;
     if (!gl) return;
-    flushDeletes();
+    flushDeletes(gl);
     for (const id of [...meshes.keys()]) dropMesh(id);
     for (const tex of [noMask, noAnchor]) if (tex) gl.deleteTexture(tex);
     if (indices) gl.deleteBuffer(indices);
@@ -278,7 +303,7 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
       gl.deleteProgram(program);
     }
     noMask = noAnchor = indices = program = null;
-    gl = null;
+    attached = null;
   }
 
   return {

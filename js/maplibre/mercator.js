@@ -20,25 +20,25 @@ export function lngLatToMercator(lon, lat) {
 
 /**
  * The conversions of one store. Throws, naming the supported set, for a CRS the layer cannot place.
- * @param {{ crs: string | null, levels: { transform: number[], width: number, height: number }[] }} store
+ * @param {{ crs: string | null, levels: readonly { transform: readonly number[], width: number, height: number }[] }} store
  */
 export function placement(store) {
-  if (!parseCrs(store.crs)) {
-    throw new Error(`cannot place a store in ${store.crs ?? 'no CRS'} on a Web Mercator map: the layer supports WGS84 UTM (EPSG:326xx, 327xx), EPSG:3857 and EPSG:4326`);
+  const crs = store.crs;
+  if (crs == null || !parseCrs(crs)) {
+    throw new Error(`cannot place a store in ${crs ?? 'no CRS'} on a Web Mercator map: the layer supports WGS84 UTM (EPSG:326xx, 327xx), EPSG:3857 and EPSG:4326`);
   }
   const { transform, width, height } = store.levels[0];
-  const crs = /** @type {string} */ (store.crs);
 
-  /** Level-0 pixel position (x right, y down; pixel i spans [i, i+1)) to mercator. */
+  /** Level-0 pixel position (x right, y down; pixel i spans [i, i+1)) to mercator. @param {number} px @param {number} py */
   function toMercator(px, py) {
     const s = pixelToStore(transform, px, py);
-    const ll = /** @type {{ lon: number, lat: number }} */ (toLonLat(crs, s.x, s.y));
+    const ll = /** @type {{ lon: number, lat: number }} */ (toLonLat(crs, s.x, s.y)); // not null: parseCrs knows the CRS
     return lngLatToMercator(ll.lon, ll.lat);
   }
 
-  /** Lon/lat to a level-0 pixel position. */
+  /** Lon/lat to a level-0 pixel position. @param {number} lon @param {number} lat */
   function toPixel(lon, lat) {
-    const s = /** @type {{ x: number, y: number }} */ (fromLonLat(crs, lon, lat));
+    const s = /** @type {{ x: number, y: number }} */ (fromLonLat(crs, lon, lat)); // not null: parseCrs knows the CRS
     return storeToPixel(transform, s.x, s.y);
   }
 

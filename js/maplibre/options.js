@@ -21,7 +21,7 @@ import { productList } from '../lib/products.js';
  * @property {import('../src/reader/store.js').StoreOptions} [storeOptions] passed to openStore
  */
 
-/** @typedef {{ times: readonly string[], bands: any[], bandNames: readonly string[] }} StoreFacts */
+/** @typedef {Pick<import('../lib/typedefs.js').Store, 'times' | 'bands' | 'bandNames'>} StoreFacts */
 
 /** @param {StoreFacts} store @param {number} t */
 export function checkTime(store, t) {
@@ -35,7 +35,7 @@ export function checkProduct(store, id) {
   const p = productList(store.bands).find((q) => q.id === id);
   if (!p) throw new Error(`unknown product ${JSON.stringify(id)}: one of ${productList(store.bands).map((q) => q.id).join(', ')}`);
   if (!p.available) throw new Error(`product ${id} needs bands this store does not have (${store.bandNames.join(', ')})`);
-  return /** @type {string} */ (id);
+  return p.id;
 }
 
 /** @param {StoreFacts} store @param {number | string} band index or name */

@@ -7,8 +7,9 @@ import { pixelCell } from '../src/reader/geometry.js';
 import { pixelValues } from '../lib/pixel.js';
 
 /** @typedef {{ lng: number, lat: number } | [number, number]} LngLat */
+/** @typedef {import('../lib/typedefs.js').Store} Store */
 
-/** The level-0 pixel under a position, or null outside the footprint. @param {any} store @param {ReturnType<typeof import('./mercator.js').placement>} place @param {LngLat} lngLat */
+/** The level-0 pixel under a position, or null outside the footprint. @param {Pick<Store, 'levels'>} store @param {ReturnType<typeof import('./mercator.js').placement>} place @param {LngLat} lngLat */
 function pixelUnder(store, place, lngLat) {
   const [lng, lat] = Array.isArray(lngLat) ? lngLat : [lngLat.lng, lngLat.lat];
   const p = place.toPixel(lng, lat);
@@ -22,7 +23,7 @@ function pixelUnder(store, place, lngLat) {
 /**
  * The level-0 pixel under `lngLat` at timestep t, read through the reader (exact stored values;
  * fetched when not cached). Null outside the footprint.
- * @param {any} store @param {ReturnType<typeof import('./mercator.js').placement>} place
+ * @param {Store} store @param {ReturnType<typeof import('./mercator.js').placement>} place
  * @param {LngLat} lngLat @param {number} t @param {AbortSignal} signal
  */
 export async function valueAt(store, place, lngLat, t, signal) {
@@ -38,7 +39,7 @@ export async function valueAt(store, place, lngLat, t, signal) {
 /**
  * The pixel under `lngLat` in the frame on the map, from the chunks the scene drew: the finest
  * level drawn there and its timestep. Null outside the footprint or where nothing is drawn yet.
- * @param {any} store @param {ReturnType<typeof import('../lib/scene.js').createScene>} scene
+ * @param {Store} store @param {import('../lib/typedefs.js').Scene} scene
  * @param {ReturnType<typeof import('./mercator.js').placement>} place @param {LngLat} lngLat
  */
 export function valueDrawn(store, scene, place, lngLat) {

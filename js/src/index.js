@@ -7,3 +7,8 @@ export { applyDelta } from './reader/reconstruct.js';
 export { chunkKey } from './reader/geometry.js';
 export { windowOrder } from './reader/order.js';
 export { FetchError, StoreError } from './reader/errors.js';
+
+/** @typedef {import('./reader/store.js').Store} Store */
+/** @typedef {import('./reader/store.js').StoreOptions} StoreOptions */
+/** @typedef {import('./reader/store.js').Cell} Cell */
+/** @typedef {import('./reader/attributes.js').Band} Band */

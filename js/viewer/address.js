@@ -9,11 +9,11 @@ import { fullViewerUrl, stateUrl } from './params.js';
 
 /**
  * @param {object} o
- * @param {any} o.store
+ * @param {Pick<import('../lib/typedefs.js').Store, 'crs' | 'levels' | 'bands'>} o.store
  * @param {import('./params.js').ViewerParams} o.params
  * @param {{ page: boolean, fullViewer: string }} o.env
  * @param {import('./first-view.js').ViewState} o.state
- * @param {{ state: any }} o.compare
+ * @param {{ state: import('./compare.js').CompareState | null }} o.compare
  * @param {HTMLAnchorElement} o.wordmark
  * @param {{ permalink?: string }} o.hook
  */

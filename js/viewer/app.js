@@ -4,6 +4,7 @@
  * @module
  */
 import { pixelToScreen } from '../lib/camera.js';
+import { idLookup } from '../lib/dom.js';
 import { productList } from '../lib/products.js';
 import { createScene } from '../lib/scene.js';
 import { openStore } from '../src/index.js';
@@ -31,18 +32,36 @@ import { createViewReports } from './view-reports.js';
  *   `window.__chronozarrViewer`
  * @property {string} prefix of its element ids
  * @property {string} fullViewer URL of the standalone viewer page (links to the full view)
- * @property {(type: string, fields: Record<string, any>) => void} [onEvent] every message the viewer
+ * @property {(type: string, fields: Record<string, unknown>) => void} [onEvent] every message the viewer
  *   sends (the embed API's `chronozarr:*` messages), whether or not a host frame listens
+ */
+
+/**
+ * Instrumentation for tests and benchmarks (read-only use, please): whether the viewer is up, its
+ * frames, when the first ones came, and its parts (`api`).
+ * @typedef {object} Hook
+ * @property {boolean} ready
+ * @property {string | null} error
+ * @property {import('../lib/scene.js').FrameRecord[]} frames the scene's frame records
+ * @property {Record<string, unknown>} api
+ * @property {number} [openStartAt] performance.now() when the store began to open
+ * @property {number} [openedAt] when it was open
+ * @property {number} [firstFrameAt] when the first frame was painted
+ * @property {number} [firstCompleteAt] when the first complete frame was painted
+ * @property {{ requests: number, bytes: number }} [firstCompleteReads] the reads until then
+ * @property {string} [permalink] the address of the view now
+ * @property {ReturnType<typeof import('./reports.js').clickReport>['message'] & { stored: number[] }} [lastClick] the last click's message
+ * @property {string} [playback] the playback state
  */
 
 /**
  * The viewer's parts, shared by the modules that wire them: each part reads the others when it is
  * called, not when it is made, so the order of making them only follows what each needs at once.
  * @typedef {object} Viewer
- * @property {any} store
+ * @property {import('../lib/typedefs.js').Store} store
  * @property {import('./params.js').ViewerParams} params
- * @property {(id: string) => HTMLElement} $ the viewer's element by id
- * @property {any} hook instrumentation for tests and benchmarks
+ * @property {ReturnType<typeof idLookup>} $ the viewer's element by id (of a given type)
+ * @property {Hook} hook instrumentation for tests and benchmarks
  * @property {ReturnType<typeof createEmbed>} embed
  * @property {ViewerEnv} env
  * @property {HTMLElement} root
@@ -52,8 +71,8 @@ import { createViewReports } from './view-reports.js';
  * @property {{ id: string, name: string, available: boolean }[]} products
  * @property {import('./first-view.js').ViewState} state
  * @property {ReturnType<typeof createNotices>} notices
- * @property {any} renderer
- * @property {any} scene
+ * @property {ReturnType<typeof createRenderer>} renderer
+ * @property {import('../lib/typedefs.js').Scene} scene
  * @property {ReturnType<typeof createCompare>} compare
  * @property {ReturnType<typeof createNavigation>} nav
  * @property {ReturnType<typeof createViewReports>} views
@@ -79,31 +98,31 @@ import { createViewReports } from './view-reports.js';
  * @param {ViewerEnv} env
  */
 export function runViewer(root, params, env) {
-  const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (root.querySelector(`#${CSS.escape(env.prefix + id)}`));
+  const $ = idLookup(root, env.prefix);
   root.classList.toggle('embed', params.embed);
   root.classList.toggle('no-controls', !params.controls);
   root.dataset.theme = params.theme;
 
-  /** Instrumentation for tests and benchmarks (read-only use, please). */
-  const hook = {
-    ready: false,
-    error: /** @type {string | null} */ (null),
-    frames: /** @type {any[]} */ ([]),
-    /** @type {Record<string, any>} */
-    api: {},
-  };
-  if (env.page) /** @type {any} */ (window).__chronozarrViewer = hook;
+  /** @type {Hook} */
+  const hook = { ready: false, error: null, frames: [], api: {} };
+  if (env.page) Object.assign(window, { __chronozarrViewer: hook });
 
-  /** @type {any} */
+  /** @type {Awaited<ReturnType<typeof start>> | null} */
   let app = null;
+  /** The app, once the store is open (the embed API calls none of these before it says ready). */
+  const started = () => {
+    if (!app) throw new Error('the viewer is not open yet');
+    return app;
+  };
   const embed = createEmbed({
     params,
-    validate: (f) => app.validate(f),
-    apply: (f) => app.applySet(f),
-    readyPayload: () => app.readyPayload(),
+    validate: (f) => started().validate(f),
+    apply: (f) => started().applySet(f),
+    readyPayload: () => started().readyPayload(),
     onSend: env.onEvent,
   });
 
+  /** @param {string} code @param {string} message */
   function fatal(code, message) {
     hook.error = message;
     $('status').textContent = message;
@@ -128,7 +147,7 @@ export function runViewer(root, params, env) {
       // Enough request slots for a first view's chunks, masks and coarse stand-ins at once (3 x 3 cells
       // and their masks plus the coarsest level's), so none waits for a slot the busy main thread holds.
       const opening = openStore(new URL(params.store, location.href).href, { maxRequests: 24 });
-      acquireContext(/** @type {HTMLCanvasElement} */ ($('map')));
+      acquireContext($('map', HTMLCanvasElement));
       store = await opening;
       hook.openedAt = performance.now();
     } catch (err) {
@@ -151,12 +170,12 @@ export function runViewer(root, params, env) {
 }
 
 /**
- * @param {any} store
- * @param {{ params: import('./params.js').ViewerParams, $: (id: string) => HTMLElement, hook: any, embed: ReturnType<typeof createEmbed>, env: ViewerEnv, root: HTMLElement }} ctx
+ * @param {import('../lib/typedefs.js').Store} store
+ * @param {{ params: import('./params.js').ViewerParams, $: ReturnType<typeof idLookup>, hook: Hook, embed: ReturnType<typeof createEmbed>, env: ViewerEnv, root: HTMLElement }} ctx
  */
 async function start(store, { params, $, hook, embed, env, root }) {
-  const canvas = /** @type {HTMLCanvasElement} */ ($('map'));
-  const label = (t) => store.times[t].slice(0, 10);
+  const canvas = $('map', HTMLCanvasElement);
+  const label = (/** @type {number} */ t) => store.times[t].slice(0, 10);
   const storeName = decodeURIComponent(new URL(store.url).pathname.replace(/\/+$/, '').split('/').pop() || store.url);
   const products = productList(store.bands);
   const notices = createNotices({ $, embed, label });
@@ -192,6 +211,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
 /** Make the parts, each given what it needs at once; the rest it reads from `v` when called. @param {Viewer} v */
 function wire(v) {
   const { store, state, $, hook, embed } = v;
+  /** @param {Error} err @param {import('../lib/typedefs.js').ChunkAt} where */
   const onError = (err, where) => v.notices.chunkFailed(err, where);
   v.renderer = createRenderer(v.canvas, { dtype: store.dtype, nBands: store.bands.length });
   v.scene = createScene({
@@ -246,14 +266,14 @@ function exposeApi(v) {
     store: v.store,
     scene,
     state: () => ({ ...state, shownT: scene.shownT, lod: scene.lod, settled: scene.settled, playing: playback.playing, speed: playback.speed, pending: scene.pending }),
-    pixel: (x, y) => v.renderer.readPixel(x, y),
-    screenOf: (x, y) => pixelToScreen(state.cam, nav.size.w, nav.size.h, x, y),
-    click: (px, py, how) => v.clickAt(px, py, how),
+    pixel: (/** @type {number} */ x, /** @type {number} */ y) => v.renderer.readPixel(x, y),
+    screenOf: (/** @type {number} */ x, /** @type {number} */ y) => pixelToScreen(state.cam, nav.size.w, nav.size.h, x, y),
+    click: (/** @type {number} */ px, /** @type {number} */ py, /** @type {{ shift?: boolean }} */ how) => v.clickAt(px, py, how),
     setT: v.setT,
     play: () => playback.play(),
     stop: () => playback.stop(),
-    setSpeed: (s) => (playback.speed = snapSpeed(s)),
-    setPlaybackBudget: (bytes) => playback.setBudget(bytes),
+    setSpeed: (/** @type {number} */ s) => (playback.speed = snapSpeed(s)),
+    setPlaybackBudget: (/** @type {number} */ bytes) => playback.setBudget(bytes),
     embedLog: v.embed.log,
     look: v.shown.look,
     compare: v.compare,

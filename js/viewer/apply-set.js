@@ -11,17 +11,17 @@ import { fromLonLat } from '../lib/geo.js';
  * @property {(band: number) => void} setBand
  * @property {(id: string) => void} setProduct
  * @property {(t: number) => void} setT
- * @property {(cam: { cx: number, cy: number, zoom: number }) => void} moveTo show this camera, without a view message
+ * @property {(cam: import('../lib/typedefs.js').Camera) => void} moveTo show this camera, without a view message
  * @property {(speed: number) => void} setSpeed
- * @property {(compare: any) => void} setCompare
+ * @property {(compare: import('./compare.js').CompareState | null) => void} setCompare
  * @property {(playing: boolean) => void} setPlaying
  * @property {() => void} viewMoved the view was set: report it now
  */
 
 /**
- * @param {Record<string, any>} f the validated values
- * @param {any} store
- * @param {{ cx: number, cy: number, zoom: number }} cam the camera now
+ * @param {import('./setfields.js').SetValues} f the validated values
+ * @param {Pick<import('../lib/typedefs.js').Store, 'crs' | 'levels'>} store
+ * @param {import('../lib/typedefs.js').Camera} cam the camera now
  * @param {SetActions} actions
  */
 export function applySetFields(f, store, cam, actions) {
@@ -33,7 +33,8 @@ export function applySetFields(f, store, cam, actions) {
     let next = { ...cam };
     if (f.zoom != null) next.zoom = f.zoom;
     if (f.center != null) {
-      const xy = f.center.x != null ? f.center : fromLonLat(store.crs, f.center.lon, f.center.lat);
+      const xy = 'x' in f.center ? f.center : fromLonLat(store.crs, f.center.lon, f.center.lat);
+      if (!xy) throw new Error(`lon/lat cannot be placed in this store's CRS ${JSON.stringify(store.crs)} (validateSet refuses them)`);
       const p = storeToPixel(store.crs != null ? store.levels[0].transform : null, xy.x, xy.y);
       next = { ...next, cx: p.x, cy: p.y };
     }

@@ -3,6 +3,7 @@
  * no page CSS), on the panel's background, rasterised at three times its CSS size.
  * @module
  */
+import { context2d } from '../lib/dom.js';
 import { canvasPng } from './download.js';
 
 /** The chart's classes and the style properties they take from the page. */
@@ -38,7 +39,7 @@ export async function chartPng(svg, scale = 3) {
     const canvas = document.createElement('canvas');
     canvas.width = w * scale;
     canvas.height = h * scale;
-    const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
+    const ctx = context2d(canvas);
     ctx.fillStyle = getComputedStyle(svg).getPropertyValue('--panel').trim() || '#121824';
     ctx.fillRect(0, 0, canvas.width, canvas.height);
     ctx.drawImage(img, 0, 0, canvas.width, canvas.height);

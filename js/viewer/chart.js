@@ -23,6 +23,8 @@ let charts = 0;
  * @property {(number | null | undefined)[]} values one per timestep: null invalid, undefined not read yet
  */
 
+/** @typedef {{ title: string, times: readonly string[], series: Series[], t: number }} ChartData a chart's title, dates, series and current step */
+
 /**
  * @param {HTMLElement} host
  * @param {{ onPick: (t: number) => void, onWindow?: (win: [number, number] | null) => void }} o
@@ -39,7 +41,7 @@ export function createChart(host, { onPick, onWindow = () => {} }) {
   let ms = [];
   /** @type {[number, number] | null} the dates shown (ms), null: all */
   let win = null;
-  /** @type {any} */
+  /** @type {ChartData | null} what was drawn last, drawn again when the window changes */
   let last = null;
   let pad = { l: 38, r: 6, t: 8, b: 24 };
 
@@ -84,7 +86,7 @@ export function createChart(host, { onPick, onWindow = () => {} }) {
   }
 
   /**
-   * @param {{ title: string, times: string[], series: Series[], t: number }} d
+   * @param {ChartData} d
    */
   function render(d) {
     last = d;

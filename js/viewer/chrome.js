@@ -13,7 +13,7 @@ export function createChrome(v) {
   const { store, state, $, params, env, canvas, playback, nav } = v;
   const controls = createControls({ $, products: v.products, bands: store.bands, playback, onProduct: (id) => v.shown.setProduct(id), onBand: (i) => v.shown.setBand(i, true) });
   $('inspector-close').addEventListener('click', () => v.inspector.close());
-  const wordmark = /** @type {HTMLAnchorElement} */ ($('wordmark'));
+  const wordmark = $('wordmark', HTMLAnchorElement);
   if (params.embed || !env.page) {
     wordmark.target = '_blank';
     wordmark.rel = 'noopener';
@@ -53,7 +53,10 @@ export function createChrome(v) {
     },
   });
 
-  /** The split view changed (set: apply it first): button, URL and host follow. */
+  /**
+   * The split view changed (set: apply it first): button, URL and host follow.
+   * @param {import('./compare.js').CompareState | null} c @param {boolean} [set]
+   */
   function compareChanged(c, set = false) {
     if (set) v.compare.set(c);
     tools.compareChanged();

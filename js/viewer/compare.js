@@ -4,6 +4,7 @@
  * columns, so each side is an exact frame of its own timestep (a scene never mixes timesteps).
  * @module
  */
+import { findElement } from '../lib/dom.js';
 import { createScene } from '../lib/scene.js';
 
 /**
@@ -12,15 +13,15 @@ import { createScene } from '../lib/scene.js';
 
 /**
  * @param {object} o
- * @param {any} o.store
- * @param {ReturnType<import('./renderer.js').createRenderer>} o.renderer
+ * @param {import('../lib/typedefs.js').Store} o.store
+ * @param {ReturnType<typeof import('./renderer.js').createRenderer>} o.renderer
  * @param {ReturnType<typeof createScene>} o.primary the scene of timestep A
  * @param {HTMLElement} o.stage where the divider and the date labels go
  * @param {() => { w: number, h: number, dpr: number }} o.size the canvas' CSS size
  * @param {(t: number) => string} o.label
  * @param {() => number} o.tA the timestep on the left
  * @param {(state: CompareState | null) => void} o.onChange after the user moved the divider or picked B
- * @param {(err: Error, where: any) => void} o.onError
+ * @param {(err: Error, where: import('../lib/typedefs.js').ChunkAt) => void} o.onError
  */
 export function createCompare({ store, renderer, primary, stage, size, label, tA, onChange, onError }) {
   const el = document.createElement('div');
@@ -30,16 +31,17 @@ export function createCompare({ store, renderer, primary, stage, size, label, tA
     <label class="cmp-label cmp-b"><span aria-hidden="true">B </span><span class="sr-only">Date B, right of the divider</span><select class="cmp-select"></select></label>
     <div class="cmp-divider" role="slider" tabindex="0" aria-label="Compare divider (left: date A, right: date B)" aria-valuemin="0" aria-valuemax="100"></div>`;
   stage.append(el);
-  const divider = /** @type {HTMLElement} */ (el.querySelector('.cmp-divider'));
-  const select = /** @type {HTMLSelectElement} */ (el.querySelector('.cmp-select'));
-  store.times.forEach((/** @type {string} */ _, /** @type {number} */ t) => select.append(new Option(label(t), String(t))));
+  const divider = findElement(el, '.cmp-divider', HTMLElement);
+  const select = findElement(el, '.cmp-select', HTMLSelectElement);
+  const labelA = findElement(el, '.cmp-a', HTMLElement);
+  store.times.forEach((_, t) => select.append(new Option(label(t), String(t))));
   /** @type {CompareState | null} */
   let state = null;
   /** @type {ReturnType<typeof createScene> | null} */
   let scene = null;
-  /** @type {[any, any, number] | null} */
+  /** @type {[import('../lib/typedefs.js').Camera, import('../lib/typedefs.js').Size, number] | null} */
   let view = null;
-  /** @type {any} */
+  /** @type {import('../lib/typedefs.js').Look | null} */
   let look = null;
 
   const splitPx = () => (state ? state.split * size().w : 0);
@@ -76,9 +78,10 @@ export function createCompare({ store, renderer, primary, stage, size, label, tA
     divider.style.left = `${x.toFixed(1)}px`;
     divider.setAttribute('aria-valuenow', String(Math.round(state.split * 100)));
     divider.setAttribute('aria-valuetext', `${Math.round(state.split * 100)}%: ${label(tA())} left, ${label(state.t)} right`);
-    /** @type {HTMLElement} */ (el.querySelector('.cmp-a')).textContent = `A ${label(tA())}`;
+    labelA.textContent = `A ${label(tA())}`;
   }
 
+  /** @param {number} split */
   function move(split) {
     if (!state) return;
     set({ ...state, split });
@@ -110,18 +113,18 @@ export function createCompare({ store, renderer, primary, stage, size, label, tA
   return {
     set,
     layout,
-    /** @param {any} cam @param {any} canvasSize @param {number} lod */
+    /** @param {import('../lib/typedefs.js').Camera} cam @param {import('../lib/typedefs.js').Size} canvasSize @param {number} lod */
     setView(cam, canvasSize, lod) {
       view = [cam, canvasSize, lod];
       scene?.setView(cam, canvasSize, lod);
       layout();
     },
-    /** @param {any} l */
+    /** @param {import('../lib/typedefs.js').Look} l */
     setLook(l) {
       look = l;
       scene?.setLook(l);
     },
-    /** The drawn chunk under a level-0 pixel on the side of screen x `px`. */
+    /** The drawn chunk under a level-0 pixel on the side of screen x `px`. @param {number} x @param {number} y @param {number} px */
     pick(x, y, px) {
       return scene && px >= splitPx() ? scene.pick(x, y) : primary.pick(x, y);
     },

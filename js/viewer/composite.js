@@ -4,6 +4,7 @@
  * every frame of a time-lapse video are made here.
  * @module
  */
+import { context2d } from '../lib/dom.js';
 
 /**
  * @typedef {object} CompositeParts
@@ -24,7 +25,7 @@ export function compose(out, { map, date, compare, legend, scale, name }) {
   out.width = map.width - (map.width % 2);
   out.height = map.height - (map.height % 2);
   const k = map.width / Math.max(1, map.clientWidth);
-  const ctx = /** @type {CanvasRenderingContext2D} */ (out.getContext('2d'));
+  const ctx = context2d(out);
   ctx.drawImage(map, 0, 0);
   const pad = Math.round(8 * k);
   label(ctx, compare ? `A ${date}` : date, pad, pad, k, 'left');
@@ -48,7 +49,11 @@ export function compose(out, { map, date, compare, legend, scale, name }) {
   ctx.restore();
 }
 
-/** A date on a dark box. @param {CanvasRenderingContext2D} ctx */
+/**
+ * A date on a dark box.
+ * @param {CanvasRenderingContext2D} ctx @param {string} text @param {number} x @param {number} y
+ * @param {number} k device pixels per CSS pixel @param {'left' | 'right'} align which side of the box x is
+ */
 function label(ctx, text, x, y, k, align) {
   ctx.save();
   ctx.font = `600 ${Math.round(16 * k)}px system-ui, sans-serif`;

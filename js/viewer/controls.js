@@ -7,16 +7,16 @@ import { SPEEDS } from './playback.js';
 
 /**
  * @param {object} o
- * @param {(id: string) => HTMLElement} o.$ the viewer's element by id
+ * @param {ReturnType<typeof import('../lib/dom.js').idLookup>} o.$ the viewer's element by id
  * @param {{ id: string, name: string, available: boolean }[]} o.products
- * @param {{ name: string, common_name?: string | null }[]} o.bands
+ * @param {readonly { name: string, common_name?: string | null }[]} o.bands
  * @param {{ speed: number, toggle: () => void }} o.playback
  * @param {(id: string) => void} o.onProduct
  * @param {(band: number) => void} o.onBand a band picked in the list (it switches to the band product)
  */
 export function createControls({ $, products, bands, playback, onProduct, onBand }) {
   const buttons = $('product-buttons');
-  const select = /** @type {HTMLSelectElement} */ ($('product-select'));
+  const select = $('product-select', HTMLSelectElement);
   for (const p of products) {
     const b = document.createElement('button');
     b.type = 'button';
@@ -30,10 +30,10 @@ export function createControls({ $, products, bands, playback, onProduct, onBand
     select.options[select.options.length - 1].disabled = !p.available;
   }
   select.addEventListener('change', () => onProduct(select.value));
-  const bandSelect = /** @type {HTMLSelectElement} */ ($('band-select'));
+  const bandSelect = $('band-select', HTMLSelectElement);
   bands.forEach((b, i) => bandSelect.append(new Option(b.common_name && b.common_name !== b.name ? `${b.name} (${b.common_name})` : b.name, String(i))));
   bandSelect.addEventListener('change', () => onBand(Number(bandSelect.value)));
-  const speed = /** @type {HTMLSelectElement} */ ($('speed'));
+  const speed = $('speed', HTMLSelectElement);
   for (const s of SPEEDS) speed.append(new Option(`${s}/s`, String(s)));
   speed.value = String(playback.speed);
   speed.addEventListener('change', () => (playback.speed = Number(speed.value)));

@@ -23,11 +23,11 @@ import { pixelCell } from '../src/reader/geometry.js';
 
 /**
  * What the readout shows for a CSS point of the canvas; null outside the raster.
- * @param {any} store
- * @param {{ cx: number, cy: number, zoom: number }} cam
- * @param {{ w: number, h: number }} size
+ * @param {import('../lib/typedefs.js').Store} store
+ * @param {import('../lib/typedefs.js').Camera} cam
+ * @param {import('../lib/typedefs.js').Size} size
  * @param {number} px @param {number} py
- * @param {(x: number, y: number, px: number) => { entry: any, lod: number, x: number, y: number } | null} pick the drawn chunk under a level-0 pixel (px: the screen x, for a split view)
+ * @param {(x: number, y: number, px: number) => import('../lib/typedefs.js').PickHit | null} pick the drawn chunk under a level-0 pixel (px: the screen x, for a split view)
  * @returns {CursorInfo | null}
  */
 export function cursorInfo(store, cam, size, px, py, pick) {
@@ -50,7 +50,7 @@ const hemi = (v, pos, neg) => `${Math.abs(v).toFixed(5)}° ${v < 0 ? neg : pos}`
 
 /**
  * @param {HTMLElement} host
- * @param {{ store: any, canvas: HTMLCanvasElement, locate: (px: number, py: number) => CursorInfo | null }} o
+ * @param {{ store: import('../lib/typedefs.js').Store, canvas: HTMLCanvasElement, locate: (px: number, py: number) => CursorInfo | null }} o
  */
 export function createCursorReadout(host, { store, canvas, locate }) {
   const el = document.createElement('div');
@@ -97,7 +97,7 @@ export function createCursorReadout(host, { store, canvas, locate }) {
 
   let pending = /** @type {{ px: number, py: number } | null} */ (null);
   let raf = 0;
-  /** Show the readout for a CSS point, at most once per animation frame. */
+  /** Show the readout for a CSS point, at most once per animation frame. @param {number} px @param {number} py */
   function pointAt(px, py) {
     pending = { px, py };
     if (!raf) raf = requestAnimationFrame(() => {

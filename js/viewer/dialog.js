@@ -19,7 +19,7 @@ export function createDialog(host, { label, className, html }) {
   host.append(el);
   /** @type {HTMLElement | null} */
   let back = null;
-  const focusable = () => /** @type {HTMLElement[]} */ ([...el.querySelectorAll('button, select, input, [tabindex="0"]')].filter((x) => !(/** @type {any} */ (x).disabled)));
+  const focusable = () => /** @type {HTMLElement[]} */ ([...el.querySelectorAll('button, select, input, [tabindex="0"]')].filter((x) => !('disabled' in x && x.disabled)));
 
   function open() {
     if (!el.hidden) return;

@@ -13,10 +13,12 @@ export function createEmbedSet(v) {
   const { store, state, params, products } = v;
   const geoOk = store.crs != null && parseCrs(store.crs) != null;
 
+  /** @param {Record<string, unknown>} fields a set's fields as the host sent them */
   function validate(fields) {
     return validateSet(fields, { store, products, geoOk });
   }
 
+  /** @param {Record<string, unknown>} fields */
   function applySet(fields) {
     const checked = validate(fields);
     if (!checked.ok) return;

@@ -49,10 +49,10 @@ export function isOrigin(s) {
 /**
  * @param {object} o
  * @param {{ embed: boolean, origin: string | null, hasOrigin: boolean }} o.params
- * @param {(fields: Record<string, any>) => { ok: true } | { ok: false, field: string, message: string }} o.validate
- * @param {(fields: Record<string, any>) => void} o.apply
- * @param {() => Record<string, any>} o.readyPayload
- * @param {(type: string, fields: Record<string, any>) => void} [o.onSend] sees every message the
+ * @param {(fields: Record<string, unknown>) => { ok: true } | { ok: false, field: string, message: string }} o.validate
+ * @param {(fields: Record<string, unknown>) => void} o.apply
+ * @param {() => Record<string, unknown>} o.readyPayload
+ * @param {(type: string, fields: Record<string, unknown>) => void} [o.onSend] sees every message the
  *   viewer sends, framed or not (mountViewer's events)
  * @param {Window} [o.win]
  */
@@ -62,22 +62,25 @@ export function createEmbed({ params, validate, apply, readyPayload, onSend, win
   const enabled = params.embed && framed && origin != null;
   if (params.embed && framed && origin == null) console.warn(`chronozarr viewer: ${reason}`);
   let opened = false;
-  /** @type {Record<string, any> | null} */
+  /** @type {Record<string, unknown> | null} */
   let early = null;
 
+  /** @param {string} type @param {Record<string, unknown>} [fields] */
   function send(type, fields = {}) {
     onSend?.(type, fields);
-    if (!enabled) return;
-    win.parent.postMessage({ v: VERSION, type, ...fields }, /** @type {string} */ (origin));
+    if (!enabled || origin == null) return; // enabled only with an origin
+    win.parent.postMessage({ v: VERSION, type, ...fields }, origin);
   }
 
+  /** @param {string} code @param {string} message */
   function error(code, message) {
     send('chronozarr:error', { code, message });
   }
 
-  /** Messages accepted from the host, with whether the store was open then (for tests). */
+  /** @type {{ type: string, opened: boolean }[]} messages accepted from the host, with whether the store was open then (for tests) */
   const log = [];
 
+  /** @param {MessageEvent} event its data is the host's, untrusted: checked below */
   function onMessage(event) {
     if (!enabled || event.origin !== origin || event.source !== win.parent) return;
     const msg = event.data;
@@ -104,6 +107,7 @@ export function createEmbed({ params, validate, apply, readyPayload, onSend, win
     }
   }
 
+  /** @param {Record<string, unknown>} fields */
   function runSet(fields) {
     const verdict = validate(fields);
     if (verdict.ok === false) {
@@ -139,10 +143,10 @@ export function createEmbed({ params, validate, apply, readyPayload, onSend, win
   };
 }
 
-/** The known fields of a set (unknown ones are ignored, so later versions can add some). */
+/** The known fields of a set (unknown ones are ignored, so later versions can add some). @param {object} msg */
 function pick(msg) {
-  /** @type {Record<string, any>} */
+  /** @type {Record<string, unknown>} */
   const out = {};
-  for (const f of SET_FIELDS) if (Object.prototype.hasOwnProperty.call(msg, f)) out[f] = msg[f];
+  for (const f of SET_FIELDS) if (Object.prototype.hasOwnProperty.call(msg, f)) out[f] = /** @type {Record<string, unknown>} */ (msg)[f];
   return out;
 }

@@ -12,14 +12,14 @@ import { shaderDeltaFor } from './renderer.js';
  * @property {number} t
  * @property {string} product
  * @property {number} band
- * @property {{ cx: number, cy: number, zoom: number }} cam
+ * @property {import('../lib/typedefs.js').Camera} cam
  * @property {[number, number] | null} range fixed stretch
  * @property {[number, number] | null} auto the percentile stretch of what is on screen
  * @property {[number, number] | null} extent of the values on screen
  */
 
 /**
- * @param {any} store
+ * @param {import('../lib/typedefs.js').Store} store
  * @param {import('./params.js').ViewerParams} params
  * @param {{ id: string, available: boolean }[]} products
  * @param {{ w: number, h: number, dpr: number }} size the canvas
@@ -38,7 +38,7 @@ export function initialState(store, params, products, size) {
   return {
     t: params.t != null && params.t < n ? params.t : 0,
     product: params.p && products.find((p) => p.id === params.p && p.available) ? params.p : defaultProduct(bands),
-    band: Math.max(0, params.b ? bands.findIndex((/** @type {any} */ b) => b.name === params.b) : 0),
+    band: Math.max(0, params.b ? bands.findIndex((b) => b.name === params.b) : 0),
     cam: clampCamera(cam, zoomLimits(level0, size.w, size.h, size.dpr), level0),
     range: /** @type {[number, number] | null} */ (params.range),
     auto: null,
@@ -50,7 +50,7 @@ export function initialState(store, params, products, size) {
  * Read the first view's chunks now, before the shaders compile and the scene is built: the
  * scene's own reads of the same cells join these in the reader (one request per chunk). The asked
  * level's cells, and the coarsest level's that stand in for them.
- * @param {any} store @param {ViewState} state @param {{ w: number, h: number }} size @param {AbortSignal} signal
+ * @param {import('../lib/typedefs.js').Store} store @param {ViewState} state @param {{ w: number, h: number }} size @param {AbortSignal} signal
  */
 export function warmFirstView(store, state, size, signal) {
   const level0 = store.levels[0];

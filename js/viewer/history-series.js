@@ -33,7 +33,7 @@ const BAND_DASHES = ['', '5 2', '1.5 1.5'];
 /**
  * The chart's title and series for the held pixels and the product on screen: the index for NDVI,
  * NDWI and water, else the product's bands.
- * @param {{ bands: any[] }} store
+ * @param {{ bands: readonly import('../lib/typedefs.js').Band[] }} store
  * @param {HeldPixel[]} pixels
  * @param {{ product: string, band: number }} look
  * @returns {{ title: string, series: import('./chart.js').Series[] }}
@@ -68,7 +68,7 @@ const CSV_HEADER = ['pixel', 'x', 'y', 'level', 'level_x', 'level_y', 'lon', 'la
 /**
  * The held pixels' values as CSV, one row per pixel, date and band: stored value, physical value
  * (empty when invalid), validity and coverage (empty when the store has none).
- * @param {any} store
+ * @param {Pick<import('../lib/typedefs.js').Store, 'crs' | 'levels' | 'times' | 'bands'>} store
  * @param {HeldPixel[]} pixels
  * @param {((number | null)[] | null)[]} coverage per pixel, per timestep
  */
@@ -80,10 +80,10 @@ export function historyCsv(store, pixels, coverage) {
     const c = pixelToStore(transform, (p.x + 0.5) * s, (p.y + 0.5) * s);
     const ll = store.crs != null ? toLonLat(store.crs, c.x, c.y) : null;
     const where = [p.id, p.x0, p.y0, p.lod, p.x, p.y, ll ? ll.lon.toFixed(7) : '', ll ? ll.lat.toFixed(7) : ''];
-    store.times.forEach((/** @type {string} */ time, /** @type {number} */ t) => {
+    store.times.forEach((time, t) => {
       const v = p.got[t];
       const cov = coverage[k]?.[t];
-      store.bands.forEach((/** @type {any} */ band, /** @type {number} */ b) => {
+      store.bands.forEach((band, b) => {
         const px = v ? v.bands[b] : null;
         const row = [...where, time, band.name, px ? px.stored : '', px && px.valid ? px.value : '', px ? px.valid : '', cov ?? ''];
         lines.push(row.map(csvField).join(','));

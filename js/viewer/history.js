@@ -4,6 +4,7 @@
  * chart with its time window, and the CSV and PNG exports.
  * @module
  */
+import { findElement } from '../lib/dom.js';
 import { createChart } from './chart.js';
 import { chartPng } from './chart-png.js';
 import { saveBlob } from './download.js';
@@ -16,7 +17,7 @@ const READERS = 6;
 
 /**
  * @param {object} o
- * @param {any} o.store
+ * @param {import('../lib/typedefs.js').Store} o.store
  * @param {HTMLElement} o.host the panel part the history fills
  * @param {HTMLElement} o.markers where the pixels' markers on the map go
  * @param {(x: number, y: number) => { px: number, py: number }} o.screenOf CSS point of a level-0 position
@@ -33,8 +34,8 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
       <button type="button" class="hist-all">All dates</button>
       <button type="button" class="hist-csv">CSV</button><button type="button" class="hist-png">PNG</button>
     </div>`;
-  const q = (/** @type {string} */ s) => /** @type {HTMLElement} */ (host.querySelector(s));
-  const [from, to] = /** @type {HTMLInputElement[]} */ ([q('.hist-from'), q('.hist-to')]);
+  const q = (/** @type {string} */ s) => findElement(host, s, HTMLElement);
+  const [from, to] = [findElement(host, '.hist-from', HTMLInputElement), findElement(host, '.hist-to', HTMLInputElement)];
   const day = (/** @type {number} */ t) => store.times[t].slice(0, 10);
   for (const input of [from, to]) Object.assign(input, { min: day(0), max: day(store.times.length - 1) });
   const chart = createChart(q('.hist-chart'), {
@@ -44,18 +45,24 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
       to.value = win ? new Date(win[1]).toISOString().slice(0, 10) : '';
     },
   });
-  /** @type {(import('./history-series.js').HeldPixel & { ctrl: AbortController, loaded: Promise<void> })[]} */
+  /** @typedef {import('./history-series.js').HeldPixel & { ctrl: AbortController, loaded: Promise<void> }} Held */
+  /** @type {Held[]} */
   let pixels = [];
   let nextId = 1;
   /** @type {ReturnType<typeof setTimeout> | 0} */ let timer = 0;
 
-  /** Hold a picked pixel: alone (`add` false) or beside those held. False when four are held already. */
+  /**
+   * Hold a picked pixel: alone (`add` false) or beside those held. False when four are held already.
+   * @param {{ lod: number, x: number, y: number, x0: number, y0: number }} hit the level and pixel drawn there, the level-0 pixel picked
+   * @param {{ add?: boolean }} [how]
+   */
   function add(hit, { add: keep = false } = {}) {
     if (!keep) clear();
     if (pixels.length >= MAX_PIXELS) return false;
     const used = new Set(pixels.map((p) => p.color));
     const color = PIXEL_COLORS.find((c) => !used.has(c)) ?? PIXEL_COLORS[0];
     const ctrl = new AbortController();
+    /** @type {Held} */
     const p = { id: nextId++, color, lod: hit.lod, x: hit.x, y: hit.y, x0: hit.x0, y0: hit.y0, got: new Array(store.times.length).fill(undefined), ctrl, loaded: Promise.resolve() };
     p.loaded = load(p);
     pixels.push(p);
@@ -65,7 +72,7 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
     return true;
   }
 
-  /** Read the pixel at every timestep (the reader caches), charting as values come in. */
+  /** Read the pixel at every timestep (the reader caches), charting as values come in. @param {Held} p */
   async function load(p) {
     const at = pixelCell(store.levels[p.lod], p.x, p.y);
     let next = 0;
@@ -86,6 +93,7 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
     draw();
   }
 
+  /** @param {number} id */
   function remove(id) {
     const p = pixels.find((x) => x.id === id);
     p?.ctrl.abort();
@@ -139,7 +147,7 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
     saveBlob(new Blob([historyCsv(store, held, coverage)], { type: 'text/csv' }), `${fileStem}_pixels.csv`);
   }
 
-  /** The pixel's coverage count at every timestep (null where it could not be read). */
+  /** The pixel's coverage count at every timestep (null where it could not be read). @param {Held} p */
   async function readCoverage(p) {
     const at = pixelCell(store.levels[p.lod], p.x, p.y);
     return Promise.all(store.times.map((_, t) => store.getCoverage(p.lod, at.row, at.col, t).then(

@@ -17,6 +17,7 @@ export function attachInput(canvas, { pan, zoom, click }) {
   let moved = false;
   let pinch = 0;
 
+  /** @param {PointerEvent | WheelEvent} e */
   const local = (e) => {
     const box = canvas.getBoundingClientRect();
     return { x: e.clientX - box.left, y: e.clientY - box.top };
@@ -52,6 +53,7 @@ export function attachInput(canvas, { pan, zoom, click }) {
     }
   });
 
+  /** @param {PointerEvent} e */
   const end = (e) => {
     const prev = pointers.get(e.pointerId);
     if (!prev) return;

@@ -14,7 +14,7 @@ export { formatValue, pixelValues };
 
 /**
  * @param {object} o
- * @param {any} o.store
+ * @param {import('../lib/typedefs.js').Store} o.store
  * @param {HTMLElement} o.panel
  * @param {HTMLElement} o.body
  * @param {HTMLElement} o.chartHost
@@ -26,11 +26,12 @@ export { formatValue, pixelValues };
  */
 export function createInspector({ store, panel, body, chartHost, markers, screenOf, onJump, look, fileStem }) {
   const history = createHistory({ store, host: chartHost, markers, screenOf, onJump, look, fileStem });
-  /** @type {any} */
+  /** @typedef {{ lod: number, x: number, y: number, x0: number, y0: number, t: number, cell: import('../lib/typedefs.js').Cell }} Hit */
+  /** @type {Hit | null} the pixel shown */
   let current = null;
 
   /**
-   * @param {{ lod: number, x: number, y: number, x0: number, y0: number, t: number, cell: any }} hit
+   * @param {Hit} hit
    *   x, y: pixel of the drawn level; x0, y0: level-0 pixel clicked
    * @param {{ add?: boolean }} [how] add: chart it beside the pixels held (Shift+click, Add pixel)
    */
@@ -74,7 +75,7 @@ export function createInspector({ store, panel, body, chartHost, markers, screen
 
 /**
  * The values table of a clicked pixel, with its date, place, level, validity and coverage line.
- * @param {any} store
+ * @param {import('../lib/typedefs.js').Store} store
  * @param {{ lod: number, x: number, y: number, x0: number, y0: number, t: number }} hit
  * @param {ReturnType<typeof pixelValues>} px
  */

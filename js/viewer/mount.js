@@ -28,11 +28,11 @@ import { readParams } from './params.js';
  * @typedef {object} MountedViewer
  * @property {HTMLElement} element the viewer's root element
  * @property {Promise<void>} ready resolves once the store is open and the view set up; rejects with the reason it could not be
- * @property {(type: string, fn: (fields: Record<string, any>) => void) => () => void} on events `ready`, `time`, `view`, `click`, `compare`, `error` (the embed API's messages); returns the unsubscribe
- * @property {(fields: Record<string, any>) => { ok: true } | { ok: false, field: string, message: string }} set the embed API's set fields, validated and applied whole or not at all
- * @property {() => Record<string, any> | null} state the state the ready message reports
+ * @property {(type: string, fn: (fields: Record<string, unknown>) => void) => () => void} on events `ready`, `time`, `view`, `click`, `compare`, `error` (the embed API's messages); returns the unsubscribe
+ * @property {(fields: Record<string, unknown>) => { ok: true } | { ok: false, field: string, message: string }} set the embed API's set fields, validated and applied whole or not at all
+ * @property {() => ReturnType<typeof import('./reports.js').readyReport>['state'] | null} state the state the ready message reports
  * @property {() => string | null} permalink the standalone viewer's URL showing this view
- * @property {Record<string, any>} api the instrumentation the tests read
+ * @property {Record<string, unknown>} api the instrumentation the tests read
  * @property {() => void} destroy close the store and take the viewer out of the page
  */
 
@@ -52,8 +52,8 @@ function addStyles() {
 function paramsOf(o) {
   if (!o || typeof o.store !== 'string' || !o.store) throw new TypeError(`mountViewer needs options.store, the store's URL; got ${JSON.stringify(o?.store)}`);
   const q = new URLSearchParams();
-  for (const key of ['store', 't', 'p', 'b', 'z', 'c', 'range', 'compare', 'split']) {
-    const v = /** @type {any} */ (o)[key];
+  for (const key of /** @type {const} */ (['store', 't', 'p', 'b', 'z', 'c', 'range', 'compare', 'split'])) {
+    const v = o[key];
     if (v != null) q.set(key, Array.isArray(v) ? v.join(',') : String(v));
   }
   return { ...readParams(`?${q}`), controls: o.controls !== false, theme: o.theme === 'light' ? /** @type {const} */ ('light') : /** @type {const} */ ('dark') };
@@ -73,7 +73,7 @@ export function mountViewer(element, options) {
   root.className = 'cz-viewer';
   root.innerHTML = viewerMarkup(prefix, false);
   element.append(root);
-  /** @type {Map<string, Set<(fields: Record<string, any>) => void>>} */
+  /** @type {Map<string, Set<(fields: Record<string, unknown>) => void>>} */
   const listeners = new Map();
   const run = runViewer(root, params, {
     page: false,

@@ -13,6 +13,7 @@ export function createNavigation(v) {
   let size = renderer.resize();
   const limits = () => zoomLimits(level0, size.w, size.h, size.dpr);
 
+  /** @param {{ quiet?: boolean }} [how] quiet: no view message (the caller reports the move) */
   function update({ quiet = false } = {}) {
     state.cam = clampCamera(state.cam, limits(), level0);
     const lod = levelFor(state.cam.zoom, store.levels.length);
@@ -59,7 +60,7 @@ export function createNavigation(v) {
       state.cam = fitCamera(level0, size.w, size.h);
       update();
     },
-    /** Show this camera without a view message (the caller reports it). */
+    /** Show this camera without a view message (the caller reports it). @param {import('../lib/typedefs.js').Camera} cam */
     moveTo(cam) {
       state.cam = cam;
       update({ quiet: true });

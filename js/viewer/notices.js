@@ -23,7 +23,7 @@ export function createNotices({ $, embed, label }) {
     toastTimer = setTimeout(() => (el.hidden = true), 6000);
   }
 
-  /** @param {unknown} err @param {{ lod: number, row: number, col: number, t: number }} where */
+  /** @param {unknown} err @param {import('../lib/typedefs.js').ChunkAt} where */
   function chunkFailed(err, where) {
     const k = `${where.lod}/${where.row}/${where.col}/${where.t}`;
     if (Date.now() - (reported.get(k) ?? 0) < 10_000) return;

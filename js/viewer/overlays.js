@@ -14,7 +14,7 @@ import { stretchStats } from '../lib/stretch.js';
  * @typedef {object} StretchState
  * @property {string} product
  * @property {number} band
- * @property {{ cx: number, cy: number, zoom: number }} cam
+ * @property {import('../lib/typedefs.js').Camera} cam
  * @property {[number, number] | null} range the stretch set by hand
  * @property {[number, number] | null} auto the automatic stretch
  * @property {[number, number] | null} extent the values on screen, lowest and highest
@@ -22,7 +22,7 @@ import { stretchStats } from '../lib/stretch.js';
 
 /**
  * @param {object} o
- * @param {any} o.store
+ * @param {import('../lib/typedefs.js').Store} o.store
  * @param {HTMLElement} o.host where the legend and scale bar go
  * @param {HTMLElement} o.stage where the cursor readout goes
  * @param {HTMLCanvasElement} o.canvas
@@ -52,7 +52,7 @@ export function createOverlays({ store, host, stage, canvas, state, sample, loca
     /**
      * A frame was painted: follow its values when the look is a linear stretch. True when the
      * automatic stretch changed (the look must be applied again).
-     * @param {{ t: number, lod: number, complete: boolean, cells: any[] }} frame
+     * @param {Pick<import('../lib/scene.js').FrameRecord, 't' | 'lod' | 'complete' | 'cells'>} frame
      * @param {ReturnType<typeof import('../lib/products.js').lookFor>} look
      * @param {boolean} playing during playback the stretch found first is kept (no flicker)
      */

@@ -28,12 +28,14 @@
 export function readParams(search) {
   const q = new URLSearchParams(search);
   const embed = q.get('embed') === '1';
+  /** @param {string} key */
   const num = (key) => {
     const raw = q.get(key);
     if (raw == null || raw.trim() === '') return null;
     const v = Number(raw);
     return Number.isFinite(v) ? v : null;
   };
+  /** @param {string} key */
   const pair = (key) => {
     const raw = q.get(key);
     if (!raw) return null;
@@ -93,11 +95,12 @@ export function stateUrl(href, state) {
   return url.href;
 }
 
+/** @param {string} v */
 function encodeStore(v) {
   return encodeURIComponent(v).replace(/%2F/gi, '/').replace(/%3A/gi, ':');
 }
 
-/** A number with at most `digits` significant digits and no trailing zeros. */
+/** A number with at most `digits` significant digits and no trailing zeros. @param {number} v @param {number} digits */
 export function formatNumber(v, digits) {
   return String(Number(v.toPrecision(digits)));
 }

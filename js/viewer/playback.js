@@ -19,7 +19,7 @@ export function snapSpeed(v) {
 
 /**
  * @param {object} o
- * @param {any} o.store
+ * @param {import('../lib/typedefs.js').Store} o.store
  * @param {() => { lod: number, cells: { row: number, col: number }[] }} o.view
  * @param {() => { wanted: number, painted: number | null }} o.position
  * @param {(t: number) => void} o.step
@@ -38,9 +38,10 @@ export function createPlayback({ store, view, position, step, onState, onFail, s
   /** @type {AbortController | null} */
   let buffering = null;
 
+  /** @param {number} lod @param {{ row: number, col: number }[]} cells */
   function loopBytes(lod, cells) {
     const cs = store.levels[lod].chunkSize;
-    const bytesPer = { uint8: 1, uint16: 2, int16: 2, float32: 4 }[store.dtype] ?? 4;
+    const bytesPer = { uint8: 1, uint16: 2, int16: 2, float32: 4 }[store.dtype];
     return n * cells.length * cs * cs * (store.bands.length * bytesPer + (store.hasMask ? 1 : 0));
   }
 
@@ -58,6 +59,7 @@ export function createPlayback({ store, view, position, step, onState, onFail, s
     state = 'buffering';
     onState(state, '0%');
     const from = position().wanted;
+    /** @type {[number, { row: number, col: number }][]} */
     const jobs = [];
     for (let d = 0; d < n; d++) for (const c of cells) jobs.push([(from + d) % n, c]);
     let done = 0;
@@ -90,6 +92,7 @@ export function createPlayback({ store, view, position, step, onState, onFail, s
     raf = requestAnimationFrame(tick);
   }
 
+  /** @param {number} now */
   function tick(now) {
     if (state !== 'playing') return;
     const { wanted, painted } = position();
@@ -110,6 +113,7 @@ export function createPlayback({ store, view, position, step, onState, onFail, s
     }
   }
 
+  /** @param {string} message */
   function fail(message) {
     stop();
     onFail(message);
@@ -138,4 +142,4 @@ export function createPlayback({ store, view, position, step, onState, onFail, s
   };
 }
 
-const mb = (b) => `${Math.round(b / 2 ** 20)} MB`;
+const mb = (/** @type {number} */ b) => `${Math.round(b / 2 ** 20)} MB`;

@@ -8,10 +8,10 @@
 
 /**
  * @param {object} o
- * @param {any} o.store
- * @param {any} o.scene
+ * @param {import('../lib/typedefs.js').Store} o.store
+ * @param {import('../lib/typedefs.js').Scene} o.scene
  * @param {import('./first-view.js').ViewState} o.state
- * @param {any} o.hook
+ * @param {import('./app.js').Hook} o.hook
  * @param {() => boolean} o.playing whether playback runs (it reads ahead itself)
  */
 export function createPrefetch({ store, scene, state, hook, playing }) {
@@ -35,6 +35,7 @@ export function createPrefetch({ store, scene, state, hook, playing }) {
   }
 
   /** A frame was painted: stamp the first ones, and start the prefetch that waited for a complete one. */
+  /** @param {import('../lib/scene.js').FrameRecord} f */
   function frame(f) {
     if (!firstFrame) {
       firstFrame = true;

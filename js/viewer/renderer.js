@@ -7,7 +7,7 @@
  * band math. Otherwise the chunks are true values.
  * @module
  */
-import { FORMATS } from '../lib/formats.js';
+import { formatOf, textureFormat } from '../lib/formats.js';
 import { setLookUniforms } from '../lib/look-uniforms.js';
 import { PRODUCT_GLSL, valuesGlsl } from '../lib/products.glsl.js';
 import { compileProgram, dataTexture as layeredTexture, maskTexture, uniformLocations } from '../lib/webgl.js';
@@ -52,10 +52,15 @@ void main() {
   outColor = valid ? vec4(czProductColor(uProduct, uDisplay, v, uRange), 1.0) : vec4(uBackground, 1.0);
 }`;
 
-/** Whether the renderer draws star-delta chunks of this dtype from stored anchors and residuals. */
-export const shaderDeltaFor = (dtype) => Boolean(FORMATS[dtype]?.bits);
+/** @typedef {import('../lib/typedefs.js').Renderer<WebGLTexture>} ViewerRenderer */
 
-/** The canvas' CSS box and device pixel ratio (what resize returns), without touching the canvas. */
+/** Whether the renderer draws star-delta chunks of this dtype from stored anchors and residuals. @param {string} dtype */
+export const shaderDeltaFor = (dtype) => Boolean(formatOf(dtype)?.bits);
+
+/**
+ * The canvas' CSS box and device pixel ratio (what resize returns), without touching the canvas.
+ * @param {HTMLCanvasElement} canvas
+ */
 export function cssSize(canvas) {
   return { w: Math.max(1, canvas.clientWidth), h: Math.max(1, canvas.clientHeight), dpr: window.devicePixelRatio || 1 };
 }
@@ -94,10 +99,10 @@ function fitCanvas(canvas) {
  * @param {{ dtype: string, nBands: number }} store
  */
 export function createRenderer(canvas, { dtype, nBands }) {
-  const gl = acquireContext(canvas);
-  if (!gl) throw new Error('this browser has no WebGL2, which the viewer needs');
-  const fmt = FORMATS[dtype];
-  if (!fmt) throw new Error(`no texture format for data_type ${dtype}`);
+  const context = acquireContext(canvas);
+  if (!context) throw new Error('this browser has no WebGL2, which the viewer needs');
+  const gl = context; // a const the closures below see as non-null
+  const fmt = textureFormat(dtype);
   // Compiled and linked in the GPU process while the first chunks load: nothing here waits for it
   // (no status or location query) until the first frame needs the program.
   const program = compileProgram(gl, VERTEX, fragment(fmt.sampler, fmt.bits), { aPos: A_POS });
@@ -126,10 +131,11 @@ export function createRenderer(canvas, { dtype, nBands }) {
 
   /**
    * Upload one chunk (data [band][y][x] over the padded chunk) and its mask.
-   * @param {ArrayBufferView} data
+   * @param {ArrayBufferView | null} data
    * @param {Uint8Array | null} mask
    * @param {number} width chunk width (padded)
    * @param {number} height chunk height (padded)
+   * @returns {import('../lib/typedefs.js').ChunkTextures<WebGLTexture>}
    */
   function upload(data, mask, width, height) {
     const tex = data ? dataTexture(data, width, height) : null;
@@ -137,7 +143,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
     return { tex, maskTex, anchorTex: null, bytes: (data ? data.byteLength : 0) + (mask ? mask.byteLength : 0) };
   }
 
-  /** A chunk's bands as one integer (or float) 2D array texture in the stored type. */
+  /** A chunk's bands as one integer (or float) 2D array texture in the stored type. @param {ArrayBufferView} data @param {number} width @param {number} height */
   const dataTexture = (data, width, height) => layeredTexture(gl, fmt, nBands, data, width, height);
 
   /** @param {{ tex: WebGLTexture | null, maskTex: WebGLTexture | null }} gpu the textures upload made (not a shared anchor) */
@@ -151,9 +157,9 @@ export function createRenderer(canvas, { dtype, nBands }) {
 
   /**
    * Start a frame: clear to the background and set the per-frame uniforms.
-   * @param {{ cx: number, cy: number, zoom: number }} cam
-   * @param {{ w: number, h: number }} size
-   * @param {{ product: number, display: number, bands: number[], scale: number[], offset: number[], range: number[], nodata: number | null, hasMask: boolean }} look
+   * @param {import('../lib/typedefs.js').Camera} cam
+   * @param {import('../lib/typedefs.js').Size} size
+   * @param {import('../lib/typedefs.js').Look} look
    * @param {{ x0: number, x1: number } | null} [clip] columns to clear and draw (CSS px), else all
    */
   function begin(cam, size, look, clip = null) {
@@ -177,14 +183,15 @@ export function createRenderer(canvas, { dtype, nBands }) {
 
   /**
    * Draw one chunk of level k over its footprint, clipped to the level-0 raster.
-   * @param {{ tex: WebGLTexture, maskTex: WebGLTexture | null, anchorTex?: WebGLTexture | null }} gpu
+   * @param {import('../lib/typedefs.js').ChunkTextures<WebGLTexture>} gpu
    *   anchorTex set: tex holds star-delta residuals against it
    * @param {number} k level
-   * @param {{ x0: number, y0: number, x1: number, y1: number }} rect level-0 pixels
+   * @param {import('../lib/typedefs.js').Rect} rect level-0 pixels
    * @param {[number, number]} origin texel of the chunk's corner in level k
    * @param {[number, number]} size texels of the chunk inside level k
    */
   function draw(gpu, k, rect, origin, size) {
+    const loc = uniforms(); // known since begin
     gl.activeTexture(gl.TEXTURE0);
     gl.bindTexture(gl.TEXTURE_2D_ARRAY, gpu.tex);
     gl.activeTexture(gl.TEXTURE1);
@@ -201,7 +208,7 @@ export function createRenderer(canvas, { dtype, nBands }) {
     gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
   }
 
-  /** RGBA of the drawing buffer at a CSS point (top-left origin). */
+  /** RGBA of the drawing buffer at a CSS point (top-left origin). @param {number} x @param {number} y */
   function readPixel(x, y) {
     const dpr = canvas.width / Math.max(1, canvas.clientWidth);
     const out = new Uint8Array(4);
@@ -209,7 +216,9 @@ export function createRenderer(canvas, { dtype, nBands }) {
     return Array.from(out);
   }
 
-  return { gl, ready, upload, dataTexture, deleteTexture: (tex) => gl.deleteTexture(tex), resize, begin, draw, readPixel, release, shaderDelta: Boolean(fmt.bits) };
+  /** @satisfies {ViewerRenderer} */
+  const renderer = { ready, upload, dataTexture, deleteTexture: (tex) => gl.deleteTexture(tex), resize, begin, draw, release, shaderDelta: Boolean(fmt.bits) };
+  return { ...renderer, gl, readPixel };
 }
 
 /** The attribute location of the quad's corners, bound before linking (no query needed). */

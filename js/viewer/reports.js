@@ -8,7 +8,9 @@ import { toLonLat } from '../lib/geo.js';
 import { pixelValues } from '../lib/pixel.js';
 import { pixelCell } from '../src/reader/geometry.js';
 
-/** Store coordinates of the camera's centre, and its lon/lat when the store is georeferenced. @param {any} store @param {{ cx: number, cy: number }} cam */
+/** @typedef {import('../lib/typedefs.js').Store} Store */
+
+/** Store coordinates of the camera's centre, and its lon/lat when the store is georeferenced. @param {Pick<Store, 'crs' | 'levels'>} store @param {{ cx: number, cy: number }} cam */
 export function centreOf(store, cam) {
   const geo = store.crs != null;
   const c = pixelToStore(geo ? store.levels[0].transform : null, cam.cx, cam.cy);
@@ -19,7 +21,7 @@ export function centreOf(store, cam) {
 /**
  * The click message of level-0 pixel (x0, y0), read from the drawn chunk `hit` (compare.pick), and
  * the stored values beside it.
- * @param {any} store @param {{ entry: any, lod: number, x: number, y: number }} hit @param {number} x0 @param {number} y0
+ * @param {Store} store @param {import('../lib/typedefs.js').PickHit} hit @param {number} x0 @param {number} y0
  */
 export function clickReport(store, hit, x0, y0) {
   const geo = store.crs != null;
@@ -43,9 +45,9 @@ export function clickReport(store, hit, x0, y0) {
 
 /**
  * The ready message: the store, its times, bands, products and levels, and the state shown.
- * @param {any} store
- * @param {{ url: string | null, name: string, products: any[] }} about
- * @param {{ t: number, product: string, band: number, cam: { cx: number, cy: number, zoom: number } }} state
+ * @param {Store} store
+ * @param {{ url: string | null, name: string, products: { id: string, name: string, available: boolean }[] }} about
+ * @param {{ t: number, product: string, band: number, cam: import('../lib/typedefs.js').Camera }} state
  * @param {{ playing: boolean, speed: number, compare: { t: number, split: number } | null }} more
  */
 export function readyReport(store, about, state, more) {
@@ -54,9 +56,9 @@ export function readyReport(store, about, state, more) {
   return {
     store: { url: about.url, name: about.name, crs: store.crs },
     times: [...store.times],
-    bands: bands.map((/** @type {any} */ b) => ({ name: b.name, common_name: b.common_name ?? null, units: b.units ?? null, scale: b.scale, offset: b.offset })),
+    bands: bands.map((b) => ({ name: b.name, common_name: b.common_name ?? null, units: b.units ?? null, scale: b.scale, offset: b.offset })),
     products: about.products,
-    levels: store.levels.map((/** @type {any} */ l, /** @type {number} */ i) => ({ lod: i, width: l.width, height: l.height, resolution: geo ? l.resolution : null })),
+    levels: store.levels.map((l, i) => ({ lod: i, width: l.width, height: l.height, resolution: geo ? l.resolution : null })),
     state: {
       t: state.t,
       time: store.times[state.t],

@@ -6,6 +6,7 @@
  * @module
  */
 import { pixelToStore } from '../lib/camera.js';
+import { findElement } from '../lib/dom.js';
 import { metresPerDegreeLon, parseCrs, toLonLat } from '../lib/geo.js';
 import { formatTick, niceFloor } from '../lib/ticks.js';
 
@@ -18,8 +19,8 @@ import { formatTick, niceFloor } from '../lib/ticks.js';
  */
 
 /**
- * @param {{ crs: string | null, levels: { transform: number[] }[] }} store
- * @param {{ cx: number, cy: number, zoom: number }} cam
+ * @param {{ crs: string | null, levels: readonly { transform: readonly number[] }[] }} store
+ * @param {import('../lib/typedefs.js').Camera} cam
  * @param {number} [maxPx] the longest bar wanted
  * @returns {ScaleSpec}
  */
@@ -53,8 +54,8 @@ export function createScaleBar(host) {
   el.className = 'scalebar';
   el.innerHTML = '<div class="sb-bar"></div><span class="sb-label"></span>';
   host.append(el);
-  const bar = /** @type {HTMLElement} */ (el.firstElementChild);
-  const label = /** @type {HTMLElement} */ (el.lastElementChild);
+  const bar = findElement(el, '.sb-bar', HTMLElement);
+  const label = findElement(el, '.sb-label', HTMLElement);
   /** @type {ScaleSpec | null} */
   let spec = null;
   return {

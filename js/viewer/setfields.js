@@ -7,7 +7,7 @@ import { snapSpeed } from './playback.js';
 
 /**
  * The timestep nearest a date (the earlier on a tie; first or last outside the series).
- * @param {string[]} times ISO strings
+ * @param {readonly string[]} times ISO strings
  * @param {number} ms
  */
 export function nearestTime(times, ms) {
@@ -23,7 +23,7 @@ export function nearestTime(times, ms) {
   return best;
 }
 
-/** ISO 8601 date or date-time; one without a zone is UTC. Returns ms or null. */
+/** ISO 8601 date or date-time; one without a zone is UTC. Returns ms or null. @param {string} s */
 export function parseIsoDate(s) {
   const m = /^(\d{4})-(\d{2})(?:-(\d{2}))?(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(s.trim());
   if (!m) return null;
@@ -35,16 +35,30 @@ export function parseIsoDate(s) {
 }
 
 /**
- * @param {Record<string, any>} f fields of the set
- * @param {{ store: any, products: { id: string, available: boolean }[], geoOk: boolean }} ctx
- * @returns {{ ok: true, values: Record<string, any> } | { ok: false, field: string, message: string }}
+ * A set's values once checked against the store: what each field asks for, in the viewer's terms.
+ * @typedef {object} SetValues
+ * @property {string} [product]
+ * @property {number} [band] band index
+ * @property {number} [t] timestep
+ * @property {number} [zoom]
+ * @property {{ x: number, y: number } | { lon: number, lat: number }} [center] in the store's CRS, or WGS84
+ * @property {number} [speed] an offered speed
+ * @property {import('./compare.js').CompareState | null} [compare] null: the split view off
+ * @property {boolean} [playing]
+ */
+
+/**
+ * @param {Record<string, unknown>} f fields of the set, as the host sent them
+ * @param {{ store: Pick<import('../lib/typedefs.js').Store, 'times' | 'bandNames' | 'crs'>, products: { id: string, available: boolean }[], geoOk: boolean }} ctx
+ * @returns {{ ok: true, values: SetValues } | { ok: false, field: string, message: string }}
  */
 export function validateSet(f, { store, products, geoOk }) {
   const n = store.times.length;
-  /** @type {Record<string, any>} */
+  /** @type {SetValues} */
   const values = {};
+  /** @param {string} field @param {string} message */
   const bad = (field, message) => ({ ok: /** @type {false} */ (false), field, message: `${field}: ${message}` });
-  const show = (v) => JSON.stringify(v) ?? String(v);
+  const show = (/** @type {unknown} */ v) => JSON.stringify(v) ?? String(v);
   if ('product' in f) {
     const p = products.find((x) => x.id === f.product);
     if (typeof f.product !== 'string' || !p) return bad('product', `must be one of ${products.map((x) => x.id).join(', ')}, got ${show(f.product)}.`);
@@ -75,9 +89,10 @@ export function validateSet(f, { store, products, geoOk }) {
     values.zoom = f.zoom;
   }
   if ('center' in f) {
-    const c = f.center;
+    /** @param {unknown} v @returns {v is number} a finite number */
     const num = (v) => typeof v === 'number' && Number.isFinite(v);
-    if (!c || typeof c !== 'object') return bad('center', `must be {x, y} or {lon, lat}, got ${show(c)}.`);
+    if (!f.center || typeof f.center !== 'object') return bad('center', `must be {x, y} or {lon, lat}, got ${show(f.center)}.`);
+    const c = /** @type {Record<string, unknown>} */ (f.center); // an object: its fields are checked here
     if (c.x != null && c.y != null) {
       if (!num(c.x) || !num(c.y)) return bad('center', `x and y must be numbers, got ${show(c)}.`);
       values.center = { x: c.x, y: c.y };
@@ -109,17 +124,18 @@ export function validateSet(f, { store, products, geoOk }) {
  * The split view of a set: null or false turns it off; `{ t, split? }` (t a timestep or an ISO date,
  * split 0..1, 0.5 when left out) turns it on. A string is the reason it is not valid.
  * @param {unknown} c
- * @param {string[]} times
- * @returns {{ t: number, split: number } | null | string}
+ * @param {readonly string[]} times
+ * @returns {import('./compare.js').CompareState | null | string}
  */
 function checkCompare(c, times) {
   if (c === null || c === false) return null;
   const show = JSON.stringify(c) ?? String(c);
   if (!c || typeof c !== 'object') return `must be null or {t, split}, got ${show}.`;
-  const { t, split = 0.5 } = /** @type {any} */ (c);
+  const { t, split = 0.5 } = /** @type {Record<string, unknown>} */ (c); // an object: its fields are checked here
   let ti;
+  const ms = typeof t === 'string' ? parseIsoDate(t) : null;
   if (typeof t === 'number' && Number.isInteger(t) && t >= 0 && t < times.length) ti = t;
-  else if (typeof t === 'string' && parseIsoDate(t) != null) ti = nearestTime(times, /** @type {number} */ (parseIsoDate(t)));
+  else if (ms != null) ti = nearestTime(times, ms);
   else return `t must be an integer timestep from 0 to ${times.length - 1} or an ISO 8601 date, got ${show}.`;
   if (typeof split !== 'number' || !(split >= 0 && split <= 1)) return `split must be a number from 0 to 1, got ${show}.`;
   return { t: ti, split };

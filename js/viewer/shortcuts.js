@@ -71,7 +71,8 @@ export function keyName(e) {
  * @param {Shortcut[]} table
  */
 export function attachShortcuts(target, table) {
-  target.addEventListener('keydown', (/** @type {any} */ e) => {
+  target.addEventListener('keydown', (/** @type {Event} */ event) => {
+    const e = /** @type {KeyboardEvent} */ (event); // a keydown
     const target = /** @type {HTMLElement} */ (e.target);
     const tag = target.tagName;
     if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA' || e.ctrlKey || e.metaKey || e.altKey) return;

@@ -26,7 +26,7 @@ export function createShowing(v) {
     stage: $('stage'),
     canvas: v.canvas,
     state,
-    sample: (b) => v.scene.sampleVisible(b),
+    sample: (/** @type {number[]} */ b) => v.scene.sampleVisible(b),
     locate: (px, py) => cursorInfo(store, state.cam, v.nav.size, px, py, (x, y, sx) => v.compare.pick(x, y, sx)),
     setRange: (r) => {
       state.range = r;
@@ -45,6 +45,7 @@ export function createShowing(v) {
     v.address.schedule();
   }
 
+  /** @param {string} id */
   function setProduct(id) {
     state.product = id;
     overlays.reset();
@@ -63,7 +64,7 @@ export function createShowing(v) {
     changed();
   }
 
-  /** A frame was painted: its date in the readout, and the overlays' automatic range from it. */
+  /** A frame was painted: its date in the readout, and the overlays' automatic range from it. @param {import('../lib/scene.js').FrameRecord} f */
   function frame(f) {
     $('readout').textContent = v.label(f.t);
     $('readout').dataset.t = String(f.t);

@@ -5,6 +5,7 @@
  * intervals afterwards, so every date lasts one frame interval however long it took to load.
  * @module
  */
+import { context2d, findElement } from '../lib/dom.js';
 import { createDialog } from './dialog.js';
 import { saveBlob } from './download.js';
 import { setWebmDuration } from './webm-duration.js';
@@ -19,11 +20,11 @@ const FRAME_TIMEOUT_MS = 60_000;
 
 /**
  * @typedef {object} TimelapseHost
- * @property {any} store
+ * @property {Pick<import('../lib/typedefs.js').Store, 'times'>} store
  * @property {(t: number) => string} label
  * @property {(t: number) => void} setT
  * @property {() => number} t
- * @property {() => any[]} scenes the scenes painting the canvas (one, or two in a split view)
+ * @property {() => import('../lib/typedefs.js').Scene[]} scenes the scenes painting the canvas (one, or two in a split view)
  * @property {(out: HTMLCanvasElement) => void} compose the current view, composed
  * @property {() => void} stopPlayback
  * @property {string} fileStem
@@ -31,7 +32,7 @@ const FRAME_TIMEOUT_MS = 60_000;
 
 /**
  * Resolves once every scene shows its asked timestep with every visible cell, painted.
- * @param {any[]} scenes
+ * @param {Pick<import('../lib/typedefs.js').Scene, 'frames' | 'settled' | 'wantedT'>[]} scenes
  * @param {AbortSignal} signal
  */
 export async function whenExact(scenes, signal) {
@@ -91,7 +92,7 @@ export async function recordTimelapse(app, { from, to, fps, signal, onProgress }
  * @param {{ mimeType: string, fps: number, signal: AbortSignal, onProgress: (text: string, f: number) => void }} o
  */
 async function play(frames, canvas, { mimeType, fps, signal, onProgress }) {
-  const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
+  const ctx = context2d(canvas);
   const stream = canvas.captureStream(0);
   const track = /** @type {CanvasCaptureMediaStreamTrack} */ (stream.getVideoTracks()[0]);
   const recorder = new MediaRecorder(stream, { mimeType, videoBitsPerSecond: 16e6 });
@@ -124,7 +125,7 @@ async function play(frames, canvas, { mimeType, fps, signal, onProgress }) {
  */
 export function createTimelapse(host, app) {
   const n = app.store.times.length;
-  const options = (/** @type {number} */ sel) => app.store.times.map((/** @type {string} */ _, /** @type {number} */ t) => `<option value="${t}"${t === sel ? ' selected' : ''}>${app.label(t)}</option>`).join('');
+  const options = (/** @type {number} */ sel) => app.store.times.map((_, t) => `<option value="${t}"${t === sel ? ' selected' : ''}>${app.label(t)}</option>`).join('');
   const dialog = createDialog(host, {
     label: 'Record a time-lapse video',
     className: 'video',
@@ -137,19 +138,22 @@ export function createTimelapse(host, app) {
       <p class="video-status" role="status"></p>
       <div class="video-buttons"><button type="button" class="video-record">Record WebM</button><button type="button" class="video-close">Close</button></div>`,
   });
-  const q = (/** @type {string} */ s) => /** @type {any} */ (dialog.el.querySelector(s));
+  const [fromSelect, toSelect, fpsSelect] = ['.video-from', '.video-to', '.video-fps'].map((s) => findElement(dialog.el, s, HTMLSelectElement));
+  const progress = findElement(dialog.el, '.video-progress', HTMLProgressElement);
+  const status = findElement(dialog.el, '.video-status', HTMLElement);
+  const record = findElement(dialog.el, '.video-record', HTMLButtonElement);
   /** @type {AbortController | null} */
   let running = null;
 
   async function start() {
-    const from = Number(q('.video-from').value);
-    const to = Number(q('.video-to').value);
-    const fps = Number(q('.video-fps').value);
-    if (to < from) return void (q('.video-status').textContent = 'The last date must not come before the first.');
+    const from = Number(fromSelect.value);
+    const to = Number(toSelect.value);
+    const fps = Number(fpsSelect.value);
+    if (to < from) return void (status.textContent = 'The last date must not come before the first.');
     running = new AbortController();
     const back = app.t();
-    q('.video-record').disabled = true;
-    q('.video-status').textContent = 'Recording…';
+    record.disabled = true;
+    status.textContent = 'Recording…';
     try {
       const { blob, frames } = await recordTimelapse(app, {
         from,
@@ -157,22 +161,22 @@ export function createTimelapse(host, app) {
         fps,
         signal: running.signal,
         onProgress: (text, f) => {
-          q('.video-status').textContent = text;
-          q('.video-progress').value = f;
+          status.textContent = text;
+          progress.value = f;
         },
       });
       saveBlob(blob, `${app.fileStem}_${app.label(from)}_${app.label(to)}_${fps}fps.webm`);
-      q('.video-status').textContent = `Saved ${frames} frames (${(frames / fps).toFixed(1)} s).`;
+      status.textContent = `Saved ${frames} frames (${(frames / fps).toFixed(1)} s).`;
     } catch (err) {
-      q('.video-status').textContent = err instanceof Error && err.name === 'AbortError' ? 'Cancelled.' : `The recording failed: ${err instanceof Error ? err.message : err}`;
+      status.textContent = err instanceof Error && err.name === 'AbortError' ? 'Cancelled.' : `The recording failed: ${err instanceof Error ? err.message : err}`;
     } finally {
       running = null;
-      q('.video-record').disabled = false;
+      record.disabled = false;
       app.setT(back);
     }
   }
-  q('.video-record').addEventListener('click', start);
-  q('.video-close').addEventListener('click', () => {
+  record.addEventListener('click', start);
+  findElement(dialog.el, '.video-close', HTMLButtonElement).addEventListener('click', () => {
     running?.abort();
     dialog.close();
   });

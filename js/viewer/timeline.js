@@ -7,7 +7,7 @@
 
 /**
  * @param {HTMLElement} host
- * @param {{ times: string[], onPick: (t: number) => void, label: (t: number) => string }} o
+ * @param {{ times: readonly string[], onPick: (t: number) => void, label: (t: number) => string }} o
  */
 export function createTimeline(host, { times, onPick, label }) {
   const ms = times.map((s) => Date.parse(s));
@@ -44,6 +44,7 @@ export function createTimeline(host, { times, onPick, label }) {
   track.append(handle);
   host.replaceChildren(track);
 
+  /** The timestep nearest a pointer's x. @param {number} clientX */
   const nearest = (clientX) => {
     const box = track.getBoundingClientRect();
     const f = (clientX - box.left) / Math.max(1, box.width);
@@ -70,4 +71,4 @@ export function createTimeline(host, { times, onPick, label }) {
   return { set };
 }
 
-const pct = (f) => `${(f * 100).toFixed(4)}%`;
+const pct = (/** @type {number} */ f) => `${(f * 100).toFixed(4)}%`;

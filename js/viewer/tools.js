@@ -10,14 +10,14 @@ import { createTimelapse } from './timelapse.js';
 
 /**
  * @typedef {object} ToolsHost
- * @property {any} store
+ * @property {import('../lib/typedefs.js').Store} store
  * @property {HTMLCanvasElement} canvas
  * @property {HTMLElement} dialogs where the dialogs go
  * @property {Document | HTMLElement} keys where the keyboard shortcuts listen (the page, or the viewer's element)
  * @property {{ compare: HTMLElement, png: HTMLElement, video: HTMLElement, help: HTMLElement }} buttons
  * @property {ReturnType<typeof import('./compare.js').createCompare>} compare
  * @property {ReturnType<typeof import('./overlays.js').createOverlays>} overlays
- * @property {any} scene the scene of date A
+ * @property {import('../lib/typedefs.js').Scene} scene the scene of date A
  * @property {(t: number) => string} label
  * @property {string} fileStem
  * @property {() => string} product
@@ -31,7 +31,7 @@ import { createTimelapse } from './timelapse.js';
 export function createTools(app) {
   const { store, canvas, compare, overlays, buttons } = app;
   const n = store.times.length;
-  const scenes = () => [app.scene, compare.scene].filter(Boolean);
+  const scenes = () => [app.scene, compare.scene].filter((s) => s != null);
 
   /** The view composed with its date(s), legend and scale. @param {HTMLCanvasElement} out */
   function composeView(out) {

@@ -5,8 +5,8 @@
  */
 
 /**
- * @param {{ send: (type: string, fields: any) => void }} embed
- * @param {() => any} payload the view now
+ * @param {{ send: (type: string, fields: Record<string, unknown>) => void }} embed
+ * @param {() => Record<string, unknown>} payload the view now
  */
 export function createViewReports(embed, payload) {
   let last = '';

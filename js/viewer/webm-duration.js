@@ -40,7 +40,9 @@ function vintLength(first) {
   return 0;
 }
 
-/** `size` as a vint of exactly `len` bytes, or null when it does not fit. */
+/** @typedef {NonNullable<ReturnType<typeof element>>} EbmlElement */
+
+/** `size` as a vint of exactly `len` bytes, or null when it does not fit. @param {number} size @param {number} len */
 function vint(size, len) {
   if (size >= 2 ** (7 * len) - 1) return null;
   const out = new Uint8Array(len);
@@ -71,7 +73,7 @@ export function withDuration(b, ms) {
   return null;
 }
 
-/** @param {Uint8Array} b @param {any} seg @param {number} segAt @param {number} at @param {any} info @param {number} ms */
+/** @param {Uint8Array} b @param {EbmlElement} seg @param {number} segAt @param {number} at @param {EbmlElement} info @param {number} ms */
 function infoWithDuration(b, seg, segAt, at, info, ms) {
   let scale = 1e6;
   let found = null;
@@ -105,7 +107,7 @@ function infoWithDuration(b, seg, segAt, at, info, ms) {
   return out;
 }
 
-/** A copy with the Duration element's float (4 or 8 bytes) set to v. */
+/** A copy with the Duration element's float (4 or 8 bytes) set to v. @param {Uint8Array} b @param {EbmlElement} el @param {number} v */
 function replaceDuration(b, el, v) {
   if (el.size !== 4 && el.size !== 8) return null;
   const out = b.slice();

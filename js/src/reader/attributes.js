@@ -5,7 +5,7 @@
  */
 import { StoreError } from './errors.js';
 
-/** A JSON object (not null, not a list). */
+/** A JSON object (not null, not a list). @param {unknown} value @returns {value is Record<string, unknown>} */
 export const isObject = (value) => value != null && typeof value === 'object' && !Array.isArray(value);
 
 /** An ISO-8601 date or date-time, with or without a zone (spec 2.2). */
@@ -21,7 +21,7 @@ export function parseTimes(values) {
   return /** @type {string[]} */ (values);
 }
 
-/** chronozarr.nodata: a finite number or null (spec 2.3); absent is null. */
+/** chronozarr.nodata: a finite number or null (spec 2.3); absent is null. @param {unknown} value @returns {number | null} */
 export function parseNodata(value) {
   if (value == null) return null;
   if (typeof value === 'number' && Number.isFinite(value)) return value;
@@ -31,6 +31,7 @@ export function parseNodata(value) {
 /**
  * chronozarr.shard_bytes: { level path: { "<t_shard>/<row>/<col>": byte length } } (spec 7.3);
  * a reader MUST use it, so a malformed one is refused rather than skipped.
+ * @param {unknown} value
  * @returns {Record<string, Record<string, number>>}
  */
 export function parseShardBytes(value) {
@@ -40,35 +41,38 @@ export function parseShardBytes(value) {
   for (const [level, lengths] of Object.entries(value)) {
     if (!isObject(lengths)) throw new StoreError(`${rule}; entry ${JSON.stringify(level)} is ${JSON.stringify(lengths)}`);
     for (const [key, n] of Object.entries(lengths)) {
-      if (!Number.isSafeInteger(n) || n < 0) throw new StoreError(`${rule}; [${JSON.stringify(level)}][${JSON.stringify(key)}] is ${JSON.stringify(n)}, not a byte length`);
+      if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new StoreError(`${rule}; [${JSON.stringify(level)}][${JSON.stringify(key)}] is ${JSON.stringify(n)}, not a byte length`);
     }
   }
-  return value;
+  return /** @type {Record<string, Record<string, number>>} */ (value);
 }
 
 /**
+ * A band as the store lists it; the fields the reader does not check are passed on as stored.
  * @typedef {object} Band
  * @property {string} name
- * @property {string} [common_name]
+ * @property {string | null} [common_name]
  * @property {number} scale
  * @property {number} offset
- * @property {string} [units]
+ * @property {string | null} [units]
  */
 
 /**
  * Band objects from chronozarr.bands, else band_names (spec 3.2). A v0.1 string is a band with that
  * name, read with the Sentinel-2 L2A reflectance scale 0.0001 (spec 3.6), which is what v0.1
  * stores held.
+ * @param {any} block the chronozarr attribute block (untrusted JSON) @param {boolean} legacy a v0.1 store
  * @returns {Band[]}
  */
 export function parseBands(block, legacy) {
   const { bands, band_names: names } = block;
   if (bands != null && !Array.isArray(bands)) throw new StoreError(`chronozarr.bands must be a list of band objects, got ${JSON.stringify(bands)}`);
-  if (bands?.length) return bands.map((b) => parseBand(b, legacy));
+  if (bands?.length) return bands.map((/** @type {unknown} */ b) => parseBand(b, legacy));
   if (names != null && !Array.isArray(names)) throw new StoreError(`chronozarr.band_names must be a list of names, got ${JSON.stringify(names)}`);
-  return (names ?? []).map((b) => parseBand(b, legacy));
+  return (names ?? []).map((/** @type {unknown} */ b) => parseBand(b, legacy));
 }
 
+/** @param {any} value a band entry (untrusted JSON) @param {boolean} legacy @returns {Band} */
 function parseBand(value, legacy) {
   if (typeof value === 'string') return { name: value, scale: legacy ? 0.0001 : 1, offset: 0 };
   if (!value || typeof value.name !== 'string' || !value.name) throw new StoreError(`band entry must be an object with a name or a string, got ${JSON.stringify(value)}`);
@@ -78,7 +82,7 @@ function parseBand(value, legacy) {
   return { ...value, scale, offset };
 }
 
-/** temporal.anchor_indices: timestep indices (spec 4.1). */
+/** temporal.anchor_indices: timestep indices (spec 4.1). @param {unknown} value @returns {number[]} */
 export function parseAnchorIndices(value) {
   if (!Array.isArray(value) || !value.every((t) => Number.isInteger(t) && t >= 0)) {
     throw new StoreError(`chronozarr.temporal.anchor_indices must be a list of timestep indices, got ${JSON.stringify(value)}`);
@@ -86,7 +90,7 @@ export function parseAnchorIndices(value) {
   return value;
 }
 
-/** A short JSON rendering of a value for a message. */
+/** A short JSON rendering of a value for a message. @param {unknown} value */
 const short = (value) => {
   const text = JSON.stringify(value) ?? String(value);
   return text.length <= 120 ? text : `${text.slice(0, 117)}...`;
@@ -101,6 +105,7 @@ const short = (value) => {
  * @returns {{ anchorIndices: number[], references: Int32Array }}
  */
 export function parseSchedule(temporal, nTime) {
+  /** @param {string} field @param {string} message */
   const refuse = (field, message) =>
     new StoreError(`chronozarr.temporal.${field} ${message}: the store cannot be decoded; re-encode it, or restore the temporal block its writer wrote`);
   const interval = temporal.anchor_interval;

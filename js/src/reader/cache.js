@@ -5,10 +5,12 @@
  */
 
 /**
+ * Values are of the type their key's tier holds (see context.js tierKey): callers that put one
+ * kind under a prefix read that kind back.
  * @param {number} budget bytes for both tiers together
  */
 export function createCache(budget) {
-  /** @type {Map<string, { value: any, bytes: number, tier: 'decoded' | 'compressed' }>} */
+  /** @type {Map<string, { value: unknown, bytes: number, tier: 'decoded' | 'compressed' }>} */
   const items = new Map();
   const size = { decoded: 0, compressed: 0 };
   let evictions = 0;
@@ -38,7 +40,7 @@ export function createCache(budget) {
   /**
    * Swap the value of an entry in place (same size, same place in the eviction order).
    * @param {string} key
-   * @param {any} value
+   * @param {unknown} value
    */
   function replace(key, value) {
     const item = items.get(key);
@@ -47,15 +49,15 @@ export function createCache(budget) {
 
   /**
    * @param {string} key
-   * @param {any} value
+   * @param {unknown} value
    * @param {number} bytes
    * @param {'decoded' | 'compressed'} tier
    */
   function set(key, value, bytes, tier) {
     remove(key);
     if (bytes > budget) return false;
-    while (size.decoded + size.compressed + bytes > budget) {
-      const oldest = items.keys().next().value;
+    for (const oldest of items.keys()) {
+      if (size.decoded + size.compressed + bytes <= budget) break;
       remove(oldest);
       evictions++;
     }

@@ -10,7 +10,7 @@ import { chunkKey, shardBytesId } from './geometry.js';
 import { parseShardIndex } from './shards.js';
 import { shared } from './signals.js';
 
-/** @typedef {import('./arrays.js').ArrayInfo} ArrayInfo */
+/** @typedef {import('./arrays.js').DataArrayInfo} ArrayInfo */
 
 /**
  * @param {import('./context.js').StoreContext} ctx
@@ -28,10 +28,11 @@ export function createChunkBytes(ctx) {
     const key = tierKey('z', info, t, row, col);
     const away = lent.get(key);
     if (away) return away.then(() => compressed(info, t, row, col, signal, priority));
-    const hit = cache.get(key);
+    const hit = /** @type {Uint8Array | typeof FILL | undefined} */ (cache.get(key)); // the z tier holds these
     if (hit !== undefined) return Promise.resolve(hit === FILL ? null : hit);
     return shared(inflight, key, signal, async (s) => {
-      const bytes = info.shardShape ? await fromShard(info, t, row, col, s, priority) : await whole(info, t, row, col, s, priority);
+      const shardTime = info.shardShape?.[0];
+      const bytes = shardTime ? await fromShard(info, shardTime, t, row, col, s, priority) : await whole(info, t, row, col, s, priority);
       if (!state.closed) cache.set(key, bytes ?? FILL, bytes ? bytes.length : 64, 'compressed');
       return bytes;
     });
@@ -49,11 +50,10 @@ export function createChunkBytes(ctx) {
 
   /**
    * A chunk inside its shard: the shard's index, then the chunk's range; null when not stored.
-   * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col
+   * @param {ArrayInfo} info @param {number} shardTime timesteps per shard @param {number} t @param {number} row @param {number} col
    * @param {AbortSignal | undefined} signal @param {0 | 1} priority
    */
-  async function fromShard(info, t, row, col, signal, priority) {
-    const shardTime = /** @type {number[]} */ (info.shardShape)[0];
+  async function fromShard(info, shardTime, t, row, col, signal, priority) {
     const shardKey = chunkKey(info.path, t, row, col, { banded: info.banded, shardTime });
     const index = await shardIndex(info, shardKey, listedLength(info, t, row, col, shardTime), signal, priority);
     const position = t % shardTime;
@@ -81,7 +81,8 @@ export function createChunkBytes(ctx) {
    * @returns {Promise<import('./shards.js').ShardIndex | null>}
    */
   function shardIndex(info, shardKey, listed, signal, priority) {
-    if (indexes.has(shardKey)) return Promise.resolve(/** @type {any} */ (indexes.get(shardKey)));
+    const known = indexes.get(shardKey);
+    if (known !== undefined) return Promise.resolve(known);
     return shared(inflight, `i|${shardKey}`, signal, async (s) => {
       const n = info.indexBytes;
       let length = listed;

@@ -16,7 +16,13 @@ import { StoreError } from './errors.js';
  * @property {number} [itemSize] bytes of one element of the array (blosc's shuffle works on them)
  */
 
-/** @type {Record<string, Promise<any>>} */
+/**
+ * A numcodecs codec module as it is used here: its default export is a class whose instances decode
+ * (and encode, for the warm-up). numcodecs' own declarations give the class without its constructor.
+ * @typedef {{ default: new () => { encode(data: Uint8Array): Uint8Array | Promise<Uint8Array>, decode(data: Uint8Array): Uint8Array | Promise<Uint8Array> } }} CodecModule
+ */
+
+/** @type {Record<string, Promise<CodecModule>>} */
 const modules = {};
 
 /** @type {Record<string, string>} resolved module URLs, set by a worker's first message */
@@ -45,10 +51,13 @@ export function resolveCodecUrls() {
 function codecModule(name) {
   if (!modules[name]) {
     const url = moduleUrls[name];
-    if (url) modules[name] = import(url);
-    else if (name === 'zstd') modules[name] = import('numcodecs/zstd');
-    else if (name === 'blosc') modules[name] = import('numcodecs/blosc');
-    else modules[name] = import('numcodecs/gzip');
+    /** @type {Promise<unknown>} */
+    let loading;
+    if (url) loading = import(url);
+    else if (name === 'zstd') loading = import('numcodecs/zstd');
+    else if (name === 'blosc') loading = import('numcodecs/blosc');
+    else loading = import('numcodecs/gzip');
+    modules[name] = /** @type {Promise<CodecModule>} */ (loading);
     modules[name].catch(() => delete modules[name]);
   }
   return modules[name];
@@ -74,7 +83,10 @@ export async function warmCodec(name, bytes = 2 ** 21) {
   await exercise(name, Math.max(4096, Math.min(bytes, 2 ** 23)), 3);
 }
 
-/** Encode a synthetic chunk of `size` bytes and decode it `times` times. */
+/**
+ * Encode a synthetic chunk of `size` bytes and decode it `times` times.
+ * @param {CodecSpec['name']} name @param {number} size @param {number} times
+ */
 async function exercise(name, size, times) {
   try {
     if (name === 'gzip' && typeof DecompressionStream === 'undefined') await codecModule(name);
@@ -122,7 +134,11 @@ export async function decodeBytes(codec, bytes, expected, where) {
   return out;
 }
 
-/** The frame's declared content size, or null when the frame does not declare it (RFC 8878 3.1.1.1). */
+/**
+ * The frame's declared content size, or null when the frame does not declare it (RFC 8878 3.1.1.1).
+ * @param {Uint8Array} bytes
+ * @returns {number | null}
+ */
 export function zstdContentSize(bytes) {
   if (bytes.length < 6) throw new Error('zstd frame shorter than its header');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -164,6 +180,7 @@ export function zstdWithSize(bytes, expected) {
   return out;
 }
 
+/** @param {Uint8Array} bytes @param {number} expected @returns {Promise<Uint8Array>} */
 async function zstd(bytes, expected) {
   const framed = zstdWithSize(bytes, expected);
   const { default: Zstd } = await codecModule('zstd');
@@ -175,7 +192,7 @@ const BLOSC_MEMCPYED = 0x02;
 const BLOSC_BITSHUFFLE = 0x04;
 const BLOSC_RESERVED = 0x08;
 const BLOSC_DONT_SPLIT = 0x10;
-/** The compressor code in the top three bits of the flags, for the cnames spec 8 allows. */
+/** @type {Record<string, number>} the compressor code in the top three bits of the flags, for the cnames spec 8 allows */
 const BLOSC_FORMATS = { lz4: 1, zstd: 4 };
 
 /**
@@ -216,6 +233,8 @@ export function checkBloscHeader(bytes, expected, codec) {
  * encoder split the block (the 0x10 flag says it did not). The WebAssembly blosc decodes streams
  * read at the wrong places into wrong values without an error, so a flags byte that lies about
  * splitting is caught here (the Python reader's format/codecs.py makes the same walk).
+ * @param {Uint8Array} bytes @param {DataView} view over bytes @param {number} flags
+ * @param {number} typesize @param {number} nbytes
  */
 function checkBloscStreams(bytes, view, flags, typesize, nbytes) {
   const blocksize = view.getUint32(8, true);
@@ -239,19 +258,22 @@ function checkBloscStreams(bytes, view, flags, typesize, nbytes) {
   if (used !== bytes.length) throw new Error(`blosc blocks take ${used} of the chunk's ${bytes.length} bytes (flags ${hex}): the chunk is damaged`);
 }
 
+/** @param {Uint8Array} bytes @param {number} expected @param {CodecSpec} codec @returns {Promise<Uint8Array>} */
 async function blosc(bytes, expected, codec) {
   checkBloscHeader(bytes, expected, codec);
   const { default: Blosc } = await codecModule('blosc');
   return await new Blosc().decode(bytes);
 }
 
+/** @param {Uint8Array} bytes @param {number} expected @returns {Promise<Uint8Array>} */
 async function gzip(bytes, expected) {
   if (typeof DecompressionStream === 'undefined') {
     const { default: GZip } = await codecModule('gzip');
     return new GZip().decode(bytes);
   }
   // Stream through the platform inflater and stop one byte past the bound.
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  // Chunk bytes come from a response body or a file read, never from a shared buffer.
+  const stream = new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (bytes)]).stream().pipeThrough(new DecompressionStream('gzip'));
   const reader = stream.getReader();
   const out = new Uint8Array(expected);
   let at = 0;

@@ -10,7 +10,7 @@
  * @property {ReturnType<typeof import('./transport.js').createTransport>} transport
  * @property {ReturnType<typeof import('./cache.js').createCache>} cache
  * @property {ReturnType<typeof import('./pool.js').createPool> | null} pool
- * @property {Map<string, Promise<any>>} inflight requests and decodes by cache key, joined by later callers
+ * @property {Map<string, import('./signals.js').SharedWork>} inflight requests and decodes by cache key, joined by later callers
  * @property {Map<string, Promise<void>>} lent compressed chunks lent (transferred) to a decode worker: key → settles when they are back
  * @property {Map<string, import('./shards.js').ShardIndex | null>} indexes shard indexes by shard key
  * @property {boolean} star the store is star-delta encoded

@@ -12,9 +12,9 @@ import { chunkKey } from './geometry.js';
 import { applyDelta } from './reconstruct.js';
 import { shared } from './signals.js';
 
-/** @typedef {import('./arrays.js').ArrayInfo} ArrayInfo */
-/** @typedef {Uint8Array | Uint16Array | Int16Array | Float32Array} Values */
-/** @typedef {(info: ArrayInfo, t: number, row: number, col: number, signal: AbortSignal | undefined, priority: 0 | 1) => Promise<any>} ChunkRead */
+/** @typedef {import('./arrays.js').DataArrayInfo} ArrayInfo */
+/** @typedef {import('./arrays.js').DataValues} Values */
+/** @typedef {(info: ArrayInfo, t: number, row: number, col: number, signal: AbortSignal | undefined, priority: 0 | 1) => Promise<Values>} ChunkRead */
 
 /**
  * @param {import('./context.js').StoreContext} ctx
@@ -38,7 +38,7 @@ export function createDecoding(ctx, compressed) {
     state.decodes++;
     let raw;
     if (!info.codec) raw = bytes.slice();
-    else if (pool) raw = await decodeInPool(info, key, bytes, where, signal, priority);
+    else if (pool) raw = await decodeInPool({ pool, codec: info.codec, expected: info.chunkBytes }, key, bytes, where, signal, priority);
     else raw = await decodeBytes(info.codec, bytes, info.chunkBytes, where);
     if (raw.length !== info.chunkBytes) throw new StoreError(`${where}: chunk decodes to ${raw.length} bytes, expected ${info.chunkBytes}`);
     return typedView(info.dtype, raw);
@@ -48,10 +48,11 @@ export function createDecoding(ctx, compressed) {
    * Decode in a worker, transferring the compressed bytes instead of copying them. While they are
    * away their cache entry is marked lent (a reader of it waits); the worker sends them back and
    * they go back into the entry, or the entry is dropped if they are lost (a failed worker).
-   * @param {ArrayInfo} info @param {string} key @param {Uint8Array} bytes @param {string} where
+   * @param {{ pool: NonNullable<typeof pool>, codec: import('./codecs.js').CodecSpec, expected: number }} job
+   * @param {string} key @param {Uint8Array} bytes @param {string} where
    * @param {AbortSignal | undefined} signal @param {0 | 1} priority
    */
-  async function decodeInPool(info, key, bytes, where, signal, priority) {
+  async function decodeInPool({ pool, codec, expected }, key, bytes, where, signal, priority) {
     /** @type {() => void} */
     let settle = () => {};
     const away = new Promise((resolve) => (settle = () => resolve(undefined)));
@@ -69,7 +70,7 @@ export function createDecoding(ctx, compressed) {
       settle();
     };
     try {
-      return await /** @type {NonNullable<typeof pool>} */ (pool).decode(/** @type {any} */ (info.codec), bytes, info.chunkBytes, where, signal, returned, priority);
+      return await pool.decode(codec, bytes, expected, where, signal, returned, priority);
     } finally {
       if (!handled) returned(bytes.byteLength ? bytes : null); // empty: it left and did not come back
     }
@@ -81,13 +82,16 @@ export function createDecoding(ctx, compressed) {
    */
   function values(info, t, row, col, signal, priority) {
     const key = tierKey('v', info, t, row, col);
-    const hit = cache.get(key);
+    const hit = /** @type {Values | undefined} */ (cache.get(key)); // the v and s tiers hold decoded chunks
     if (hit !== undefined) return Promise.resolve(hit);
     return shared(inflight, key, signal, async (s) => {
       const anchor = anchorOf(ctx, info, t);
       let out;
       if (anchor >= 0) {
-        const [base, residual] = await Promise.all([values(info, anchor, row, col, s, priority), stored(info, t, row, col, s, priority)]);
+        // A timestep with an anchor is star-delta, so uint8 or uint16 (checked when the store opened; applyDelta checks again).
+        const [base, residual] = /** @type {[Uint8Array | Uint16Array, Uint8Array | Uint16Array]} */ (
+          await Promise.all([values(info, anchor, row, col, s, priority), stored(info, t, row, col, s, priority)])
+        );
         out = applyDelta(base, residual, residual);
       } else {
         out = await stored(info, t, row, col, s, priority);
@@ -105,7 +109,7 @@ export function createDecoding(ctx, compressed) {
   function storedValues(info, t, row, col, signal, priority) {
     if (anchorOf(ctx, info, t) < 0) return values(info, t, row, col, signal, priority);
     const key = tierKey('s', info, t, row, col);
-    const hit = cache.get(key);
+    const hit = /** @type {Values | undefined} */ (cache.get(key)); // the v and s tiers hold decoded chunks
     if (hit !== undefined) return Promise.resolve(hit);
     return shared(inflight, key, signal, async (s) => {
       const out = await stored(info, t, row, col, s, priority);

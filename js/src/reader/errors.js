@@ -29,7 +29,11 @@ export class StoreError extends Error {
   }
 }
 
-/** The error an aborted operation rejects with, the same shape as fetch's. */
+/**
+ * The error an aborted operation rejects with, the same shape as fetch's.
+ * @param {AbortSignal | undefined} signal
+ * @returns {Error}
+ */
 export function abortError(signal) {
   const reason = signal?.reason;
   if (reason instanceof Error) return reason;

@@ -21,9 +21,10 @@ export async function fileFetch(input, init = {}) {
     // Opened without blocking: opening a FIFO for reading would otherwise wait for a writer forever.
     handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
-    if (err.code === 'ENOENT' || err.code === 'ENOTDIR' || err.code === 'EISDIR') return new Response(null, { status: 404 });
-    if (err.code === 'EACCES') return new Response(null, { status: 403 });
-    if (err.code === 'ENXIO') throw notRegular(path); // a socket: there is nothing to open
+    const code = /** @type {NodeJS.ErrnoException} */ (err).code; // what fs/promises rejects with
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return new Response(null, { status: 404 });
+    if (code === 'EACCES') return new Response(null, { status: 403 });
+    if (code === 'ENXIO') throw notRegular(path); // a socket: there is nothing to open
     throw err;
   }
   try {
@@ -59,6 +60,7 @@ export async function fileFetch(input, init = {}) {
       at += bytesRead;
     }
     init.signal?.throwIfAborted();
+    /** @type {Record<string, string>} */
     const headers = { 'Content-Length': String(length) };
     if (status === 206) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
     return new Response(body, { status, headers });

@@ -7,10 +7,12 @@
  * layer import these instead of dividing by the chunk size themselves.
  * @module
  */
-import { DTYPES } from './arrays.js';
+import { isDataArray } from './arrays.js';
 import { StoreError } from './errors.js';
 
 /** @typedef {{ width: number, height: number, chunkSize: number }} LevelShape */
+/** @typedef {import('./arrays.js').ArrayInfo} ArrayInfo */
+/** @typedef {import('./arrays.js').DataArrayInfo} DataArrayInfo */
 
 /**
  * The key of the object holding timestep `t` of cell (row, col): the chunk itself when unsharded,
@@ -104,8 +106,10 @@ export function cellRange(level, k, x0, y0, x1, y1) {
  * Refuse a level whose chunks this geometry cannot place: a store chunked otherwise, as another
  * writer may produce it, would read as the wrong pixels, bands or timesteps. cs itself is taken as
  * found (spec 2.1).
- * @param {{ path: string, data: import('./arrays.js').ArrayInfo, mask: import('./arrays.js').ArrayInfo | null, coverage: import('./arrays.js').ArrayInfo | null }} level
- * @param {import('./arrays.js').ArrayInfo} level0 the data array of level 0
+ * @template {{ path: string, data: ArrayInfo, mask: ArrayInfo | null, coverage: ArrayInfo | null }} L
+ * @param {L} level
+ * @param {ArrayInfo} level0 the data array of level 0
+ * @returns {Omit<L, 'mask' | 'coverage'> & { mask: DataArrayInfo | null, coverage: DataArrayInfo | null }} the level, its planes known to hold data types
  */
 export function checkLevelLayout(level, level0) {
   const { data } = level;
@@ -115,19 +119,28 @@ export function checkLevelLayout(level, level0) {
     throw new StoreError(`${data.path}: shape ${JSON.stringify(data.shape)} has n_time, n_band [${nTime}, ${nBand}]; level 0 has [${level0.shape[0]}, ${level0.shape[1]}]`);
   }
   expectChunks(data, [1, nBand, cs, cs], '2.1', '[1, n_band, cs, cs]');
-  for (const [plane, section] of /** @type {const} */ ([[level.mask, '2.4'], [level.coverage, '2.5']])) {
-    if (!plane) continue;
-    if (!(plane.dtype in DTYPES)) throw new StoreError(`${plane.path}: unsupported data_type ${JSON.stringify(plane.dtype)} (spec ${section} makes it uint8)`);
-    const shape = [nTime, height, width];
-    if (plane.shape.join() !== shape.join()) {
-      throw new StoreError(`${plane.path}: shape ${JSON.stringify(plane.shape)} must be [n_time, H, W] = ${JSON.stringify(shape)} (spec ${section})`);
-    }
-    expectChunks(plane, [1, cs, cs], section, "[1, cs, cs] with the data array's cs");
-  }
+  const shape = [nTime, height, width];
+  return { ...level, mask: checkPlane(level.mask, shape, cs, '2.4'), coverage: checkPlane(level.coverage, shape, cs, '2.5') };
 }
 
 /**
- * @param {import('./arrays.js').ArrayInfo} info @param {number[]} inner @param {string} section
+ * A mask or coverage array must hold a data type and be laid out as the data array's planes.
+ * @param {ArrayInfo | null} plane @param {number[]} shape [n_time, H, W] @param {number} cs
+ * @param {string} section
+ * @returns {DataArrayInfo | null}
+ */
+function checkPlane(plane, shape, cs, section) {
+  if (!plane) return null;
+  if (!isDataArray(plane)) throw new StoreError(`${plane.path}: unsupported data_type ${JSON.stringify(plane.dtype)} (spec ${section} makes it uint8)`);
+  if (plane.shape.join() !== shape.join()) {
+    throw new StoreError(`${plane.path}: shape ${JSON.stringify(plane.shape)} must be [n_time, H, W] = ${JSON.stringify(shape)} (spec ${section})`);
+  }
+  expectChunks(plane, [1, cs, cs], section, "[1, cs, cs] with the data array's cs");
+  return plane;
+}
+
+/**
+ * @param {ArrayInfo} info @param {number[]} inner @param {string} section
  * @param {string} rule
  */
 function expectChunks(info, inner, section, rule) {

@@ -4,7 +4,7 @@
  * (v0.1 stores).
  * @module
  */
-import { DTYPES, parseArray, typedView } from './arrays.js';
+import { isDataArray, parseArray, typedView } from './arrays.js';
 import { isObject, parseBands, parseNodata, parsePlaneName, parseSchedule, parseShardBytes, parseTimes } from './attributes.js';
 import { decodeBytes } from './codecs.js';
 import { StoreError } from './errors.js';
@@ -21,9 +21,9 @@ import { cellGrid, checkLevelLayout } from './geometry.js';
  * @property {number} gridRows
  * @property {number} gridCols
  * @property {number} chunkSize
- * @property {import('./arrays.js').ArrayInfo} data
- * @property {import('./arrays.js').ArrayInfo | null} mask
- * @property {import('./arrays.js').ArrayInfo | null} coverage
+ * @property {import('./arrays.js').DataArrayInfo} data
+ * @property {import('./arrays.js').DataArrayInfo | null} mask
+ * @property {import('./arrays.js').DataArrayInfo | null} coverage
  */
 
 /**
@@ -41,11 +41,18 @@ import { cellGrid, checkLevelLayout } from './geometry.js';
  * @property {string | null} coverageVariable
  * @property {Record<string, Record<string, number>>} shardBytes
  * @property {Level[]} levels
- * @property {Record<string, any>} block the chronozarr attribute block as stored
+ * @property {Record<string, any>} block the chronozarr attribute block as stored (untrusted JSON)
  */
 
 /**
- * @param {{ get: (key: string, o?: object) => Promise<Uint8Array | null>, url: (key: string) => string }} transport
+ * What opening reads through: whole objects (null when missing) and their URLs for messages.
+ * @typedef {{ get: (key: string, o?: { signal?: AbortSignal }) => Promise<Uint8Array | null>, url: (key: string) => string }} MetadataSource
+ */
+
+/** A node's zarr.json by its key, from the consolidated metadata or its own document. @typedef {(key: string) => Promise<any>} NodeReader */
+
+/**
+ * @param {MetadataSource} transport
  * @param {AbortSignal} [signal]
  * @returns {Promise<StoreMetadata>}
  */
@@ -67,6 +74,11 @@ export async function loadMetadata(transport, signal) {
 /** As in the Python reader (format/zarrjson.py): a document nested deeper is built to exhaust a stack. */
 const MAX_JSON_DEPTH = 64;
 
+/**
+ * A parsed JSON document (untrusted), or null when the object is missing.
+ * @param {MetadataSource} transport @param {string} key @param {AbortSignal | undefined} signal
+ * @returns {Promise<any>}
+ */
 async function readJson(transport, key, signal) {
   const raw = await transport.get(key, { signal });
   if (raw == null) return null;
@@ -81,12 +93,13 @@ async function readJson(transport, key, signal) {
   return doc;
 }
 
-/** How deeply a parsed document nests, walked without recursion (stopping past the limit). */
+/** How deeply a parsed document nests, walked without recursion (stopping past the limit). @param {unknown} doc */
 function jsonDepth(doc) {
   let deepest = 0;
+  /** @type {[unknown, number][]} */
   const stack = [[doc, 1]];
-  while (stack.length) {
-    const [value, depth] = stack.pop();
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [value, depth] = top;
     if (value === null || typeof value !== 'object') continue;
     deepest = Math.max(deepest, depth);
     if (deepest > MAX_JSON_DEPTH) break;
@@ -95,6 +108,11 @@ function jsonDepth(doc) {
   return deepest;
 }
 
+/**
+ * @param {MetadataSource} transport @param {any} root the root zarr.json (untrusted JSON)
+ * @param {any} block its chronozarr attribute block (untrusted JSON) @param {AbortSignal | undefined} signal
+ * @returns {Promise<StoreMetadata>}
+ */
 async function parseRoot(transport, root, block, signal) {
   const specVersion = block.spec_version;
   if (typeof specVersion !== 'string' || !/^0\.[12]\.\d+$/.test(specVersion)) {
@@ -112,12 +130,14 @@ async function parseRoot(transport, root, block, signal) {
   const mirrors = Array.isArray(block.levels) ? block.levels : null;
   const datasets = root.attributes.multiscales?.[0]?.datasets;
   if (!mirrors && !Array.isArray(datasets)) throw new StoreError('the store lists no levels: no chronozarr.levels and no multiscales[0].datasets (spec 10.2)');
-  const paths = (mirrors ?? datasets).map((m) => String(m?.path));
+  /** @type {string[]} */
+  const paths = (mirrors ?? datasets).map((/** @type {any} */ m) => String(m?.path));
   if (!paths.length) throw new StoreError('the store lists no levels');
   const maskVariable = parsePlaneName(block, 'mask_variable');
   const coverageVariable = parsePlaneName(block, 'coverage_variable');
 
   // A consolidated copy that is absent or not an object defers to the node's own document.
+  /** @type {NodeReader} */
   const node = async (key) => {
     const doc = isObject(consolidated?.[key]) ? consolidated[key] : await readJson(transport, `${key}/zarr.json`, signal);
     if (doc == null) throw new StoreError(`${transport.url(`${key}/zarr.json`)} is missing`);
@@ -136,10 +156,10 @@ async function parseRoot(transport, root, block, signal) {
       const source = mirrors ? mirrors[index] : group.attributes;
       const transform = Array.isArray(source?.transform) ? source.transform.map(Number) : [];
       const resolution = Number(source?.resolution);
-      if (transform.length !== 6 || transform.some((v) => !Number.isFinite(v))) throw new StoreError(`level ${path} transform must have 6 numbers, got ${JSON.stringify(source?.transform)}`);
+      if (transform.length !== 6 || transform.some((/** @type {number} */ v) => !Number.isFinite(v))) throw new StoreError(`level ${path} transform must have 6 numbers, got ${JSON.stringify(source?.transform)}`);
       if (!(resolution > 0 && Number.isFinite(resolution))) throw new StoreError(`level ${path} resolution must be a positive number, got ${JSON.stringify(source?.resolution)}`);
       const data = parseArray(`${path}/${variable}`, dataDoc);
-      if (!(data.dtype in DTYPES) || data.shape.length !== 4) {
+      if (!isDataArray(data) || data.shape.length !== 4) {
         throw new StoreError(`${path}/${variable}: unsupported data array (data_type ${data.dtype}, ${data.shape.length} dims)`);
       }
       const chunkSize = data.chunkShape[2];
@@ -159,7 +179,7 @@ async function parseRoot(transport, root, block, signal) {
       };
     }),
   );
-  for (const level of levels) checkLevelLayout(level, levels[0].data);
+  const checked = levels.map((level) => checkLevelLayout(level, levels[0].data));
   const [nTime, nBand] = levels[0].data.shape;
   const dtype = levels[0].data.dtype;
   if (encoding === 'star-delta' && dtype !== 'uint8' && dtype !== 'uint16') {
@@ -183,17 +203,24 @@ async function parseRoot(transport, root, block, signal) {
     maskVariable,
     coverageVariable,
     shardBytes: parseShardBytes(block.shard_bytes),
-    levels,
+    levels: checked,
     block,
   };
 }
 
-/** Timestamps from the int64 time coordinate, for stores without the times mirror. */
+/**
+ * Timestamps from the int64 time coordinate, for stores without the times mirror.
+ * @param {MetadataSource} transport @param {NodeReader} node @param {string} levelPath
+ * @param {AbortSignal | undefined} signal
+ * @returns {Promise<string[]>}
+ */
 async function timeMirror(transport, node, levelPath, signal) {
   const info = parseArray(`${levelPath}/time`, await node(`${levelPath}/time`));
   const key = `${levelPath}/time/c/0`;
   const raw = await transport.get(key, { signal });
   if (raw == null) throw new StoreError(`${transport.url(key)} is missing`);
   const values = typedView(info.dtype, await decodeBytes(info.codec, raw, info.chunkBytes, transport.url(key)));
-  return Array.from(values.subarray(0, info.shape[0]), (ms) => new Date(Number(ms)).toISOString().replace('.000Z', 'Z'));
+  const times = [];
+  for (const ms of values.subarray(0, info.shape[0])) times.push(new Date(Number(ms)).toISOString().replace('.000Z', 'Z'));
+  return times;
 }

@@ -17,14 +17,18 @@
 export function windowOrder(t, nTime, { horizonSteps = 12, playing = false, reference = () => null } = {}) {
   if (!(nTime > 0)) return [];
   t = Math.min(Math.max(0, Math.trunc(t)), nTime - 1);
+  /** @type {number[]} */
   const out = [];
+  /** @type {Set<number>} */
   const seen = new Set();
+  /** @param {number} step */
   const push = (step) => {
     if (!seen.has(step)) {
       seen.add(step);
       out.push(step);
     }
   };
+  /** @param {number} step */
   const withAnchor = (step) => {
     const anchor = reference(step);
     if (anchor != null) push(anchor);
@@ -42,7 +46,10 @@ export function windowOrder(t, nTime, { horizonSteps = 12, playing = false, refe
   withAnchor(t);
   const anchors = new Set(around.map((s) => reference(s)).filter((a) => a != null));
   for (const step of around) if (reference(step) == null && anchors.has(step)) push(step);
-  for (const step of around) if (anchors.has(reference(step) ?? -1)) push(reference(step));
+  for (const step of around) {
+    const anchor = reference(step);
+    if (anchor != null && anchors.has(anchor)) push(anchor);
+  }
   for (const step of around) push(step);
   return out;
 }

@@ -18,28 +18,59 @@ const WORKER_URL = new URL('./decode-worker.js', import.meta.url);
  */
 const DEPTH = 2;
 
+/** @typedef {import('./decode-worker.js').WorkerRequest} WorkerRequest */
+/** @typedef {import('./decode-worker.js').WorkerAnswer} WorkerAnswer */
+
+/**
+ * One worker as the pool drives it, whatever the platform's worker is.
+ * @typedef {object} Entry
+ * @property {(m: WorkerRequest, transfer?: ArrayBuffer[]) => void} post
+ * @property {() => void} terminate
+ * @property {() => void} ref keep the process alive while the worker has work (Node)
+ * @property {() => void} unref
+ * @property {number} busy jobs it holds
+ * @property {number} done jobs it has finished
+ * @property {boolean} ready its codecs are warm
+ */
+
+/**
+ * A decode waiting for a worker.
+ * @typedef {object} Job
+ * @property {{ codec: import('./codecs.js').CodecSpec, bytes: Uint8Array<ArrayBuffer>, expected: number, where: string }} message
+ * @property {(bytes: Uint8Array) => void} resolve
+ * @property {(err: unknown) => void} reject
+ * @property {((input: Uint8Array | null) => void) | undefined} returned
+ * @property {() => void} cleanup detaches the job from its caller's signal
+ */
+
+/** A decode a worker holds. @typedef {Pick<Job, 'resolve' | 'reject' | 'returned'> & { worker: Entry }} Running */
+
 /**
  * @param {object} options
  * @param {number} options.size
  * @param {number} [options.idleMs]
  */
 export function createPool({ size, idleMs = 30_000 }) {
-  /** @typedef {{ post: Function, terminate: Function, ref: Function, unref: Function, busy: number, done: number, ready: boolean }} Entry */
   /** @type {Entry[]} */
   let workers = [];
-  /** @type {Map<number, { resolve: Function, reject: Function, worker: Entry, returned?: Function }>} */
+  /** @type {Map<number, Running>} */
   const jobs = new Map();
   let nextId = 1;
+  /** @type {ReturnType<typeof setTimeout> | null} */
   let idleTimer = null;
   let closed = false;
+  /** @type {Promise<void> | null} */
   let starting = null;
   let decodes = 0;
   let localDecodes = 0;
-  /** What `prepare` asked the workers to load, also sent to workers started later. */
+  /**
+   * What `prepare` asked the workers to load, also sent to workers started later.
+   * @type {Extract<WorkerRequest, { codecs: unknown }> | null}
+   */
   let codecs = null;
-  /** Every worker started and not yet terminated, including those still starting. */
+  /** @type {Set<Entry>} every worker started and not yet terminated, including those still starting */
   const spawned = new Set();
-  /** Jobs not yet handed to a worker: [foreground, background]. */
+  /** @type {[Job[], Job[]]} jobs not yet handed to a worker: [foreground, background] */
   const waiting = [[], []];
 
   async function start() {
@@ -63,31 +94,36 @@ export function createPool({ size, idleMs = 30_000 }) {
     return starting;
   }
 
+  /** @param {Record<string, string>} urls @returns {Promise<Entry>} */
   async function spawn(urls) {
-    /** @type {Entry} */
-    const entry = { busy: 0, done: 0, ready: false, post: null, terminate: null, ref: () => {}, unref: () => {} };
+    /** @type {Entry} post and terminate are the platform worker's, set below once it exists */
+    const entry = { busy: 0, done: 0, ready: false, post: () => {}, terminate: () => {}, ref: () => {}, unref: () => {} };
+    /** @param {Running} job */
     const finish = (job) => {
       entry.busy--;
       entry.done++;
       if (entry.busy === 0) entry.unref();
       job.returned?.(null);
     };
+    /** @param {WorkerAnswer} message */
     const onMessage = (message) => {
-      if (message.ready) {
+      if ('ready' in message) {
         entry.ready = true;
         dispatch();
         if (entry.busy === 0) entry.unref();
+        return;
       }
       const job = jobs.get(message.id);
       if (!job) return;
       jobs.delete(message.id);
       if (message.input) job.returned?.(message.input);
       finish(job);
-      if (message.error) job.reject(new StoreError(message.error));
+      if ('error' in message) job.reject(new StoreError(message.error));
       else job.resolve(message.bytes);
       dispatch();
       armIdle();
     };
+    /** @param {Error | ErrorEvent} err */
     const onError = (err) => {
       for (const [id, job] of jobs) {
         if (job.worker === entry) {
@@ -108,9 +144,9 @@ export function createPool({ size, idleMs = 30_000 }) {
       } else {
         worker = new Worker(WORKER_URL, { type: 'module' });
       }
-      worker.addEventListener('message', (e) => onMessage(e.data));
+      worker.addEventListener('message', (/** @type {MessageEvent<WorkerAnswer>} */ e) => onMessage(e.data));
       worker.addEventListener('error', (e) => onError(e));
-      entry.post = (m, t) => worker.postMessage(m, t);
+      entry.post = (m, t) => worker.postMessage(m, t ?? []);
       entry.terminate = () => worker.terminate();
     } else {
       const { Worker: NodeWorker } = await import('node:worker_threads');
@@ -138,7 +174,8 @@ export function createPool({ size, idleMs = 30_000 }) {
       idleTimer = null;
       if (!jobs.size && !waiting[0].length && !waiting[1].length) stop();
     }, idleMs);
-    /** @type {any} */ (idleTimer).unref?.();
+    // In Node a pending timer keeps the process alive; an idle pool must not.
+    if (typeof idleTimer === 'object') idleTimer.unref();
   }
 
   function stop() {
@@ -183,11 +220,12 @@ export function createPool({ size, idleMs = 30_000 }) {
     }
     const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && !(typeof SharedArrayBuffer !== 'undefined' && bytes.buffer instanceof SharedArrayBuffer);
     const lend = Boolean(returned) && whole;
-    const sent = lend ? bytes : bytes.slice();
+    const sent = /** @type {Uint8Array<ArrayBuffer>} */ (lend ? bytes : bytes.slice()); // lent only when its buffer is not shared
     if (returned && !lend) returned(bytes);
     return new Promise((resolve, reject) => {
       let once = false;
-      const back = returned && lend ? (input) => { if (!once) { once = true; returned(input); } } : undefined;
+      const back = returned && lend ? (/** @type {Uint8Array | null} */ input) => { if (!once) { once = true; returned(input); } } : undefined;
+      /** @type {Job} */
       const job = { message: { codec, bytes: sent, expected, where }, resolve, reject, returned: back, cleanup: () => {} };
       if (signal) {
         const onAbort = () => {
@@ -219,8 +257,8 @@ export function createPool({ size, idleMs = 30_000 }) {
       if (!ready.length) return;
       const worker = ready.reduce((a, b) => (b.busy < a.busy || (b.busy === a.busy && b.done > a.done) ? b : a));
       const queue = waiting[0].length ? waiting[0] : worker.busy < DEPTH ? waiting[1] : [];
-      if (!queue.length) return;
       const job = queue.shift();
+      if (!job) return;
       job.cleanup();
       const id = nextId++;
       jobs.set(id, { resolve: job.resolve, reject: job.reject, worker, returned: job.returned });
@@ -235,7 +273,7 @@ export function createPool({ size, idleMs = 30_000 }) {
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = null;
     for (const job of [...jobs.values(), ...waiting[0], ...waiting[1]]) {
-      job.cleanup?.();
+      if ('cleanup' in job) job.cleanup();
       job.returned?.(null);
       job.reject(new StoreError('the store is closed'));
     }
@@ -254,7 +292,7 @@ export function createPool({ size, idleMs = 30_000 }) {
   /**
    * Name the store's codecs: the workers load, compile and warm them up on a synthetic chunk of
    * about `warmBytes` decoded bytes, then take jobs.
-   * @param {string[]} names
+   * @param {import('./codecs.js').CodecSpec['name'][]} names
    * @param {number} [warmBytes]
    */
   function prepare(names, warmBytes) {

@@ -17,7 +17,8 @@ export function applyDelta(anchor, delta, out) {
   if (!(anchor instanceof Uint8Array || anchor instanceof Uint16Array) || anchor.constructor !== delta.constructor) {
     throw new TypeError('star-delta applies to uint8 and uint16 arrays of one type');
   }
-  const target = out ?? /** @type {T} */ (new /** @type {any} */ (anchor.constructor)(anchor.length));
+  const Type = /** @type {new (length: number) => T} */ (anchor.constructor); // Uint8Array or Uint16Array, checked above
+  const target = out ?? new Type(anchor.length);
   for (let i = 0; i < anchor.length; i++) target[i] = anchor[i] + delta[i];
   return target;
 }

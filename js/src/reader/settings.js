@@ -29,7 +29,8 @@ export const MiB = 2 ** 20;
 /** @typedef {ReturnType<typeof storeSettings>} Settings */
 
 function defaultTotalBytes() {
-  const memory = /** @type {any} */ (globalThis.navigator)?.deviceMemory;
+  // navigator.deviceMemory is Chromium's (lib.dom leaves it out); elsewhere it is undefined.
+  const memory = /** @type {{ deviceMemory?: unknown } | undefined} */ (globalThis.navigator)?.deviceMemory;
   return typeof memory === 'number' && memory >= 8 ? 1536 * MiB : 768 * MiB;
 }
 

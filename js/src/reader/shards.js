@@ -11,7 +11,7 @@ import { StoreError } from './errors.js';
  * @property {Float64Array} lengths
  */
 
-/** Bytes of the index of a shard of `chunks` inner chunks: 16 * n + 4 (spec 7.2). */
+/** Bytes of the index of a shard of `chunks` inner chunks: 16 * n + 4 (spec 7.2). @param {number} chunks */
 export const indexBytes = (chunks) => 16 * chunks + 4;
 
 /**
@@ -37,6 +37,7 @@ export function parseShardIndex(raw, info, shardLength, where) {
   const lengths = new Float64Array(n);
   const dataStart = info.indexAtEnd ? 0 : info.indexBytes;
   const dataEnd = shardLength == null ? Infinity : info.indexAtEnd ? shardLength - info.indexBytes : shardLength;
+  /** @param {string} message */
   const damaged = (message) => new StoreError(`${where}: shard index ${message}; the shard is damaged: re-encode or re-upload it`);
   for (let i = 0; i < n; i++) {
     const emptyOffset = view.getUint32(16 * i, true) === 0xffffffff && view.getUint32(16 * i + 4, true) === 0xffffffff;
@@ -61,13 +62,16 @@ export function parseShardIndex(raw, info, shardLength, where) {
   return { offsets, lengths };
 }
 
-/** A uint64 as a number, or null beyond 2^53 (no shard is that large). */
+/** A uint64 as a number, or null beyond 2^53 (no shard is that large). @param {DataView} view @param {number} at */
 function uint64(view, at) {
   const high = view.getUint32(at + 4, true);
   return high >= 0x200000 ? null : high * 2 ** 32 + view.getUint32(at, true);
 }
 
-/** No two stored chunks share a byte. */
+/**
+ * No two stored chunks share a byte.
+ * @param {Float64Array} offsets @param {Float64Array} lengths @param {(message: string) => StoreError} damaged
+ */
 function checkDisjoint(offsets, lengths, damaged) {
   const stored = [];
   for (let i = 0; i < offsets.length; i++) if (offsets[i] >= 0) stored.push(i);

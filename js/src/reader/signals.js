@@ -58,7 +58,7 @@ export function raceSignal(promise, signal) {
  */
 export function linkSignals(a, b) {
   const controller = new AbortController();
-  const parents = [a, b].filter(Boolean);
+  const parents = [a, b].filter((parent) => parent != null);
   const abort = (/** @type {Event} */ event) => controller.abort(/** @type {AbortSignal} */ (event.target).reason);
   for (const parent of parents) {
     if (parent.aborted) controller.abort(parent.reason);
@@ -69,11 +69,17 @@ export function linkSignals(a, b) {
 }
 
 /**
+ * One piece of shared work in flight: its controller, how many callers still wait for it, its result.
+ * @template [T=unknown]
+ * @typedef {{ controller: AbortController, waiters: number, promise: Promise<T> }} SharedWork
+ */
+
+/**
  * Work shared by key between callers: the first caller starts `run` with a signal of its own,
  * later callers join it, and the work is aborted only when every caller has given up (or
  * `abortAll` is called). Settled work leaves the map.
  * @template T
- * @param {Map<string, any>} inflight
+ * @param {Map<string, SharedWork>} inflight work by key; the work under one key always resolves to one type
  * @param {string} key
  * @param {AbortSignal | undefined} signal the caller's signal
  * @param {(signal: AbortSignal) => Promise<T>} run
@@ -81,7 +87,7 @@ export function linkSignals(a, b) {
  */
 export function shared(inflight, key, signal, run) {
   if (signal?.aborted) return Promise.reject(abortError(signal));
-  let entry = inflight.get(key);
+  let entry = /** @type {SharedWork<T> | undefined} */ (inflight.get(key));
   if (!entry) {
     const controller = new AbortController();
     entry = { controller, waiters: 0, promise: /** @type {Promise<T>} */ (/** @type {unknown} */ (null)) };
@@ -113,14 +119,14 @@ export function shared(inflight, key, signal, run) {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     current.promise.then(
-      (value) => {
+      (/** @type {T} */ value) => {
         if (done) return;
         done = true;
         current.waiters--;
         signal.removeEventListener('abort', onAbort);
         resolve(value);
       },
-      (err) => {
+      (/** @type {unknown} */ err) => {
         if (done) return;
         done = true;
         current.waiters--;
@@ -131,7 +137,7 @@ export function shared(inflight, key, signal, run) {
   });
 }
 
-/** Abort every piece of shared work in the map and forget it. @param {Map<string, any>} inflight */
+/** Abort every piece of shared work in the map and forget it. @param {Map<string, SharedWork>} inflight */
 export function abortAll(inflight) {
   for (const entry of inflight.values()) entry.controller.abort();
   inflight.clear();

@@ -6,6 +6,7 @@
  * decoding (workers and the decoded tiers), prefetch; this one opens them and answers the calls.
  * @module
  */
+import { emptyValues } from './arrays.js';
 import { createCache } from './cache.js';
 import { prepareCodec } from './codecs.js';
 import { createChunkBytes } from './chunk-bytes.js';
@@ -25,7 +26,7 @@ import { createTransport, emptyTransportStats } from './transport.js';
 
 /**
  * @typedef {object} Cell
- * @property {Uint8Array | Uint16Array | Int16Array | Float32Array} data [band][y][x] over the padded chunk; shared with the cache, do not write
+ * @property {import('./arrays.js').DataValues} data [band][y][x] over the padded chunk; shared with the cache, do not write
  * @property {number} chunkWidth
  * @property {number} chunkHeight
  * @property {number} width columns of the chunk inside the array (the rest is padding)
@@ -33,6 +34,8 @@ import { createTransport, emptyTransportStats } from './transport.js';
  * @property {Uint8Array} [mask] [y][x], present when the store has a mask
  * @property {number | null} [anchor] with `stored: true`: the anchor timestep of residual data, else null
  */
+
+/** @typedef {Awaited<ReturnType<typeof openStore>>} Store an open store */
 
 /**
  * Open a store: one GET of the root zarr.json for a v0.2 store (per-level documents otherwise).
@@ -108,6 +111,7 @@ export async function openStore(location, options = {}) {
  * @param {import('./metadata.js').StoreMetadata} meta @param {import('./context.js').StoreContext['pool']} pool
  */
 function prepareCodecs(meta, pool) {
+  /** @type {Set<import('./codecs.js').CodecSpec['name']>} */
   const codecNames = new Set();
   let warmBytes = 0;
   for (const level of meta.levels) {
@@ -150,7 +154,7 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells }) {
     if (!Number.isInteger(t) || t < 0 || t >= nTime) throw new RangeError(`timestep ${t} does not exist; the store has ${nTime} timesteps`);
   }
 
-  /** @param {import('./metadata.js').Level} lvl @param {number} row @param {number} col @param {any} data @returns {Cell} */
+  /** @param {import('./metadata.js').Level} lvl @param {number} row @param {number} col @param {import('./arrays.js').DataValues} data @returns {Cell} */
   const frame = (lvl, row, col, data) => ({ data, chunkWidth: lvl.chunkSize, chunkHeight: lvl.chunkSize, ...cellExtent(lvl, row, col) });
 
   /**
@@ -208,7 +212,7 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells }) {
     const cs = lvl.chunkSize;
     const at = pixelCell(lvl, x, y);
     const { data } = await getCell(lod, at.row, at.col, t, { signal, mask: false });
-    const out = new /** @type {any} */ (data.constructor)(nBand);
+    const out = emptyValues(lvl.data.dtype, nBand);
     for (let b = 0; b < nBand; b++) out[b] = data[b * cs * cs + at.y * cs + at.x];
     return out;
   }
