@@ -137,16 +137,20 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
         const s = api.screenOf(x + 0.5, y + 0.5);
         return api.click(s.px, s.py);
       }, [p.x, p.y]);
+      assert.ok(click, 'the click lands on the store');
+      const { lat, lon, values } = click;
+      assert.ok(lat !== null && lon !== null && values, 'the click has a place and values');
       assert.deepEqual(click.pixel, { x: p.x, y: p.y });
       assert.equal(click.level, 0);
       assert.equal(click.t, 6);
       assert.deepEqual(click.stored, p.stored);
       assert.equal(click.valid, p.mask === 1);
       exp.bands.forEach((b, i) => {
-        if (p.mask === 1) assert.ok(Math.abs(click.values[b] - (p.stored[i] * exp.scale[i] + exp.offset[i])) < 1e-9);
-        else assert.equal(click.values[b], null);
+        const value = values[b];
+        if (p.mask === 1) assert.ok(value !== null && Math.abs(value - (p.stored[i] * exp.scale[i] + exp.offset[i])) < 1e-9, `${b}: ${value}`);
+        else assert.equal(value, null);
       });
-      assert.ok(click.lat < 0 && click.lat > -10 && click.lon > -76 && click.lon < -74, `lon/lat ${click.lon},${click.lat}`);
+      assert.ok(lat < 0 && lat > -10 && lon > -76 && lon < -74, `lon/lat ${lon},${lat}`);
       await page.waitForFunction((n) => /** @type {HTMLElement | null} */ (document.querySelector('.insp-coverage'))?.dataset.coverage === String(n), p.coverage);
       const text = await page.textContent('.insp-coverage');
       assert.equal(text, p.coverage === 0 ? 'No valid observation (gap-filled)' : `Observed by ${p.coverage} scene${p.coverage === 1 ? '' : 's'}`);

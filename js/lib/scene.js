@@ -21,21 +21,15 @@ import { createScenePaint } from './scene-paint.js';
 
 /** @typedef {import('./scene-paint.js').FrameRecord} FrameRecord */
 /** @typedef {Awaited<ReturnType<typeof import('../src/reader/store.js').openStore>>} Store */
-/** @typedef {{ w: number, h: number, dpr: number }} CanvasSize CSS px and device pixel ratio */
+/** @typedef {import('./typedefs.js').CanvasSize} CanvasSize */
 /** @typedef {{ x0: number, x1: number }} Clip the columns of the canvas a scene paints (a split view), CSS px */
-/** @typedef {ReturnType<typeof import('./products.js').lookFor>} Look */
+/** @typedef {import('./typedefs.js').Look} Look */
 
 /**
- * What the scene asks of a renderer: the viewer's (viewer/renderer.js) or the MapLibre layer's
- * (maplibre/gpu.js); its GPU memory asks for uploads and releases too (gpu-chunks.js). `draw`
- * takes the textures that the renderer's own upload made (gpu-chunks Entry.gpu).
- * @typedef {{
- *   ready(): boolean,
- *   resize(): Partial<CanvasSize>,
- *   begin(cam: import('./camera.js').Camera, size: CanvasSize, look: Look, clip: Clip | null): void,
- *   draw(gpu: import('./gpu-chunks.js').Entry['gpu'], k: number, rect: { x0: number, y0: number, x1: number, y1: number }, origin: [number, number], size: [number, number]): void,
- *   shaderDelta?: boolean,
- * }} SceneRenderer
+ * What the scene draws through: the viewer's renderer (viewer/renderer.js) or the MapLibre layer's
+ * (maplibre/gpu.js). The scene hands each texture back to the renderer that made it and never
+ * looks inside, so it takes either renderer's texture type.
+ * @typedef {import('./typedefs.js').Renderer<any>} SceneRenderer
  */
 
 /**

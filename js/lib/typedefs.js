@@ -17,12 +17,14 @@
 
 /** @typedef {{ x0: number, y0: number, x1: number, y1: number }} Rect a box in level-0 pixels, [x0, x1) x [y0, y1) */
 /** @typedef {{ w: number, h: number }} Size a view's size in CSS pixels */
+/** @typedef {Size & { dpr: number }} CanvasSize a canvas's size in CSS pixels and its device pixel ratio */
 
 /**
  * What the product shader needs to colour a frame (products.js lookFor makes it).
  * @typedef {object} Look
  * @property {number} product PRODUCT_CODES of the product
  * @property {number} display DISPLAY_CODES of the display mode (0 for an index product)
+ * @property {string} mode the display mode's name ('index' for an index product)
  * @property {number[]} bands the band layers feeding the product, -1 unused
  * @property {number[]} scale of each of those bands
  * @property {number[]} offset of each of those bands

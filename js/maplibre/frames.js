@@ -4,7 +4,7 @@
  * @module
  */
 
-/** @typedef {{ n: number, t: number, lod: number, complete: boolean, cells: import('../lib/typedefs.js').ChunkAt[] }} DrawnFrame */
+/** @typedef {{ n: number, t: number | null, lod: number, complete: boolean, cells: import('../lib/typedefs.js').ChunkAt[] }} DrawnFrame */
 
 /** @param {number} kept frames kept, the oldest half dropped beyond it */
 export function createFrameLog(kept) {

@@ -15,19 +15,16 @@
 import { textureFormat } from '../lib/formats.js';
 import { setLookUniforms } from '../lib/look-uniforms.js';
 import { compileProgram, dataTexture as layeredTexture, maskTexture as maskTex, uniformLocations } from '../lib/webgl.js';
+import { createListing } from './listing.js';
 import { A_MERC, A_PIX, VERTEX, fragmentShader } from './shaders.js';
 
 /** Meshes kept for cells out of view, beyond which the least recently drawn are deleted. */
 const MESH_CACHE = 1024;
 
-/**
- * A texture the scene holds: its data until the first draw creates it on the GPU.
- * @typedef {{ data: ArrayBufferView | null, width: number, height: number, mask: boolean, tex: WebGLTexture | null, dead: boolean }} Handle
- */
-
-/** @typedef {import('../lib/typedefs.js').ChunkTextures<Handle>} Textures */
-/** @typedef {{ gpu: Textures, k: number, rect: import('../lib/typedefs.js').Rect, size: [number, number] }} DrawItem one chunk of a frame */
-/** @typedef {{ look: import('../lib/typedefs.js').Look, items: DrawItem[] }} Listed a frame as the scene listed it */
+/** @typedef {import('./listing.js').Handle} Handle */
+/** @typedef {import('./listing.js').Textures} Textures */
+/** @typedef {import('./listing.js').DrawItem} DrawItem */
+/** @typedef {import('./listing.js').Listed} Listed */
 
 /**
  * @param {object} o
@@ -40,8 +37,6 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
   const fmt = textureFormat(dtype);
   /** @type {WebGLTexture[]} */
   let doomed = [];
-  /** @type {Listed | null} */
-  let pending = null;
   /** @type {(Listed & { record: import('../lib/scene.js').FrameRecord }) | null} */
   let frame = null;
   /** @type {WebGL2RenderingContext | null} the map's, from attach on */
@@ -62,56 +57,13 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
   const stats = { textureUploads: 0, meshBuilds: 0 };
   const indexCount = divisions * divisions * 6;
 
-  /** @param {ArrayBufferView} data @param {number} width @param {number} height @param {boolean} mask @returns {Handle} */
-  const handle = (data, width, height, mask) => ({ data, width, height, mask, tex: null, dead: false });
-  /** @param {Handle | null | undefined} h */
-  function kill(h) {
-    if (!h || h.dead) return;
-    h.dead = true;
-    h.data = null;
-    if (h.tex) doomed.push(h.tex);
-    h.tex = null;
-  }
-
-  // ---- the renderer interface the scene uses --------------------------------------------------
-
-  /** @satisfies {import('../lib/typedefs.js').Renderer<Handle>} */
-  const renderer = {
-    shaderDelta: Boolean(fmt.bits),
-    ready: () => true,
-    /** The scene's view size is the level-0 box it was given: nothing to resize here. */
-    resize: () => ({}),
-    /** @param {ArrayBufferView | null} data @param {Uint8Array | null} mask @param {number} width @param {number} height @returns {Textures} */
-    upload(data, mask, width, height) {
-      return {
-        tex: data ? handle(data, width, height, false) : null,
-        maskTex: mask ? handle(mask, width, height, true) : null,
-        anchorTex: null,
-        bytes: (data ? data.byteLength : 0) + (mask ? mask.byteLength : 0),
-      };
-    },
-    /** @param {ArrayBufferView} data @param {number} width @param {number} height */
-    dataTexture: (data, width, height) => handle(data, width, height, false),
-    deleteTexture: kill,
-    /** @param {{ tex: Handle | null, maskTex: Handle | null }} gpu */
-    release(gpu) {
-      kill(gpu.tex);
-      kill(gpu.maskTex);
-    },
-    /** @param {import('../lib/typedefs.js').Camera} _cam @param {import('../lib/typedefs.js').Size} _size @param {import('../lib/typedefs.js').Look} look */
-    begin(_cam, _size, look) {
-      pending = { look, items: [] };
-    },
-    /** @param {Textures} gpu @param {number} k @param {import('../lib/typedefs.js').Rect} rect @param {[number, number]} _origin @param {[number, number]} size */
-    draw(gpu, k, rect, _origin, size) {
-      pending?.items.push({ gpu, k, rect, size });
-    },
-  };
+  const listing = createListing(Boolean(fmt.bits), (tex) => doomed.push(tex));
+  const renderer = listing.renderer;
 
   /** Make the frame the scene just listed the one render draws. @param {import('../lib/scene.js').FrameRecord} record the scene's frame record */
   function commit(record) {
-    if (pending) frame = { ...pending, record };
-    pending = null;
+    const listed = listing.take();
+    if (listed) frame = { ...listed, record };
   }
 
   // ---- drawing inside MapLibre's render --------------------------------------------------------
@@ -291,7 +243,7 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
   /** Free every GL object (the scene has released its handles before). */
   function dispose() {
     frame = null;
-    pending = null;
+    listing.take();
     const gl = attached;
     if (!gl) return;
     flushDeletes(gl);

@@ -99,7 +99,7 @@ declare global {
     send(msg: any): void;
 
     /** The page of e2e/viewer-package.test.mjs. */
-    viewer: MountedViewer;
+    viewer: MountedViewer & { api: ViewerApi };
     events: ({ type: string } & Record<string, any>)[];
     mounted: true | string;
 

@@ -23,7 +23,7 @@ const s2 = {
   hasMask: false,
   crs: 'EPSG:32631',
   times: ['2020-01-01T00:00:00Z', '2020-02-01T00:00:00Z', '2020-03-01T00:00:00Z'],
-  levels: [{ transform: [10, 0, 500000, 0, -10, 5000000], width: 100, height: 100 }],
+  levels: [{ index: 0, path: '0', gridRows: 1, gridCols: 1, width: 100, height: 100, resolution: 10, transform: [10, 0, 500000, 0, -10, 5000000], chunkSize: 128, sharded: false }],
 };
 
 test('round numbers: 1, 2 or 5 times a power of ten, ticks inside the range', () => {
@@ -141,11 +141,13 @@ test('the WebM duration: written into Info, or replaced in place', () => {
   const segment = [0x15, 0x49, 0xa9, 0x66, ...vint(info.length), ...info, 0x1f, 0x43, 0xb6, 0x75, 0x81, 0x00];
   const file = Uint8Array.from([0x1a, 0x45, 0xdf, 0xa3, 0x80, 0x18, 0x53, 0x80, 0x67, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, ...segment]);
   const out = withDuration(file, 1500);
+  assert.ok(out, 'a WebM file gets its duration');
   const at = out.indexOf(0x89, 20) - 1;
   assert.deepEqual([out[at], out[at + 1], out[at + 2]], [0x44, 0x89, 0x88]);
   assert.equal(new DataView(out.buffer).getFloat64(at + 3), 1500);
   assert.equal(out[21], 0x80 | (info.length + 11), 'the Info size grew by the element');
   const again = withDuration(out, 2000);
+  assert.ok(again, 'a duration already written is replaced');
   assert.equal(again.length, out.length);
   assert.equal(new DataView(again.buffer).getFloat64(at + 3), 2000);
   assert.equal(withDuration(Uint8Array.from([1, 2, 3]), 10), null);

@@ -39,7 +39,7 @@ export function createCompare({ store, renderer, primary, stage, size, label, tA
   let state = null;
   /** @type {ReturnType<typeof createScene> | null} */
   let scene = null;
-  /** @type {[import('../lib/typedefs.js').Camera, import('../lib/typedefs.js').Size, number] | null} */
+  /** @type {[import('../lib/typedefs.js').Camera, import('../lib/typedefs.js').CanvasSize, number] | null} */
   let view = null;
   /** @type {import('../lib/typedefs.js').Look | null} */
   let look = null;
@@ -113,7 +113,7 @@ export function createCompare({ store, renderer, primary, stage, size, label, tA
   return {
     set,
     layout,
-    /** @param {import('../lib/typedefs.js').Camera} cam @param {import('../lib/typedefs.js').Size} canvasSize @param {number} lod */
+    /** @param {import('../lib/typedefs.js').Camera} cam @param {import('../lib/typedefs.js').CanvasSize} canvasSize @param {number} lod */
     setView(cam, canvasSize, lod) {
       view = [cam, canvasSize, lod];
       scene?.setView(cam, canvasSize, lod);

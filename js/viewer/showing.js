@@ -66,6 +66,7 @@ export function createShowing(v) {
 
   /** A frame was painted: its date in the readout, and the overlays' automatic range from it. @param {import('../lib/scene.js').FrameRecord} f */
   function frame(f) {
+    if (f.t === null) return; // a scene paints a timestep once it has one
     $('readout').textContent = v.label(f.t);
     $('readout').dataset.t = String(f.t);
     if (overlays.frame(f, look(), Boolean(v.playback?.playing))) apply();
