@@ -57,6 +57,25 @@ class Installed:
         return result
 
 
+def _ctrl_c_stops() -> None:
+    """In the child before exec: SIGINT back to its default, as in a terminal. A run started in the
+    background by a shell (`cmd &`, nohup) inherits SIGINT ignored, and Python then keeps ignoring
+    it, so the Ctrl-C these tests send would never arrive."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _interrupt(process: subprocess.Popen[str]) -> None:
+    """Ctrl-C, as a user stops `view` and `demo`; a process still running 30 s later is killed, so
+    no server outlives its test, and the test fails."""
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise AssertionError(f"{process.args} did not stop within 30 s of Ctrl-C") from None
+
+
 def _clean_env() -> dict[str, str]:
     """The environment without this checkout's venv or source tree on any path."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
@@ -180,14 +199,13 @@ def test_view_from_an_install_draws_the_store_in_chromium(installs, work: Path, 
     pixel = (12, 9)
     process = subprocess.Popen(
         [str(installed.cli), "view", str(work / "store")], cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, env=_clean_env(), stdin=subprocess.DEVNULL,
+        text=True, env=_clean_env(), stdin=subprocess.DEVNULL, preexec_fn=_ctrl_c_stops,
     )
     try:
         printed = _served_url(process, r"Viewer: (\S+)")
         report = check_page(level0_url(printed, pixel), pixel)
     finally:
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=30)
+        _interrupt(process)
     assert_drawn(report, np.load(work / "values.npy"), pixel)
 
 
@@ -196,14 +214,13 @@ def test_demo_and_the_notebook_viewer_from_the_wheel(installs, work: Path, tmp_p
     installed = installs[("wheel", "all")]
     demo = subprocess.Popen(
         [str(installed.cli), "demo", str(tmp_path), "--small", "--port", "0"], cwd=tmp_path, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, env=_clean_env(), stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, env=_clean_env(), stdin=subprocess.DEVNULL, preexec_fn=_ctrl_c_stops,
     )
     try:
         printed = _served_url(demo, r"viewer: (http\S+)")
         report = check_page(printed, (10, 10))
     finally:
-        demo.send_signal(signal.SIGINT)
-        demo.wait(timeout=30)
+        _interrupt(demo)
     assert report["errors"] == [] and report["drawn"]["drawn"] == report["drawn"]["on"] > 100, report
     # chronozarr.view() in a notebook: the widget's iframe URL, served by the kernel's process.
     script = "import sys, chronozarr; w = chronozarr.view(sys.argv[1]); print('widget:', w.url, flush=True); sys.stdin.read()"
