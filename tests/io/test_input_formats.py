@@ -18,7 +18,7 @@ def dataset() -> xr.Dataset:
 
 def test_netcdf_files_are_told_apart_by_their_signature_not_their_name(tmp_path: Path, dataset: xr.Dataset) -> None:
     dataset.to_netcdf(tmp_path / "four.dat", engine="netcdf4", format="NETCDF4")
-    dataset.to_netcdf(tmp_path / "classic.bin", engine="scipy")
+    dataset.to_netcdf(tmp_path / "classic.bin", engine="netcdf4", format="NETCDF3_CLASSIC")
     (tmp_path / "fake.nc").write_bytes(b"not a netcdf file")
     assert input_format(tmp_path / "four.dat") is NETCDF4
     assert input_format(tmp_path / "classic.bin") is CLASSIC_NETCDF
