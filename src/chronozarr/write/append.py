@@ -39,7 +39,7 @@ from .layout import coordinate_chunk, volatility_chunk
 from .objects import ObjectCounter, ObjectWriter, ShardBase, ShardBuilder
 from .output import LocalOutput, Output, open_output
 from .plan import Plan, Schedule
-from .pyramid_planes import Planes, build_pyramid
+from .pyramid_planes import Planes
 from .readback import StoredLevels
 from .series import Series
 from .units import Unit, default_span, phases, step_bytes, units
@@ -191,9 +191,10 @@ def _plan(store: ExistingStore, series: Series, workers: int | None) -> Plan:
 
 @dataclass
 class _AppendPyramids:
-    """Timesteps of a unit's block at its levels: new ones built from the batch (phase 0) or from
-    the level below in staging, old ones (anchors and volatility references) as the store holds
-    them at every level, so a new residual is taken against exactly the bytes a reader adds it to."""
+    """What a unit's step reads: a new timestep's block at the base level, from the batch (phase 0)
+    or from the level below in staging (the walk builds the levels above); an old one (anchors
+    and volatility references) as the store holds it at every level, so a new residual is taken
+    against exactly the bytes a reader adds it to."""
 
     plan: Plan
     series: Series
@@ -209,7 +210,7 @@ class _AppendPyramids:
             window = self.series.read_window(t - self.old_n, rows, cols)
         else:
             window = self.stored.window(t, levels[0], rows, cols)
-        return build_pyramid(*window, unit.phase.local_levels, self.plan.nodata)
+        return [Planes(*window)]
 
 
 def _windows(plan: Plan, old_n: int) -> list[tuple[int, int]]:

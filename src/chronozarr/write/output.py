@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from ..buckets import Bucket, is_bucket_url, parse_bucket_url
 from ..errors import OutputError, OutputExistsError
@@ -57,6 +57,9 @@ class Output(Protocol):
 
     def is_empty(self) -> bool: ...
 
+    @property
+    def parallel_puts(self) -> bool: ...
+
 
 def write_error(exc: OSError, where: str) -> OutputError:
     """Our error for an OSError while writing: the path and what to do (disk full, read-only, ...)."""
@@ -77,6 +80,7 @@ class LocalOutput:
 
     root: Path
     spool_name: str = f"{SCRATCH}/spool"
+    parallel_puts: ClassVar[bool] = False  # files written from several threads at once only add kernel time
 
     def path(self, key: str) -> Path:
         return self.root / key
@@ -202,6 +206,7 @@ class BucketOutput:
     endpoint: str | None = None
     region: str | None = None
     anonymous: bool = False
+    parallel_puts: ClassVar[bool] = True  # a PUT waits on the network: several overlap
 
     @property
     def bucket(self) -> Bucket:

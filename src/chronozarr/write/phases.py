@@ -17,7 +17,7 @@ from ..progress import work_bar
 from .distributed import active_client, run_on_cluster
 from .objects import ObjectWriter
 from .plan import Plan
-from .pyramid_planes import Planes, build_pyramid
+from .pyramid_planes import Planes
 from .readback import StoredLevels
 from .resume import Journal
 from .series import Series
@@ -27,15 +27,15 @@ from .walk import Window, WriteResult, write_units
 
 @dataclass
 class EncodePyramids:
-    """A unit's block at its levels: built from the input window for phase 0, from the level
-    below read back for the phases above it."""
+    """What a unit's step reads: its block's window at the base level, from the input for phase 0,
+    read back from the level below for the phases above it (the walk builds the levels above)."""
 
     plan: Plan
     series: Series
     _stored: StoredLevels | None = field(default=None, repr=False, compare=False)
 
     def __call__(self, unit: Unit, t: int) -> list[Planes]:
-        return build_pyramid(*self.window(unit, t), unit.phase.local_levels, self.plan.nodata)
+        return [Planes(*self.window(unit, t))]
 
     def window(self, unit: Unit, t: int) -> Window:
         level = self.plan.levels[unit.phase.base]

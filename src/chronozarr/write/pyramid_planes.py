@@ -18,16 +18,11 @@ class Planes:
     coverage: np.ndarray | None
 
 
-def build_pyramid(
-    data: np.ndarray,
-    mask: np.ndarray | None,
-    coverage: np.ndarray | None,
-    n_levels: int,
-    nodata: float | None,
-) -> list[Planes]:
-    """Level 0 is the input; level k is the block reduction of level k-1 (spec 6)."""
-    planes = [Planes(data, mask, coverage)]
-    for _ in range(1, n_levels):
+def build_pyramid(read: list[Planes], n_levels: int, nodata: float | None) -> list[Planes]:
+    """Levels base..base + n_levels - 1: the planes as read (at least the base level), then each
+    level not read the block reduction of the one below it (spec 6)."""
+    planes = list(read)
+    while len(planes) < n_levels:
         below = planes[-1]
         valid = validity(below.data, below.mask, nodata)
         planes.append(

@@ -12,16 +12,18 @@ T = TypeVar("T")
 
 
 class ReadAhead(Generic[K, T]):
-    """Calls read(key) for the keys of `order` on `depth` background threads, at most `depth` ahead.
+    """Calls read(key) for the keys of `order` on one background thread, at most `depth` ahead.
 
-    get(key) must follow the order; a key asked for out of order is read on the spot.
+    One thread is enough to keep the reads ahead of the compression; reads on several threads
+    at once only hold more input in memory. get(key) must follow the order; a key asked for out
+    of order is read on the spot.
     """
 
     def __init__(self, read: Callable[[K], T], order: Sequence[K], depth: int = 2) -> None:
         self._read = read
         self._order = deque(order)
         self._pending: deque[tuple[K, Future[T]]] = deque()
-        self._pool = ThreadPoolExecutor(max_workers=max(1, depth), thread_name_prefix="chronozarr-readahead")
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chronozarr-readahead")
         self._depth = depth
         self._fill()
 

@@ -1,11 +1,11 @@
 """The streaming core: work units one after another, each walking its timesteps in order.
 
-A step is one timestep of one unit: the block's window at the unit's base level is read, its
-pyramid built up to the unit's top level, and every cell of the block at the levels the unit
-writes is compressed on a thread pool. Memory is bounded by the block: two steps in flight, the
-anchors the unit still references and the reads ahead, never by the area or the time axis.
-Shard objects grow one inner chunk at a time in timestep order, so their bytes do not depend on
-thread timing.
+A step is one timestep of one unit: the block's window at the unit's base level is read ahead,
+its pyramid built up to the unit's top level when the step starts, and every cell of the block at
+the levels the unit writes is compressed on a thread pool. Memory is bounded by the block: two
+steps in flight, the anchors the unit still references and the windows read ahead, never by the
+area or the time axis. Shard objects grow one inner chunk at a time in timestep order, so their
+bytes do not depend on thread timing.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from ..format.temporal import abs_difference_sum, residual
 from .chunks import encode_chunk
 from .objects import ObjectWriter, ShardBuilder
 from .plan import Plan
-from .pyramid_planes import Planes, padded_cell
+from .pyramid_planes import Planes, build_pyramid, padded_cell
 from .readahead import ReadAhead
 from .units import Unit, step_bytes
 
 Window = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]
-PyramidOf = Callable[[Unit, int], list[Planes]]  # timestep t of a unit's block at its levels base..last
+PyramidOf = Callable[[Unit, int], list[Planes]]  # what step t of a unit reads: its block at levels base.., at least base
 OpenShard = Callable[[ObjectWriter, str, int], ShardBuilder]
 Encoded = list[tuple[str, "bytes | None"]]
 CellJob = tuple[LevelGeometry, int, int, "Future[tuple[Encoded, float | None]]"]
@@ -111,7 +111,7 @@ def _cell_job(
     plan: Plan, writer: ObjectWriter, unit: Unit, t: int, level: LevelGeometry, row: int, col: int,
     planes: Planes, anchor: Planes | None, vol_reference: Planes | None,
 ) -> tuple[Encoded, float | None]:
-    """Encode every variable of one cell of one step (unsharded: and store it); returns the
+    """Encode every variable of one cell of one step (and store it when jobs store); returns the
     (variable, bytes) and the level-0 volatility sum of the cell when one is due."""
     rows, cols = unit.block.cell_window(level, row, col)
     cs = level.chunk_size
@@ -128,7 +128,7 @@ def _cell_job(
         plane = planes.mask if name == "mask" else planes.coverage
         assert plane is not None, f"a store with {name} has it at every timestep"
         out.append((name, encode_chunk(plan.codec, padded_cell(plane, rows, cols, cs, 0), 0)))
-    if not plan.sharded:
+    if _jobs_store(plan, writer):
         for name, encoded in out:
             if encoded is not None:
                 writer.put(plan.object_key(level, name, t, row, col), encoded)
@@ -136,6 +136,13 @@ def _cell_job(
     if vol_reference is not None:
         vol = abs_difference_sum(planes.data[:, rows, cols], vol_reference.data[:, rows, cols])
     return out, vol
+
+
+def _jobs_store(plan: Plan, writer: ObjectWriter) -> bool:
+    """Whether the cell jobs store their objects (network outputs, whose puts then overlap) or the
+    settling thread does (shards, built in step order; a directory, whose files written from
+    several threads at once only cost more kernel time)."""
+    return not plan.sharded and writer.output.parallel_puts
 
 
 def _cell_jobs(plan: Plan, writer: ObjectWriter, pool: ThreadPoolExecutor, t: int, pyramids: _UnitPyramids) -> Iterator[CellJob]:
@@ -173,6 +180,8 @@ class _Settler:
                 if plan.sharded:
                     self._shard(level, variable, t, row, col).add(time_shard(t, shard_time)[1], data)
                 elif data is not None:
+                    if not _jobs_store(plan, self.writer):
+                        self.writer.put(plan.object_key(level, variable, t, row, col), data)
                     result.objects += 1
                     result.nbytes += len(data)
             if vol is not None:
@@ -230,15 +239,16 @@ def write_units(
 ) -> WriteResult:
     """Write every object of `units`, in order; returns what they wrote.
 
-    `pyramid_of(unit, t)` gives timestep t of the unit's block at its levels base..last (built
-    from the input for phase 0, from the level below read back for the others; append reads its
-    old anchors from the store at every level). It runs on the read-ahead thread.
+    `pyramid_of(unit, t)` gives what step t of a unit reads: its block at the base level (from the
+    input for phase 0, from the level below read back for the others; append reads its old
+    anchors from the store at every level). It runs on the read-ahead thread; the levels it does
+    not read are built here when the step starts, so the reads ahead hold only what was read.
     `open_shard` replaces a fresh shard (append extends the trailing one); `on_done(unit, result)`
     runs once a unit's every object is stored; `progress(n)` counts the input bytes of each step; `should_stop` is asked
     between steps.
     """
     def reader(i: int) -> Callable[[int], list[Planes]]:
-        return lambda t: ahead.get((i, t))
+        return lambda t: build_pyramid(ahead.get((i, t)), units[i].phase.local_levels, plan.nodata)
 
     def read(key: tuple[int, int]) -> list[Planes]:
         return pyramid_of(units[key[0]], key[1])
