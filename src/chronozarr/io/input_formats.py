@@ -41,23 +41,23 @@ class InputFormat:
     name: str
     told_by: str
     per_date: bool
-    matches: Callable[[str], bool]
+    matches: Callable[[str, bytes], bool]  # (location, its first 8 bytes: empty unless a local file)
     engines: tuple[str, ...] = ()
 
 
-DATED_FILES = InputFormat("dated raster files", "a quoted glob such as 'scenes/*.tif', each file dated by its name", True, is_glob)
-LISTING = InputFormat("a manifest or STAC items", "a .csv or .json file or URL listing one raster file per date", True, is_manifest)
+DATED_FILES = InputFormat("dated raster files", "a quoted glob such as 'scenes/*.tif', each file dated by its name", True, lambda loc, _: is_glob(loc))
+LISTING = InputFormat("a manifest or STAC items", "a .csv or .json file or URL listing one raster file per date", True, lambda loc, _: is_manifest(loc))
 ZARR = InputFormat(
     "a Zarr store", "a directory holding zarr.json or .zgroup, or a URL", False,
-    lambda loc: "://" in loc or _is_zarr_directory(loc), ("zarr",),  # NetCDF is read from local files only
+    lambda loc, _: "://" in loc or _is_zarr_directory(loc), ("zarr",),  # NetCDF is read from local files only
 )
 NETCDF4 = InputFormat(
     "a NetCDF-4 file", "a local file starting with the HDF5 signature", False,
-    lambda loc: _head(loc).startswith(_HDF5_SIGNATURE), ("netcdf4", "h5netcdf"),
+    lambda _, head: head.startswith(_HDF5_SIGNATURE), ("netcdf4", "h5netcdf"),
 )
 CLASSIC_NETCDF = InputFormat(
     "a classic NetCDF file", "a local file starting with CDF and version byte 1, 2 or 5", False,
-    lambda loc: _head(loc)[:4] in _CLASSIC_SIGNATURES, ("netcdf4", "scipy"),
+    lambda _, head: head[:4] in _CLASSIC_SIGNATURES, ("netcdf4", "scipy"),
 )
 INPUT_FORMATS: tuple[InputFormat, ...] = (DATED_FILES, LISTING, ZARR, NETCDF4, CLASSIC_NETCDF)
 
@@ -65,7 +65,8 @@ INPUT_FORMATS: tuple[InputFormat, ...] = (DATED_FILES, LISTING, ZARR, NETCDF4, C
 def input_format(location: str | os.PathLike[str]) -> InputFormat | None:
     """The first format of the table that `location` matches, None when it matches none."""
     text = os.fspath(location)
-    return next((f for f in INPUT_FORMATS if f.matches(text)), None)
+    head = _head(text)  # read once for every entry that looks at the signature
+    return next((f for f in INPUT_FORMATS if f.matches(text, head)), None)
 
 
 def accepted(per_date: bool | None = None) -> str:
