@@ -19,8 +19,7 @@ from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
 from .metadata import Level, StoreMetadata, load
 from .object_source import ObjectSource, RequestStats, is_remote, open_object_source
-
-Window = tuple[slice, slice]
+from .request import allocate, check_cell, request_window
 
 
 class ChronoStore:
@@ -131,14 +130,14 @@ class ChronoStore:
     def read(self, t: int, lod: int = 0, bands: Sequence[int | str] | None = None, window: Any = None) -> np.ndarray:
         """Stored values (band, y, x) of timestep t at a level, whole or within a window."""
         level = self._level(lod)
-        rows, cols = self._window(level, window)
+        rows, cols = request_window(level, window)
         values = self._gather(level, level.data, [self._t(t)], rows, cols)[0]
         return values[self._band_indices(bands)] if bands is not None else values
 
     def read_cell(self, t: int, row: int, col: int, lod: int = 0) -> np.ndarray:
         """Stored values (band, y, x) of one cell, cropped to the array."""
         level = self._level(lod)
-        self._check_cell(level, row, col)
+        check_cell(level, row, col)
         return self._gather(level, level.data, [self._t(t)], *level.cell_slice(row, col))[0]
 
     def read_mask(self, t: int, lod: int = 0, window: Any = None) -> np.ndarray | None:
@@ -146,14 +145,14 @@ class ChronoStore:
         level = self._level(lod)
         if level.mask is None:
             return None
-        return self._gather(level, level.mask, [self._t(t)], *self._window(level, window))[0]
+        return self._gather(level, level.mask, [self._t(t)], *request_window(level, window))[0]
 
     def read_coverage(self, t: int, lod: int = 0, window: Any = None) -> np.ndarray | None:
         """Coverage (y, x) of timestep t (valid observations), or None when the store has none."""
         level = self._level(lod)
         if level.coverage is None:
             return None
-        return self._gather(level, level.coverage, [self._t(t)], *self._window(level, window))[0]
+        return self._gather(level, level.coverage, [self._t(t)], *request_window(level, window))[0]
 
     def read_point(self, row: int, col: int, lod: int = 0, times: Sequence[int] | None = None) -> np.ndarray:
         """The (time, band) history of one pixel."""
@@ -265,33 +264,12 @@ class ChronoStore:
                 out.append(int(b))
         return out
 
-    @staticmethod
-    def _check_cell(level: Level, row: int, col: int) -> None:
-        rows, cols = level.grid
-        if not (0 <= row < rows and 0 <= col < cols):
-            raise IndexError(f"cell ({row}, {col}) is outside level {level.index}'s {rows} x {cols} grid")
-
-    @staticmethod
-    def _window(level: Level, window: Any) -> Window:
-        if window is None:
-            return slice(0, level.height), slice(0, level.width)
-        if len(window) == 4:
-            row0, row1, col0, col1 = (int(v) for v in window)
-            rows, cols = slice(row0, row1), slice(col0, col1)
-        else:
-            rows, cols = window
-        rows = slice(*rows.indices(level.height)[:2])
-        cols = slice(*cols.indices(level.width)[:2])
-        if rows.stop <= rows.start or cols.stop <= cols.start:
-            raise IndexError(f"window {window!r} is empty at level {level.index}")
-        return rows, cols
-
     def _gather(self, level: Level, info: ArrayInfo, steps: list[int], rows: slice, cols: slice) -> np.ndarray:
         """Assemble (len(steps), [band,] h, w) from the chunks covering the region, reconstructing
         star-delta timesteps of the data array through their recorded anchor."""
         banded = len(info.shape) == 4
         lead = (info.shape[1],) if banded else ()
-        out = _allocate((len(steps), *lead, rows.stop - rows.start, cols.stop - cols.start), info)
+        out = allocate((len(steps), *lead, rows.stop - rows.start, cols.stop - cols.start), info)
         geometry = level.geometry
         cells = geometry.cells_under(rows, cols)
         star = info is level.data and self.encoding == STAR_DELTA
@@ -334,18 +312,6 @@ class ChronoStore:
             _, _, oy, ox = geometry.overlap(r, c, rows, cols)
             out[position[t]][..., oy, ox] = reconstruct(anchor_pieces[(reference[t], r, c)], piece)
         return out
-
-
-def _allocate(shape: tuple[int, ...], info: ArrayInfo) -> np.ndarray:
-    """The output of a read; our error, naming the array, when it cannot be allocated."""
-    try:
-        return np.empty(shape, dtype=info.dtype)
-    except (MemoryError, ValueError):
-        nbytes = int(np.prod(shape, dtype=object)) * info.dtype.itemsize
-        raise StoreError(
-            f"{info.key}: a read of shape {list(shape)} needs {nbytes} bytes, which cannot be allocated; "
-            "read a window, fewer timesteps or a coarser level"
-        ) from None
 
 
 def open_store(location: str | os.PathLike[str] | ObjectSource, **options: Any) -> ChronoStore:

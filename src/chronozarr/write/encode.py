@@ -18,10 +18,11 @@ from ..format.geometry import pyramid_levels
 from ..format.metadata import Band, LevelMirror, Provenance, Selection, Temporal
 from ..format.temporal import NONE, STAR_DELTA, star_delta_allowed, volatility_value
 from . import selection
+from .claim import claim, discard_claim, sample_scratch
 from .crashpoints import crash_points
 from .layout import chronozarr_block, level_nodes, root_attributes, volatility_node, write_metadata
 from .objects import ObjectCounter, ObjectWriter
-from .output import Output, claim, discard_claim, open_output, sample_scratch
+from .output import Output, open_output
 from .phases import write_phases
 from .plan import Plan, Schedule
 from .preview import EncodePreview

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from ..buckets import Bucket, is_bucket_url, parse_bucket_url
-from ..errors import OutputError, OutputExistsError
+from ..errors import OutputError
 
 SCRATCH = ".chronozarr-encode"  # the writer's own entries in an output, removed when it completes
 
@@ -297,62 +297,3 @@ def open_output(target: str | os.PathLike[str], options: Mapping[str, Any] | Non
     if options:
         raise OutputError(f"storage options ({', '.join(sorted(options))}) are for s3://, gs:// and az:// outputs, not {text!r}")
     return LocalOutput(Path(text))
-
-
-@dataclass(frozen=True)
-class Claim:
-    """What claiming an output found: whether this run starts it, and whether it created it."""
-
-    started: bool
-    created: bool
-
-
-def claim(output: Output, *, resume: bool, dry_run: bool = False) -> Claim:
-    """Check that the output may be written and (unless dry_run) create it.
-
-    A store is never written over: the output must be new or empty, unless `resume` continues
-    the interrupted encode it holds. The refusal names --resume when that is what the user needs.
-    """
-    root = output.root if isinstance(output, LocalOutput) else None
-    if root is not None and root.exists() and not root.is_dir():
-        raise OutputExistsError(f"{root} exists and is not a directory; choose a new output path")
-    if output.is_empty():
-        created = root is not None and not root.exists()
-        if root is not None and created and not dry_run:
-            try:
-                root.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise write_error(exc, str(root)) from None
-        return Claim(started=True, created=created)
-    if resume:
-        return Claim(started=False, created=False)
-    where = output.describe()
-    if output.get(f"{SCRATCH}/run.json") is not None:
-        raise OutputExistsError(
-            f"{where} holds an interrupted encode; run the same command again with --resume to complete it, "
-            "or choose a new path"
-        )
-    raise OutputExistsError(
-        f"{where} is not empty; stores are never overwritten. Choose a new path or remove it first "
-        "(an interrupted encode is completed with --resume)"
-    )
-
-
-def discard_claim(output: Output, claimed: Claim) -> None:
-    """Remove what a failed run started; an output directory the user made stays, empty."""
-    if not isinstance(output, LocalOutput):
-        output.delete_prefix("")
-        return
-    if claimed.created:
-        shutil.rmtree(output.root, ignore_errors=True)
-        return
-    for child in output.root.iterdir():
-        shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink(missing_ok=True)
-
-
-def sample_scratch(output: Output) -> Path:
-    """A local directory for auto selection's sample chunks: inside a directory output (so it
-    goes with the encode's record), else in the machine's temporary directory."""
-    if isinstance(output, LocalOutput):
-        return output.root / SCRATCH / "sample"
-    return Path(tempfile.mkdtemp(prefix="chronozarr-sample-"))
