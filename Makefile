@@ -26,13 +26,18 @@ venv: $(VENV)/.installed
 # The JS reader (js/): npm packages from the lockfile, Debian's Chromium for its browser tests
 # (playwright-core never downloads a browser) and Debian's ffmpeg, whose ffprobe and ffmpeg read
 # back the viewer's time-lapse videos. Without root the browser tests are skipped.
-js: js/node_modules/.installed
+js: js/node_modules/.installed js/viewer/dist/viewer.js
 
 js/node_modules/.installed: js/package.json js/package-lock.json
 	@test -x /usr/bin/chromium -a -x /usr/bin/ffprobe || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ffmpeg) \
 		|| echo "warning: could not install chromium and ffmpeg; the browser tests will be skipped or fail"
 	cd js && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 	touch $@
+
+# The viewer page's bundles (js/build.mjs): made again whenever a module they hold changes.
+JS_SOURCES := $(shell find js/src js/lib js/viewer -name '*.js' -not -path 'js/viewer/dist/*' 2>/dev/null)
+js/viewer/dist/viewer.js: js/node_modules/.installed js/build.mjs $(JS_SOURCES)
+	cd js && node build.mjs
 
 # ruff and mypy (make lint) first; tsc checks the JSDoc types of the shipped JS (js/tsconfig.json)
 # and, strictly, of the tests, e2e tests and benchmarks (js/tsconfig.tests.json) before the node

@@ -59,6 +59,7 @@ def test_publish_with_viewer_uploads_the_app_last_with_its_content_types(aws_env
     base = f"{aws_env}/{public_bucket}/{prefix}/viewer"
     for key, kind in (("index.html", "text/html"), ("viewer/main.js", "text/javascript"), ("viewer/viewer.css", "text/css"),
                       ("src/index.js", "text/javascript"), ("node_modules/numcodecs/dist/zstd.js", "text/javascript"),
+                      ("node_modules/zstddec/dist/zstddec.mjs", "text/javascript"), ("viewer/dist/viewer.js", "text/javascript"),
                       ("node_modules/numcodecs/LICENSE", "application/octet-stream")):
         body, content_type = _get(f"{base}/{key}")
         assert content_type.startswith(kind) and body, key

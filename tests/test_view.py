@@ -29,10 +29,12 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def js_dir(tmp_path: Path) -> Path:
-    """A stand-in for the repository's js/: viewer/index.html and a src/ module next to it."""
+    """A stand-in for the repository's js/: viewer/index.html with its bundles, and a src/ module."""
     js = tmp_path / "js"
-    (js / "viewer").mkdir(parents=True)
+    (js / "viewer" / "dist").mkdir(parents=True)
     (js / "viewer" / "index.html").write_text("<!doctype html><title>viewer</title>")
+    for name in ("viewer.js", "decode-worker.js"):
+        (js / "viewer" / "dist" / name).write_text("export {};\n")
     (js / "src").mkdir()
     (js / "src" / "reader.js").write_text("export const x = 1;\n")
     return js
@@ -44,6 +46,15 @@ def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str
             return r.status, dict(r.headers), r.read()
     except urllib.error.HTTPError as err:
         return err.code, dict(err.headers), b""
+
+
+def test_a_viewer_without_its_bundles_is_not_installed(store: Path, js_dir: Path) -> None:
+    (js_dir / "viewer" / "dist" / "viewer.js").unlink()
+    session = start_view(store, js_dir=js_dir)
+    try:
+        assert not session.viewer_installed and session.url == session.store_url
+    finally:
+        session.server.stop()
 
 
 def test_local_store_is_served_next_to_the_viewer(store: Path, js_dir: Path) -> None:

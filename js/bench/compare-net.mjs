@@ -12,7 +12,7 @@ export const PROFILES = [
 ];
 
 /**
- * @typedef {{ url: string, range: string | null, bytes: number, done: boolean, canceled: boolean }} Logged
+ * @typedef {{ url: string, range: string | null, bytes: number, done: boolean, canceled: boolean, sentAt: number }} Logged sentAt: epoch ms
  * @typedef {{ log: Logged[], pending: Set<string> }} Net
  * @typedef {typeof PROFILES[number]} Profile
  * @typedef {{ index: number, inFlight: Logged[] }} Mark
@@ -37,7 +37,7 @@ export async function newTab(browser, profile) {
   const byId = new Map();
   cdp.on('Network.requestWillBeSent', (e) => {
     if (e.request.url.startsWith('data:')) return;
-    const entry = { url: e.request.url, range: e.request.headers.Range ?? e.request.headers.range ?? null, bytes: 0, done: false, canceled: false };
+    const entry = { url: e.request.url, range: e.request.headers.Range ?? e.request.headers.range ?? null, bytes: 0, done: false, canceled: false, sentAt: e.wallTime * 1000 };
     byId.set(e.requestId, entry); // a redirect reuses the id: the new hop replaces the old
     net.log.push(entry);
     // Data only: a worker's script is never reported finished to the page's session.

@@ -126,7 +126,7 @@ async function runTool(profile, tool) {
   const opens = [];
   for (let i = 0; i < OPENS; i++) {
     const tab = await open(profile, tool);
-    opens.push({ ms: tab.ms, ...counts(tab.net.log), log: [...tab.net.log] });
+    opens.push({ ms: tab.ms, picture: tab.picture, pictureAfterRoot: tab.pictureAfterRoot, store: storeRequests(tab.net.log, tool), ...counts(tab.net.log), log: [...tab.net.log] });
     await tab.context.close();
   }
   const scrubbing = await open(profile, tool);
@@ -157,9 +157,30 @@ async function runTool(profile, tool) {
 async function open(profile, tool) {
   const tab = await newTab(browser, profile);
   await tab.page.goto(pages[tool]);
-  const ms = await firstComplete(tab.page, tool);
-  verbose(`  ${tool} open ${ms.toFixed(0)} ms, ${tab.net.log.length} requests`);
-  return { ...tab, ms };
+  const { complete: ms, picture } = await firstComplete(tab.page, tool);
+  // The first picture counted from the request for the store's first object (its metadata; for
+  // the COG page its first file), in the page's clock.
+  const origin = await tab.page.evaluate(() => performance.timeOrigin);
+  const first = tab.net.log.find((e) => isStoreObject(e.url, tool));
+  const pictureAfterRoot = first ? picture - (first.sentAt - origin) : null;
+  verbose(`  ${tool} open ${ms.toFixed(0)} ms (picture ${picture.toFixed(0)} ms), ${tab.net.log.length} requests`);
+  return { ...tab, ms, picture, pictureAfterRoot };
+}
+
+/** A request for an object of the store (or of the COG export), not for a page's own files. @param {string} url @param {Kind} tool */
+function isStoreObject(url, tool) {
+  return url.includes(`/bench/work/${tool === 'cog' ? cogName : storeName}/`);
+}
+
+/**
+ * The store's requests until the first complete frame, and how many of them its frame and its
+ * coarse picture needed (the distinct chunks at the first date; metadata not counted).
+ * @param {import('./compare-net.mjs').Logged[]} log @param {Kind} tool
+ */
+function storeRequests(log, tool) {
+  const objects = log.filter((e) => isStoreObject(e.url, tool));
+  const chunks = new Set(objects.filter((e) => /\/data\/c\/0\//.test(e.url)).map((e) => `${e.url} ${e.range ?? ''}`));
+  return { requests: objects.length, frameChunks: chunks.size };
 }
 
 /**
@@ -200,20 +221,38 @@ function profileRows(profile, measured) {
   /** @type {[string, (m: Measured) => Record<string, unknown>, (m: Measured) => (number | undefined)[]][]} */
   const ops = [
     ['cold open: first complete frame', (m) => ({ ms: stats(m.opens.map((o) => o.ms)), requests: stats(m.opens.map((o) => o.requests), 0), bytes: stats(m.opens.map((o) => o.bytes), 0) }), (m) => m.floors.open],
+    ['cold open: first picture', (m) => ({ ms: stats(m.opens.map((o) => o.picture)) }), () => []],
     [`paced scrub, 1 step / 500 ms: step latency`, (m) => ({ ms: stats(m.paced.latency), requests: stats(m.paced.perStep.map((c) => c.requests), 0), bytes: stats(m.paced.perStep.map((c) => c.bytes), 0) }), (m) => m.floors.paced],
     [`burst scrub, 1 step / 100 ms: last-step latency`, (m) => ({ ms: stats([m.burst.latency.at(-1)]), requests: stats([sum(m.burst.perStep, 'requests')], 0), bytes: stats([sum(m.burst.perStep, 'bytes')], 0) }), (m) => [m.floors.burst]],
     [`pixel history (${d.nTime} dates): whole chart`, (m) => ({ ms: stats([m.history.ms]), requests: stats([m.history.requests], 0), bytes: stats([m.history.bytes], 0) }), (m) => [m.floors.history]],
   ];
   for (const [op, values, floor] of ops) {
     for (const [tool, m] of /** @type {[Kind, Measured][]} */ (Object.entries(measured))) {
-      const facts = op.startsWith('burst') ? { steps_shown: m.burst.shown, steps: STEPS, aborted: sum(m.burst.perStep, 'aborted') } : op.startsWith('paced') ? { steps_shown: m.paced.shown, steps: STEPS } : undefined;
+      const facts = op.startsWith('burst') ? { steps_shown: m.burst.shown, steps: STEPS, aborted: sum(m.burst.perStep, 'aborted') } : op.startsWith('paced') ? { steps_shown: m.paced.shown, steps: STEPS } : op.endsWith('first picture') ? pictureFacts(profile, m) : op.endsWith('complete frame') ? openFacts(m) : undefined;
       out.push(row(profile.name, op, LABEL[tool], tool === 'viewer' ? 'subject' : 'peer', WORK[tool], values(m), facts ? { facts } : {}));
     }
     for (const [tool, m] of /** @type {[Kind, Measured][]} */ (Object.entries(measured))) {
+      if (op.endsWith('first picture')) continue; // its bound is in the row's facts
       out.push(row(profile.name, op, `fetch only, ${LABEL[tool]}'s requests`, 'floor', `the same finished requests made at once on a blank page, bodies read, nothing decoded or drawn`, { ms: stats(floor(m)) }, { target: tool === 'viewer' }));
     }
   }
   return out;
+}
+
+/**
+ * What the first picture took from the store's first request, against the issue's bound for it:
+ * two round trips and the transfer of 300 kB at the profile's bandwidth.
+ * @param {Profile} profile @param {Measured} m
+ */
+function pictureFacts(profile, m) {
+  const after = m.opens.map((o) => o.pictureAfterRoot).filter((v) => v != null);
+  const bound = 2 * profile.rtt + (profile.mbit ? (300e3 * 8) / (profile.mbit * 1e6) * 1000 : 0);
+  return { ms_after_first_store_request: stats(after), bound_ms: Math.round(bound) };
+}
+
+/** Store requests made by the first complete frame, and the distinct chunks of the first date among them. @param {Measured} m */
+function openFacts(m) {
+  return { store_requests: stats(m.opens.map((o) => o.store.requests), 0), first_date_chunks: stats(m.opens.map((o) => o.store.frameChunks), 0) };
 }
 
 /** @param {string} text */

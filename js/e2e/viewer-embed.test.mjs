@@ -193,8 +193,9 @@ describe('viewer embed API', { skip, timeout: 300_000 }, () => {
     assert.equal((await h.messages())[0].code, 'store_open_failed');
     await h.context.close();
 
-    // A corrupt chunk: decoding fails, the viewer reports it and keeps going.
-    const chunkDir = join(tmp, 's2.zarr', '3', 'data', 'c', '9', '0', '0');
+    // A corrupt chunk of the frame on screen (the whole raster, at its finest level): decoding
+    // fails, the viewer reports it and keeps going.
+    const chunkDir = join(tmp, 's2.zarr', '0', 'data', 'c', '9', '0', '0');
     const victim = join(chunkDir, readdirSync(chunkDir)[0]);
     const good = readFileSync(victim);
     writeFileSync(victim, Buffer.from('not a zstd frame at all'));

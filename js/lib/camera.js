@@ -124,3 +124,21 @@ export function storeToPixel(transform, X, Y) {
   const dy = Y - f;
   return { x: (e * dx - b * dy) / det, y: (a * dy - d * dx) / det };
 }
+
+/** A coarse picture's pixels span at most this many device pixels: a quarter of the screen's resolution. */
+export const PICTURE_PX = 4;
+
+/**
+ * The level of the coarse picture that stands in while a view's level loads: the coarsest at or
+ * above `lod` whose pixels are at most PICTURE_PX device pixels on screen (`lod` itself when it
+ * is already that coarse).
+ * @param {number} zoom CSS px per level-0 pixel
+ * @param {number} dpr device px per CSS px
+ * @param {number} lod the level the view asks for
+ * @param {number} coarsest index of the coarsest level
+ */
+export function pictureLevel(zoom, dpr, lod, coarsest) {
+  let k = lod;
+  while (k < coarsest && zoom * 2 ** (k + 1) * dpr <= PICTURE_PX) k++;
+  return k;
+}

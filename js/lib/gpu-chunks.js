@@ -4,6 +4,7 @@
  * and which go first when it is exceeded (least recently used, never those the view needs).
  * @module
  */
+import { RANKS } from '../src/reader/limiter.js';
 import { applyDelta } from '../src/reader/reconstruct.js';
 
 /** @typedef {import('./typedefs.js').Cell} Cell */
@@ -12,7 +13,7 @@ import { applyDelta } from '../src/reader/reconstruct.js';
  * The anchor texture of a star-delta cell and the stored anchor chunk it was made from.
  * refs: cache entries drawing with it; waiting: loads that will. Only anchors with neither are evicted.
  * @template [Tex=unknown]
- * @typedef {{ id: string, tex: Tex | null, data: Uint8Array | Uint16Array | null, bytes: number, refs: number, waiting: number, used: number, promise: Promise<Anchor<Tex>> }} Anchor
+ * @typedef {{ id: string, tex: Tex | null, data: Uint8Array | Uint16Array | null, bytes: number, refs: number, waiting: number, used: number, rank: number, loading: AbortController, promise: Promise<Anchor<Tex>> }} Anchor
  */
 
 /**
@@ -62,16 +63,34 @@ export function createGpuChunks({ store, renderer, budgetBytes, stats, destroyed
   };
 
   /**
-   * The anchor texture of a cell, uploaded once (the reader's stored anchor chunk).
-   * @param {number} k @param {number} row @param {number} col @param {number} ta
+   * An anchor no load waits for any more and nothing draws with: stop loading it (a view or time
+   * change dropped the chunks that needed it), so it does not hold the line for the new ones.
+   * @param {Anchor<Tex>} a
    */
-  function anchorFor(k, row, col, ta) {
+  function releaseAnchor(a) {
+    if (a.tex || a.refs > 0 || a.waiting > 0 || anchors.get(a.id) !== a) return;
+    anchors.delete(a.id);
+    a.loading.abort();
+  }
+
+  /**
+   * The anchor texture of a cell, uploaded once (the reader's stored anchor chunk), loaded with the
+   * priority of the chunk that needs it (moved up when a chunk of a better one needs it too).
+   * @param {number} k @param {number} row @param {number} col @param {number} ta
+   * @param {import('../src/reader/limiter.js').Priority} [priority]
+   */
+  function anchorFor(k, row, col, ta, priority = 'frame') {
     const id = chunkKey(k, row, col, ta);
     let a = anchors.get(id);
+    if (a && !a.tex && RANKS[priority] < a.rank) {
+      a.rank = RANKS[priority];
+      store.getCell(k, row, col, ta, { stored: true, mask: false, priority, signal: a.loading.signal }).catch(() => {}); // joins the load, moving it up
+    }
     if (!a) {
+      const loading = new AbortController();
       /** @type {Anchor<Tex>} */
-      const rec = Object.assign({ id, tex: null, data: null, bytes: 0, refs: 0, waiting: 0, used: 0 }, {
-        promise: store.getCell(k, row, col, ta, { stored: true, mask: false }).then(
+      const rec = Object.assign({ id, tex: null, data: null, bytes: 0, refs: 0, waiting: 0, used: 0, rank: RANKS[priority], loading }, {
+        promise: store.getCell(k, row, col, ta, { stored: true, mask: false, priority, signal: loading.signal }).then(
           (cell) => {
             if (destroyed() || anchors.get(id) !== rec) return rec;
             rec.tex = renderer.dataTexture(cell.data, cell.chunkWidth, cell.chunkHeight);
@@ -171,6 +190,7 @@ export function createGpuChunks({ store, renderer, budgetBytes, stats, destroyed
     has: (id) => cache.has(id),
     touch,
     anchorFor,
+    releaseAnchor,
     add,
     evict,
     clear,

@@ -1,16 +1,22 @@
 /**
- * The scene's loading policy: which cells load (the asked level's first, the coarsest level's
- * alongside while the asked view is not on screen, the timesteps a step away once it is), which
- * loads are dropped when the view moves on, when the asked timestep replaces the one on screen,
- * and the retry after a failed load.
+ * The scene's loading: the loads of the load plan (load-plan.js: a coarse picture while the view
+ * shows nothing, the frame, the timesteps a step away once it is complete), each asked of the
+ * reader with its priority; loads the plan no longer has are dropped when the view or time moves
+ * on, and one it ranks higher is moved up. Once the frame is complete, the rest is read ahead into
+ * the reader's cache at the lowest priority: timesteps around the asked one, or the whole loop
+ * while playing. Also when the asked timestep replaces the one on screen, and the retry after a
+ * failed load (which keeps its priority).
  * @module
  */
+import { pictureLevel } from './camera.js';
 import { chunkKey as key } from './gpu-chunks.js';
+import { loadPlan } from './load-plan.js';
+import { RANKS } from '../src/reader/limiter.js';
 
 const RETRY_MS = 2000;
 
 /** @typedef {{ row: number, col: number }} CellAt */
-/** @typedef {[number, CellAt, number]} Need a level, a cell of it and a timestep */
+/** @typedef {{ controller: AbortController, rank: number }} Load */
 
 /**
  * @param {import('./scene.js').SceneParts} parts
@@ -18,77 +24,92 @@ const RETRY_MS = 2000;
  * @param {(err: Error, where: { lod: number, row: number, col: number, t: number }) => void} onError
  */
 export function createSceneLoads({ store, state, memory, stats, coarsest, visibleAt, has, shaderDelta }, painter, onError) {
-  /** @type {Map<string, AbortController>} */
+  /** @type {Map<string, Load>} */
   const loads = new Map();
   /** @type {ReturnType<typeof setTimeout> | 0} */ let retryTimer = 0;
+  /** What was last read ahead (level, cells, timestep, playing), so a refresh asks once. */
+  let readingAhead = '';
+
+  /** The load plan of the view now. */
+  function plan() {
+    const { lod, wantedT, shownT, cam, size } = state;
+    const showing = shownT != null && visibleAt(lod).every((c) => has(lod, c, shownT));
+    const picture = pictureLevel(cam.zoom, size.dpr, lod, coarsest);
+    return loadPlan({ lod, picture, t: wantedT, direction: state.direction, nTime: store.times.length, visibleAt, has, showing });
+  }
 
   /** Start the loads the view needs, drop those it no longer needs, and switch time if ready. */
   function refresh() {
     if (state.destroyed) return;
-    const { lod, wantedT, shownT } = state;
-    const target = visibleAt(lod);
-    /** @type {Need[]} */
-    const need = [];
-    const targetReady = target.every((c) => has(lod, c, wantedT));
-    const shownComplete = shownT != null && target.every((c) => has(lod, c, shownT));
     // A timestep already on the GPU everywhere is swapped in before any load starts.
     advance();
-    // The asked level's cells are requested first; while the asked view is not on screen yet, the
-    // coarsest level's cells load alongside and stand in until it is.
-    for (const c of target) need.push([lod, c, wantedT]);
-    if (!targetReady && !shownComplete && coarsest !== lod) {
-      for (const c of visibleAt(coarsest)) need.push([coarsest, c, wantedT]);
-    }
-    if (targetReady) need.push(...ahead(target));
-    const wanted = new Set(need.map(([k, c, t]) => key(k, c.row, c.col, t)));
-    for (const [k, ctrl] of loads) {
+    const needs = plan();
+    const wanted = new Set(needs.map((n) => key(n.lod, n.cell.row, n.cell.col, n.t)));
+    for (const [k, load] of loads) {
       if (!wanted.has(k)) {
-        ctrl.abort();
+        load.controller.abort();
         loads.delete(k);
         stats.aborted++;
       }
     }
-    for (const [k, c, t] of need) ensure(k, c.row, c.col, t);
+    for (const n of needs) ensure(n.lod, n.cell.row, n.cell.col, n.t, n.priority);
+    readAhead();
     painter.redraw();
   }
 
   /**
-   * The visible cells at the timesteps a step from the asked one lands on (forward first, wrapping
-   * as playback does): loaded onto the GPU once the asked frame is complete, so that a step to one
-   * of them swaps the frame at once.
-   * @param {CellAt[]} target
-   * @returns {Need[]}
+   * Once the frame is complete, read the rest ahead into the reader's cache, behind everything
+   * else (asked once per view, time and playing state).
    */
-  function ahead(target) {
-    const { wantedT, lod } = state;
-    const n = store.times.length;
-    const steps = [...new Set([(wantedT + 1) % n, Math.max(0, wantedT - 1)])].filter((s) => s !== wantedT);
-    return steps.flatMap((t) => target.map((c) => /** @type {Need} */ ([lod, c, t])));
+  function readAhead() {
+    const { lod, wantedT, playing } = state;
+    const cells = visibleAt(lod);
+    if (!state.readAhead || !cells.every((c) => has(lod, c, wantedT))) return;
+    const what = `${lod}|${wantedT}|${playing}|${cells.map((c) => `${c.row},${c.col}`).join(';')}`;
+    if (!cells.length || what === readingAhead) return;
+    readingAhead = what;
+    store.prefetch({ lod, cells, t: wantedT, playing, masks: store.hasMask, stored: shaderDelta, priority: 'background' }).catch(() => {});
   }
 
-  /** Have cell (row, col) of level k at timestep t on the GPU: held already, loading, or loaded now. @param {number} k @param {number} row @param {number} col @param {number} t */
-  function ensure(k, row, col, t) {
+  /**
+   * Have cell (row, col) of level k at timestep t on the GPU: held already, loading (moved up if
+   * `priority` ranks higher than what it loads with), or loaded now.
+   * @param {number} k @param {number} row @param {number} col @param {number} t
+   * @param {import('../src/reader/limiter.js').Priority} priority
+   */
+  function ensure(k, row, col, t, priority) {
     const id = key(k, row, col, t);
     const held = memory.get(id);
     if (held) {
       memory.touch(held);
       return;
     }
-    if (loads.has(id)) return;
+    const loading = loads.get(id);
+    if (loading) {
+      if (RANKS[priority] < loading.rank) {
+        // Asking again with the better rank joins the load in the reader and moves it up.
+        loading.rank = RANKS[priority];
+        store.getCell(k, row, col, t, { signal: loading.controller.signal, stored: shaderDelta, priority }).catch(() => {});
+        const anchorT = shaderDelta ? store.referenceOf(t) : null;
+        if (anchorT != null) memory.anchorFor(k, row, col, anchorT, priority);
+      }
+      return;
+    }
     const ctrl = new AbortController();
-    loads.set(id, ctrl);
+    const load = { controller: ctrl, rank: RANKS[priority] };
+    loads.set(id, load);
     const anchorT = shaderDelta ? store.referenceOf(t) ?? t : null;
-    const anchor = anchorT == null ? null : memory.anchorFor(k, row, col, anchorT);
+    const anchor = anchorT == null ? null : memory.anchorFor(k, row, col, anchorT, priority);
     if (anchor) anchor.waiting++;
     let waiting = Boolean(anchor);
     const settle = () => {
       if (waiting && anchor) anchor.waiting--;
       waiting = false;
     };
-    Promise.all([store.getCell(k, row, col, t, { signal: ctrl.signal, stored: shaderDelta }), anchor?.promise]).then(
+    Promise.all([store.getCell(k, row, col, t, { signal: ctrl.signal, stored: shaderDelta, priority }), anchor?.promise]).then(
       ([stored]) => {
         settle();
-        if (loads.get(id) !== ctrl || state.destroyed) return;
+        if (loads.get(id) !== load || state.destroyed) return;
         loads.delete(id);
         memory.add(id, { lod: k, row, col, t }, stored, anchor);
         memory.evict(needed);
@@ -97,7 +118,8 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
       },
       (err) => {
         settle();
-        if (loads.get(id) === ctrl) loads.delete(id);
+        if (anchor) memory.releaseAnchor(anchor);
+        if (loads.get(id) === load) loads.delete(id);
         if (ctrl.signal.aborted || state.destroyed || err?.name === 'AbortError') return;
         stats.failed++;
         onError(err, { lod: k, row, col, t });
@@ -114,7 +136,7 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
     // The frame this completes is painted now rather than on the next animation frame.
     if (state.look && shownT === wantedT && k === lod && visibleAt(lod).every((c) => has(lod, c, wantedT))) {
       painter.paintNow();
-      for (const [level, cell, step] of ahead(visibleAt(lod))) ensure(level, cell.row, cell.col, step);
+      refresh(); // the frame is complete: what comes after it in the plan starts now
     } else painter.redrawProgress();
   }
 
@@ -145,13 +167,14 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
 
   return {
     refresh,
+    readAhead,
     get pending() {
       return loads.size;
     },
     /** Abort every load and the pending retry (the scene is destroyed). */
     cancel() {
       clearTimeout(retryTimer);
-      for (const ctrl of loads.values()) ctrl.abort();
+      for (const load of loads.values()) load.controller.abort();
       loads.clear();
     },
   };

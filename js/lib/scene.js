@@ -15,6 +15,7 @@
 import { levelPixel, pixelCell } from '../src/reader/geometry.js';
 import { visibleCells } from './camera.js';
 import { chunkKey as key, createGpuChunks } from './gpu-chunks.js';
+import { directionOf } from './load-plan.js';
 import { sampleValues } from './sample.js';
 import { createSceneLoads } from './scene-loads.js';
 import { createScenePaint } from './scene-paint.js';
@@ -40,6 +41,9 @@ import { createScenePaint } from './scene-paint.js';
  * @property {number} lod asked level
  * @property {number | null} shownT timestep on screen, null until the first is chosen
  * @property {number} wantedT asked timestep
+ * @property {1 | -1} direction of the last time change (read-ahead goes that way first)
+ * @property {boolean} playing playback runs: the whole loop is read ahead
+ * @property {boolean} readAhead read past the frame and its neighbours into the reader's cache
  * @property {number} swapAt performance.now() when shownT last changed
  * @property {Look | null} look
  * @property {Clip | null} clip
@@ -68,12 +72,13 @@ import { createScenePaint } from './scene-paint.js';
  * @param {(frame: FrameRecord) => void} [o.onFrame]
  * @param {(err: Error, where: { lod: number, row: number, col: number, t: number }) => void} [o.onError]
  * @param {number} [o.gpuBudgetBytes]
+ * @param {boolean} [o.readAhead] read ahead into the reader's cache once the frame is complete (default true)
  */
-export function createScene({ store, renderer, onFrame = () => {}, onError = () => {}, gpuBudgetBytes = 256 * 2 ** 20 }) {
+export function createScene({ store, renderer, onFrame = () => {}, onError = () => {}, gpuBudgetBytes = 256 * 2 ** 20, readAhead = true }) {
   const levels = store.levels;
   const coarsest = levels.length - 1;
   /** @type {SceneState} */
-  const state = { cam: { cx: 0, cy: 0, zoom: 1 }, size: { w: 1, h: 1, dpr: 1 }, lod: 0, shownT: null, wantedT: 0, swapAt: 0, look: null, clip: null, destroyed: false };
+  const state = { cam: { cx: 0, cy: 0, zoom: 1 }, size: { w: 1, h: 1, dpr: 1 }, lod: 0, shownT: null, wantedT: 0, direction: 1, playing: false, readAhead, swapAt: 0, look: null, clip: null, destroyed: false };
   const stats = { uploads: 0, evictions: 0, aborted: 0, failed: 0, anchorUploads: 0 };
   /** Reconstruct star-delta timesteps on the GPU from stored anchors and residuals. */
   const shaderDelta = Boolean(renderer.shaderDelta) && store.encoding === 'star-delta';
@@ -100,8 +105,16 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
 
   /** @param {number} t */
   function setTime(t) {
+    if (t !== state.wantedT) state.direction = directionOf(state.wantedT, t, store.times.length);
     state.wantedT = t;
     loads.refresh();
+  }
+
+  /** Playback started or stopped: the read-ahead covers the whole loop, or the timesteps around. @param {boolean} playing */
+  function setPlaying(playing) {
+    state.playing = playing;
+    if (playing) state.direction = 1;
+    loads.readAhead();
   }
 
   /** @param {Look} l */
@@ -166,6 +179,7 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
   return {
     setView,
     setTime,
+    setPlaying,
     setLook,
     setClip,
     refresh: loads.refresh,
@@ -196,6 +210,11 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     },
     get pending() {
       return loads.pending;
+    },
+    /** Cells of the asked frame loaded, of those it needs, and loads that failed so far. */
+    get progress() {
+      const cells = visibleAt(state.lod);
+      return { loaded: cells.filter((c) => has(state.lod, c, state.wantedT)).length, needed: cells.length, failed: stats.failed };
     },
     /** Every visible cell of the asked level is on screen at the asked timestep. */
     get settled() {

@@ -14,7 +14,6 @@ import { mapView } from './view.js';
 /** @typedef {Parameters<typeof mapView>[0] & { triggerRepaint(): void }} LayerMap the MapLibre map, as the drawing uses it */
 
 const EMPTY_VIEW = /** @type {const} */ ([{ cx: 0, cy: 0, zoom: 1 }, { w: 0, h: 0, dpr: 1 }]);
-const PREFETCH_DELAY_MS = 150;
 
 /**
  * @param {object} o
@@ -36,6 +35,7 @@ export function createDrawing({ store, place, opts, t, look, drawn, events, fail
     gpuBudgetBytes: opts.gpuBudgetBytes,
     onFrame: (record) => onFrame(record),
     onError: (error, where) => fail(error, where),
+    readAhead: Boolean(opts.prefetch),
   });
   /** @type {LayerMap | null} */
   let map = null;
@@ -43,9 +43,6 @@ export function createDrawing({ store, place, opts, t, look, drawn, events, fail
   let stretchKey = '';
   /** @type {boolean | null} */
   let ready = null;
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let prefetchTimer;
-  let disposed = false;
   // An empty view first: the scene loads nothing until the map's view is known.
   scene.setView(...EMPTY_VIEW, 0);
   scene.setTime(t);
@@ -64,12 +61,7 @@ export function createDrawing({ store, place, opts, t, look, drawn, events, fail
     if (key === viewKey) return;
     viewKey = key;
     scene.setView(v.cam, v.size, v.lod);
-    afterChange();
-  }
-
-  function afterChange() {
     checkReady();
-    schedulePrefetch();
   }
 
   /** The scene listed a new frame: it becomes the one render draws. @param {FrameRecord} record */
@@ -99,17 +91,6 @@ export function createDrawing({ store, place, opts, t, look, drawn, events, fail
     if (now === ready) return;
     ready = now;
     events.emit(now ? 'ready' : 'loading');
-    if (now) schedulePrefetch();
-  }
-
-  function schedulePrefetch() {
-    if (!opts.prefetch || !ready) return;
-    clearTimeout(prefetchTimer);
-    prefetchTimer = setTimeout(() => {
-      if (disposed) return;
-      const cells = scene.visibleAt(scene.lod);
-      if (cells.length) store.prefetch({ lod: scene.lod, cells, t, masks: store.hasMask, stored: scene.shaderDelta }).catch(() => {});
-    }, PREFETCH_DELAY_MS);
   }
 
   return {
@@ -128,7 +109,7 @@ export function createDrawing({ store, place, opts, t, look, drawn, events, fail
     setTime(s) {
       t = s;
       scene.setTime(s);
-      afterChange();
+      checkReady();
     },
     /** MapLibre drew the frame `record` (gpu.render's). @param {FrameRecord | null} record */
     drew(record) {
@@ -137,8 +118,6 @@ export function createDrawing({ store, place, opts, t, look, drawn, events, fail
     },
     /** Free the scene's loads and GPU objects. */
     dispose() {
-      disposed = true;
-      clearTimeout(prefetchTimer);
       scene.destroy();
       gpu.dispose();
       map = null;

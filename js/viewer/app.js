@@ -13,12 +13,14 @@ import { createChrome } from './chrome.js';
 import { createCompare } from './compare.js';
 import { createEmbed } from './embed.js';
 import { createEmbedSet } from './embed-set.js';
+import { earlyFetch } from './early.js';
+import { createFirstFrames } from './first-frames.js';
 import { initialState, warmFirstView } from './first-view.js';
+import { createLoading } from './loading.js';
 import { createNavigation } from './navigate.js';
 import { createNotices } from './notices.js';
 import { createPick } from './pick.js';
 import { snapSpeed } from './playback.js';
-import { createPrefetch } from './prefetch.js';
 import { acquireContext, createRenderer, cssSize } from './renderer.js';
 import { centreOf } from './reports.js';
 import { createShowing } from './showing.js';
@@ -76,7 +78,8 @@ import { createViewReports } from './view-reports.js';
  * @property {ReturnType<typeof createCompare>} compare
  * @property {ReturnType<typeof createNavigation>} nav
  * @property {ReturnType<typeof createViewReports>} views
- * @property {ReturnType<typeof createPrefetch>} prefetch
+ * @property {ReturnType<typeof createFirstFrames>} firstFrames
+ * @property {ReturnType<typeof createLoading>} loading
  * @property {ReturnType<typeof createShowing>} shown
  * @property {ReturnType<typeof createShowing>['overlays']} overlays
  * @property {ReturnType<typeof createTime>['setT']} setT
@@ -146,7 +149,9 @@ export function runViewer(root, params, env) {
     try {
       // Enough request slots for a first view's chunks, masks and coarse stand-ins at once (3 x 3 cells
       // and their masks plus the coarsest level's), so none waits for a slot the busy main thread holds.
-      const opening = openStore(new URL(params.store, location.href).href, { maxRequests: 24 });
+      // The standalone page asked for the root zarr.json before this script loaded (index.html).
+      const early = env.page ? earlyFetch(/** @type {any} */ (window).__chronozarrEarly) : undefined;
+      const opening = openStore(new URL(params.store, location.href).href, { maxRequests: 24, fetch: early });
       acquireContext($('map', HTMLCanvasElement));
       store = await opening;
       hook.openedAt = performance.now();
@@ -203,7 +208,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
     v.compare.set(null);
     v.scene.destroy();
     store.close();
-    for (const part of [v.prefetch, v.address, v.views, notices]) part.stop();
+    for (const part of [v.loading, v.address, v.views, notices]) part.stop();
   }
   return { validate, applySet, readyPayload, destroy };
 }
@@ -219,7 +224,8 @@ function wire(v) {
     renderer: v.renderer,
     onFrame: (frame) => {
       v.shown.frame(frame);
-      v.prefetch.frame(frame);
+      v.firstFrames.frame(frame);
+      v.loading.watch();
     },
     onError,
   });
@@ -235,9 +241,10 @@ function wire(v) {
     onChange: (c) => v.compareChanged(c),
     onError,
   });
+  v.firstFrames = createFirstFrames({ store, hook });
+  v.loading = createLoading({ bar: $('loading'), scene: v.scene });
   v.nav = createNavigation(v);
   v.views = createViewReports(embed, () => ({ zoom: state.cam.zoom, center: centreOf(store, state.cam) }));
-  v.prefetch = createPrefetch({ store, scene: v.scene, state, hook, playing: () => Boolean(v.playback?.playing) });
   v.shown = createShowing(v);
   v.overlays = v.shown.overlays;
   Object.assign(v, createTime(v));

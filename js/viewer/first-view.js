@@ -3,7 +3,8 @@
  * back to the defaults), its camera, and the first chunks put on the wire before anything else.
  * @module
  */
-import { clampCamera, fitCamera, levelFor, storeToPixel, visibleCells, zoomLimits } from '../lib/camera.js';
+import { clampCamera, fitCamera, levelFor, pictureLevel, storeToPixel, visibleCells, zoomLimits } from '../lib/camera.js';
+import { loadPlan } from '../lib/load-plan.js';
 import { defaultProduct } from '../lib/products.js';
 import { shaderDeltaFor } from './renderer.js';
 
@@ -47,20 +48,24 @@ export function initialState(store, params, products, size) {
 }
 
 /**
- * Read the first view's chunks now, before the shaders compile and the scene is built: the
- * scene's own reads of the same cells join these in the reader (one request per chunk). The asked
- * level's cells, and the coarsest level's that stand in for them.
- * @param {import('../lib/typedefs.js').Store} store @param {ViewState} state @param {{ w: number, h: number }} size @param {AbortSignal} signal
+ * Read the first view's chunks now, before the shaders compile and the scene is built, in the
+ * scene's plan (load-plan.js): the coarse picture, then the frame. The scene's own reads of the
+ * same cells join these in the reader (one request per chunk).
+ * @param {import('../lib/typedefs.js').Store} store @param {ViewState} state @param {{ w: number, h: number, dpr: number }} size @param {AbortSignal} signal
  */
 export function warmFirstView(store, state, size, signal) {
   const level0 = store.levels[0];
   const lod = levelFor(state.cam.zoom, store.levels.length);
-  const coarsest = store.levels.length - 1;
   const stored = shaderDeltaFor(store.dtype) && store.encoding === 'star-delta';
-  /** @param {number} k */
-  const at = (k) => visibleCells(state.cam, size.w, size.h, store.levels[k], k, level0);
-  /** @type {[number, { row: number, col: number }][]} */
-  const early = at(lod).map((c) => [lod, c]);
-  if (coarsest !== lod) for (const c of at(coarsest)) early.push([coarsest, c]);
-  for (const [k, c] of early) store.getCell(k, c.row, c.col, state.t, { signal, stored }).catch(() => {});
+  const needs = loadPlan({
+    lod,
+    picture: pictureLevel(state.cam.zoom, size.dpr, lod, store.levels.length - 1),
+    t: state.t,
+    direction: 1,
+    nTime: store.times.length,
+    visibleAt: (k) => visibleCells(state.cam, size.w, size.h, store.levels[k], k, level0),
+    has: () => false,
+    showing: false,
+  });
+  for (const { priority, lod: k, cell, t } of needs) store.getCell(k, cell.row, cell.col, t, { signal, stored, priority }).catch(() => {});
 }

@@ -10,4 +10,4 @@ import { viewerMarkup } from './markup.js';
 
 const root = findElement(document, '#viewer', HTMLElement);
 root.innerHTML = viewerMarkup('', true);
-runViewer(root, readParams(location.search), { page: true, prefix: '', fullViewer: new URL('./', import.meta.url).href });
+runViewer(root, readParams(location.search), { page: true, prefix: '', fullViewer: new URL('./', document.baseURI).href });

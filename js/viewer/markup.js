@@ -29,6 +29,7 @@ export const viewerMarkup = (p, page) => {
     </${bar}>
     <${stage} id="${p}stage" class="stage"${region} aria-label="Map">
       <canvas id="${p}map" class="cz-map" tabindex="0" role="img" aria-label="Raster view. Drag to pan, wheel or plus and minus to zoom, left and right arrows to change the date, Shift with arrows to pan, click a pixel to inspect it."></canvas>
+      <div id="${p}loading" class="loading" role="progressbar" aria-label="Loading the view" aria-valuemin="0" aria-valuemax="100" hidden></div>
       <div id="${p}status" class="status" role="status" aria-live="polite"></div>
       <div id="${p}toast" class="toast" role="alert" hidden></div>
       <div id="${p}readout" class="readout" aria-live="off"></div>

@@ -1,7 +1,8 @@
 /**
  * The viewer's camera: pan, zoom about a point, fit, a camera set from outside, and the canvas size,
  * which follows the element. Every move is clamped, then shown by the scene and the split view and
- * followed by the overlays, the inspector's markers, prefetch, the address and the view reports.
+ * followed by the overlays, the inspector's markers, the address and the view reports (the scene
+ * reads ahead for the new view itself).
  * @module
  */
 import { clampCamera, fitCamera, levelFor, screenToPixel, zoomLimits } from '../lib/camera.js';
@@ -21,7 +22,7 @@ export function createNavigation(v) {
     v.compare.setView(state.cam, size, lod);
     v.overlays.view();
     v.inspector.place();
-    v.prefetch.schedule(true);
+    v.loading.watch();
     v.address.schedule();
     if (!quiet) v.views.schedule();
   }

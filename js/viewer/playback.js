@@ -70,7 +70,8 @@ export function createPlayback({ store, view, position, step, onState, onFail, s
       while (next < jobs.length && !ctrl.signal.aborted && !failure) {
         const [t, c] = jobs[next++];
         try {
-          await store.getCell(lod, c.row, c.col, t, { signal: ctrl.signal, stored });
+          // Behind the frame on screen: these join the scene's read-ahead of the loop (load-plan.js).
+          await store.getCell(lod, c.row, c.col, t, { signal: ctrl.signal, stored, priority: 'background' });
         } catch (err) {
           if (!ctrl.signal.aborted) failure = err;
           return;

@@ -19,12 +19,12 @@ export function createTime(v) {
     const changed = t !== state.t;
     state.t = t;
     scene.setTime(t);
+    v.loading.watch();
     timeline.set(t);
     $('date').textContent = `${label(t)}  (${t + 1}/${n})`;
     v.compare.layout();
     if (changed) {
       v.embed.send('chronozarr:time', { t, time: store.times[t] });
-      if (!playback.playing) v.prefetch.schedule(false);
       v.address.schedule();
     }
   }
@@ -47,7 +47,7 @@ export function createTime(v) {
       btn.setAttribute('aria-pressed', String(s !== 'stopped'));
       $('status').className = 'status';
       $('status').textContent = s === 'buffering' ? `Buffering the loop… ${detail ?? ''}` : '';
-      if (s === 'playing') v.prefetch.schedule(true);
+      scene.setPlaying(s !== 'stopped');
       v.hook.playback = s;
     },
     onFail: (message) => {

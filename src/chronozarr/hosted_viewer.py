@@ -45,7 +45,11 @@ def viewer_objects(root: Path | None = None) -> list[ViewerObject]:
     index = root / "viewer" / "index.html"
     if not index.is_file():
         raise ChronozarrError(f"--viewer needs the viewer app, which is not installed (no {index})")
-    objects = [ViewerObject(f"{PREFIX}/{rel.as_posix()}", root / rel, _type(rel)) for rel in viewer_files(root)]
+    try:
+        files = viewer_files(root)
+    except FileNotFoundError as exc:
+        raise ChronozarrError(f"--viewer needs the viewer app's files: {exc}") from None
+    objects = [ViewerObject(f"{PREFIX}/{rel.as_posix()}", root / rel, _type(rel)) for rel in files]
     objects.append(ViewerObject(f"{PREFIX}/index.html", entry_page(index.read_text(encoding="utf-8")), _type(index)))
     return objects
 

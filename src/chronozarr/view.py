@@ -24,10 +24,13 @@ from urllib.parse import quote
 
 from .errors import MissingExtraError, StoreError
 from .serve import StoreServer
-from .webapps import web_root
+from .webapps import BUILT, web_root
 
 STORE_MOUNT = "store"
-NOT_INSTALLED = "the viewer page is not installed (no viewer/index.html in the package data or the checkout's js/)"
+NOT_INSTALLED = (
+    "the viewer page is not installed (no viewer/index.html and its bundles in the package data or the"
+    " checkout's js/; in a checkout, `make js` builds them)"
+)
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,8 @@ class ViewSession:
 
 
 def viewer_installed(js_dir: str | os.PathLike[str] | None = None) -> bool:
-    return (Path(js_dir or web_root()) / "viewer" / "index.html").is_file()
+    root = Path(js_dir or web_root())
+    return all((root / name).is_file() for name in ("viewer/index.html", *BUILT))
 
 
 def map_page_installed(js_dir: str | os.PathLike[str] | None = None) -> bool:

@@ -1,6 +1,6 @@
 // @ts-check
 // What the comparison pages share with the viewer's benchmark hook: the frames they have shown
-// (t, when, complete), the first complete one, the current step, and the pixel-history chart,
+// (t, when, complete), the first with imagery and the first complete one, the current step, and the pixel-history chart,
 // drawn by the viewer's own chart module so that every page pays the same for drawing it.
 import { createChart } from '../../viewer/chart.js';
 
@@ -17,6 +17,8 @@ export function createHook({ times }) {
     frames: [],
     /** @type {number | null} */
     firstCompleteAt: null,
+    /** @type {number | null} the first frame with imagery on screen */
+    firstPictureAt: null,
     /** @type {string | null} */
     error: null,
     wanted: 0,
@@ -26,6 +28,7 @@ export function createHook({ times }) {
       const at = performance.now();
       hook.frames.push({ t, at, complete: true });
       if (hook.firstCompleteAt == null) hook.firstCompleteAt = at;
+      if (hook.firstPictureAt == null) hook.firstPictureAt = at;
       hook.settled = t === hook.wanted;
     },
     /** Draw one band's history; resolves after the chart is in the document. */

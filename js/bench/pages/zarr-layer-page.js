@@ -48,6 +48,9 @@ const layer = new ZarrLayer({
   },
 });
 map.on('render', () => {
+  // The first frame with imagery: MapLibre has just drawn it, so its pixels are still in the
+  // drawing buffer; a few points of the view are read until one is not the black background.
+  if (hook.firstPictureAt == null && drewImagery()) hook.firstPictureAt = performance.now();
   if (awaiting == null || loading) return;
   // A date already in zarr-layer's cache never reports loading: show it after one frame.
   if (!sawLoading && performance.now() - askedAt < 50) return map.triggerRepaint();
@@ -56,6 +59,19 @@ map.on('render', () => {
   hook.shown(t);
 });
 map.on('load', () => map.addLayer(layer));
+
+/** Whether the frame MapLibre just drew shows any of the store (a 5 x 5 grid of points over the view). */
+function drewImagery() {
+  const gl = /** @type {WebGL2RenderingContext} */ (map.painter.context.gl);
+  const px = new Uint8Array(4);
+  for (let i = 1; i <= 5; i++) {
+    for (let j = 1; j <= 5; j++) {
+      gl.readPixels(Math.floor((gl.drawingBufferWidth * i) / 6), Math.floor((gl.drawingBufferHeight * j) / 6), 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
+      if (px[0] + px[1] + px[2] > 0) return true;
+    }
+  }
+  return false;
+}
 
 /** Ask for date t. @param {number} t */
 function setT(t) {

@@ -21,7 +21,7 @@ export function createChunkBytes(ctx) {
   /**
    * Compressed bytes of one stored chunk, or null when it is not stored (fill).
    * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col
-   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
+   * @param {AbortSignal | undefined} signal @param {import('./limiter.js').Ticket} priority
    * @returns {Promise<Uint8Array | null>}
    */
   function compressed(info, t, row, col, signal, priority) {
@@ -30,7 +30,7 @@ export function createChunkBytes(ctx) {
     if (away) return away.then(() => compressed(info, t, row, col, signal, priority));
     const hit = /** @type {Uint8Array | typeof FILL | undefined} */ (cache.get(key)); // the z tier holds these
     if (hit !== undefined) return Promise.resolve(hit === FILL ? null : hit);
-    return shared(inflight, key, signal, async (s) => {
+    return shared(inflight, key, signal, priority, async (s) => {
       const shardTime = info.shardShape?.[0];
       const bytes = shardTime ? await fromShard(info, shardTime, t, row, col, s, priority) : await whole(info, t, row, col, s, priority);
       if (!state.closed) cache.set(key, bytes ?? FILL, bytes ? bytes.length : 64, 'compressed');
@@ -41,7 +41,7 @@ export function createChunkBytes(ctx) {
   /**
    * An unsharded chunk, read whole within a little more than its decoded size.
    * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col
-   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
+   * @param {AbortSignal | undefined} signal @param {import('./limiter.js').Ticket} priority
    */
   function whole(info, t, row, col, signal, priority) {
     const limit = Math.ceil(info.chunkBytes * 1.1) + 65536;
@@ -51,7 +51,7 @@ export function createChunkBytes(ctx) {
   /**
    * A chunk inside its shard: the shard's index, then the chunk's range; null when not stored.
    * @param {ArrayInfo} info @param {number} shardTime timesteps per shard @param {number} t @param {number} row @param {number} col
-   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
+   * @param {AbortSignal | undefined} signal @param {import('./limiter.js').Ticket} priority
    */
   async function fromShard(info, shardTime, t, row, col, signal, priority) {
     const shardKey = chunkKey(info.path, t, row, col, { banded: info.banded, shardTime });
@@ -77,13 +77,13 @@ export function createChunkBytes(ctx) {
   /**
    * The shard's index from cache or store; null when the shard does not exist (all fill).
    * @param {ArrayInfo} info @param {string} shardKey @param {number | null} listed
-   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
+   * @param {AbortSignal | undefined} signal @param {import('./limiter.js').Ticket} priority
    * @returns {Promise<import('./shards.js').ShardIndex | null>}
    */
   function shardIndex(info, shardKey, listed, signal, priority) {
     const known = indexes.get(shardKey);
     if (known !== undefined) return Promise.resolve(known);
-    return shared(inflight, `i|${shardKey}`, signal, async (s) => {
+    return shared(inflight, `i|${shardKey}`, signal, priority, async (s) => {
       const n = info.indexBytes;
       let length = listed;
       if (length == null && info.indexAtEnd && Object.keys(meta.shardBytes).length > 0) {

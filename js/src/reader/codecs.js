@@ -1,12 +1,15 @@
 /**
  * Decompressing one stored chunk (spec 8: zstd, blosc with zstd or lz4, gzip) to exactly the bytes
- * its shape holds. zstd and blosc are numcodecs' WebAssembly builds; gzip uses the platform's
+ * its shape holds. zstd is zstddec's WebAssembly build (zstd.js), blosc numcodecs'; gzip uses the platform's
  * DecompressionStream where there is one. Nothing here imports a bare specifier statically, so the
  * module also loads in a module worker, where import maps do not apply: the pool hands the worker
  * resolved URLs of the codec modules instead.
  * @module
  */
 import { StoreError } from './errors.js';
+import { decodeZstd, resolveZstdUrl, setZstdUrl, zstdDecoder, zstdWithSize } from './zstd.js';
+
+export { zstdContentSize } from './zstd.js';
 
 /**
  * @typedef {object} CodecSpec
@@ -31,6 +34,7 @@ let moduleUrls = {};
 /** @param {Record<string, string>} urls */
 export function setCodecUrls(urls) {
   moduleUrls = { ...urls };
+  setZstdUrl(urls.zstddec);
 }
 
 /** Resolved URLs of the codec modules, for a worker (undefined entries fall back to bare names). */
@@ -44,6 +48,8 @@ export function resolveCodecUrls() {
       // no resolver (a bundler) or no mapping: the worker tries the bare name
     }
   }
+  const zstddec = resolveZstdUrl();
+  if (zstddec) urls.zstddec = zstddec;
   return urls;
 }
 
@@ -84,13 +90,15 @@ export async function warmCodec(name, bytes = 2 ** 21) {
 }
 
 /**
- * Encode a synthetic chunk of `size` bytes and decode it `times` times.
+ * Encode a synthetic chunk of `size` bytes and decode it `times` times (zstd: load and compile
+ * zstddec, which has no encoder to make such a chunk with).
  * @param {CodecSpec['name']} name @param {number} size @param {number} times
  */
 async function exercise(name, size, times) {
   try {
     if (name === 'gzip' && typeof DecompressionStream === 'undefined') await codecModule(name);
-    if (name !== 'zstd' && name !== 'blosc') return;
+    if (name === 'zstd') await zstdDecoder();
+    if (name !== 'blosc') return;
     const { default: Codec } = await codecModule(name);
     const codec = new Codec();
     const sample = new Uint8Array(size);
@@ -134,55 +142,13 @@ export async function decodeBytes(codec, bytes, expected, where) {
   return out;
 }
 
-/**
- * The frame's declared content size, or null when the frame does not declare it (RFC 8878 3.1.1.1).
- * @param {Uint8Array} bytes
- * @returns {number | null}
- */
-export function zstdContentSize(bytes) {
-  if (bytes.length < 6) throw new Error('zstd frame shorter than its header');
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint32(0, true) !== 0xfd2fb528) throw new Error('not a zstd frame (bad magic number)');
-  const descriptor = bytes[4];
-  const fcsFlag = descriptor >> 6;
-  const singleSegment = (descriptor >> 5) & 1;
-  const dictIdSize = [0, 1, 2, 4][descriptor & 3];
-  const at = 5 + (singleSegment ? 0 : 1) + dictIdSize;
-  const size = fcsFlag === 0 ? (singleSegment ? 1 : 0) : [0, 2, 4, 8][fcsFlag];
-  if (size === 0) return null;
-  if (bytes.length < at + size) throw new Error('zstd frame shorter than its header');
-  if (size === 1) return bytes[at];
-  if (size === 2) return view.getUint16(at, true) + 256;
-  if (size === 4) return view.getUint32(at, true);
-  return view.getUint32(at, true) + view.getUint32(at + 4, true) * 2 ** 32;
-}
-
-/**
- * The frame, declaring `expected` as its content size when it declares none (as the Python
- * reader's format/codecs.py does). A streamed frame makes the decoder grow its output without
- * bound; declared, the decoder allocates exactly `expected` and fails if the frame holds more or
- * less. A frame that declares another size is refused.
- * @param {Uint8Array} bytes @param {number} expected
- */
-export function zstdWithSize(bytes, expected) {
-  const declared = zstdContentSize(bytes);
-  if (declared != null) {
-    if (declared !== expected) throw new Error(`zstd frame declares ${declared} bytes, expected ${expected}`);
-    return bytes;
-  }
-  const fields = 6 + [0, 1, 2, 4][bytes[4] & 3]; // magic, descriptor, window, dictionary id
-  if (bytes.length < fields) throw new Error('zstd frame shorter than its header');
-  const out = new Uint8Array(bytes.length + 8);
-  out.set(bytes.subarray(0, fields));
-  out[4] = bytes[4] | 0xc0;
-  new DataView(out.buffer).setBigUint64(fields, BigInt(expected), true);
-  out.set(bytes.subarray(fields), fields + 8);
-  return out;
-}
-
 /** @param {Uint8Array} bytes @param {number} expected @returns {Promise<Uint8Array>} */
 async function zstd(bytes, expected) {
   const framed = zstdWithSize(bytes, expected);
+  const decoded = await decodeZstd(framed, expected);
+  if (decoded?.length === expected) return decoded;
+  // zstddec tells a frame it cannot decode only by a short answer: numcodecs' zstd then names why
+  // (corruption, a checksum, a short buffer), and takes the chunks zstddec was not given.
   const { default: Zstd } = await codecModule('zstd');
   return await new Zstd().decode(framed);
 }

@@ -15,6 +15,7 @@
  * @property {Map<string, import('./shards.js').ShardIndex | null>} indexes shard indexes by shard key
  * @property {boolean} star the store is star-delta encoded
  * @property {{ closed: boolean, decodes: number }} state
+ * @property {() => void} reorder a waiting request's rank rose: let the limiter look again
  */
 
 /** Marks a chunk that is not stored (its fill value) in the compressed tier. */

@@ -9,16 +9,17 @@ import { decodeBytes } from './codecs.js';
 import { anchorOf, tierKey } from './context.js';
 import { StoreError } from './errors.js';
 import { chunkKey } from './geometry.js';
+import { isForeground } from './limiter.js';
 import { applyDelta } from './reconstruct.js';
 import { shared } from './signals.js';
 
 /** @typedef {import('./arrays.js').DataArrayInfo} ArrayInfo */
 /** @typedef {import('./arrays.js').DataValues} Values */
-/** @typedef {(info: ArrayInfo, t: number, row: number, col: number, signal: AbortSignal | undefined, priority: 0 | 1) => Promise<Values>} ChunkRead */
+/** @typedef {(info: ArrayInfo, t: number, row: number, col: number, signal: AbortSignal | undefined, priority: import('./limiter.js').Ticket) => Promise<Values>} ChunkRead */
 
 /**
  * @param {import('./context.js').StoreContext} ctx
- * @param {(info: ArrayInfo, t: number, row: number, col: number, signal: AbortSignal | undefined, priority: 0 | 1) => Promise<Uint8Array | null>} compressed
+ * @param {(info: ArrayInfo, t: number, row: number, col: number, signal: AbortSignal | undefined, priority: import('./limiter.js').Ticket) => Promise<Uint8Array | null>} compressed
  */
 export function createDecoding(ctx, compressed) {
   const { transport, cache, inflight, lent, pool, state } = ctx;
@@ -50,7 +51,7 @@ export function createDecoding(ctx, compressed) {
    * they go back into the entry, or the entry is dropped if they are lost (a failed worker).
    * @param {{ pool: NonNullable<typeof pool>, codec: import('./codecs.js').CodecSpec, expected: number }} job
    * @param {string} key @param {Uint8Array} bytes @param {string} where
-   * @param {AbortSignal | undefined} signal @param {0 | 1} priority
+   * @param {AbortSignal | undefined} signal @param {import('./limiter.js').Ticket} priority
    */
   async function decodeInPool({ pool, codec, expected }, key, bytes, where, signal, priority) {
     /** @type {() => void} */
@@ -70,7 +71,7 @@ export function createDecoding(ctx, compressed) {
       settle();
     };
     try {
-      return await pool.decode(codec, bytes, expected, where, signal, returned, priority);
+      return await pool.decode(codec, bytes, expected, where, signal, returned, isForeground(priority) ? 0 : 1);
     } finally {
       if (!handled) returned(bytes.byteLength ? bytes : null); // empty: it left and did not come back
     }
@@ -84,7 +85,7 @@ export function createDecoding(ctx, compressed) {
     const key = tierKey('v', info, t, row, col);
     const hit = /** @type {Values | undefined} */ (cache.get(key)); // the v and s tiers hold decoded chunks
     if (hit !== undefined) return Promise.resolve(hit);
-    return shared(inflight, key, signal, async (s) => {
+    return shared(inflight, key, signal, priority, async (s) => {
       const anchor = anchorOf(ctx, info, t);
       let out;
       if (anchor >= 0) {
@@ -111,7 +112,7 @@ export function createDecoding(ctx, compressed) {
     const key = tierKey('s', info, t, row, col);
     const hit = /** @type {Values | undefined} */ (cache.get(key)); // the v and s tiers hold decoded chunks
     if (hit !== undefined) return Promise.resolve(hit);
-    return shared(inflight, key, signal, async (s) => {
+    return shared(inflight, key, signal, priority, async (s) => {
       const out = await stored(info, t, row, col, s, priority);
       if (!state.closed) cache.set(key, out, out.byteLength, 'decoded');
       return out;

@@ -1,70 +1,136 @@
 /**
- * A request limiter with two priorities: foreground reads (getCell) overtake queued prefetches.
+ * Which request goes on the wire next. Every request holds a ticket whose rank says what it is
+ * for: the store's metadata, a coarse picture of a view that shows nothing yet, the chunks of the
+ * frame on screen, the timesteps next to it, or anything else. The best rank goes first, and:
+ * - a frame's chunks wait while a coarse picture is still loading (it is small, and it is what a
+ *   person sees first on a slow link);
+ * - read-ahead (`ahead`, `background`) waits until no metadata, picture or frame request is queued
+ *   or in flight, and then holds at most a few connections, so that the next frame's requests
+ *   never queue behind it (a browser gives a host 6 connections over HTTP/1.1).
+ * A ticket's rank can rise while it waits (a frame joins a read-ahead of the same chunk).
  * @module
  */
 import { abortError } from './errors.js';
 
+/** Ranks, best first. */
+export const RANKS = Object.freeze({ metadata: 0, picture: 1, frame: 2, ahead: 3, background: 4 });
+
+/** @typedef {keyof typeof RANKS} Priority what a request is for */
+
+/**
+ * A request's place in line: its own rank, improved by every ticket that joined the same work.
+ * @typedef {{ readonly rank: number, join: (other: Ticket) => void }} Ticket
+ */
+
+/** @param {number} own @returns {Ticket} */
+export function ticket(own) {
+  /** @type {Ticket[]} */
+  const joined = [];
+  let visiting = false;
+  /** @type {Ticket} */
+  const self = {
+    get rank() {
+      if (visiting) return own; // tickets that joined each other
+      visiting = true;
+      let best = own;
+      for (const other of joined) best = Math.min(best, other.rank);
+      visiting = false;
+      return best;
+    },
+    join(other) {
+      if (other !== self && !joined.includes(other)) joined.push(other);
+    },
+  };
+  return self;
+}
+
+/** The ticket of a request for what `priority` names; a RangeError for any other name. @param {string} priority */
+export function ticketFor(priority) {
+  if (!Object.hasOwn(RANKS, priority)) throw new RangeError(`unknown priority ${JSON.stringify(priority)}; one of ${Object.keys(RANKS).join(', ')}`);
+  return ticket(RANKS[/** @type {Priority} */ (priority)]);
+}
+
+/** The ticket of metadata reads, which go first. */
+export const METADATA = ticket(RANKS.metadata);
+
+/** A read the frame on screen (or anything better) waits for. @param {Ticket} t */
+export const isForeground = (t) => t.rank <= RANKS.frame;
+
 /**
  * @param {number} max requests in flight at once
+ * @param {number} [aheadInFlight] read-ahead requests in flight at once
  */
-export function createLimiter(max) {
-  let active = 0;
-  /** @type {{ resolve: (value?: unknown) => void, reject: (e: unknown) => void, cleanup: () => void }[][]} */
-  const queues = [[], []];
+export function createLimiter(max, aheadInFlight = 2) {
+  /** @typedef {{ ticket: Ticket, resolve: (rank: number) => void, cleanup: () => void }} Waiter */
+  /** @type {Waiter[]} */
+  const waiting = [];
+  /** Requests in flight by the rank they went out with. @type {number[]} */
+  const active = [0, 0, 0, 0, 0];
+  const total = () => active.reduce((a, b) => a + b, 0);
 
-  const next = () => {
-    while (active < max) {
-      const waiter = queues[0].shift() ?? queues[1].shift();
-      if (!waiter) return;
+  /** Whether a request of `rank`, the best waiting, may go now. @param {number} rank */
+  function admissible(rank) {
+    if (rank === RANKS.frame) return active[RANKS.picture] === 0;
+    if (rank < RANKS.ahead) return true;
+    const foreground = active[RANKS.metadata] + active[RANKS.picture] + active[RANKS.frame];
+    return foreground === 0 && active[RANKS.ahead] + active[RANKS.background] < aheadInFlight;
+  }
+
+  function next() {
+    while (waiting.length && total() < max) {
+      let best = 0;
+      const ranks = waiting.map((w) => w.ticket.rank);
+      for (let i = 1; i < waiting.length; i++) if (ranks[i] < ranks[best]) best = i; // first come first at equal rank
+      const rank = Math.min(ranks[best], RANKS.background);
+      if (!admissible(rank)) return; // the rules only get stricter down the ranks
+      const [waiter] = waiting.splice(best, 1);
       waiter.cleanup();
-      active++;
-      waiter.resolve();
+      active[rank]++;
+      waiter.resolve(rank);
     }
-  };
+  }
 
   /**
    * Wait for a slot; the returned function releases it.
-   * @param {0 | 1} priority 0 foreground, 1 background
+   * @param {Ticket} t
    * @param {AbortSignal} [signal]
    * @returns {Promise<() => void>}
    */
-  async function acquire(priority, signal) {
+  async function acquire(t, signal) {
     if (signal?.aborted) throw abortError(signal);
-    if (active < max && queues[0].length === 0 && (priority === 0 || queues[1].length === 0)) {
-      active++;
-    } else {
+    const rank = /** @type {number} */ (
       await new Promise((resolve, reject) => {
-        const queue = queues[priority];
         const onAbort = () => {
-          const i = queue.indexOf(waiter);
-          if (i >= 0) queue.splice(i, 1);
+          const i = waiting.indexOf(waiter);
+          if (i >= 0) waiting.splice(i, 1);
           reject(abortError(signal));
+          next(); // what it held back may go now
         };
-        const waiter = {
-          resolve,
-          reject,
-          cleanup: () => signal?.removeEventListener('abort', onAbort),
-        };
+        /** @type {Waiter} */
+        const waiter = { ticket: t, resolve, cleanup: () => signal?.removeEventListener('abort', onAbort) };
         signal?.addEventListener('abort', onAbort, { once: true });
-        queue.push(waiter);
-      });
-    }
+        waiting.push(waiter);
+        next();
+      })
+    );
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      active--;
+      active[rank]--;
       next();
     };
   }
 
   return {
     acquire,
+    /** A waiting ticket's rank rose: it may go now. */
+    reorder: next,
     get active() {
-      return active;
+      return total();
     },
     get queued() {
-      return queues[0].length + queues[1].length;
+      return waiting.length;
     },
   };
 }

@@ -6,13 +6,14 @@
  */
 import { anchorOf, chunkId, tierKey } from './context.js';
 import { abortError, isAbort } from './errors.js';
+import { ticketFor } from './limiter.js';
 import { windowOrder } from './order.js';
 import { linkSignals } from './signals.js';
 
 /** @typedef {import('./arrays.js').ArrayInfo} ArrayInfo */
 /** @typedef {{ info: ArrayInfo, step: number, row: number, col: number, decode: boolean }} Task */
 /** @typedef {{ state: 'done' | 'budget' | 'aborted', order: number[], chunks: number, bytes: number, failed: number }} PrefetchResult */
-/** @typedef {{ link: ReturnType<typeof linkSignals>, reading: Map<string, AbortController>, stopped: boolean }} Run */
+/** @typedef {{ link: ReturnType<typeof linkSignals>, reading: Map<string, AbortController>, stopped: boolean, priority: import('./limiter.js').Priority }} Run */
 
 /**
  * @param {import('./context.js').StoreContext} ctx
@@ -63,16 +64,16 @@ export function createPrefetcher(ctx, settings, reads, rootSignal) {
   /**
    * @param {import('./metadata.js').Level} lvl the level, checked by the caller
    * @param {number[][]} pairs [row, col] of each cell, checked by the caller
-   * @param {{ t: number, playing?: boolean, masks?: boolean, stored?: boolean, signal?: AbortSignal }} request
+   * @param {{ t: number, playing?: boolean, masks?: boolean, stored?: boolean, signal?: AbortSignal, priority?: import('./limiter.js').Priority }} request
    * @returns {Promise<PrefetchResult>}
    */
-  function prefetch(lvl, pairs, { t, playing = false, masks = false, stored: raw = false, signal }) {
+  function prefetch(lvl, pairs, { t, playing = false, masks = false, stored: raw = false, signal, priority = 'background' }) {
     const previous = current;
     const link = linkSignals(rootSignal, signal);
     /** Requests this run has out, by chunk: a newer run lets those it also wants finish. */
     const reading = new Map();
     /** @type {Run} */
-    const run = { link, reading, stopped: false };
+    const run = { link, reading, stopped: false, priority };
     current = run;
     const order = windowOrder(t, nTime, {
       horizonSteps: settings.horizonSteps,
@@ -123,9 +124,11 @@ export function createPrefetcher(ctx, settings, reads, rootSignal) {
     run.reading.set(id, own.controller);
     try {
       const before = cache.has(`z|${id}`);
-      const bytes = await reads.compressed(task.info, task.step, task.row, task.col, own.signal, 1);
+      // A ticket per chunk: a frame that joins this read moves up this chunk, not the whole run.
+      const place = ticketFor(run.priority);
+      const bytes = await reads.compressed(task.info, task.step, task.row, task.col, own.signal, place);
       const length = bytes ? bytes.length : 0; // read before a decode worker borrows them
-      if (task.decode) await (residual ? reads.storedValues : reads.values)(task.info, task.step, task.row, task.col, own.signal, 1);
+      if (task.decode) await (residual ? reads.storedValues : reads.values)(task.info, task.step, task.row, task.col, own.signal, place);
       result.chunks++;
       if (!before) result.bytes += length;
     } catch (err) {

@@ -69,31 +69,35 @@ export function linkSignals(a, b) {
 }
 
 /**
- * One piece of shared work in flight: its controller, how many callers still wait for it, its result.
+ * One piece of shared work in flight: its controller, how many callers still wait for it, its
+ * result, and the ticket its requests wait in line with (every caller's ticket joins it).
  * @template [T=unknown]
- * @typedef {{ controller: AbortController, waiters: number, promise: Promise<T> }} SharedWork
+ * @typedef {{ controller: AbortController, waiters: number, promise: Promise<T>, ticket: import('./limiter.js').Ticket }} SharedWork
  */
 
 /**
  * Work shared by key between callers: the first caller starts `run` with a signal of its own,
  * later callers join it, and the work is aborted only when every caller has given up (or
- * `abortAll` is called). Settled work leaves the map.
+ * `abortAll` is called). Settled work leaves the map. The work's requests wait in line with the
+ * first caller's ticket, which every later caller's joins: a frame that joins a read-ahead of the
+ * same chunk moves it up.
  * @template T
  * @param {Map<string, SharedWork>} inflight work by key; the work under one key always resolves to one type
  * @param {string} key
  * @param {AbortSignal | undefined} signal the caller's signal
- * @param {(signal: AbortSignal) => Promise<T>} run
+ * @param {import('./limiter.js').Ticket} ticket the caller's place in line
+ * @param {(signal: AbortSignal, ticket: import('./limiter.js').Ticket) => Promise<T>} run
  * @returns {Promise<T>}
  */
-export function shared(inflight, key, signal, run) {
+export function shared(inflight, key, signal, ticket, run) {
   if (signal?.aborted) return Promise.reject(abortError(signal));
   let entry = /** @type {SharedWork<T> | undefined} */ (inflight.get(key));
   if (!entry) {
     const controller = new AbortController();
-    entry = { controller, waiters: 0, promise: /** @type {Promise<T>} */ (/** @type {unknown} */ (null)) };
+    entry = { controller, waiters: 0, promise: /** @type {Promise<T>} */ (/** @type {unknown} */ (null)), ticket };
     const current = entry;
     entry.promise = Promise.resolve()
-      .then(() => run(controller.signal))
+      .then(() => run(controller.signal, ticket))
       .finally(() => {
         if (inflight.get(key) === current) inflight.delete(key);
       });
@@ -101,6 +105,7 @@ export function shared(inflight, key, signal, run) {
     inflight.set(key, entry);
   }
   const current = entry;
+  current.ticket.join(ticket);
   current.waiters++;
   if (!signal) {
     return current.promise.finally(() => current.waiters--);

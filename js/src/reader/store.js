@@ -14,7 +14,7 @@ import { anchorOf } from './context.js';
 import { createDecoding } from './decoding.js';
 import { StoreError, abortError } from './errors.js';
 import { cellExtent, pixelCell } from './geometry.js';
-import { createLimiter } from './limiter.js';
+import { createLimiter, ticketFor } from './limiter.js';
 import { loadMetadata } from './metadata.js';
 import { createPool } from './pool.js';
 import { createPrefetcher } from './prefetch.js';
@@ -75,6 +75,7 @@ export async function openStore(location, options = {}) {
     indexes: new Map(),
     star: meta.encoding === 'star-delta',
     state: { closed: false, decodes: 0 },
+    reorder: limiter.reorder,
   };
   const { compressed } = createChunkBytes(ctx);
   const { values, storedValues } = createDecoding(ctx, compressed);
@@ -165,17 +166,23 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells }) {
    * data from `getCell(lod, row, col, cell.anchor, { stored: true })`), and the cell carries
    * `anchor`: that anchor timestep, or null when the data are true values.
    * @param {number} lod @param {number} row @param {number} col @param {number} t
-   * @param {{ signal?: AbortSignal, mask?: boolean, stored?: boolean }} [options] mask: false skips the mask read
+   * `priority` says what the cell is for, which decides when its requests go out (limiter.js):
+   * `frame` (the default) for what is on screen, `picture` for a coarse stand-in of a view that
+   * shows nothing yet, `ahead` and `background` for read-ahead, `metadata` goes before all.
+   * @param {{ signal?: AbortSignal, mask?: boolean, stored?: boolean, priority?: import('./limiter.js').Priority }} [options] mask: false skips the mask read
    * @returns {Promise<Readonly<Cell>>}
    */
-  async function getCell(lod, row, col, t, { signal, mask = true, stored: raw = false } = {}) {
+  async function getCell(lod, row, col, t, { signal, mask = true, stored: raw = false, priority = 'frame' } = {}) {
     checkOpen();
     const lvl = level(lod);
     checkCell(lvl, row, col, t);
-    const [data, maskData] = await Promise.all([
-      raw ? storedValues(lvl.data, t, row, col, signal, 0) : values(lvl.data, t, row, col, signal, 0),
-      mask && lvl.mask ? values(lvl.mask, t, row, col, signal, 0) : undefined,
+    const place = ticketFor(priority);
+    const reading = Promise.all([
+      raw ? storedValues(lvl.data, t, row, col, signal, place) : values(lvl.data, t, row, col, signal, place),
+      mask && lvl.mask ? values(lvl.mask, t, row, col, signal, place) : undefined,
     ]);
+    ctx.reorder(); // a read-ahead of the same chunk this joined may go now
+    const [data, maskData] = await reading;
     const cell = frame(lvl, row, col, data);
     if (raw) cell.anchor = anchorOf(ctx, lvl.data, t) >= 0 ? meta.references[t] : null;
     if (maskData) cell.mask = /** @type {Uint8Array} */ (maskData);
@@ -195,7 +202,7 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells }) {
       checkCell(lvl, row, col, t);
       const info = lvl[which];
       if (!info) return null;
-      return Object.freeze(frame(lvl, row, col, await values(info, t, row, col, signal, 0)));
+      return Object.freeze(frame(lvl, row, col, await values(info, t, row, col, signal, ticketFor('frame'))));
     };
 
   /**
@@ -224,10 +231,14 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells }) {
    * chunk (those are counted) or on cancellation.
    * `stored: true` decodes delta timesteps near t as stored residuals (for `getCell(..., { stored: true })`)
    * instead of reconstructing them.
-   * @param {{ lod: number, cells: Array<[number, number] | { row: number, col: number }>, t: number, playing?: boolean, masks?: boolean, stored?: boolean, signal?: AbortSignal }} request
+   * `priority`: `background` (the default) or `ahead`, for the timesteps next to the one on screen.
+   * @param {{ lod: number, cells: Array<[number, number] | { row: number, col: number }>, t: number, playing?: boolean, masks?: boolean, stored?: boolean, signal?: AbortSignal, priority?: 'ahead' | 'background' }} request
    */
   function prefetch(request) {
     checkOpen();
+    if (request.priority != null && request.priority !== 'ahead' && request.priority !== 'background') {
+      throw new RangeError(`prefetch priority ${JSON.stringify(request.priority)}: read-ahead is 'ahead' or 'background'`);
+    }
     const lvl = level(request.lod);
     const pairs = request.cells.map((c) => (Array.isArray(c) ? c : [c.row, c.col]));
     for (const [row, col] of pairs) checkCell(lvl, row, col, Math.min(Math.max(0, request.t), nTime - 1));

@@ -12,6 +12,7 @@
  */
 import { checkPartial, contentRangeTotal, refuseTransformed } from './answers.js';
 import { FetchError, StoreError, abortError, isAbort } from './errors.js';
+import { METADATA, isForeground } from './limiter.js';
 import { discard, readBody } from './response-body.js';
 import { sleep } from './signals.js';
 import { watchdog } from './watchdog.js';
@@ -45,7 +46,7 @@ export const emptyTransportStats = () => ({
  * @param {string} options.base store URL (http, https, file), without a trailing slash
  * @param {typeof fetch} options.fetch
  * @param {number[]} options.retryDelaysMs
- * @param {{ acquire: (p: 0 | 1, s?: AbortSignal) => Promise<() => void> }} options.limiter
+ * @param {{ acquire: (t: import('./limiter.js').Ticket, s?: AbortSignal) => Promise<() => void> }} options.limiter
  * @param {number} options.maxObjectBytes
  * @param {TransportStats} options.stats
  * @param {number} [options.timeoutMs] bound on each wait: for the headers, and between body reads
@@ -66,10 +67,10 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
    * @param {Record<string, string>} headers
    * @param {'gets' | 'ranges' | 'suffixes' | 'heads'} kind
    * @param {number} limit largest acceptable body
-   * @param {{ signal?: AbortSignal, priority?: 0 | 1, method?: 'GET' | 'HEAD' }} options
+   * @param {{ signal?: AbortSignal, priority?: import('./limiter.js').Ticket, method?: 'GET' | 'HEAD' }} options
    * @returns {Promise<import('./answers.js').Answer | null>}
    */
-  async function request(key, headers, kind, limit, { signal, priority = 0, method = 'GET' }) {
+  async function request(key, headers, kind, limit, { signal, priority = METADATA, method = 'GET' }) {
     const where = url(key);
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw abortError(signal);
@@ -81,10 +82,10 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
       try {
         stats.requests++;
         stats[kind]++;
-        // A background read also tells the browser so: it goes behind foreground ones already
-        // handed over (a host allows a browser a few connections; the limiter only orders the rest).
+        // The browser is told the rank too: of the requests handed over, read-ahead goes behind the
+        // rest (a host allows a browser a few connections; the limiter only orders what waits).
         const init = { method, headers, signal: watch.signal };
-        const response = await fetch(where, priority === 1 ? { ...init, priority: 'low' } : init);
+        const response = await fetch(where, isForeground(priority) ? init : { ...init, priority: 'low' });
         watch.arm(); // from here the clock runs between reads of the body
         status = response.status;
         if (status === 404 || status === 410) {
@@ -127,7 +128,7 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
   /**
    * The whole object, or null when it is not there.
    * @param {string} key
-   * @param {{ signal?: AbortSignal, priority?: 0 | 1, limit?: number }} [options]
+   * @param {{ signal?: AbortSignal, priority?: import('./limiter.js').Ticket, limit?: number }} [options]
    * @returns {Promise<Uint8Array | null>}
    */
   async function get(key, options = {}) {
@@ -142,7 +143,7 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
    * @param {string} key
    * @param {number} start
    * @param {number} length
-   * @param {{ signal?: AbortSignal, priority?: 0 | 1 }} [options]
+   * @param {{ signal?: AbortSignal, priority?: import('./limiter.js').Ticket }} [options]
    * @returns {Promise<Uint8Array | null>}
    */
   async function range(key, start, length, options = {}) {
@@ -163,7 +164,7 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
    * The last `length` bytes (a suffix range; browsers preflight it cross-origin).
    * @param {string} key
    * @param {number} length
-   * @param {{ signal?: AbortSignal, priority?: 0 | 1 }} [options]
+   * @param {{ signal?: AbortSignal, priority?: import('./limiter.js').Ticket }} [options]
    * @returns {Promise<Uint8Array | null>}
    */
   async function suffix(key, length, options = {}) {
@@ -187,7 +188,7 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
    * The object's length from a HEAD, or null when it is not there: for a shard that
    * chronozarr.shard_bytes does not list, so its index is still read with a bounded range.
    * @param {string} key
-   * @param {{ signal?: AbortSignal, priority?: 0 | 1 }} [options]
+   * @param {{ signal?: AbortSignal, priority?: import('./limiter.js').Ticket }} [options]
    * @returns {Promise<number | null>}
    */
   async function size(key, options = {}) {

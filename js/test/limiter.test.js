@@ -1,0 +1,113 @@
+// @ts-check
+// The order in which requests go on the wire (src/reader/limiter.js): by rank, a frame behind its
+// coarse picture, read-ahead behind everything on screen and within its own small budget, and a
+// read-ahead moved up when a frame joins it.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { RANKS, createLimiter, ticket, ticketFor } from '../src/reader/limiter.js';
+
+/**
+ * Ask for a slot for each name (in this order) and record the order they are given one.
+ * @param {ReturnType<typeof createLimiter>} limiter
+ * @param {[string, import('../src/reader/limiter.js').Ticket][]} asks
+ */
+function line(limiter, asks) {
+  /** @type {string[]} */
+  const started = [];
+  /** @type {Map<string, () => void>} */
+  const held = new Map();
+  for (const [name, t] of asks) {
+    limiter.acquire(t).then((release) => {
+      started.push(name);
+      held.set(name, release);
+    });
+  }
+  const tick = () => new Promise((r) => setTimeout(r, 0));
+  return { started, tick, release: async (/** @type {string} */ name) => (held.get(name)?.(), await tick()) };
+}
+
+test('requests go out best rank first, first come first within a rank', async () => {
+  const limiter = createLimiter(1);
+  const { started, tick, release } = line(limiter, [
+    ['first', ticketFor('frame')],
+    ['ahead', ticketFor('ahead')],
+    ['frame-a', ticketFor('frame')],
+    ['meta', ticketFor('metadata')],
+    ['frame-b', ticketFor('frame')],
+  ]);
+  await tick();
+  for (const name of ['first', 'meta', 'frame-a', 'frame-b']) await release(name);
+  assert.deepEqual(started, ['first', 'meta', 'frame-a', 'frame-b', 'ahead']);
+});
+
+test("a frame's chunks wait for the coarse picture of a view that shows nothing yet", async () => {
+  const limiter = createLimiter(6);
+  const { started, tick, release } = line(limiter, [
+    ['picture', ticketFor('picture')],
+    ['frame-1', ticketFor('frame')],
+    ['frame-2', ticketFor('frame')],
+  ]);
+  await tick();
+  assert.deepEqual(started, ['picture']);
+  await release('picture');
+  assert.deepEqual(started, ['picture', 'frame-1', 'frame-2']);
+});
+
+test('read-ahead waits until nothing on screen is queued or in flight, then holds at most its budget', async () => {
+  const limiter = createLimiter(6, 2);
+  const { started, tick, release } = line(limiter, [
+    ['frame', ticketFor('frame')],
+    ['ahead-1', ticketFor('ahead')],
+    ['ahead-2', ticketFor('ahead')],
+    ['ahead-3', ticketFor('background')],
+  ]);
+  await tick();
+  assert.deepEqual(started, ['frame'], 'free slots do not let read-ahead out while the frame is on the wire');
+  await release('frame');
+  assert.deepEqual(started, ['frame', 'ahead-1', 'ahead-2']);
+  assert.equal(limiter.active, 2);
+  // A new frame request comes first, and read-ahead stays held while it is out.
+  const late = line(limiter, [['frame-2', ticketFor('frame')]]);
+  await tick();
+  assert.deepEqual(late.started, ['frame-2']);
+  await release('ahead-1');
+  assert.deepEqual(started, ['frame', 'ahead-1', 'ahead-2'], 'ahead-3 waits for frame-2');
+  await late.release('frame-2');
+  assert.deepEqual(started, ['frame', 'ahead-1', 'ahead-2', 'ahead-3']);
+});
+
+test('a waiting read-ahead moves up when a frame joins it', async () => {
+  const limiter = createLimiter(1);
+  const wanted = ticketFor('background');
+  const { started, tick, release } = line(limiter, [
+    ['busy', ticketFor('frame')],
+    ['other-ahead', ticketFor('ahead')],
+    ['joined', wanted],
+  ]);
+  await tick();
+  wanted.join(ticketFor('frame'));
+  assert.equal(wanted.rank, RANKS.frame);
+  await release('busy');
+  assert.deepEqual(started, ['busy', 'joined']);
+});
+
+test('tickets that joined each other have a rank, and an aborted wait gives its place up', async () => {
+  const a = ticket(RANKS.ahead);
+  const b = ticket(RANKS.background);
+  a.join(b);
+  b.join(a);
+  b.join(ticket(RANKS.picture));
+  assert.equal(a.rank, RANKS.picture);
+  const limiter = createLimiter(1);
+  const { started, tick, release } = line(limiter, [['busy', ticketFor('frame')]]);
+  const gone = new AbortController();
+  const abandoned = limiter.acquire(ticketFor('metadata'), gone.signal);
+  const after = line(limiter, [['after', ticketFor('frame')]]);
+  gone.abort();
+  await assert.rejects(abandoned, { name: 'AbortError' });
+  await tick();
+  await release('busy');
+  assert.deepEqual([...started, ...after.started], ['busy', 'after']);
+  assert.equal(limiter.queued, 0);
+  assert.throws(() => ticketFor('soon'), RangeError);
+});
