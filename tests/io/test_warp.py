@@ -132,7 +132,7 @@ def test_whole_pixel_shifts_are_read_exactly_with_grid_first(tmp_path):
 
 def test_a_grid_in_a_crs_needs_a_resolution_and_suggests_one(tmp_path):
     rows = [(geotiff(tmp_path / "a.tif", pixels(1)).name, DATES[0])]
-    with pytest.raises(InputError, match=r"--grid EPSG:32632 needs --resolution.*--resolution 10"):
+    with pytest.raises(InputError, match=r"a grid in EPSG:32632 .*needs --resolution.*--resolution 10"):
         convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", grid="EPSG:32632", resampling="nearest", **FAST)
     assert not (tmp_path / "out").exists()
 

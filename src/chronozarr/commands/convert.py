@@ -33,7 +33,8 @@ its pixel lattice is read exactly where it lands, any other is warped by GDAL wi
 pixels no file covers are invalid (mask), and the warp is recorded in the store's provenance.
 
 A CRS the files declare without an EPSG code is recorded as the EPSG CRS equivalent to it (the
-summary says which); --crs states the CRS of the files and replaces what they declare. A PNG or
+summary says which). --crs is the store's CRS and the CRS of files declaring none; files declaring
+another are relabelled only when it is equivalent (said in a note), else warped with --resampling. A PNG or
 JPEG frame is located by a world file (.pgw, .wld; needs --crs), an .aux.xml sidecar, or --crs
 with --bounds (its outer edges). Values are stored as the files hold them: nodata becomes the
 store's nodata, band descriptions, scales and offsets the bands, an alpha band the mask (valid

@@ -94,7 +94,8 @@ def target_grid(options: WarpOptions, first: Grid | None, footprints: list[tuple
     if options.resolution is None and options.target != "first":
         suggested = _suggested_resolution(footprints[0], crs)
         raise InputError(
-            f"--grid {crs} needs --resolution, the pixel size in its units; the first file's pixels are about "
+            f"a grid in {crs} (--grid, or --crs naming another CRS than the files') needs --resolution, the pixel "
+            "size in its units; the first file's pixels are about "
             f"{suggested:.4g} there: --resolution {suggested:.4g}"
         )
     if options.resolution:
