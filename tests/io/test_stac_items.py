@@ -101,7 +101,9 @@ def test_group_by_day_mosaics_the_items_of_one_day_first_valid_pixel_first(tmp_p
         np.testing.assert_array_equal(store.read(1), np.stack([third["B04"], third["B08"]]))
         assert store.read_mask(0).all()
     provenance = json.loads((tmp_path / "out" / "zarr.json").read_text())["attributes"]["chronozarr"].get("provenance")
-    assert result.notes == () and provenance is None  # nothing was matched, warped or skipped
+    # nothing was matched, warped, dropped or skipped: the summary says so, provenance has nothing to keep
+    assert len(result.notes) == 1 and result.notes[0].endswith(" stored as read, 0 resampled, 0 dropped outside the store's grid")
+    assert provenance is None
 
 
 def test_items_in_two_utm_zones_are_warped_onto_one_grid(tmp_path):
@@ -243,6 +245,6 @@ def test_skip_unreadable_drops_an_item_from_its_day_and_keeps_the_others(tmp_pat
     with pytest.raises(InputError, match=r"cannot open source .*a_B04.tif.*--skip-unreadable"):
         convert(items, tmp_path / "out", assets=["B04"], group_by="day", **FAST)
     result = convert(items, tmp_path / "out", assets=["B04"], group_by="day", skip_unreadable=True, **FAST)
-    assert result.notes == (f"skipped 1 unreadable file(s) (--skip-unreadable): {broken}",)
+    assert result.notes[0] == f"skipped 1 unreadable file(s) (--skip-unreadable): {broken}"
     with chronozarr.open_store(tmp_path / "out") as store:
         np.testing.assert_array_equal(store.read(0)[0], kept["B04"])

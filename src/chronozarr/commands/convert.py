@@ -28,7 +28,7 @@ each file by the ISO date or YYYYMMDD in its name (--date-format when a name hol
 
 Every file must have the same bands, data type, nodata, scale and offset. Without --grid or
 --resampling every file must also be on one grid, the first file's: values are never resampled
-silently. --grid first|EPSG:CODE (with --resolution and --bounds) sets the store's grid; a file on
+silently. --grid first|union|EPSG:CODE (with --resolution, --bounds, --tap) sets the store's grid; a file on
 its pixel lattice is read exactly where it lands, any other is warped by GDAL with --resampling;
 pixels no file covers are invalid (mask), and the warp is recorded in the store's provenance.
 
@@ -50,7 +50,7 @@ Examples:
   chronozarr convert 'landsat/*.tif' my_store --date-format 'L2SP_*_%Y%m%d_*'
   chronozarr convert items.json my_store --assets B02,B03,B04,B08 --group-by day \\
       --grid EPSG:32632 --resolution 10 --resampling nearest
-  chronozarr convert shifted.csv my_store --grid first
+  chronozarr convert shifted.csv my_store --grid union
   chronozarr convert dem.csv dem_store --crs EPSG:31985
   chronozarr convert frames/manifest.json frames_store --crs EPSG:32718 --bounds 498450,9151960,508690,9162200
   chronozarr convert floats.csv my_store --cast float32

@@ -21,6 +21,7 @@ from .casting import cast_exactly
 from .cf import Declared, decoded_on_read, read_unsigned
 from .cf import declared as cf_declared
 from .dataset_files import open_dataset, time_chunks
+from .pixel_counts import PixelCounts
 from .stores import chronozarr_level, open_store_level
 
 SPATIAL_NAMES = (("y", "x"), ("lat", "lon"), ("latitude", "longitude"))
@@ -47,6 +48,13 @@ class Source:
     origin: tuple[str, ...] = ()  # provenance.sources when the user gives none
     composite: str = "none"
     resources: tuple[Any, ...] = field(default=(), repr=False)  # closed with the source
+    pixels: PixelCounts | None = None  # raster files: what became of their pixels (None: all read as they are)
+    resampling: str | None = None
+
+    def pixel_sentence(self) -> str:
+        """What became of the source pixels, for the summary: a NetCDF or Zarr input is read whole."""
+        n_time, _, height, width = self.data.shape
+        return (self.pixels or PixelCounts(read=n_time * height * width)).sentence(self.resampling)
 
     def provenance(self, given: Mapping[str, Any] | None) -> dict[str, Any] | None:
         """The user's provenance with this input's notes added (one is made when there are notes)."""

@@ -47,10 +47,10 @@ class RasterOptions:
 def raster_options(
     crs: Any = None, bounds: Any = None, grid: str | None = None, resolution: float | None = None,
     resampling: str | None = None, assets: Sequence[str] | None = None, group_by: str | None = None,
-    date_format: str | None = None, skip_unreadable: bool = False,
+    date_format: str | None = None, skip_unreadable: bool = False, tap: bool = False,
 ) -> RasterOptions:
     """The reading options of raster files, from convert's keyword arguments."""
-    warp = WarpOptions(grid=grid, resolution=resolution, resampling=resampling)
+    warp = WarpOptions(grid=grid, resolution=resolution, resampling=resampling, tap=tap)
     return RasterOptions(crs, bounds, warp, assets, group_by, date_format, skip_unreadable)
 
 
@@ -100,6 +100,7 @@ def _listed(location: str, found: InputFormat | None, rasters: RasterOptions) ->
 
 def _raster_choices(rasters: RasterOptions) -> list[str]:
     chosen = {"--bounds": rasters.bounds, "--grid": rasters.warp.grid, "--resolution": rasters.warp.resolution, "--resampling": rasters.warp.resampling,
+              "--tap": rasters.warp.tap or None,
               "--assets": rasters.assets, "--group-by": rasters.group_by, "--skip-unreadable": rasters.skip_unreadable or None}
     return [name for name, value in chosen.items() if value is not None]
 
@@ -153,11 +154,13 @@ def _source(series: RasterSeries, location: str, cast: str | None, skipped: list
     return Source(
         data, grid.crs, mask, nodata=series.nodata, bands=series.bands, notes=tuple(notes),
         origin=(os.path.basename(location.rstrip("/")) or location,), composite=composite, resources=(files, ReadCache()),
+        pixels=series.pixels, resampling=series.resampling,
     )
 
 
 def _warp_notes(series: RasterSeries) -> list[str]:
-    """The warp as provenance records it: resampling, source CRSs and the grid."""
+    """The grid as provenance records it: the grid, resampling and source CRSs, and what became of
+    the files' pixels when any was resampled or dropped (convert says it in any case)."""
     kinds = [p.kind for p in series.placements.values()]
     if all(k == "exact" for k in kinds):
         return []
@@ -171,7 +174,8 @@ def _warp_notes(series: RasterSeries) -> list[str]:
     if warped:
         sources = sorted({_crs_label(p.source_crs) for p in warped})
         parts.append(f"{len(warped)} file(s) warped by GDAL with {series.resampling} resampling from {', '.join(sources)}")
-    return ["; ".join(parts)]
+    changed = series.pixels.resampled or series.pixels.dropped
+    return ["; ".join(parts)] + ([series.pixels.sentence(series.resampling)] if changed else [])
 
 
 def _crs_label(crs: str | None) -> str:

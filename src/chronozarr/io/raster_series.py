@@ -16,7 +16,8 @@ from typing import Any
 from ..crs import CRS_FIX, Declared, against_target, resolve
 from ..errors import InputError
 from ..format.metadata import Band
-from .grid import RESAMPLING, Extent, Grid, Placement, WarpOptions, corners, first_grid, place, target_grid, warp_command
+from .grid import RESAMPLING, Extent, Footprint, Grid, Placement, WarpOptions, corners, first_grid, place, target_grid, warp_command
+from .pixel_counts import PixelCounts, count_pixels
 from .raster_bands import AssetBands, asset_bands, check_like, series_bands, series_nodata
 from .rasters import Affine6, Raster
 from .scenes import Timestep
@@ -42,6 +43,7 @@ class RasterSeries:
     bands: tuple[Band, ...]
     notes: tuple[str, ...]
     resampling: str | None
+    pixels: PixelCounts
 
     @property
     def needs_mask(self) -> bool:
@@ -68,15 +70,15 @@ def check_series(
     positions = tuple(asset_bands(headers[a.uri], a) for a in first_scene.assets)
     georef = {uri: _georeferencing(raster, target, extent) for uri, raster in headers.items()}
     notes: dict[str, str | None] = {}  # per declared CRS: what resolving it says
-    lenient = options.active and options.target != "first"
+    lenient = options.active and not options.on_first_crs
     codes = {uri: _code(headers[uri], target, lenient or uri != first.uri, notes) for uri in headers}
     if target is not None and options.grid is None and any(code != target for code in codes.values()):
         _check_warp_asked(headers, codes, target, options)
         options = replace(options, grid=target)  # --crs is the store's CRS: files in another are warped onto it
-    on_first = not options.active or options.target == "first"  # the first file's grid is the store's
+    on_first = not options.active or options.on_first_crs  # the first file's grid is (or starts) the store's
     grid = first_grid(first, georef[first.uri], codes[first.uri] or "") if on_first else None
     if options.active:
-        footprints = [(_source(headers[u], codes[u], target), t, headers[u].width, headers[u].height) for u, t in georef.items()]
+        footprints = [Footprint(_source(headers[u], codes[u], target), t, headers[u].width, headers[u].height, codes[u]) for u, t in georef.items()]
         grid = target_grid(options, grid, footprints)
     assert grid is not None
     placements = {}
@@ -92,10 +94,12 @@ def check_series(
                 check_like(headers[first_scene.assets[k].uri], position, raster, asset_bands(raster, asset), names is not None)
                 placements[asset.uri] = _placed(raster, georef[asset.uri], codes[asset.uri], _source(raster, codes[asset.uri], target), grid, options)
     dtype = first.dtypes[0]
+    pixels = sum((count_pixels(p, headers[u].width, headers[u].height, georef[u], grid) for u, p in placements.items()), PixelCounts())
     return RasterSeries(
         timesteps=tuple(timesteps), headers=dict(headers), grid=grid, placements=placements, positions=positions, dtype=dtype,
         nodata=series_nodata(positions, [a.uri for a in first_scene.assets]),
         bands=series_bands(positions, dtype, names, first.uri), notes=tuple(n for n in notes.values() if n), resampling=options.resampling,
+        pixels=pixels,
     )
 
 
@@ -107,7 +111,9 @@ def _placed(raster: Raster, transform: Affine6, code: str | None, source: str, g
     if placement.kind == "warped" and options.resampling is not None:
         return placement
     if placement.kind == "shifted":
-        fix = "--grid first puts every file on the first one's grid (no resampling: the pixels align)"
+        lost = count_pixels(placement, raster.width, raster.height, transform, grid).dropped
+        first = f"; --grid first would keep the first file's extent only, dropping {lost} of this file's pixels" if lost else ""
+        fix = f"--grid union puts every file on one grid covering them all, each read exactly where it lands (no resampling){first}"
     else:
         fix = f"--resampling {'|'.join(RESAMPLING)} warps it onto the grid"
     raise InputError(
