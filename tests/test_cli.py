@@ -113,6 +113,9 @@ def test_float64_needs_an_explicit_cast(tmp_path):
     assert "--cast float32" in result.stderr
     assert not (tmp_path / "refused").exists()
     result = run("encode", path, tmp_path / "store", "--cast", "float32", *FAST)
+    assert result.exit_code == 2 and "--cast float32 would change" in result.stderr and "add --lossy" in result.stderr
+    assert not (tmp_path / "store" / "zarr.json").exists()
+    result = run("encode", path, tmp_path / "store", "--cast", "float32", "--lossy", *FAST)
     assert result.exit_code == 0, result.output
     assert level0(tmp_path / "store").dtype == np.float32
 

@@ -46,6 +46,7 @@ def convert(
     date_format: str | None = None,
     skip_unreadable: bool = False,
     tap: bool = False,
+    lossy: bool = False,
     source_options: dict[str, Any] | None = None,
     dry_run: bool = False,
     **options: Any,
@@ -57,12 +58,12 @@ def convert(
     `assets` and `group_by` read STAC items, `date_format` dates a glob's files, and
     `skip_unreadable` leaves out files GDAL cannot read. `source_options` are open_input_dataset's for
     NetCDF and Zarr (variable, variables, mask_variable, coverage_variable, group). Without `cast`
-    the data must already have a dtype a store holds."""
+    the data must already have a dtype a store holds; a float `cast` that changes values needs `lossy`."""
     rasters = raster_options(
         crs=crs, bounds=bounds, grid=grid, resolution=resolution, resampling=resampling, assets=assets,
         group_by=group_by, date_format=date_format, skip_unreadable=skip_unreadable, tap=tap,
     )
-    with open_series(source, cast=cast, rasters=rasters, **(source_options or {})) as opened:
+    with open_series(source, cast=cast, rasters=rasters, lossy=lossy, **(source_options or {})) as opened:
         if cast is None:
             require_stored_dtype(str(opened.data.dtype))
         arguments = opened.encode_arguments() | options | {"provenance": opened.provenance(options.get("provenance"))}

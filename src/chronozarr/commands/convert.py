@@ -78,7 +78,7 @@ def convert_command(
 ) -> None:
     writer = writer_arguments(options)
     inputs = input_arguments(options)
-    crs, cast = inputs.pop("crs"), inputs.pop("cast")
+    crs, cast, lossy = inputs.pop("crs"), inputs.pop("cast"), inputs.pop("lossy")
     rasters = raster_arguments(options)
-    result = convert(source, out, crs=crs, cast=cast, **rasters, source_options=inputs, dry_run=dry_run, **writer)
+    result = convert(source, out, crs=crs, cast=cast, lossy=lossy, **rasters, source_options=inputs, dry_run=dry_run, **writer)
     typer.echo(str(result))

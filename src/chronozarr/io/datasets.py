@@ -17,7 +17,7 @@ import xarray as xr
 from ..crs import series_crs
 from ..errors import InputError
 from ..format.metadata import Band, band_labels
-from .casting import cast_exactly
+from .casting import cast_counted
 from .cf import Declared, decoded_on_read, read_unsigned
 from .cf import declared as cf_declared
 from .dataset_files import open_dataset, time_chunks
@@ -111,13 +111,15 @@ def open_input_dataset(
     crs: Any = None,
     cast: str | None = None,
     default_crs: str | None = None,
+    lossy: bool = False,
 ) -> Source:
     """Open `path` (Zarr v2/v3 store, NetCDF file or chronozarr store) for encode; raises
     InputError naming the fix.
 
     The series is one (time, band, y, x) `variable`, or (time, y, x) `variables` stacked as bands,
     or the input's only 4-D variable. lat/lon grids become y/x, south-up grids are flipped, and
-    `cast` converts the dtype explicitly (an integer cast refuses values it would change). Without
+    `cast` converts the dtype explicitly (an integer cast refuses values it would change, a float
+    cast that changes any needs `lossy`). Without
     `cast`, CF fill values and packing are kept as stored and declared as nodata and band scale
     and offset (io/cf.py). A chronozarr store is read reconstructed, with its own nodata, bands,
     mask and coverage. `default_crs` is taken when neither `crs` nor the input names one.
@@ -146,8 +148,9 @@ def open_input_dataset(
             selected = _select(ds, *pick)
         if declared is None:
             declared = cf_declared(selected.attrs, band_labels(selected.data), str(selected.data.dtype)) if undecoded else Declared()
-        data = cast_exactly(selected.data, cast) if cast is not None else selected.data
+        data, said = cast_counted(selected.data, cast, lossy) if cast is not None else (selected.data, None)
         resolved, notes = series_crs(ds, selected.names, selected.geographic, selected.data, crs, default_crs)
+        notes = (*notes, said) if said else notes
     except BaseException:
         ds.close()
         raise

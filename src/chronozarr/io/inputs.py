@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .casting import cast_exactly
+from .casting import cast_counted
 from .datasets import SERIES_DIMS, Source, open_input_dataset
 from .dated_files import dated_timesteps
 from .frames import FrameReads, OpenFiles, RasterFrames, ReadCache, lazy_array
@@ -54,15 +54,19 @@ def raster_options(
     return RasterOptions(crs, bounds, warp, assets, group_by, date_format, skip_unreadable)
 
 
-def open_raster_glob(pattern: str, *, crs: Any, cast: str | None, rasters: Mapping[str, Any], refused: Sequence[str] = ()) -> Source:
+def open_raster_glob(
+    pattern: str, *, crs: Any, cast: str | None, rasters: Mapping[str, Any], refused: Sequence[str] = (), lossy: bool = False,
+) -> Source:
     """The dated files `pattern` matches as a series (encode's glob input); `refused` names
     options given that select NetCDF or Zarr variables."""
     if refused:
         raise InputError(f"{', '.join(refused)} select variables of a NetCDF file or Zarr store; raster files have none")
-    return open_series(pattern, cast=cast, rasters=raster_options(crs=crs, **rasters))
+    return open_series(pattern, cast=cast, rasters=raster_options(crs=crs, **rasters), lossy=lossy)
 
 
-def open_series(source: str | os.PathLike[str], *, cast: str | None = None, rasters: RasterOptions = RasterOptions(), **source_options: Any) -> Source:
+def open_series(
+    source: str | os.PathLike[str], *, cast: str | None = None, rasters: RasterOptions = RasterOptions(), lossy: bool = False, **source_options: Any,
+) -> Source:
     """Raster files (a manifest .csv or .json, STAC items, a glob), else a NetCDF file or Zarr store."""
     location = os.fspath(source)
     found = input_format(location)
@@ -71,13 +75,13 @@ def open_series(source: str | os.PathLike[str], *, cast: str | None = None, rast
         chosen = _raster_choices(rasters)
         if chosen:
             raise InputError(f"{chosen[0]} applies to raster files (a manifest, STAC items or a glob); a NetCDF file or Zarr store has its own grid")
-        return open_input_dataset(source, crs=rasters.crs, cast=cast, **source_options)
+        return open_input_dataset(source, crs=rasters.crs, cast=cast, lossy=lossy, **source_options)
     given = sorted(k for k, v in source_options.items() if v is not None)
     if given:
         options = ", ".join("--" + k.replace("_", "-") for k in given)
         raise InputError(f"{options} select variables of a NetCDF file or Zarr store; raster files have none")
     timesteps, names, extent = listed
-    return open_rasters(timesteps, location, cast=cast, rasters=rasters, names=names, extent=extent)
+    return open_rasters(timesteps, location, cast=cast, rasters=rasters, names=names, extent=extent, lossy=lossy)
 
 
 def _listed(location: str, found: InputFormat | None, rasters: RasterOptions) -> tuple[list[Timestep], Any, Any] | None:
@@ -107,6 +111,7 @@ def _raster_choices(rasters: RasterOptions) -> list[str]:
 
 def open_rasters(
     timesteps: list[Timestep], location: str, *, cast: str | None, rasters: RasterOptions, names: Any = None, extent: Any = None,
+    lossy: bool = False,
 ) -> Source:
     """The timesteps' files as a lazy series on one grid, checked against each other."""
     if rasters.bounds is not None and extent is not None:
@@ -118,7 +123,7 @@ def open_rasters(
         timesteps = without(timesteps, set(skipped))
     placed_by = None if warp.active else (given or extent)
     series = check_series(timesteps, headers, rasters.crs, placed_by, names, warp)
-    return _source(series, location, cast, skipped)
+    return _source(series, location, cast, skipped, lossy)
 
 
 def _headers(timesteps: list[Timestep], skip: bool) -> tuple[dict[str, Raster], list[str]]:
@@ -131,7 +136,7 @@ def _headers(timesteps: list[Timestep], skip: bool) -> tuple[dict[str, Raster], 
     return {u: h for u, h in found.items() if isinstance(h, Raster)}, unreadable
 
 
-def _source(series: RasterSeries, location: str, cast: str | None, skipped: list[str]) -> Source:
+def _source(series: RasterSeries, location: str, cast: str | None, skipped: list[str], lossy: bool) -> Source:
     grid = series.grid
     a, _, west, _, e, north = grid.transform
     coords = {
@@ -144,9 +149,10 @@ def _source(series: RasterSeries, location: str, cast: str | None, skipped: list
     reads = FrameReads(series, files)
     data = lazy_array(RasterFrames(reads), SERIES_DIMS, coords)
     mask = lazy_array(RasterFrames(reads, mask=True), ("time", "y", "x"), coords) if series.needs_mask else None
-    if cast is not None:
-        data = cast_exactly(data, cast)
     notes = list(series.notes) + _warp_notes(series)
+    if cast is not None:
+        data, said = cast_counted(data, cast, lossy)
+        notes.append(said)
     if skipped:
         notes.append(f"skipped {len(skipped)} unreadable file(s) (--skip-unreadable): {', '.join(skipped)}")
     mosaic = any(len(t.scenes) > 1 for t in series.timesteps)
