@@ -129,7 +129,7 @@ def test_cf_packed_int16_is_stored_as_stored_with_its_scale_offset_and_fill(tmp_
     attrs = store_attrs(out)
     assert attrs["nodata"] == -32768
     assert attrs["bands"] == [{"name": "sst", "scale": 0.01, "offset": 20.0, "units": "degC"}]
-    physical = np.where(raw["sst"] == -32768, np.nan, raw["sst"] * 0.01 + 20.0)
+    physical = np.where(raw["sst"] == -32768, np.nan, raw["sst"] * 0.01 + 20.0).astype(np.float32)  # as the reference
     with xr.open_dataset(out, engine="chronozarr") as stored:
         np.testing.assert_array_equal(stored["data"].values[:, 0], physical)
 
