@@ -169,3 +169,16 @@ def test_serve_prints_the_viewer_and_map_urls_and_stops_on_ctrl_c(tmp_path, monk
     # The map page needs js/node_modules (make test installs it); without it the line is left out.
     map_line = lines[0].replace("viewer: ", "on a map (MapLibre): ").replace("/viewer/", "/maplibre/")
     assert (map_line in lines) == map_page_installed()
+
+
+def test_demo_help_shows_the_examples_verbatim_with_the_demo_s_size_and_bands(tmp_path):
+    from typer.testing import CliRunner
+
+    from chronozarr.cli import app
+
+    out = CliRunner().invoke(app, ["demo", "--help"]).output
+    assert "\\b" not in out and "[[DIR]]" not in out and "[DIR]" in out
+    assert "\n    chronozarr demo /tmp/demo --port 8001\n" in out  # one example a line, not reflowed
+    da = demo.demo_series(n_time=1, height=96, width=128)[0]
+    assert f"{da.sizes['band']} bands" in " ".join(out.split()) and da.sizes["band"] == 4
+    assert "1024 x 768 px (width x height)" in " ".join(out.split())

@@ -159,6 +159,18 @@ def _extent(data: xr.DataArray) -> Extent | None:
     return float(x.min()), float(y.min()), float(x.max()), float(y.max())
 
 
+def crs_unit(code: str | None) -> str:
+    """The unit of a CRS's coordinates for a sentence ("m", "degree", "US survey foot"), or
+    "CRS units" when it cannot be told."""
+    try:
+        from pyproj import CRS
+
+        name = CRS.from_user_input(code).axis_info[0].unit_name
+    except Exception:  # no pyproj, no code, or a code pyproj does not know
+        return "CRS units"
+    return {"metre": "m", "meter": "m", "degree": "degree"}.get(name, name)
+
+
 def _known(code: int, where: str) -> str:
     """'EPSG:<code>', refused when pyproj is installed and does not know the code."""
     try:

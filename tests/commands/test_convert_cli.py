@@ -64,7 +64,7 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path):
     result = run("convert", csv_manifest(tmp_path / "m.csv", tiffs(tmp_path)), out, "--dry-run", *FAST)
     assert result.exit_code == 0, result.output
     assert not out.exists()
-    for text in ("nothing written", "2024-01-01T00:00:00Z, 2024-02-01T00:00:00Z", "18 x 20 pixels", UTM, "uint16", "levels", "kB uncompressed"):
+    for text in ("nothing written", "2024-01-01T00:00:00Z, 2024-02-01T00:00:00Z", "18 x 20 px (width x height)", UTM, "uint16", "levels", "kB uncompressed"):
         assert text in result.stdout
 
 

@@ -91,7 +91,7 @@ def test_the_warp_is_recorded_in_provenance_and_said(tmp_path):
             (neighbour_zone_file(tmp_path / "b.tif", pixels(1, height=14, width=12)).name, DATES[1])]
     result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", resampling="bilinear", **FAST)
     note = next(n for n in result.notes if "warped" in n)
-    assert "EPSG:32631 grid of 18 x 20 pixels of 10 x 10" in note and "bilinear resampling from EPSG:32632" in note
+    assert "EPSG:32631 grid of 18 x 20 px (width x height), pixels of 10 x 10" in note and "bilinear resampling from EPSG:32632" in note
     assert "1 file(s) read exactly" in note and "invalid (mask)" in note
     assert note in str(result)
     root = json.loads((tmp_path / "out" / "zarr.json").read_text())["attributes"]["chronozarr"]

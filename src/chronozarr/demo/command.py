@@ -14,6 +14,7 @@ import numpy as np
 import xarray as xr
 
 from ..errors import ChronozarrError
+from ..format.geometry import size_text
 from .scene import BANDS
 from .series import CRS, PROVENANCE, demo_series
 
@@ -105,7 +106,7 @@ def build_demo(outdir: Path, *, small: bool = False, encoding: str = "auto", see
     started = time.perf_counter()
     da, mask, coverage = demo_series(**size, seed=seed, progress=None)
     n_time, n_band, height, width = da.shape
-    out(f"generated {n_time} dates x {n_band} bands x {height} x {width} in {time.perf_counter() - started:.1f} s")
+    out(f"generated {n_time} dates x {n_band} bands of {size_text(width, height)} in {time.perf_counter() - started:.1f} s")
     summary = encode(
         da, store, crs=CRS, encoding=encoding, chunk_size=chunk, mask=mask, coverage=coverage,
         bands=BANDS, provenance=PROVENANCE,

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..format.geometry import size_text
 from .casting import cast_counted
 from .datasets import SERIES_DIMS, Source, open_input_dataset
 from .dated_files import dated_timesteps
@@ -172,7 +173,7 @@ def _warp_notes(series: RasterSeries) -> list[str]:
         return []
     grid = series.grid
     a, _, west, _, e, north = grid.transform
-    on_grid = f"{grid.crs} grid of {grid.width} x {grid.height} pixels of {a:g} x {-e:g} from ({west:.12g}, {north:.12g})"
+    on_grid = f"{grid.crs} grid of {size_text(grid.width, grid.height)}, pixels of {a:g} x {-e:g} from ({west:.12g}, {north:.12g})"
     warped = [p for p in series.placements.values() if p.kind == "warped"]
     parts = [f"files put on one {on_grid}; pixels no file covers are invalid (mask)"]
     if len(kinds) - len(warped):

@@ -18,7 +18,7 @@ from .arrays import ArrayInfo, fill_chunk
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
 from .metadata import Level, StoreMetadata, load
-from .object_source import ObjectSource, RequestStats, is_remote, open_object_source
+from .object_source import ObjectSource, RequestStats, is_remote, not_a_directory, open_object_source
 from .physical import physical_values
 from .request import allocate, check_cell, request_window
 
@@ -44,7 +44,7 @@ class ChronoStore:
             concurrency = 16 if remote else max(2, os.cpu_count() or 2)
         if isinstance(location, (str, os.PathLike)):
             if not remote and "://" not in os.fspath(location) and not os.path.isdir(location):
-                raise StoreError(f"no store at {os.fspath(location)!r}: the directory does not exist")
+                raise StoreError(f"no store at {os.fspath(location)!r}: {not_a_directory(location)}")
             if remote:
                 source_options.setdefault("concurrency", concurrency)
             self.source: ObjectSource = open_object_source(location, **source_options)
