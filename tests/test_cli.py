@@ -222,3 +222,12 @@ def test_console_script_encodes_and_reports_errors(tmp_path):
 def test_help_of_the_installed_script():
     done = subprocess.run([_console_script(), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and EXAMPLE in done.stdout
+
+
+def test_an_unquoted_glob_says_to_quote_it(tmp_path):
+    for name in ("a.tif", "b.tif"):
+        (tmp_path / name).write_bytes(b"")
+    expanded = sorted(str(p) for p in tmp_path.glob("*.tif"))  # what the shell makes of cogs/*.tif
+    result = run("convert", *expanded, tmp_path / "out")
+    assert result.exit_code == 2
+    assert "unexpected extra argument" in result.stderr and "quote it ('scenes/*.tif')" in result.stderr
