@@ -165,7 +165,7 @@ def test_serve_prints_the_viewer_and_map_urls_and_stops_on_ctrl_c(tmp_path, monk
     monkeypatch.setattr(command, "threading_event", Interrupted)
     lines: list[str] = []
     assert command.serve_demo(store, 0, lines.append) == 0
-    assert lines[0].startswith("viewer: http://127.0.0.1:") and lines[0].endswith("/store/")
+    assert lines[0].startswith("viewer: http://127.0.0.1:") and lines[0].endswith("/store/demo.zarr/")  # the viewer's title is the URL's last segment
     # The map page needs js/node_modules (make test installs it); without it the line is left out.
     map_line = lines[0].replace("viewer: ", "on a map (MapLibre): ").replace("/viewer/", "/maplibre/")
     assert (map_line in lines) == map_page_installed()
