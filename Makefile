@@ -64,8 +64,20 @@ fuzz: venv js
 	cd js && FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl node test/defaults.mjs
 	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) tests/fuzz/reliability.py $(FUZZ_DIR) docs/reliability.md
 
-demo: venv js
+# The demo installs what it needs and nothing more: the package without extras, and the viewer's
+# npm dependencies without the dev ones (no test tools, no browser, no Debian packages). When
+# `make test` has installed everything, that is used as it is.
+demo: $(VENV)/.demo js/node_modules/.demo
 	$(PY) -m chronozarr.demo $(DEMO_DIR) --serve --port $(DEMO_PORT)
+
+$(VENV)/.demo: pyproject.toml setup.py
+	@test -x $(PY) || (echo "building $(VENV) with $(BASE_PYTHON)" && $(BASE_PYTHON) -m venv $(VENV))
+	@test -f $(VENV)/.installed || $(PY) -m pip install --quiet -e .
+	touch $@
+
+js/node_modules/.demo: js/package.json js/package-lock.json
+	@test -f js/node_modules/.installed || (cd js && npm ci --omit=dev --no-audit --no-fund)
+	touch $@
 
 # Every benchmark, side by side with the tools a user would pick instead, then docs/benchmarks.md
 # (tables and charts) from the results JSON. BENCH_QUICK=1 make bench: a few minutes, small sizes.
