@@ -247,3 +247,13 @@ def test_grid_first_says_how_many_pixels_of_a_mosaic_it_drops(tmp_path):
     assert f"{2 * HEIGHT * WIDTH - outside} stored as read, 0 resampled, {outside} dropped outside the store's grid" in result.notes[-1]
     provenance = json.loads((tmp_path / "out" / "zarr.json").read_text())["attributes"]["chronozarr"]["provenance"]
     assert f"{outside} dropped outside the store's grid" in provenance["notes"]
+
+
+def test_crs_naming_the_first_file_s_crs_keeps_its_grid_and_warps_the_others_onto_it(tmp_path):
+    rows = [(geotiff(tmp_path / "a.tif", pixels(1), nodata=0).name, DATES[0]),
+            (neighbour_zone_file(tmp_path / "b.tif", pixels(1, height=14, width=12)).name, DATES[1])]
+    result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", crs=UTM, resampling="nearest", **FAST)
+    with chronozarr.open_store(tmp_path / "out") as store:
+        assert store.crs == UTM and store.to_xarray(lod=0, physical=False).shape[2:] == (HEIGHT, WIDTH)  # a.tif's grid
+        np.testing.assert_array_equal(store.read(0)[0], pixels(1)[0])
+    assert "1 file(s) warped by GDAL with nearest resampling from EPSG:32632" in result.notes[0]

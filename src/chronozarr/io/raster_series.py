@@ -72,9 +72,9 @@ def check_series(
     notes: dict[str, str | None] = {}  # per declared CRS: what resolving it says
     lenient = options.active and not options.on_first_crs
     codes = {uri: _code(headers[uri], target, lenient or uri != first.uri, notes) for uri in headers}
-    if target is not None and options.grid is None and any(code != target for code in codes.values()):
+    if target is not None and options.grid is None and codes[first.uri] != target:
         _check_warp_asked(headers, codes, target, options)
-        options = replace(options, grid=target)  # --crs is the store's CRS: files in another are warped onto it
+        options = replace(options, grid=target)  # --crs is the store's CRS: the first file's is another
     on_first = not options.active or options.on_first_crs  # the first file's grid is (or starts) the store's
     grid = first_grid(first, georef[first.uri], codes[first.uri] or "") if on_first else None
     if options.active:
