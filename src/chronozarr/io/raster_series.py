@@ -2,9 +2,9 @@
 where each file lands on the grid (io/grid.py).
 
 A file that differs from the first is an error naming the file, the field and the fix. A file off
-the grid is one too unless the options put it there: `--grid first` for a whole-pixel shift, and
-`--resampling` for anything GDAL must warp; a silent resampling would change the values the
-store promises to keep.
+the grid is one too unless the options put it there: `--grid union` (or first) for a whole-pixel
+shift, and `--resampling` for anything GDAL must warp, including files declaring a CRS other than
+--crs; a silent resampling would change the values the store promises to keep.
 """
 
 from __future__ import annotations
@@ -62,8 +62,9 @@ def check_series(
     options: WarpOptions = DEFAULT_WARP,
 ) -> RasterSeries:
     """One grid and one set of bands for every file, or an InputError naming the first file that
-    differs and the fix. `crs` (--crs) is the store's CRS and the CRS of files that declare none; `extent` places files that carry
-    no georeferencing; `names` replaces the band names; `options` may set another grid."""
+    differs and the fix. `crs` (--crs) is the store's CRS and the CRS of files that declare none;
+    `extent` places files that carry no georeferencing; `names` replaces the band names; `options`
+    may set another grid."""
     target = resolve(crs, "--crs").code if crs is not None else None
     first_scene = timesteps[0].scenes[0]
     first = headers[first_scene.assets[0].uri]
