@@ -191,6 +191,8 @@ def test_a_cast_that_changes_nothing_needs_no_lossy_and_says_so(tmp_path):
     rows = [(geotiff(tmp_path / f"{i}.tif", a).name, d) for i, (a, d) in enumerate(zip(arrays, DATES))]
     result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", cast="float32", **FAST)
     assert "--cast float32 changed 0 of 720 values (0 %), the largest change 0" in result.notes
+    with pytest.raises(InputError, match="--lossy accepts the values a --cast changes, and no --cast was given"):
+        convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "alone", lossy=True, **FAST)
 
 
 def test_dry_run_describes_the_store_and_writes_nothing(tmp_path):

@@ -32,6 +32,12 @@ def cast_exactly(da: xr.DataArray, dtype: str) -> xr.DataArray:
     )
 
 
+def check_lossy(cast: str | None, lossy: bool) -> None:
+    """--lossy accepts what a --cast changes; alone it would look like it did something."""
+    if lossy and cast is None:
+        raise InputError("--lossy accepts the values a --cast changes, and no --cast was given; add --cast float32, or drop --lossy")
+
+
 def cast_counted(da: xr.DataArray, dtype: str, lossy: bool = False) -> tuple[xr.DataArray, str]:
     """`da` as `dtype` and the sentence saying what the cast changed; a float cast that changes any
     value is refused unless `lossy`."""

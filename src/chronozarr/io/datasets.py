@@ -17,7 +17,7 @@ import xarray as xr
 from ..crs import series_crs
 from ..errors import InputError
 from ..format.metadata import Band, band_labels
-from .casting import cast_counted
+from .casting import cast_counted, check_lossy
 from .cf import Declared, decoded_on_read, read_unsigned
 from .cf import declared as cf_declared
 from .dataset_files import open_dataset, time_chunks
@@ -124,6 +124,7 @@ def open_input_dataset(
     and offset (io/cf.py). A chronozarr store is read reconstructed, with its own nodata, bands,
     mask and coverage. `default_crs` is taken when neither `crs` nor the input names one.
     """
+    check_lossy(cast, lossy)
     if variable is not None and variables:
         raise InputError("give either --variable (one (time, band, y, x) variable) or --variables, not both")
     level = chronozarr_level(path, group)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..format.geometry import size_text
-from .casting import cast_counted
+from .casting import cast_counted, check_lossy
 from .datasets import SERIES_DIMS, Source, open_input_dataset
 from .dated_files import dated_timesteps
 from .frames import FrameReads, OpenFiles, RasterFrames, ReadCache, lazy_array
@@ -115,6 +115,7 @@ def open_rasters(
     lossy: bool = False,
 ) -> Source:
     """The timesteps' files as a lazy series on one grid, checked against each other."""
+    check_lossy(cast, lossy)
     if rasters.bounds is not None and extent is not None:
         raise InputError(f"the extent is given twice, by --bounds and by the bounds of {location}; give it once")
     given = parse_bounds(rasters.bounds, "--bounds") if rasters.bounds is not None else None
