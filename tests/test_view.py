@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from browser_check import check_page, needs_chromium
+
 import chronozarr
 import importlib
 from chronozarr.cli import app
@@ -62,6 +64,15 @@ def test_local_store_is_served_next_to_the_viewer(store: Path, js_dir: Path) -> 
         assert headers["Access-Control-Allow-Origin"] == "*"
         assert _get(f"{base}/store/chronozarr-1/no-such-key")[0] == 404
         assert _get(f"{base}/store/chronozarr-1/../../../etc/passwd")[0] == 404
+    finally:
+        session.server.stop()
+
+
+@needs_chromium
+def test_the_viewer_page_is_titled_with_the_store_s_name(store: Path) -> None:
+    session = start_view(store)  # the real viewer of js/
+    try:
+        assert check_page(session.url)["title"] == f"{store.name} · chronozarr"  # not "store · chronozarr"
     finally:
         session.server.stop()
 
