@@ -26,7 +26,8 @@ venv: $(VENV)/.installed
 # The JS reader (js/): npm packages from the lockfile, Debian's Chromium for its browser tests
 # (playwright-core never downloads a browser) and Debian's ffmpeg, whose ffprobe and ffmpeg read
 # back the viewer's time-lapse videos. Without root the browser tests are skipped.
-js: js/node_modules/.installed js/viewer/dist/viewer.js
+js: js/node_modules/.installed
+	@$(MAKE) --no-print-directory js/viewer/dist/viewer.js
 
 js/node_modules/.installed: js/package.json js/package-lock.json
 	@test -x /usr/bin/chromium -a -x /usr/bin/ffprobe || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ffmpeg) \
@@ -34,9 +35,10 @@ js/node_modules/.installed: js/package.json js/package-lock.json
 	cd js && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 	touch $@
 
-# The viewer page's bundles (js/build.mjs): made again whenever a module they hold changes.
+# The viewer page's bundles (js/build.mjs, with esbuild from js/node_modules or, for the demo,
+# js/.tools): made again whenever a module they hold changes.
 JS_SOURCES := $(shell find js/src js/lib js/viewer -name '*.js' -not -path 'js/viewer/dist/*' 2>/dev/null)
-js/viewer/dist/viewer.js: js/node_modules/.installed js/build.mjs $(JS_SOURCES)
+js/viewer/dist/viewer.js: js/build.mjs $(JS_SOURCES)
 	cd js && node build.mjs
 
 # ruff and mypy (make lint) first; tsc checks the JSDoc types of the shipped JS (js/tsconfig.json)
@@ -69,8 +71,23 @@ fuzz: venv js
 	cd js && FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl node test/defaults.mjs
 	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) tests/fuzz/reliability.py $(FUZZ_DIR) docs/reliability.md
 
-demo: venv js
+# The demo installs what it needs and nothing more: the package without extras, and the viewer's
+# npm dependencies without the dev ones (no test tools, no browser, no Debian packages). When
+# `make test` has installed everything, that is used as it is.
+demo: $(VENV)/.demo js/node_modules/.demo
+	@$(MAKE) --no-print-directory js/viewer/dist/viewer.js
 	$(PY) -m chronozarr.demo $(DEMO_DIR) --serve --port $(DEMO_PORT)
+
+$(VENV)/.demo: pyproject.toml setup.py
+	@test -x $(PY) || (echo "building $(VENV) with $(BASE_PYTHON)" && $(BASE_PYTHON) -m venv $(VENV))
+	@test -f $(VENV)/.installed || $(PY) -m pip install --quiet -e .
+	touch $@
+
+# The viewer's bundle is built with esbuild, installed on its own beside the runtime packages.
+js/node_modules/.demo: js/package.json js/package-lock.json
+	@test -f js/node_modules/.installed || (cd js && npm ci --omit=dev --no-audit --no-fund \
+		&& npm install --prefix .tools --no-save --no-audit --no-fund esbuild@$$(node -p "require('./package.json').devDependencies.esbuild"))
+	touch $@
 
 # Every benchmark, side by side with the tools a user would pick instead, then docs/benchmarks.md
 # (tables and charts) from the results JSON. BENCH_QUICK=1 make bench: a few minutes, small sizes.

@@ -12,15 +12,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import * as esbuild from 'esbuild';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = dirname(fileURLToPath(import.meta.url));
+/** esbuild: a dev dependency, or installed alone in .tools by `make demo` (which skips the dev dependencies). */
+const esbuild = /** @type {typeof import('esbuild')} */ (
+  await import('esbuild').catch(() => import(pathToFileURL(join(root, '.tools', 'node_modules', 'esbuild', 'lib', 'main.js')).href))
+);
 export const DIST = join(root, 'viewer', 'dist');
 /** Entry point → bundle in DIST (the worker keeps its name: the reader's pool finds it beside the app). */
 const ENTRIES = { viewer: join(root, 'viewer', 'main.js'), 'decode-worker': join(root, 'src', 'reader', 'decode-worker.js') };
 
-/** @param {boolean} write @returns {Promise<esbuild.OutputFile[]>} */
+/** @param {boolean} write @returns {Promise<import('esbuild').OutputFile[]>} */
 export async function buildViewer(write) {
   const out = [];
   // One build per entry: no chunk shared between the page and the worker, so the page's bundle

@@ -113,6 +113,9 @@ def test_float64_needs_an_explicit_cast(tmp_path):
     assert "--cast float32" in result.stderr
     assert not (tmp_path / "refused").exists()
     result = run("encode", path, tmp_path / "store", "--cast", "float32", *FAST)
+    assert result.exit_code == 2 and "--cast float32 would change" in result.stderr and "add --lossy" in result.stderr
+    assert not (tmp_path / "store" / "zarr.json").exists()
+    result = run("encode", path, tmp_path / "store", "--cast", "float32", "--lossy", *FAST)
     assert result.exit_code == 0, result.output
     assert level0(tmp_path / "store").dtype == np.float32
 
@@ -126,7 +129,7 @@ def test_cf_packed_int16_is_stored_as_stored_with_its_scale_offset_and_fill(tmp_
     attrs = store_attrs(out)
     assert attrs["nodata"] == -32768
     assert attrs["bands"] == [{"name": "sst", "scale": 0.01, "offset": 20.0, "units": "degC"}]
-    physical = np.where(raw["sst"] == -32768, np.nan, raw["sst"] * 0.01 + 20.0)
+    physical = np.where(raw["sst"] == -32768, np.nan, raw["sst"] * 0.01 + 20.0).astype(np.float32)  # as the reference
     with xr.open_dataset(out, engine="chronozarr") as stored:
         np.testing.assert_array_equal(stored["data"].values[:, 0], physical)
 
@@ -219,3 +222,12 @@ def test_console_script_encodes_and_reports_errors(tmp_path):
 def test_help_of_the_installed_script():
     done = subprocess.run([_console_script(), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and EXAMPLE in done.stdout
+
+
+def test_an_unquoted_glob_says_to_quote_it(tmp_path):
+    for name in ("a.tif", "b.tif"):
+        (tmp_path / name).write_bytes(b"")
+    expanded = sorted(str(p) for p in tmp_path.glob("*.tif"))  # what the shell makes of cogs/*.tif
+    result = run("convert", *expanded, tmp_path / "out")
+    assert result.exit_code == 2
+    assert "unexpected extra argument" in result.stderr and "quote it ('scenes/*.tif')" in result.stderr

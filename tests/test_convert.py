@@ -3,6 +3,8 @@ times, grid, nodata, bands and mask the files declare."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import rasterio
@@ -168,10 +170,29 @@ def test_cast_converts_float64_files(tmp_path):
     arrays = [pixels(1, "float64", seed=i) for i in range(2)]
     rows = [(geotiff(tmp_path / f"{i}.tif", a).name, d) for i, (a, d) in enumerate(zip(arrays, DATES))]
 
-    convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", cast="float32", **FAST)
+    with pytest.raises(InputError, match="--cast float32 would change .* of 720 values.*add --lossy"):
+        convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", cast="float32", **FAST)
+    assert not (tmp_path / "out").exists()
+    result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", cast="float32", lossy=True, **FAST)
 
     with chronozarr.open_store(tmp_path / "out") as store:
         np.testing.assert_array_equal(frames_of(store), np.stack(arrays).astype(np.float32))
+    source = np.stack(arrays)
+    changed = source != source.astype(np.float32).astype(np.float64)  # independent of the counting
+    largest = np.abs(source.astype(np.float32).astype(np.float64) - source).max()
+    said = f"--cast float32 --lossy changed {int(changed.sum())} of {source.size} values"
+    assert any(n.startswith(said) and f"the largest change {largest:.6g}" in n for n in result.notes)
+    provenance = json.loads((tmp_path / "out" / "zarr.json").read_text())["attributes"]["chronozarr"]["provenance"]
+    assert said in provenance["notes"]
+
+
+def test_a_cast_that_changes_nothing_needs_no_lossy_and_says_so(tmp_path):
+    arrays = [pixels(1, "float64", seed=i).round() for i in range(2)]
+    rows = [(geotiff(tmp_path / f"{i}.tif", a).name, d) for i, (a, d) in enumerate(zip(arrays, DATES))]
+    result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", cast="float32", **FAST)
+    assert "--cast float32 changed 0 of 720 values (0 %), the largest change 0" in result.notes
+    with pytest.raises(InputError, match="--lossy accepts the values a --cast changes, and no --cast was given"):
+        convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "alone", lossy=True, **FAST)
 
 
 def test_dry_run_describes_the_store_and_writes_nothing(tmp_path):

@@ -1,10 +1,12 @@
 """CRS inputs as producers write them become the EPSG code a store records; a CRS without a
 code is matched against EPSG, and one with no equivalent is refused naming the closest."""
 
+import re
+
 import pytest
 from raster_inputs import ESRI_UTM_25S
 
-from chronozarr.crs import Declared, epsg, override_note, resolve
+from chronozarr.crs import Declared, against_target, epsg, resolve
 from chronozarr.errors import InputError
 
 import pyproj
@@ -73,9 +75,45 @@ def test_a_laea_without_code_is_refused_with_the_fix():
         epsg(custom, "--crs")
 
 
-def test_override_note_is_silent_for_naming_and_says_real_differences():
-    assert override_note(Declared(ESRI_UTM_25S, "the CRS of dem.tif"), "EPSG:31985") is None
-    note = override_note(Declared("EPSG:32632", "the CRS of a.tif"), "EPSG:32631")
-    assert note == (
-        "--crs EPSG:32631 replaces the CRS of a.tif (WGS 84 / UTM zone 32N), which differs in longitude of natural origin (9, not 3)"
+def _same_projection_and_ellipsoid(a: pyproj.CRS, b: pyproj.CRS) -> bool:
+    """Independent of crs_match: the PROJ strings without datum terms are the same."""
+    def terms(crs: pyproj.CRS) -> set[str]:
+        return {t for t in crs.to_proj4().split() if not t.startswith(("+towgs84", "+datum", "+no_defs", "+type"))}
+    return terms(a) == terms(b)
+
+
+def test_against_target_relabels_equivalents_and_says_which_equivalence():
+    esri = Declared(ESRI_UTM_25S, "the CRS of dem.tif")
+    assert _same_projection_and_ellipsoid(pyproj.CRS.from_wkt(ESRI_UTM_25S), pyproj.CRS.from_epsg(31985))
+    found = against_target(esri, "EPSG:31985")
+    assert found.equivalent
+    assert "relabelled as EPSG:31985, not warped" in found.note and "unnamed" in found.note
+    other = against_target(Declared("EPSG:32632", "the CRS of a.tif"), "EPSG:32631")
+    assert not other.equivalent
+    assert other.note == (
+        "the CRS of a.tif (WGS 84 / UTM zone 32N) differs from --crs EPSG:32631 in longitude of natural origin (9, not 3)"
     )
+    assert against_target(Declared(pyproj.CRS.from_epsg(32631).to_wkt(), "x"), "EPSG:32631").note is None
+
+
+def test_a_wgs84_utm_is_no_equivalent_of_the_same_zone_on_grs80():
+    assert not against_target(Declared("EPSG:32725", "x"), "EPSG:31985").equivalent
+
+
+@pytest.mark.parametrize("datum", ["D_Unknown_based_on_GRS80_ellipsoid", "User_Defined_Datum", "Not_specified_based_on_GRS80_ellipsoid"])
+def test_datum_names_that_say_unnamed_with_underscores_are_unnamed(datum):
+    found = resolve(ESRI_UTM_25S.replace('DATUM["unknown"', f'DATUM["{datum}"'), "the CRS of dem.tif")
+    assert _same_projection_and_ellipsoid(pyproj.CRS.from_user_input(found.code), pyproj.CRS.from_wkt(ESRI_UTM_25S))
+
+
+def test_a_refusal_offers_the_exact_epsg_codes_before_the_warp():
+    local = ESRI_UTM_25S.replace('DATUM["unknown"', 'DATUM["Ilha_Local_1961"')
+    with pytest.raises(InputError) as caught:
+        resolve(local, "the CRS of dem.tif", (210_000, 9_090_000, 213_000, 9_100_000), 30.0)
+    message = str(caught.value)
+    assert "EPSG:31985" in message and message.index("EPSG:31985") < message.index("gdalwarp")
+    assert "e.g. --crs EPSG:" in message and "Stored exactly, without resampling" in message
+    offered = message.split("Stored exactly")[1].split("If the datum is another")[0]
+    for code in (int(c) for c in re.findall(r"EPSG:(\d+)", offered)):
+        assert _same_projection_and_ellipsoid(pyproj.CRS.from_epsg(code), pyproj.CRS.from_wkt(local))
+        assert against_target(Declared(local, "x"), f"EPSG:{code}").equivalent  # --crs takes what it offers

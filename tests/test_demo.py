@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -113,7 +114,41 @@ def test_main_leaves_anything_else_alone(tmp_path, capsys, content):
     keep.write_text(json.dumps({"zarr_format": 3, "node_type": "group", "attributes": {}}))
     assert demo.main([str(tmp_path), "--small"]) == 1
     assert keep.exists()
-    assert "not a complete chronozarr store" in capsys.readouterr().err
+    assert f"{store} exists and was not written by the demo" in capsys.readouterr().err
+
+
+def _tree(root):
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_cli_demo_refuses_a_real_store_it_did_not_write(tmp_path):
+    """A user's chronozarr store copied to DIR/demo.zarr is a complete store with chronozarr
+    attributes; only the demo's own marker lets the demo replace it."""
+    from typer.testing import CliRunner
+
+    from chronozarr.cli import app
+
+    user = tmp_path / "mine.zarr"
+    encode(demo.demo_series(n_time=3, height=32, width=32)[0], user, crs=demo.CRS, chunk_size=16, progress=False)
+    trap = tmp_path / "trap"
+    shutil.copytree(user, trap / "demo.zarr")
+    before = _tree(trap / "demo.zarr")
+    result = CliRunner().invoke(app, ["demo", str(trap), "--small", "--no-serve"])
+    assert result.exit_code == 2
+    assert str(trap / "demo.zarr") in result.stderr and "not written by the demo" in result.stderr
+    assert _tree(trap / "demo.zarr") == before
+
+
+def test_cli_demo_replaces_its_own_store_and_it_still_validates(tmp_path):
+    from typer.testing import CliRunner
+
+    from chronozarr.check.validate import validate
+    from chronozarr.cli import app
+
+    for _ in range(2):
+        result = CliRunner().invoke(app, ["demo", str(tmp_path), "--small", "--no-serve", "--seed", str(_)])
+        assert result.exit_code == 0, result.output
+    assert validate(tmp_path / "demo.zarr").ok
 
 
 def test_serve_prints_the_viewer_and_map_urls_and_stops_on_ctrl_c(tmp_path, monkeypatch):
@@ -130,7 +165,20 @@ def test_serve_prints_the_viewer_and_map_urls_and_stops_on_ctrl_c(tmp_path, monk
     monkeypatch.setattr(command, "threading_event", Interrupted)
     lines: list[str] = []
     assert command.serve_demo(store, 0, lines.append) == 0
-    assert lines[0].startswith("viewer: http://127.0.0.1:") and lines[0].endswith("/store/")
+    assert lines[0].startswith("viewer: http://127.0.0.1:") and lines[0].endswith("/store/demo.zarr/")  # the viewer's title is the URL's last segment
     # The map page needs js/node_modules (make test installs it); without it the line is left out.
     map_line = lines[0].replace("viewer: ", "on a map (MapLibre): ").replace("/viewer/", "/maplibre/")
     assert (map_line in lines) == map_page_installed()
+
+
+def test_demo_help_shows_the_examples_verbatim_with_the_demo_s_size_and_bands(tmp_path):
+    from typer.testing import CliRunner
+
+    from chronozarr.cli import app
+
+    out = CliRunner().invoke(app, ["demo", "--help"]).output
+    assert "\\b" not in out and "[[DIR]]" not in out and "[DIR]" in out
+    assert "\n    chronozarr demo /tmp/demo --port 8001\n" in out  # one example a line, not reflowed
+    da = demo.demo_series(n_time=1, height=96, width=128)[0]
+    assert f"{da.sizes['band']} bands" in " ".join(out.split()) and da.sizes["band"] == 4
+    assert "1024 x 768 px (width x height)" in " ".join(out.split())

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from browser_check import check_page, needs_chromium
+
 import chronozarr
 import importlib
 from chronozarr.cli import app
@@ -62,16 +64,26 @@ def test_local_store_is_served_next_to_the_viewer(store: Path, js_dir: Path) -> 
     try:
         base = session.server.url
         assert session.viewer_installed
-        assert session.url == f"{base}/viewer/?store={base}/store/"
+        # The URL's last segment is the store's own name: the viewer's title (js/viewer/app.js storeName).
+        assert session.url == f"{base}/viewer/?store={base}/store/chronozarr-1/"
         assert _get(f"{base}/viewer/")[0] == 200
         assert _get(f"{base}/src/reader.js")[2] == b"export const x = 1;\n"
-        status, _, body = _get(f"{base}/store/zarr.json")
+        status, _, body = _get(f"{base}/store/chronozarr-1/zarr.json")
         assert status == 200 and b"chronozarr" in body
-        status, headers, body = _get(f"{base}/store/0/data/c/0/0/0/0", {"Range": "bytes=0-9"})
+        status, headers, body = _get(f"{base}/store/chronozarr-1/0/data/c/0/0/0/0", {"Range": "bytes=0-9"})
         assert status == 206 and headers["Content-Range"].startswith("bytes 0-9/") and len(body) == 10
         assert headers["Access-Control-Allow-Origin"] == "*"
-        assert _get(f"{base}/store/no-such-key")[0] == 404
-        assert _get(f"{base}/store/../../etc/passwd")[0] == 404
+        assert _get(f"{base}/store/chronozarr-1/no-such-key")[0] == 404
+        assert _get(f"{base}/store/chronozarr-1/../../../etc/passwd")[0] == 404
+    finally:
+        session.server.stop()
+
+
+@needs_chromium
+def test_the_viewer_page_is_titled_with_the_store_s_name(store: Path) -> None:
+    session = start_view(store)  # the real viewer of js/
+    try:
+        assert check_page(session.url)["title"] == f"{store.name} · chronozarr"  # not "store · chronozarr"
     finally:
         session.server.stop()
 
@@ -86,7 +98,7 @@ def test_the_map_page_is_offered_when_it_and_maplibre_are_installed(store: Path,
     session = start_view(store, js_dir=js_dir)
     try:
         base = session.server.url
-        assert session.map_url == f"{base}/maplibre/?store={base}/store/"
+        assert session.map_url == f"{base}/maplibre/?store={base}/store/chronozarr-1/"
         assert _get(session.map_url)[2] == b"<!doctype html><title>map</title>"
     finally:
         session.server.stop()
@@ -95,7 +107,7 @@ def test_the_map_page_is_offered_when_it_and_maplibre_are_installed(store: Path,
 def test_without_the_viewer_page_the_store_url_is_given(store: Path, tmp_path: Path) -> None:
     session = start_view(store, js_dir=tmp_path / "no-js")
     try:
-        assert not session.viewer_installed and session.url == session.store_url == f"{session.server.url}/store/"
+        assert not session.viewer_installed and session.url == session.store_url == f"{session.server.url}/store/chronozarr-1/"
         assert _get(f"{session.url}zarr.json")[0] == 200
     finally:
         session.server.stop()
@@ -109,7 +121,7 @@ def test_a_url_store_starts_no_store_server(js_dir: Path, tmp_path: Path) -> Non
     try:
         assert session.url == f"{session.server.url}/viewer/?store={url}"
         assert _get(f"{session.server.url}/viewer/")[0] == 200
-        assert _get(f"{session.server.url}/store/zarr.json")[0] == 404
+        assert _get(f"{session.server.url}/store/chronozarr-1/zarr.json")[0] == 404
     finally:
         session.server.stop()
 
@@ -140,7 +152,7 @@ def test_notebook_widget_shows_the_shared_server(store: Path) -> None:
     first = chronozarr.view(store)
     second = chronozarr.view(store, height=300)
     assert first.url == second.url and second.height == 300
-    assert "/store/" in first.url and first.url.startswith("http://127.0.0.1:")
+    assert "/store/chronozarr-1/" in first.url and first.url.startswith("http://127.0.0.1:")
     store_url = first.url.split("store=")[-1]
     assert _get(f"{store_url}zarr.json")[0] == 200
 

@@ -309,6 +309,10 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
     await ready();
     await page.waitForFunction(() => document.querySelectorAll('#legend .lg-tick').length === 5);
     assert.deepEqual(await page.$$eval('#legend .lg-tick', (t) => t.map((x) => Number(/** @type {HTMLElement} */ (x).dataset.value))), [-1, -0.5, 0, 0.5, 1]);
+    // The labels stand apart along the bar (the legend's styles apply on this page), never run together.
+    const boxes = await page.$$eval('#legend .lg-tick', (t) => t.map((x) => x.getBoundingClientRect()).map((r) => [r.left, r.right]));
+    for (let i = 1; i < boxes.length; i++) assert.ok(boxes[i][0] >= boxes[i - 1][1], `tick ${i} overlaps tick ${i - 1}: ${JSON.stringify(boxes)}`);
+    assert.ok(boxes[boxes.length - 1][1] - boxes[0][0] > 150, `ticks span ${JSON.stringify(boxes)}`);
     assert.equal(await page.isVisible('#legend .lg-range'), false);
     assert.match(await page.textContent('.maplibregl-ctrl-scale') ?? '', /^\d+\s+k?m$/);
     // Zoomed in until level 0 is drawn: the readout's values are the level-0 pixel's.

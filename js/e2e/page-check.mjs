@@ -1,6 +1,6 @@
 // @ts-check
 // Open a viewer URL in Debian's Chromium and report what a person would see: whether the store
-// opened and drew, the values a click at one level-0 pixel reports, and every console error.
+// opened and drew, its title, the values a click at one level-0 pixel reports, and every console error.
 // Used by the Python tests of installed packages (tests/packaging/), which start the server.
 // Usage: node e2e/page-check.mjs URL [X Y]   prints one JSON line; exit status 1 when the page failed.
 import { chromium } from 'playwright-core';
@@ -13,7 +13,7 @@ const [url, x, y] = process.argv.slice(2);
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 /** @type {string[]} */
 const errors = [];
-/** @type {{ url: string, errors: string[], error?: string | null, drawn?: { on: number, drawn: number }, click?: unknown }} */
+/** @type {{ url: string, errors: string[], error?: string | null, title?: string, drawn?: { on: number, drawn: number }, click?: unknown }} */
 const report = { url, errors };
 try {
   const page = await browser.newPage({ viewport: { width: 640, height: 480 } });
@@ -24,6 +24,7 @@ try {
   await page.goto(url);
   await page.waitForFunction(() => window.__chronozarrViewer?.ready || window.__chronozarrViewer?.error, null, { timeout: 30_000 });
   report.error = await page.evaluate(() => window.__chronozarrViewer.error ?? null);
+  report.title = await page.title();
   if (!report.error) {
     await page.waitForFunction(() => {
       const s = window.__chronozarrViewer.api.state();

@@ -19,6 +19,7 @@ import { initialState, warmFirstView } from './first-view.js';
 import { createLoading } from './loading.js';
 import { createNavigation } from './navigate.js';
 import { createNotices } from './notices.js';
+import { STORE_BUTTONS } from './markup.js';
 import { createPick } from './pick.js';
 import { snapSpeed } from './playback.js';
 import { acquireContext, createRenderer, cssSize } from './renderer.js';
@@ -194,6 +195,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
 
   const v = /** @type {Viewer} */ ({ store, params, $, hook, embed, env, root, canvas, label, storeName, products, notices, state });
   wire(v);
+  for (const id of STORE_BUTTONS) $(id, HTMLButtonElement).disabled = false;
   show(v);
   // The scene now reads the cells it needs (joining the early reads); drop the early ones it does not.
   warm.abort();

@@ -3,7 +3,6 @@
  * screens), the single band, the playback speed; and what they show when the state changes.
  * @module
  */
-import { SPEEDS } from './playback.js';
 
 /**
  * @param {object} o
@@ -33,8 +32,7 @@ export function createControls({ $, products, bands, playback, onProduct, onBand
   const bandSelect = $('band-select', HTMLSelectElement);
   bands.forEach((b, i) => bandSelect.append(new Option(b.common_name && b.common_name !== b.name ? `${b.name} (${b.common_name})` : b.name, String(i))));
   bandSelect.addEventListener('change', () => onBand(Number(bandSelect.value)));
-  const speed = $('speed', HTMLSelectElement);
-  for (const s of SPEEDS) speed.append(new Option(`${s}/s`, String(s)));
+  const speed = $('speed', HTMLSelectElement); // its options come with the markup
   speed.value = String(playback.speed);
   speed.addEventListener('change', () => (playback.speed = Number(speed.value)));
   $('play').addEventListener('click', () => playback.toggle());

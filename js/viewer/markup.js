@@ -2,8 +2,16 @@
  * The viewer's markup: the bar, the stage (canvas, status, inspector, overlays), the transport and
  * a place for dialogs. Element ids carry a prefix, so a page can hold more than one viewer (the
  * standalone page uses none: its ids are the ones its tests and links know).
+ * The buttons that need a store (Compare, PNG, Video) start disabled; the app enables them once the
+ * store is open. The speed list is filled here, so it is whole even when no store opens.
  * @module
  */
+import { DEFAULT_SPEED, SPEEDS } from './playback.js';
+
+/** The ids of the bar's buttons that act on an open store. */
+export const STORE_BUTTONS = /** @type {const} */ (['compare-toggle', 'export', 'video']);
+
+const speedOptions = () => SPEEDS.map((s) => `<option value="${s}"${s === DEFAULT_SPEED ? ' selected' : ''}>${s}/s</option>`).join('');
 
 /**
  * @param {string} p id prefix
@@ -21,9 +29,9 @@ export const viewerMarkup = (p, page) => {
       <label class="product-select"><span class="sr-only">Product</span><select id="${p}product-select" aria-label="Product"></select></label>
       <label id="${p}band-field" class="field" hidden>Band <select id="${p}band-select" aria-label="Band"></select></label>
       <span class="tools">
-        <button id="${p}compare-toggle" type="button" aria-pressed="false" title="Compare two dates side by side (c)">Compare</button>
-        <button id="${p}export" class="export" type="button" aria-label="Export the view as PNG with its date, legend and scale" title="PNG of the view (p)">PNG</button>
-        <button id="${p}video" class="export" type="button" aria-label="Record a time-lapse video" title="Time-lapse video (v)">Video</button>
+        <button id="${p}compare-toggle" type="button" aria-pressed="false" disabled title="Compare two dates side by side (c)">Compare</button>
+        <button id="${p}export" class="export" type="button" disabled aria-label="Export the view as PNG with its date, legend and scale" title="PNG of the view (p)">PNG</button>
+        <button id="${p}video" class="export" type="button" disabled aria-label="Record a time-lapse video" title="Time-lapse video (v)">Video</button>
         <button id="${p}help" type="button" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">?</button>
       </span>
     </${bar}>
@@ -43,7 +51,7 @@ export const viewerMarkup = (p, page) => {
     </${stage}>
     <${transport} class="transport"${region} aria-label="Time">
       <button id="${p}play" type="button" aria-label="Play" aria-pressed="false">▶</button>
-      <label class="speed">Speed <select id="${p}speed" aria-label="Playback speed, steps per second"></select></label>
+      <label class="speed">Speed <select id="${p}speed" aria-label="Playback speed, steps per second">${speedOptions()}</select></label>
       <div id="${p}timeline" class="timeline"></div>
       <output id="${p}date" class="date" aria-live="polite"></output>
     </${transport}>

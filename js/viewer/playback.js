@@ -9,6 +9,9 @@
 /** Steps per second the viewer offers. */
 export const SPEEDS = /** @type {const} */ ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 20, 24, 30, 40, 48, 60]);
 
+/** Steps per second until the user picks another. */
+export const DEFAULT_SPEED = 4;
+
 /** The offered speed nearest `v`. @param {number} v */
 export function snapSpeed(v) {
   /** @type {number} */
@@ -30,7 +33,7 @@ export function snapSpeed(v) {
 export function createPlayback({ store, view, position, step, onState, onFail, stored = false }) {
   const n = store.times.length;
   let state = /** @type {'stopped' | 'buffering' | 'playing'} */ ('stopped');
-  let speed = 4;
+  let speed = DEFAULT_SPEED;
   /** @type {number | null} bytes the loop may take; null: 45 % of the reader's cache */
   let budgetBytes = null;
   let raf = 0;

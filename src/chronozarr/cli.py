@@ -29,6 +29,10 @@ Run `chronozarr COMMAND --help` for the options of a command.
 """
 
 
+# typer ships its own copy of click; its UsageError is the base of the BadParameter it exports.
+_USAGE_ERROR: Any = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+
 class _Commands(TyperGroup):
     """The app's group: turns a ChronozarrError from any command into `error: ...` and status 2."""
 
@@ -38,6 +42,16 @@ class _Commands(TyperGroup):
         except ChronozarrError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(USER_ERROR_STATUS) from None
+        except _USAGE_ERROR as exc:
+            if "unexpected extra argument" in exc.message:
+                exc.message += GLOB_HINT
+            raise
+
+
+GLOB_HINT = (
+    ". If you typed a glob such as scenes/*.tif, the shell expanded it into many arguments: quote it "
+    "('scenes/*.tif') so chronozarr reads the files itself"
+)
 
 
 app = typer.Typer(

@@ -45,6 +45,8 @@ def convert(
     group_by: str | None = None,
     date_format: str | None = None,
     skip_unreadable: bool = False,
+    tap: bool = False,
+    lossy: bool = False,
     source_options: dict[str, Any] | None = None,
     dry_run: bool = False,
     **options: Any,
@@ -52,17 +54,19 @@ def convert(
     """Write the series `source` names as a new store at `out` (or, with `dry_run`, say what would
     be written). `options` are encode's (a `provenance` gains the input's notes). For raster files:
     `crs` states their CRS, `bounds` places files without georeferencing (or, with a grid, is its
-    extent), `grid` ("first" or an EPSG code), `resolution` and `resampling` put them on one grid,
+    extent), `grid` ("first", "union" or an EPSG code), `resolution`, `tap` and `resampling` put them on one grid,
     `assets` and `group_by` read STAC items, `date_format` dates a glob's files, and
     `skip_unreadable` leaves out files GDAL cannot read. `source_options` are open_input_dataset's for
     NetCDF and Zarr (variable, variables, mask_variable, coverage_variable, group). Without `cast`
-    the data must already have a dtype a store holds."""
+    the data must already have a dtype a store holds; a float `cast` that changes values needs `lossy`."""
     rasters = raster_options(
         crs=crs, bounds=bounds, grid=grid, resolution=resolution, resampling=resampling, assets=assets,
-        group_by=group_by, date_format=date_format, skip_unreadable=skip_unreadable,
+        group_by=group_by, date_format=date_format, skip_unreadable=skip_unreadable, tap=tap,
     )
-    with open_series(source, cast=cast, rasters=rasters, **(source_options or {})) as opened:
+    with open_series(source, cast=cast, rasters=rasters, lossy=lossy, **(source_options or {})) as opened:
         if cast is None:
             require_stored_dtype(str(opened.data.dtype))
         arguments = opened.encode_arguments() | options | {"provenance": opened.provenance(options.get("provenance"))}
-        return Converted(encode(opened.data, out, **arguments, dry_run=dry_run), opened.notes)
+        said = opened.pixel_sentence()
+        notes = opened.notes if said in opened.notes else (*opened.notes, said)  # said always, recorded when lossy
+        return Converted(encode(opened.data, out, **arguments, dry_run=dry_run), notes)

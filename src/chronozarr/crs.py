@@ -2,8 +2,9 @@
 
 Stores record one EPSG code (spec 3.3), so everything found here is reduced to a code: a CRS that
 names none is matched against EPSG (crs_match.py), and the match is said in a note the commands
-print and the store's provenance keeps. `--crs` is the user's statement of the CRS and replaces
-what the input declares; `override_note` says when the two differ in more than naming.
+print and the store's provenance keeps. `--crs` is the CRS the store is in and the CRS of inputs that
+declare none; an input declaring an equivalent CRS is relabelled (`against_target`), any other is
+warped (raster files) or refused.
 """
 
 from __future__ import annotations
@@ -84,35 +85,58 @@ def parse(value: Any, where: str) -> Any:
         raise InputError(f"{where}: cannot read a CRS from {shown}; {CRS_FIX}") from None
 
 
-def override_note(declared: Declared, code: str) -> str | None:
-    """What --crs `code` changes over the CRS the input declares; None when only names differ."""
-    from .crs_match import differences
+@dataclass(frozen=True)
+class AgainstTarget:
+    """How a CRS an input declares stands to --crs: `equivalent` inputs are relabelled (`note`
+    says by which equivalence, None when only the names differ); others are warped or refused."""
+
+    equivalent: bool
+    note: str | None
+
+
+def against_target(declared: Declared, code: str) -> AgainstTarget:
+    """Whether the input's CRS is the --crs `code` in all but name: the same projection method and
+    parameters, ellipsoid, prime meridian and units, and no datum shift (the same datum, or an
+    unnamed one, which names no shift); tolerances are those of crs_match.differences."""
+    from .crs_match import differences, unknown_datum
 
     try:
         own = parse(declared.value, declared.where)
     except InputError:
-        return f"--crs {code} replaces {declared.where}, which pyproj cannot read"
+        return AgainstTarget(False, f"{declared.where} cannot be read by pyproj")
     given = parse(code, "--crs")
     if own.to_epsg(min_confidence=100) == given.to_epsg():
-        return None
+        return AgainstTarget(True, None)
     diffs, unnamed = differences(own, given)
-    if unnamed:
+    loose = unnamed or unknown_datum(own)
+    if loose:
         diffs = [d for d in diffs if not d.startswith("datum")]
-    if not diffs:
-        return None
-    return f"--crs {code} replaces {declared.where} ({own.name}), which differs in {', '.join(diffs)}"
+    if diffs:
+        return AgainstTarget(False, f"{declared.where} ({own.name}) differs from --crs {code} in {', '.join(diffs)}")
+    name = own.datum.name if own.datum else "unnamed"
+    datum = f"its datum ({name}) is unnamed or unknown to PROJ and gives no shift, so none applies" if loose else "the same datum"
+    return AgainstTarget(True, f"{declared.where} ({own.name}) is relabelled as {code}, not warped: the same projection "
+                         f"method and parameters, ellipsoid, prime meridian and units, and {datum}")
 
 
 def series_crs(
     ds: xr.Dataset, names: list[str], geographic: bool, data: xr.DataArray, crs: Any, default_crs: str | None
 ) -> tuple[str, tuple[str, ...]]:
-    """The EPSG code of a NetCDF or Zarr series (--crs `crs` replaces what the input declares,
-    `default_crs` is taken when nothing names one) and what to say of it."""
+    """The EPSG code of a NetCDF or Zarr series (--crs `crs` is the target and must be equivalent
+    to what the input declares, `default_crs` is taken when nothing names one) and what to say of it."""
     declared = declared_crs(ds, names, geographic)
     if crs is not None:
         code = resolve(crs, "--crs").code
-        note = override_note(declared, code) if declared is not None else None
-        return code, (note,) if note else ()
+        if declared is None:
+            return code, ()
+        against = against_target(declared, code)
+        if not against.equivalent:
+            raise InputError(
+                f"--crs {code} is the CRS to store in, and {against.note}: relabelling would move every "
+                "pixel, and a NetCDF or Zarr input is not warped. Drop --crs to keep the declared CRS, or warp "
+                f"it first (gdalwarp -t_srs {code} -r bilinear IN OUT); if the declared CRS is wrong, correct the file"
+            )
+        return code, (against.note,) if against.note else ()
     if declared is not None:
         found = declared.resolve(extent=_extent(data))
         return found.code, (found.note,) if found.note else ()
@@ -133,6 +157,18 @@ def _extent(data: xr.DataArray) -> Extent | None:
     if not x.size or not y.size:
         return None
     return float(x.min()), float(y.min()), float(x.max()), float(y.max())
+
+
+def crs_unit(code: str | None) -> str:
+    """The unit of a CRS's coordinates for a sentence ("m", "degree", "US survey foot"), or
+    "CRS units" when it cannot be told."""
+    try:
+        from pyproj import CRS
+
+        name = CRS.from_user_input(code).axis_info[0].unit_name
+    except Exception:  # no pyproj, no code, or a code pyproj does not know
+        return "CRS units"
+    return {"metre": "m", "meter": "m", "degree": "degree"}.get(name, name)
 
 
 def _known(code: int, where: str) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 
 from .errors import InputError
 
-UNNAMED_DATUM = re.compile(r"(?i)^\s*(d_)?(unknown|undefined|unnamed|not[ _]specified|user[ _]defined|custom|none)\b|^\s*$")
+UNNAMED_DATUM = re.compile(r"(?i)^\s*(d_)?(unknown|undefined|unnamed|not[ _]specified|user[ _]defined|custom|none)(?![a-z0-9])|^\s*$")
 CANDIDATES_SHOWN = 3
 PYPROJ_EQUIVALENT = 90  # PROJ's identify(): 90 and above means equivalent, whatever the names
 
@@ -103,6 +103,20 @@ def differences(a: Any, b: Any) -> tuple[list[str], bool]:
     if not unnamed and _normal(_name(a.datum)) != _normal(_name(b.datum)):
         out.append(f"datum ({_name(a.datum)}, not {_name(b.datum)})")
     return out, unnamed
+
+
+def unknown_datum(crs: Any) -> bool:
+    """True when the CRS's datum is none PROJ knows by name and it gives no shift (TOWGS84): nothing
+    then ties it to another datum, so --crs may state which one it is without moving a pixel."""
+    if crs.is_bound or crs.datum is None:
+        return False
+    from pyproj.crs import Datum
+
+    try:
+        Datum.from_name(crs.datum.name)
+    except Exception:  # pyproj.exceptions.CRSError: no datum of that name
+        return True
+    return False
 
 
 def _projection_differences(a: Any, b: Any) -> list[str]:
@@ -198,6 +212,8 @@ def _describe(crs: Any) -> str:
 
 
 def _no_match_message(crs: Any, where: str, candidates: tuple[Candidate, ...], extent: Any, pixel: float | None) -> str:
+    """The refusal: first the EPSG CRSs that --crs accepts as equivalent (they differ in the datum's
+    name only, and the datum is unknown to PROJ), which store the data exactly; then the warp."""
     shown = candidates[:CANDIDATES_SHOWN]
     listing = "; ".join(
         f"{c.label}, pyproj confidence {c.confidence}%, differs in {_some(c.differences)}" for c in shown
@@ -206,7 +222,16 @@ def _no_match_message(crs: Any, where: str, candidates: tuple[Candidate, ...], e
     lon, lat = centre_lonlat(crs, extent)
     code = utm_code(lon, lat) if math.isfinite(lon) and math.isfinite(lat) else 4326
     target = f"EPSG:{code}"
-    declare = f"If the data is in fact on {shown[0].label}, say so with --crs EPSG:{shown[0].code}; otherwise r" if shown else "R"
+    exact = [c for c in candidates if all(d.startswith("datum") for d in c.differences)] if unknown_datum(crs) else []
+    if exact:
+        codes = ", ".join(c.label for c in exact[:CANDIDATES_SHOWN + 2])
+        declare = (f"Stored exactly, without resampling, with --crs naming one of the EPSG CRSs with the same projection, "
+                   f"parameters, ellipsoid and units (its datum {_name(crs.datum)} is unknown to PROJ and declares no "
+                   f"shift): {codes}, e.g. --crs EPSG:{exact[0].code}. If the datum is another, r")
+    elif shown:
+        declare = f"If the data is in fact on {shown[0].label}, say so with --crs EPSG:{shown[0].code}; otherwise r"
+    else:
+        declare = "R"
     size = _size_in(crs, code, extent, pixel) if pixel else None
     warp = f", or let convert warp the files: --grid {target} --resolution {size:.4g} --resampling bilinear" if size else ""
     return (

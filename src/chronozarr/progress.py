@@ -1,8 +1,11 @@
-"""Progress bars for long work: shown on a terminal, silent otherwise."""
+"""Progress of long work: a bar on a terminal; elsewhere (a log, CI, a pipe) one line when each
+phase starts and one when it ends, so a log still shows where the time went; nothing when asked
+for no progress."""
 
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -12,12 +15,33 @@ def _ignore(n: int = 1) -> None:
 
 
 @contextmanager
-def progress_bar(label: str, total: int, enabled: bool | None = None) -> Iterator[Callable[[int], None]]:
-    """Yield `advance(n)`; draws a rich bar when enabled (default: stderr is a terminal)."""
+def _without_bar(lines: bool, label: str, what: str) -> Iterator[None]:
+    """With `lines`, a line on stderr as the phase starts and one as it ends (none on failure: the
+    error says it); else nothing."""
+    if not lines:
+        yield
+        return
+    started = time.perf_counter()
+    print(f"{label}: {what} ...", file=sys.stderr, flush=True)
+    yield
+    print(f"{label}: done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+
+
+def _drawn(enabled: bool | None) -> bool | None:
+    """True: a bar; None: lines (the default off a terminal); False: nothing."""
     if enabled is None:
-        enabled = sys.stderr.isatty()
-    if not enabled:
-        yield _ignore
+        return True if sys.stderr.isatty() else None
+    return enabled
+
+
+@contextmanager
+def progress_bar(label: str, total: int, enabled: bool | None = None) -> Iterator[Callable[[int], None]]:
+    """Yield `advance(n)`; draws a rich bar when enabled (default: when stderr is a terminal, and
+    a line per phase otherwise)."""
+    mode = _drawn(enabled)
+    if not mode:
+        with _without_bar(mode is None, label, f"{total} steps"):
+            yield _ignore
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -41,12 +65,12 @@ class WorkBar:
 
 @contextmanager
 def work_bar(label: str, total_bytes: int, units: int, enabled: bool | None = None) -> Iterator[WorkBar]:
-    """A bar for an encode: units done of all, MB done, MB/s and the time left; silent when
-    stderr is not a terminal (or `enabled` is False)."""
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    if not enabled:
-        yield WorkBar(_ignore, lambda: None)
+    """A bar for an encode: units done of all, MB done, MB/s and the time left; a line per phase
+    when stderr is not a terminal, nothing when `enabled` is False."""
+    mode = _drawn(enabled)
+    if not mode:
+        with _without_bar(mode is None, label, f"{units} tasks, {total_bytes / 1e6:.1f} MB"):
+            yield WorkBar(_ignore, lambda: None)
         return
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 

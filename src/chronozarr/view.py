@@ -1,8 +1,9 @@
 """`view`: look at a store in the browser viewer, from a terminal or inline in a notebook.
 
-A local store is served by `StoreServer` from a temporary root laid out as links: `store/` is the
-store, and every directory of the browser apps (`viewer/`, `src/`, `maplibre/`, `node_modules/`)
-sits next to it, so the viewer page reads the store from its own origin at `/store/`. The apps are
+A local store is served by `StoreServer` from a temporary root laid out as links: `store/NAME/` is
+the store (NAME its directory's name, which the viewer shows as its title), and every directory of
+the browser apps (`viewer/`, `src/`, `maplibre/`, `node_modules/`) sits next to `store/`, so the
+viewer page reads the store from its own origin at `/store/NAME/`. The apps are
 the package data an installed wheel carries (`chronozarr/web/`, copied from `js/` when the wheel is
 built), or `js/` itself in a source checkout. A URL is not served: only
 the viewer page is, and it reads the store from where it lives. One server per process backs every
@@ -75,15 +76,18 @@ class _ViewRoot:
 
     def _link(self, name: str, target: Path) -> None:
         self.server.allow_links_to(target)
+        (self.dir / name).parent.mkdir(exist_ok=True)
         (self.dir / name).symlink_to(target.resolve(), target_is_directory=True)
 
     def mount(self, store: Path) -> str:
-        """The URL path (`store/`, then `store-2/`, ...) the store is served at."""
+        """The URL path (`store/NAME`, then `store-2/NAME`, ...) the store is served at: its last
+        segment is the store's own name, which the viewer takes for its title."""
         real = os.path.realpath(store)
         with self.lock:
             if real not in self.mounts:
                 n = len(self.mounts) + 1
-                name = STORE_MOUNT if n == 1 else f"{STORE_MOUNT}-{n}"
+                folder = STORE_MOUNT if n == 1 else f"{STORE_MOUNT}-{n}"
+                name = f"{folder}/{Path(real).name or STORE_MOUNT}"
                 self._link(name, Path(real))
                 self.mounts[real] = name
             return self.mounts[real]
@@ -120,7 +124,7 @@ def start_view(
     view_root = root or _ViewRoot(js if installed else None, port)
     name = view_root.mount(Path(text))
     view_root.server.start()
-    store_url = f"{view_root.server.url}/{name}/"
+    store_url = f"{view_root.server.url}/{quote(name)}/"
     if not installed:
         return ViewSession(store_url, store_url, view_root.server, False)
     return _session(view_root.server, store_url, js)

@@ -51,6 +51,16 @@ def test_info_of_a_non_store_is_a_user_error(tmp_path: Path) -> None:
     assert "error:" in result.output
 
 
+def test_info_of_a_file_says_it_is_a_file_not_that_nothing_is_there(tmp_path: Path) -> None:
+    existing = tmp_path / "scene.tif"
+    existing.write_bytes(b"II*\x00")
+    result = runner.invoke(app, ["info", str(existing)])
+    assert result.exit_code == 2
+    assert "it is a file, not a store" in result.stderr and "does not exist" not in result.stderr
+    result = runner.invoke(app, ["validate", str(existing)])
+    assert "it is a file, not a store" in result.output
+
+
 def test_help_has_examples() -> None:
     for command in ("validate", "info"):
         result = runner.invoke(app, [command, "--help"])

@@ -65,5 +65,5 @@ def test_info_of_an_auto_store_reports_the_selection(tmp_path: Path) -> None:
 def test_info_text_names_everything(base_stores: dict[str, Path]) -> None:
     text = info_text(info(base_stores["unsharded"]))
     for part in ("5 from 2024-01-01T00:00:00Z to 2024-05-01T00:00:00Z, monthly", "uint16, nodata 0", "star-delta, anchor interval 2",
-                 "unsharded, chunk size 8", "mask yes, coverage yes", "EPSG:32631", "b0", "20 x 18 px, grid 3 x 3", "objects"):
+                 "unsharded, chunk size 8", "mask yes, coverage yes", "EPSG:32631", "b0", "18 x 20 px (width x height), 3 x 3 cells (width x height), 10 m per pixel", "objects"):
         assert part in text, text

@@ -43,12 +43,28 @@ def test_convert_writes_the_store_and_reports_it(tmp_path):
         np.testing.assert_array_equal(store.read(1), pixels(2, seed=1))
 
 
+def test_every_summary_counts_the_source_pixels_resampled_and_dropped(tmp_path):
+    from source_inputs import cube, write
+
+    result = run("convert", csv_manifest(tmp_path / "m.csv", tiffs(tmp_path)), tmp_path / "out", *FAST)
+    assert result.exit_code == 0, result.output
+    with chronozarr.open_store(tmp_path / "out") as store:
+        n_time, _, height, width = store.to_xarray(lod=0, physical=False).shape
+    assert f"note: source pixels: {n_time * height * width} stored as read, 0 resampled, 0 dropped outside the store's grid" in result.stdout
+    cube_file = write(cube(), tmp_path / "cube.nc")
+    result = run("convert", cube_file, tmp_path / "nc", *FAST)
+    assert result.exit_code == 0, result.output
+    with chronozarr.open_store(tmp_path / "nc") as store:
+        n_time, _, height, width = store.to_xarray(lod=0, physical=False).shape
+    assert f"note: source pixels: {n_time * height * width} stored as read, 0 resampled, 0 dropped" in result.stdout
+
+
 def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path):
     out = tmp_path / "out"
     result = run("convert", csv_manifest(tmp_path / "m.csv", tiffs(tmp_path)), out, "--dry-run", *FAST)
     assert result.exit_code == 0, result.output
     assert not out.exists()
-    for text in ("nothing written", "2024-01-01T00:00:00Z, 2024-02-01T00:00:00Z", "18 x 20 pixels", UTM, "uint16", "levels", "kB uncompressed"):
+    for text in ("nothing written", "2024-01-01T00:00:00Z, 2024-02-01T00:00:00Z", "18 x 20 px (width x height)", UTM, "uint16", "levels", "kB uncompressed"):
         assert text in result.stdout
 
 
@@ -129,7 +145,8 @@ def _sidecar_and_bounds(folder: Path) -> list[tuple[str, str]]:
     [
         (_shape, [], [
             "odd.tif is not on the grid of the store (it covers rows 0..20 and columns 0..17 of the 18 x 20 grid)",
-            "--grid first puts every file on the first one's grid",
+            "--grid union puts every file on one grid covering them all, each read exactly where it lands (no resampling)",
+            "--grid first would keep the first file's extent only, dropping 18 of this file's pixels",  # its 21st row
             "gdalwarp -t_srs EPSG:32631 -tr 10 10 -te 500000 5000000 500180 5000200",
         ]),
         (_crs, [], [

@@ -64,20 +64,45 @@ def test_an_esri_utm_crs_with_an_unnamed_datum_is_recorded_as_its_epsg_match(tmp
     assert note[len("note: "):] in provenance_of(out)["notes"]
 
 
-def test_crs_replaces_the_declared_crs_and_says_only_real_differences(tmp_path):
+def test_crs_naming_an_equivalent_crs_relabels_and_says_which_equivalence(tmp_path):
     out = tmp_path / "out"
     result = run("convert", dems(tmp_path), out, "--crs", "EPSG:31985", *FAST)
     assert result.exit_code == 0, result.output
-    assert "note:" not in result.stdout  # the same CRS under another name
+    note = next(line for line in result.stdout.splitlines() if line.startswith("note: "))
+    assert "relabelled as EPSG:31985, not warped" in note and "unnamed" in note
+    assert note[len("note: "):] in provenance_of(out)["notes"]
     with chronozarr.open_store(out) as store:
         assert store.crs == "EPSG:31985"
+        assert np.array_equal(store.read(0)[0], pixels(1, "int16", seed=0)[0])  # stored exactly
 
-    rows = [(geotiff(tmp_path / f"z{i}.tif", pixels(1, seed=i), crs="EPSG:32632").name, DATES[i]) for i in range(2)]
-    result = run("convert", csv_manifest(tmp_path / "z.csv", rows), tmp_path / "z", "--crs", "EPSG:32631", *FAST)
+
+def utm18s(folder: Path) -> Path:
+    """Two GeoTIFFs declaring WGS 84 / UTM 18S (EPSG:32718)."""
+    return csv_manifest(folder / "z.csv", [
+        (geotiff(folder / f"z{i}.tif", pixels(1, seed=i), crs="EPSG:32718").name, DATES[i]) for i in range(2)
+    ])
+
+
+def test_crs_naming_another_crs_is_the_target_and_needs_resampling(tmp_path):
+    manifest = utm18s(tmp_path)
+    result = run("convert", manifest, tmp_path / "z", "--crs", "EPSG:32717", *FAST)
+    refused(result, "--crs EPSG:32717 is the CRS to store in", "z0.tif (WGS 84 / UTM zone 18S) differs",
+            "needs --resampling", "drop --crs", out=tmp_path / "z")
+
+
+def test_crs_naming_another_crs_warps_the_files_where_they_belong(tmp_path):
+    from pyproj import Transformer
+
+    out = tmp_path / "z"
+    result = run("convert", utm18s(tmp_path), out, "--crs", "EPSG:32717", "--resampling", "nearest", "--resolution", 10, *FAST)
     assert result.exit_code == 0, result.output
-    assert "note: --crs EPSG:32631 replaces the CRS of" in result.stdout and "longitude of natural origin (9, not 3)" in result.stdout
-    with chronozarr.open_store(tmp_path / "z") as store:
-        assert store.crs == "EPSG:32631"
+    assert "warped by GDAL with nearest resampling from EPSG:32718" in result.stdout
+    west, north = TRANSFORM.c, TRANSFORM.f
+    x, y = Transformer.from_crs("EPSG:32718", "EPSG:32717", always_xy=True).transform(west + 90, north - 100)
+    with chronozarr.open_store(out) as store:
+        assert store.crs == "EPSG:32717"
+        xs, ys = store.to_xarray(lod=0, times=[0])["x"].values, store.to_xarray(lod=0, times=[0])["y"].values
+    assert xs.min() - 10 < x < xs.max() + 10 and ys.min() - 10 < y < ys.max() + 10  # the files' centre, ~667 km east
 
 
 def daymet(path: Path) -> Path:
@@ -101,11 +126,10 @@ def test_a_daymet_lambert_grid_is_refused_naming_the_closest_crs_and_the_reproje
             "gdalwarp -t_srs EPSG:32614 -r bilinear IN OUT", out=tmp_path / "out")
     assert "32631" not in result.stderr  # no fixed example code
 
+    # --crs is the CRS to store in: a NetCDF grid declaring another is not relabelled (every pixel would move)
     result = run("encode", source, tmp_path / "stated", "--crs", "EPSG:32614", *FAST)
-    assert result.exit_code == 0, result.output
-    assert "note: --crs EPSG:32614 replaces grid mapping 'lambert_conformal_conic'" in result.stdout
-    assert "differs in projection (Lambert Conic Conformal (2SP), not Transverse Mercator)" in result.stdout
-    assert "--crs EPSG:32614 replaces" in provenance_of(tmp_path / "stated")["notes"]
+    refused(result, "--crs EPSG:32614 is the CRS to store in", "differs from --crs EPSG:32614 in projection",
+            "is not warped", "Drop --crs", out=tmp_path / "stated")
 
 
 def test_a_netcdf_with_an_esri_wkt_is_matched_too(tmp_path):

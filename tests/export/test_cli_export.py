@@ -31,6 +31,12 @@ def test_export_cog_writes_files_and_says_so(star, tmp_path):
     result = run("export-cog", star.path, tmp_path / "cogs", "--level", "1", "--times", "0,2", "--no-progress")
     assert result.exit_code == 0, result.output
     assert "2 COGs of level 1" in result.stdout
+    import rasterio
+
+    with rasterio.open(tmp_path / "cogs" / "L1_2024-01-01.tif") as cog:  # the order info prints too
+        assert f"({cog.width} x {cog.height} px (width x height))" in result.stdout
+    info = run("info", star.path).stdout
+    assert f"{cog.width} x {cog.height} px (width x height)" in info and " m per pixel" in info
     assert sorted(p.name for p in (tmp_path / "cogs").iterdir()) == ["L1_2024-01-01.tif", "L1_2024-03-01.tif"]
 
 

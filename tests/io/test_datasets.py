@@ -91,9 +91,16 @@ def test_rioxarray_style_spatial_ref_coordinate(tmp_path):
         assert source.crs == "EPSG:32633"
 
 
-def test_explicit_crs_wins(tmp_path):
-    with open_input_dataset(write(cube(), tmp_path / "in.nc"), crs="epsg:32632") as source:
+def test_explicit_crs_is_the_crs_of_an_input_declaring_none(tmp_path):
+    with open_input_dataset(write(cube(crs_key=None), tmp_path / "in.nc"), crs="epsg:32632") as source:
         assert source.crs == "EPSG:32632"
+
+
+def test_explicit_crs_naming_another_than_the_declared_one_is_refused_not_relabelled(tmp_path):
+    with pytest.raises(InputError, match="--crs EPSG:32632 is the CRS to store in.*differs from --crs EPSG:32632 in"):
+        open_input_dataset(write(cube(), tmp_path / "in.nc"), crs="epsg:32632")
+    with open_input_dataset(write(cube(), tmp_path / "same.nc"), crs="epsg:32631") as source:
+        assert source.crs == "EPSG:32631" and not source.notes
 
 
 def test_group_option(tmp_path):
@@ -117,7 +124,7 @@ def test_cast_to_float32_is_explicit_and_integer_casts_are_exact(tmp_path):
     path = write(ds, tmp_path / "in.nc")
     with open_input_dataset(path) as source:
         assert source.data.dtype == np.float64  # never cast silently
-    with open_input_dataset(path, cast="float32") as source:
+    with open_input_dataset(path, cast="float32", lossy=True) as source:
         assert source.data.dtype == np.float32
     with open_input_dataset(path, cast="uint16") as source:
         assert source.data.dtype == np.uint16

@@ -101,7 +101,9 @@ def test_group_by_day_mosaics_the_items_of_one_day_first_valid_pixel_first(tmp_p
         np.testing.assert_array_equal(store.read(1), np.stack([third["B04"], third["B08"]]))
         assert store.read_mask(0).all()
     provenance = json.loads((tmp_path / "out" / "zarr.json").read_text())["attributes"]["chronozarr"].get("provenance")
-    assert result.notes == () and provenance is None  # nothing was matched, warped or skipped
+    # nothing was matched, warped, dropped or skipped: the summary says so, provenance has nothing to keep
+    assert len(result.notes) == 1 and result.notes[0].endswith(" stored as read, 0 resampled, 0 dropped outside the store's grid")
+    assert provenance is None
 
 
 def test_items_in_two_utm_zones_are_warped_onto_one_grid(tmp_path):
@@ -243,6 +245,27 @@ def test_skip_unreadable_drops_an_item_from_its_day_and_keeps_the_others(tmp_pat
     with pytest.raises(InputError, match=r"cannot open source .*a_B04.tif.*--skip-unreadable"):
         convert(items, tmp_path / "out", assets=["B04"], group_by="day", **FAST)
     result = convert(items, tmp_path / "out", assets=["B04"], group_by="day", skip_unreadable=True, **FAST)
-    assert result.notes == (f"skipped 1 unreadable file(s) (--skip-unreadable): {broken}",)
+    assert result.notes[0] == f"skipped 1 unreadable file(s) (--skip-unreadable): {broken}"
     with chronozarr.open_store(tmp_path / "out") as store:
         np.testing.assert_array_equal(store.read(0)[0], kept["B04"])
+
+
+def test_two_adjacent_scenes_of_one_day_mosaic_whole_with_grid_union(tmp_path):
+    """The mosaic the issue found cropped: two scenes of one day on one 10 m lattice, the second 6
+    columns east and 4 rows south. The refusal's advice keeps both; --grid first says what it drops."""
+    west, north = TRANSFORM.c, TRANSFORM.f
+    east = scene_files(tmp_path, "e", 2, keys=("B04",), transform=from_origin(west + 60, north - 40, 10, 10))
+    first = scene_files(tmp_path, "w", 1, keys=("B04",))
+    features = [item(n, f"2024-06-01T10:00:0{i}Z", {"B04": asset(f"{n}_B04.tif", "B04")}) for i, n in enumerate("we")]
+    items = collection(tmp_path / "items.json", features)
+    with pytest.raises(InputError, match=r"--grid union puts every file on one grid covering them all.*dropping 168 of"):
+        convert(items, tmp_path / "refused", assets=["B04"], group_by="day", **FAST)  # 20 x 18 - 16 x 12 of e.tif
+    result = convert(items, tmp_path / "out", assets=["B04"], group_by="day", grid="union", **FAST)
+    with chronozarr.open_store(tmp_path / "out") as store:
+        mosaic = store.read(0)[0]
+        assert mosaic.shape == (HEIGHT + 4, WIDTH + 6)
+        np.testing.assert_array_equal(mosaic[:HEIGHT, :WIDTH], first["B04"])  # the first listed wins where both are
+        np.testing.assert_array_equal(mosaic[HEIGHT:, 6:], east["B04"][HEIGHT - 4:])
+        np.testing.assert_array_equal(mosaic[4:HEIGHT, WIDTH:], east["B04"][:HEIGHT - 4, WIDTH - 6:])
+        assert not store.read_mask(0)[HEIGHT:, :6].any()  # no scene there
+    assert f"{2 * HEIGHT * WIDTH} stored as read, 0 resampled, 0 dropped" in result.notes[-1]

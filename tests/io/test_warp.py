@@ -91,7 +91,7 @@ def test_the_warp_is_recorded_in_provenance_and_said(tmp_path):
             (neighbour_zone_file(tmp_path / "b.tif", pixels(1, height=14, width=12)).name, DATES[1])]
     result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", resampling="bilinear", **FAST)
     note = next(n for n in result.notes if "warped" in n)
-    assert "EPSG:32631 grid of 18 x 20 pixels of 10 x 10" in note and "bilinear resampling from EPSG:32632" in note
+    assert "EPSG:32631 grid of 18 x 20 px (width x height), pixels of 10 x 10" in note and "bilinear resampling from EPSG:32632" in note
     assert "1 file(s) read exactly" in note and "invalid (mask)" in note
     assert note in str(result)
     root = json.loads((tmp_path / "out" / "zarr.json").read_text())["attributes"]["chronozarr"]
@@ -132,7 +132,7 @@ def test_whole_pixel_shifts_are_read_exactly_with_grid_first(tmp_path):
 
 def test_a_grid_in_a_crs_needs_a_resolution_and_suggests_one(tmp_path):
     rows = [(geotiff(tmp_path / "a.tif", pixels(1)).name, DATES[0])]
-    with pytest.raises(InputError, match=r"--grid EPSG:32632 needs --resolution.*--resolution 10"):
+    with pytest.raises(InputError, match=r"a grid in EPSG:32632 .*needs --resolution.*--resolution 10"):
         convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", grid="EPSG:32632", resampling="nearest", **FAST)
     assert not (tmp_path / "out").exists()
 
@@ -198,3 +198,62 @@ def test_files_in_a_crs_without_epsg_code_are_warped_onto_an_epsg_grid(tmp_path)
         mask = store.read_mask(0).astype(bool)
         np.testing.assert_array_equal(mask, expected[0] != 0)
         np.testing.assert_array_equal(store.read(0)[0][mask], expected[0][mask])
+
+
+def landsat_pair(folder):
+    """Two adjacent 30 m scenes in UTM 21N whose origin lies on odd multiples of 15 m, as Landsat's
+    grid does: the second 12 columns east and 5 rows south of the first, overlapping it."""
+    west, north = 300_015.0, 5_000_085.0  # 15 x 20001, 15 x 333339
+    first, second = pixels(1, seed=1), pixels(1, seed=2)
+    rows = [
+        (geotiff(folder / "a.tif", first, crs="EPSG:32621", transform=from_origin(west, north, 30, 30)).name, DATES[0]),
+        (geotiff(folder / "b.tif", second, crs="EPSG:32621", transform=from_origin(west + 360, north - 150, 30, 30)).name, DATES[1]),
+    ]
+    return csv_manifest(folder / "m.csv", rows), (west, north), first[0], second[0]
+
+
+def test_grid_union_holds_every_scene_on_their_own_lattice_without_resampling(tmp_path):
+    manifest, (west, north), first, second = landsat_pair(tmp_path)
+    result = convert(manifest, tmp_path / "out", grid="union", **FAST)
+    # The union, worked out by hand: 12 + WIDTH columns, 5 + HEIGHT rows, from the first scene's corner.
+    with chronozarr.open_store(tmp_path / "out") as store:
+        da = store.to_xarray(lod=0, physical=False)
+        assert da.sizes["x"] == WIDTH + 12 and da.sizes["y"] == HEIGHT + 5
+        assert da["x"].values[0] == west + 15 and da["y"].values[0] == north - 15
+        np.testing.assert_array_equal(store.read(0)[0][:HEIGHT, :WIDTH], first)
+        np.testing.assert_array_equal(store.read(1)[0][5:, 12:], second)
+        assert not store.read_mask(0)[HEIGHT:, :].any() and store.read_mask(1)[5:, 12:].all()
+    assert "0 resampled, 0 dropped outside the store's grid" in result.notes[-1]
+    assert f"{2 * HEIGHT * WIDTH} stored as read" in result.notes[-1]
+
+
+def test_a_grid_in_a_crs_snaps_to_the_scenes_shared_origin_and_tap_to_whole_pixels(tmp_path):
+    manifest, (west, north), _, second = landsat_pair(tmp_path)
+    convert(manifest, tmp_path / "crs", grid="EPSG:32621", resolution=30, **FAST)  # refused as half a pixel off before
+    with chronozarr.open_store(tmp_path / "crs") as store:
+        assert store.to_xarray(lod=0, physical=False)["x"].values[0] == west + 15
+        np.testing.assert_array_equal(store.read(1)[0][5:, 12:], second)
+    with pytest.raises(InputError, match=r"offset by \(0.5, 0.5\) of a pixel.*--resampling"):
+        convert(manifest, tmp_path / "tap", grid="EPSG:32621", resolution=30, tap=True, **FAST)
+    convert(manifest, tmp_path / "tap", grid="EPSG:32621", resolution=30, tap=True, resampling="nearest", **FAST)
+    with chronozarr.open_store(tmp_path / "tap") as store:
+        assert store.to_xarray(lod=0, physical=False)["x"].values[0] % 30 == 15  # centres of whole-30 m pixels
+
+
+def test_grid_first_says_how_many_pixels_of_a_mosaic_it_drops(tmp_path):
+    manifest, *_ = landsat_pair(tmp_path)
+    result = convert(manifest, tmp_path / "out", grid="first", **FAST)
+    outside = HEIGHT * WIDTH - (HEIGHT - 5) * (WIDTH - 12)  # the second scene beyond the first's edges
+    assert f"{2 * HEIGHT * WIDTH - outside} stored as read, 0 resampled, {outside} dropped outside the store's grid" in result.notes[-1]
+    provenance = json.loads((tmp_path / "out" / "zarr.json").read_text())["attributes"]["chronozarr"]["provenance"]
+    assert f"{outside} dropped outside the store's grid" in provenance["notes"]
+
+
+def test_crs_naming_the_first_file_s_crs_keeps_its_grid_and_warps_the_others_onto_it(tmp_path):
+    rows = [(geotiff(tmp_path / "a.tif", pixels(1), nodata=0).name, DATES[0]),
+            (neighbour_zone_file(tmp_path / "b.tif", pixels(1, height=14, width=12)).name, DATES[1])]
+    result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", crs=UTM, resampling="nearest", **FAST)
+    with chronozarr.open_store(tmp_path / "out") as store:
+        assert store.crs == UTM and store.to_xarray(lod=0, physical=False).shape[2:] == (HEIGHT, WIDTH)  # a.tif's grid
+        np.testing.assert_array_equal(store.read(0)[0], pixels(1)[0])
+    assert "1 file(s) warped by GDAL with nearest resampling from EPSG:32632" in result.notes[0]

@@ -33,9 +33,24 @@ def test_open_dataset_reads_nothing_until_values_are_asked_for(tmp_path, monkeyp
 def test_physical_values_apply_scale_and_give_nan_where_invalid(tmp_path):
     path, values, mask = _store(tmp_path)
     ds = xr.open_dataset(path, engine="chronozarr")
-    expected = values[1] * 1e-4
+    expected = (values[1] * 1e-4).astype(np.float32)  # uint16 reflectance: float32 keeps every step apart
     expected[:, mask[1] == 0] = np.nan
-    np.testing.assert_allclose(ds.data.isel(time=1).values, expected, rtol=0, atol=1e-12)
+    assert ds.data.dtype == np.float32 and ds.data.nbytes == values.size * 4
+    np.testing.assert_array_equal(ds.data.isel(time=1).values, expected)
+
+
+def test_physical_values_are_float64_where_float32_would_merge_stored_values(tmp_path):
+    from conftest import make_series
+
+    from chronozarr.format.metadata import Band
+
+    da = make_series(n_time=2, n_band=1, height=16, width=16, seed=1, bands=["t"])
+    # kelvin in 1e-5 steps above 250 K: float32's step near 250 is 1.5e-5, so neighbours would merge
+    chronozarr.encode(da, tmp_path / "k", crs="EPSG:32631", chunk_size=16, bands=[Band("t", scale=1e-5, offset=250.0)])
+    with xr.open_dataset(tmp_path / "k", engine="chronozarr") as ds:
+        assert ds.data.dtype == np.float64
+        np.testing.assert_array_equal(ds.data.values[0], da.values[0] * 1e-5 + 250.0)
+        assert np.float32(250.0 + 1e-5) == np.float32(250.0 + 2e-5)  # the independent reason: they would merge
 
 
 def test_dask_chunks_follow_the_store_chunks(tmp_path):

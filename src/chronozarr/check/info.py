@@ -6,6 +6,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from ..crs import crs_unit
+from ..format.geometry import size_text
 from ..format.times import cadence
 from ..read.object_source import ObjectSource
 from ..read.store import ChronoStore
@@ -71,6 +73,7 @@ def info(store: str | os.PathLike[str] | ObjectSource) -> dict[str, Any]:
 def info_text(summary: dict[str, Any]) -> str:
     """The dict of `info` as aligned lines for a terminal."""
     times, enc, lay = summary["times"], summary["encoding"], summary["layout"]
+    unit = crs_unit(summary["crs"])
     lines = [
         f"store      {summary['store']}  (chronozarr {summary['spec_version']})",
         f"times      {times['count']} from {times['first']} to {times['last']}, {times['cadence']}",
@@ -82,7 +85,7 @@ def info_text(summary: dict[str, Any]) -> str:
         "bands",
         *(f"  {_band(b)}" for b in summary["bands"]),
         "levels",
-        *(f"  {_level(level)}" for level in summary["levels"]),
+        *(f"  {_level(level, unit)}" for level in summary["levels"]),
     ]
     if "objects" in summary:
         lines.append(f"objects    {summary['objects']['count']} objects, {_bytes(summary['objects']['bytes'])}")
@@ -116,10 +119,11 @@ def _band(b: dict[str, Any]) -> str:
     return f"{b['name']:<10} {', '.join(extras)}"
 
 
-def _level(level: dict[str, Any]) -> str:
+def _level(level: dict[str, Any], unit: str) -> str:
     shape: Sequence[int] = level["shape"]
     grid = level["grid"]
-    return f"{level['path']:>3}  {shape[2]} x {shape[3]} px, grid {grid[0]} x {grid[1]}, {level['resolution']:g} per pixel"
+    cells = size_text(grid[1], grid[0], "cells")
+    return f"{level['path']:>3}  {size_text(shape[3], shape[2])}, {cells}, {level['resolution']:g} {unit} per pixel"
 
 
 def _bytes(n: float) -> str:

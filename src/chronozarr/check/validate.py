@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 
 from ..errors import AccessError, StoreError
 from ..format.zarrjson import parse_json
-from ..read.object_source import ObjectSource, open_object_source
+from ..read.object_source import ObjectSource, not_a_directory, open_object_source
 from .context import Context, local_root
 from .coords import check_consolidated, check_coordinates, check_volatility
 from .findings import Report
@@ -37,7 +37,7 @@ def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bo
         report = Report(name)
         root_dir = local_root(name)
         if root_dir is not None and not root_dir.is_dir():
-            report.fail("2", name, "no store here: the directory does not exist")
+            report.fail("2", name, f"no store here: {not_a_directory(root_dir)}")
             return report
         try:
             source = open_object_source(name)

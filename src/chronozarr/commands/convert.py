@@ -28,12 +28,13 @@ each file by the ISO date or YYYYMMDD in its name (--date-format when a name hol
 
 Every file must have the same bands, data type, nodata, scale and offset. Without --grid or
 --resampling every file must also be on one grid, the first file's: values are never resampled
-silently. --grid first|EPSG:CODE (with --resolution and --bounds) sets the store's grid; a file on
+silently. --grid first|union|EPSG:CODE (with --resolution, --bounds, --tap) sets the store's grid; a file on
 its pixel lattice is read exactly where it lands, any other is warped by GDAL with --resampling;
 pixels no file covers are invalid (mask), and the warp is recorded in the store's provenance.
 
 A CRS the files declare without an EPSG code is recorded as the EPSG CRS equivalent to it (the
-summary says which); --crs states the CRS of the files and replaces what they declare. A PNG or
+summary says which). --crs is the store's CRS and the CRS of files declaring none; files declaring
+another are relabelled only when it is equivalent (said in a note), else warped with --resampling. A PNG or
 JPEG frame is located by a world file (.pgw, .wld; needs --crs), an .aux.xml sidecar, or --crs
 with --bounds (its outer edges). Values are stored as the files hold them: nodata becomes the
 store's nodata, band descriptions, scales and offsets the bands, an alpha band the mask (valid
@@ -49,7 +50,7 @@ Examples:
   chronozarr convert 'landsat/*.tif' my_store --date-format 'L2SP_*_%Y%m%d_*'
   chronozarr convert items.json my_store --assets B02,B03,B04,B08 --group-by day \\
       --grid EPSG:32632 --resolution 10 --resampling nearest
-  chronozarr convert shifted.csv my_store --grid first
+  chronozarr convert shifted.csv my_store --grid union
   chronozarr convert dem.csv dem_store --crs EPSG:31985
   chronozarr convert frames/manifest.json frames_store --crs EPSG:32718 --bounds 498450,9151960,508690,9162200
   chronozarr convert floats.csv my_store --cast float32
@@ -77,7 +78,7 @@ def convert_command(
 ) -> None:
     writer = writer_arguments(options)
     inputs = input_arguments(options)
-    crs, cast = inputs.pop("crs"), inputs.pop("cast")
+    crs, cast, lossy = inputs.pop("crs"), inputs.pop("cast"), inputs.pop("lossy")
     rasters = raster_arguments(options)
-    result = convert(source, out, crs=crs, cast=cast, **rasters, source_options=inputs, dry_run=dry_run, **writer)
+    result = convert(source, out, crs=crs, cast=cast, lossy=lossy, **rasters, source_options=inputs, dry_run=dry_run, **writer)
     typer.echo(str(result))

@@ -6,10 +6,13 @@ from pathlib import Path
 
 import typer
 
-from ..demo.command import build_demo, serve_demo
+from ..demo.command import FULL, SMALL, build_demo, serve_demo
+from ..demo.scene import BANDS
+from ..format.geometry import size_text
 from .options import Encoding
 
-HELP = """Generate a synthetic 10-year river series (120 monthly dates, 3 bands, 768 x 1024 pixels),
+HELP = f"""Generate a synthetic 10-year river series ({FULL['n_time']} monthly dates, {len(BANDS)} bands,
+{size_text(FULL['width'], FULL['height'])}),
 encode it into DIR/demo.zarr (DIR defaults to demo-output), validate it, read level 0 back bit for
 bit, then serve it in the browser viewer on 127.0.0.1 and print the URL, until Ctrl-C.
 
@@ -17,7 +20,8 @@ Running it again replaces the demo store it made before and refuses to touch any
 Works from an installed package: the viewer ships with it.
 """
 
-EPILOG = """\\b
+SMALL_SIZE = size_text(SMALL["width"], SMALL["height"])
+EPILOG = """\b
 Examples:
   chronozarr demo
   chronozarr demo /tmp/demo --port 8001
@@ -30,8 +34,8 @@ def register(app: typer.Typer) -> None:
 
 
 def demo_command(
-    directory: Path = typer.Argument(Path("demo-output"), metavar="[DIR]", help="Directory for demo.zarr; made when missing."),
-    small: bool = typer.Option(False, "--small", help="A tiny series (24 dates, 96 x 128), built in a second."),
+    directory: Path = typer.Argument(Path("demo-output"), metavar="DIR", help="Directory for demo.zarr; made when missing."),
+    small: bool = typer.Option(False, "--small", help=f"A tiny series ({SMALL['n_time']} dates, {SMALL_SIZE}), built in a second."),
     encoding: Encoding = typer.Option(Encoding.auto, help="Temporal encoding; auto keeps star-delta where it saves bytes."),
     seed: int = typer.Option(0, "--seed", help="Random seed of the scene."),
     serve: bool = typer.Option(True, "--serve/--no-serve", help="Serve the store in the viewer until Ctrl-C."),

@@ -16,8 +16,8 @@ dated GeoTIFF files ('scenes/*.tif', quoted so the shell leaves it alone).
 
 The series is one (time, band, y, x) variable, found on its own when the input has exactly one,
 or several (time, y, x) variables stacked as bands with --variables. Spatial dims may be y/x,
-lat/lon or latitude/longitude; south-up grids are flipped. The CRS comes from --crs (which
-replaces what the input declares), else from the input's CF grid_mapping; lat/lon grids default to
+lat/lon or latitude/longitude; south-up grids are flipped. The CRS comes from --crs (the CRS of an
+input declaring none; one declaring a CRS not equivalent to it is refused), else from its CF grid_mapping; lat/lon grids default to
 EPSG:4326. A CRS without an EPSG code is recorded as the EPSG CRS equivalent to it, and the
 summary says which. OUT must be new or empty.
 

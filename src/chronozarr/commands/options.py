@@ -76,6 +76,9 @@ INPUT_OPTIONS = (
     _option("cast", str | None, typer.Option(
         None, metavar="DTYPE", help=f"Convert the data first: one of {', '.join(DTYPES)}. Integer casts refuse values they would change."
     )),
+    _option("lossy", bool, typer.Option(
+        False, "--lossy", help="Let a --cast to float32 change values (rounding); the summary and provenance count them.",
+    )),
 )
 
 WRITER_OPTIONS = (

@@ -18,7 +18,12 @@ RASTER_OPTIONS = (
         help="Outer edges of the store's grid: of files with no georeferencing (in --crs units), or with --grid its extent.",
     )),
     _option("grid", str | None, typer.Option(
-        None, metavar="first|EPSG:CODE", help="Put every file on one grid: the first file's, or one in this CRS (needs --resolution).",
+        None, metavar="first|union|EPSG:CODE",
+        help="Put every file on one grid: the first file's, one covering every file (on their own pixel lattice when "
+        "they share one), or one in this CRS (needs --resolution).",
+    )),
+    _option("tap", bool, typer.Option(
+        False, "--tap", help="Target-aligned pixels (as gdalwarp -tap): the grid's edges on whole multiples of the pixel size.",
     )),
     _option("resolution", float | None, typer.Option(None, metavar="R", help="Pixel size of the --grid, in its CRS units.")),
     _option("resampling", str | None, typer.Option(
@@ -42,9 +47,9 @@ def raster_arguments(options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _grid(value: str | None) -> str | None:
-    """'first', or the EPSG code of --grid."""
-    if value is None or value.strip().lower() == "first":
-        return None if value is None else "first"
+    """'first', 'union', or the EPSG code of --grid."""
+    if value is None or value.strip().lower() in ("first", "union"):
+        return None if value is None else value.strip().lower()
     from ..crs import epsg
 
     return epsg(value, "--grid")

@@ -4,7 +4,6 @@ check it reads back bit for bit, and serve it in the viewer on request."""
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 import time
@@ -15,6 +14,7 @@ import numpy as np
 import xarray as xr
 
 from ..errors import ChronozarrError
+from ..format.geometry import size_text
 from .scene import BANDS
 from .series import CRS, PROVENANCE, demo_series
 
@@ -52,22 +52,23 @@ class DemoError(ChronozarrError):
     """The demo could not run to the end; the message says why."""
 
 
+MARKER = ".chronozarr-demo"  # validators skip root objects named .chronozarr*: the store stays clean
+MARKER_TEXT = "written by `chronozarr demo`; it replaces this store on its next run\n"
+
+
 def _clear_previous(store: Path) -> None:
-    """Remove a complete demo store from an earlier run; refuse to touch anything else."""
+    """Remove a demo store this command wrote (it carries MARKER); refuse to touch anything else,
+    since a user's own store copied or named demo.zarr looks just like one."""
     if not store.exists() and not store.is_symlink():
         return
     if store.is_symlink() or not store.is_dir():
         raise DemoError(f"{store} exists and is not a store directory; remove it or choose another OUTDIR")
-    try:
-        ours = "chronozarr" in json.loads((store / "zarr.json").read_text())["attributes"]
-    except (OSError, ValueError, KeyError, TypeError):
-        ours = False
-    if ours:
+    if (store / MARKER).is_file() and not (store / MARKER).is_symlink():
         shutil.rmtree(store)
     elif any(store.iterdir()):
         raise DemoError(
-            f"{store} exists but is not a complete chronozarr store (no root zarr.json with chronozarr "
-            "attributes), so the demo leaves it alone; remove it yourself or choose another OUTDIR"
+            f"{store} exists and was not written by the demo (it has no {MARKER} marker), so the demo "
+            "leaves it alone; move it away or choose another OUTDIR"
         )
 
 
@@ -105,11 +106,12 @@ def build_demo(outdir: Path, *, small: bool = False, encoding: str = "auto", see
     started = time.perf_counter()
     da, mask, coverage = demo_series(**size, seed=seed, progress=None)
     n_time, n_band, height, width = da.shape
-    out(f"generated {n_time} dates x {n_band} bands x {height} x {width} in {time.perf_counter() - started:.1f} s")
+    out(f"generated {n_time} dates x {n_band} bands of {size_text(width, height)} in {time.perf_counter() - started:.1f} s")
     summary = encode(
         da, store, crs=CRS, encoding=encoding, chunk_size=chunk, mask=mask, coverage=coverage,
         bands=BANDS, provenance=PROVENANCE,
     )
+    (store / MARKER).write_text(MARKER_TEXT)
     out(f"store: {summary.path}")
     out(f"summary: {summary}")
     checked = verify_level0(store, da, mask, coverage)

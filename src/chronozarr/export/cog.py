@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..extras import import_extra
+from ..format.geometry import size_text
 from ..progress import progress_bar
 from ..read.object_source import ObjectSource
 from ..read.store import ChronoStore, Level, open_store
@@ -44,7 +45,7 @@ class ExportSummary:
     def __str__(self) -> str:
         height, width = self.shape
         return (
-            f"{self.directory}: {len(self.files)} COGs of level {self.level} ({width} x {height} px), "
+            f"{self.directory}: {len(self.files)} COGs of level {self.level} ({size_text(width, height)}), "
             f"{self.nbytes / 1e6:.1f} MB"
         )
 

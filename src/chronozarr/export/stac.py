@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..format.geometry import LevelGeometry
+from ..format.geometry import LevelGeometry, size_text
 from ..format.times import iso_list
 from ..read.store import ChronoStore, open_store
 from .files import check_targets, replacing
@@ -195,7 +195,7 @@ def _description(source: ChronoStore, name: str, times: list[str]) -> str:
     _, n_band, height, width = levels[0].shape
     text = (
         f"chronozarr store {name}: {len(times)} timesteps from {times[0]} to {times[-1]}, {n_band} bands "
-        f"({', '.join(source.band_names)}) of {source.dtype.name}, {width} x {height} pixels at level 0 in "
+        f"({', '.join(source.band_names)}) of {source.dtype.name}, {size_text(width, height)} at level 0 in "
         f"{source.crs}, {len(levels)} pyramid levels, temporal encoding {source.encoding}."
     )
     provenance = source.attrs.get("chronozarr", {}).get("provenance")

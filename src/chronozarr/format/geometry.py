@@ -94,6 +94,11 @@ class LevelGeometry:
         return (min(xs), min(ys), max(xs), max(ys))
 
 
+def size_text(width: int, height: int, unit: str = "px") -> str:
+    """A raster's size as every command prints it: width first, as GDAL does, and labelled."""
+    return f"{width} x {height} {unit} (width x height)"
+
+
 def chunk_grid(shape: Sequence[int], chunks: Sequence[int]) -> tuple[int, ...]:
     """Chunks along each axis: ceil(extent / chunk), 0 for an empty axis (spec 2.1)."""
     return tuple(-(-s // c) if s else 0 for s, c in zip(shape, chunks, strict=False))

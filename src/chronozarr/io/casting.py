@@ -1,4 +1,9 @@
-"""`--cast`: a dtype chronozarr stores, reached without changing any value silently."""
+"""`--cast`: a dtype chronozarr stores, reached without changing any value silently.
+
+An integer cast refuses any value it would change. A float cast is counted first, one timestep at a
+time (the input is read once more for it): when it changes values, it needs `--lossy`, and the
+summary and provenance say how many values changed and by how much at most.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +30,42 @@ def cast_exactly(da: xr.DataArray, dtype: str) -> xr.DataArray:
     return xr.apply_ufunc(
         _exact_integers, da, kwargs={"dtype": target}, dask="parallelized", output_dtypes=[target], keep_attrs=True
     )
+
+
+def check_lossy(cast: str | None, lossy: bool) -> None:
+    """--lossy accepts what a --cast changes; alone it would look like it did something."""
+    if lossy and cast is None:
+        raise InputError("--lossy accepts the values a --cast changes, and no --cast was given; add --cast float32, or drop --lossy")
+
+
+def cast_counted(da: xr.DataArray, dtype: str, lossy: bool = False) -> tuple[xr.DataArray, str]:
+    """`da` as `dtype` and the sentence saying what the cast changed; a float cast that changes any
+    value is refused unless `lossy`."""
+    cast = cast_exactly(da, dtype)
+    if np.dtype(dtype).kind != "f" or da.dtype == np.dtype(dtype):
+        return cast, f"--cast {dtype}: every value kept exactly (an integer cast refuses any value it would change)"
+    changed, largest, total = _changes(da, np.dtype(dtype))
+    what = f"{changed} of {total} values ({100 * changed / max(total, 1):.3g} %), the largest change {largest:.6g}"
+    if changed and not lossy:
+        raise InputError(
+            f"--cast {dtype} would change {what}; nothing is changed silently: add --lossy to store the {dtype} "
+            "values anyway (the count goes into the summary and provenance), or cast to a type that holds them"
+        )
+    return cast, f"--cast {dtype}{' --lossy' if changed else ''} changed {what}"
+
+
+def _changes(da: xr.DataArray, target: np.dtype) -> tuple[int, float, int]:
+    """(values the cast changes, the largest absolute change, values), read one timestep at a time."""
+    changed, largest = 0, 0.0
+    for t in range(da.sizes["time"]):
+        before = np.asarray(da.isel(time=t).values, dtype=np.float64)
+        after = before.astype(target).astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            moved = (after != before) & ~(np.isnan(after) & np.isnan(before))
+            if moved.any():
+                changed += int(np.count_nonzero(moved))
+                largest = max(largest, float(np.max(np.abs(after[moved] - before[moved]))))
+    return changed, largest, int(da.size)
 
 
 def _exact_integers(values: np.ndarray, dtype: np.dtype) -> np.ndarray:

@@ -17,10 +17,11 @@ import xarray as xr
 from ..crs import series_crs
 from ..errors import InputError
 from ..format.metadata import Band, band_labels
-from .casting import cast_exactly
+from .casting import cast_counted, check_lossy
 from .cf import Declared, decoded_on_read, read_unsigned
 from .cf import declared as cf_declared
 from .dataset_files import open_dataset, time_chunks
+from .pixel_counts import PixelCounts
 from .stores import chronozarr_level, open_store_level
 
 SPATIAL_NAMES = (("y", "x"), ("lat", "lon"), ("latitude", "longitude"))
@@ -47,6 +48,13 @@ class Source:
     origin: tuple[str, ...] = ()  # provenance.sources when the user gives none
     composite: str = "none"
     resources: tuple[Any, ...] = field(default=(), repr=False)  # closed with the source
+    pixels: PixelCounts | None = None  # raster files: what became of their pixels (None: all read as they are)
+    resampling: str | None = None
+
+    def pixel_sentence(self) -> str:
+        """What became of the source pixels, for the summary: a NetCDF or Zarr input is read whole."""
+        n_time, _, height, width = self.data.shape
+        return (self.pixels or PixelCounts(read=n_time * height * width)).sentence(self.resampling)
 
     def provenance(self, given: Mapping[str, Any] | None) -> dict[str, Any] | None:
         """The user's provenance with this input's notes added (one is made when there are notes)."""
@@ -103,17 +111,20 @@ def open_input_dataset(
     crs: Any = None,
     cast: str | None = None,
     default_crs: str | None = None,
+    lossy: bool = False,
 ) -> Source:
     """Open `path` (Zarr v2/v3 store, NetCDF file or chronozarr store) for encode; raises
     InputError naming the fix.
 
     The series is one (time, band, y, x) `variable`, or (time, y, x) `variables` stacked as bands,
     or the input's only 4-D variable. lat/lon grids become y/x, south-up grids are flipped, and
-    `cast` converts the dtype explicitly (an integer cast refuses values it would change). Without
+    `cast` converts the dtype explicitly (an integer cast refuses values it would change, a float
+    cast that changes any needs `lossy`). Without
     `cast`, CF fill values and packing are kept as stored and declared as nodata and band scale
     and offset (io/cf.py). A chronozarr store is read reconstructed, with its own nodata, bands,
     mask and coverage. `default_crs` is taken when neither `crs` nor the input names one.
     """
+    check_lossy(cast, lossy)
     if variable is not None and variables:
         raise InputError("give either --variable (one (time, band, y, x) variable) or --variables, not both")
     level = chronozarr_level(path, group)
@@ -138,8 +149,9 @@ def open_input_dataset(
             selected = _select(ds, *pick)
         if declared is None:
             declared = cf_declared(selected.attrs, band_labels(selected.data), str(selected.data.dtype)) if undecoded else Declared()
-        data = cast_exactly(selected.data, cast) if cast is not None else selected.data
+        data, said = cast_counted(selected.data, cast, lossy) if cast is not None else (selected.data, None)
         resolved, notes = series_crs(ds, selected.names, selected.geographic, selected.data, crs, default_crs)
+        notes = (*notes, said) if said else notes
     except BaseException:
         ds.close()
         raise

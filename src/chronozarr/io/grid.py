@@ -1,7 +1,8 @@
 """The one grid of a store made from raster files, and where each file lands on it.
 
 Without options the grid is the first file's and every file must be on it exactly. `--grid
-first|EPSG:CODE` with `--resolution` and `--bounds` sets another; a file on the grid's pixel
+first|union|EPSG:CODE` with `--resolution`, `--bounds` and `--tap` sets another (union: every
+file's extent, on the files' own pixel lattice when they share one); a file on the grid's pixel
 lattice (same CRS and pixel size, whole-pixel offset) is then read exactly where it lands, and
 any other file is warped by GDAL, which needs `--resampling`: values are never resampled silently.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InputError
 from .rasters import Affine6, Raster
@@ -22,12 +23,14 @@ _TOLERANCE = 1e-6  # of a pixel: sidecars print coordinates with differing digit
 
 @dataclass(frozen=True)
 class WarpOptions:
-    """The target grid asked for: `grid` "first" or an EPSG code, pixel size, extent, resampling."""
+    """The target grid asked for: `grid` "first", "union" or an EPSG code, pixel size, extent,
+    resampling, and `tap` (gdalwarp -tap: the extent on whole multiples of the pixel size)."""
 
     grid: str | None = None
     resolution: float | None = None
     bounds: Extent | None = None
     resampling: str | None = None
+    tap: bool = False
 
     def __post_init__(self) -> None:
         if self.resampling is not None and self.resampling not in RESAMPLING:
@@ -38,11 +41,16 @@ class WarpOptions:
     @property
     def active(self) -> bool:
         """True when a grid other than "every file exactly on the first one's" may come out."""
-        return any(v is not None for v in (self.grid, self.resolution, self.resampling))
+        return self.tap or any(v is not None for v in (self.grid, self.resolution, self.resampling))
 
     @property
     def target(self) -> str:
-        return self.grid or "first"
+        return self.grid or ("union" if self.tap else "first")
+
+    @property
+    def on_first_crs(self) -> bool:
+        """True when the grid is in the first file's CRS (--grid first or union)."""
+        return self.target in ("first", "union")
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,17 @@ class Grid:
     def bounds(self) -> Extent:
         a, _, west, _, e, north = self.transform
         return west, north + e * self.height, west + a * self.width, north
+
+
+class Footprint(NamedTuple):
+    """Where a file lies: the CRS GDAL reads it in (WKT or code), its transform and size, and its
+    EPSG code (None when it has none)."""
+
+    source: str
+    transform: Affine6
+    width: int
+    height: int
+    code: str | None
 
 
 @dataclass(frozen=True)
@@ -85,17 +104,16 @@ def first_grid(raster: Raster, transform: Affine6, crs: str) -> Grid:
     return Grid(crs, transform, raster.width, raster.height)
 
 
-def target_grid(options: WarpOptions, first: Grid | None, footprints: list[tuple[str, Affine6, int, int]]) -> Grid:
-    """The grid `options` ask for, from the `first` file's grid with --grid first; `footprints`
-    are (CRS, transform, width, height) of every file."""
-    if first is None and options.target == "first":
-        raise ValueError("--grid first needs the first file's grid")
-    crs = first.crs if first is not None and options.target == "first" else options.target
-    if options.resolution is None and options.target != "first":
+def target_grid(options: WarpOptions, first: Grid | None, footprints: list[Footprint]) -> Grid:
+    """The grid `options` ask for, from the `first` file's grid with --grid first or union."""
+    if first is None and options.on_first_crs:
+        raise ValueError("--grid first and union need the first file's grid")
+    crs = first.crs if first is not None and options.on_first_crs else options.target
+    if options.resolution is None and not options.on_first_crs:
         suggested = _suggested_resolution(footprints[0], crs)
         raise InputError(
-            f"--grid {crs} needs --resolution, the pixel size in its units; the first file's pixels are about "
-            f"{suggested:.4g} there: --resolution {suggested:.4g}"
+            f"a grid in {crs} (--grid, or --crs naming another CRS than the files') needs --resolution, the pixel "
+            f"size in its units; the first file's pixels are about {suggested:.4g} there: --resolution {suggested:.4g}"
         )
     if options.resolution:
         a, e = options.resolution, -options.resolution
@@ -107,9 +125,27 @@ def target_grid(options: WarpOptions, first: Grid | None, footprints: list[tuple
     elif first is not None and options.target == "first":
         west, south, east, north = first.bounds
     else:
-        west, south, east, north = _snapped(_union(footprints, crs), a)
+        origin = None if options.tap else shared_origin(footprints, crs, a, e)
+        if origin is None and not options.tap and first is not None and options.target == "union":
+            origin = first.transform[2], first.transform[5]  # no shared lattice: at least the first file stays exact
+        west, south, east, north = _snapped(_union(footprints, crs), a, -e, origin or (0.0, 0.0))
     width, height = _count((east - west) / a), _count((north - south) / -e)
     return Grid(crs, (a, 0.0, west, 0.0, e, north), width, height)
+
+
+def shared_origin(footprints: list[Footprint], crs: str, a: float, e: float) -> tuple[float, float] | None:
+    """The pixel origin every file shares when all are north-up in `crs` with pixels of `a` by `e`
+    whole pixels apart (adjacent Landsat or Sentinel-2 scenes of one zone), else None."""
+    origin = None
+    for footprint in footprints:
+        fa, fb, fc, fd, fe, ff = footprint.transform
+        if footprint.code != crs or fb or fd or not (_close(fa, a, a) and _close(fe, e, a)):
+            return None
+        if origin is None:
+            origin = fc, ff
+        elif not (_whole((fc - origin[0]) / a) and _whole((ff - origin[1]) / e)):
+            return None
+    return origin
 
 
 def place(raster: Raster, transform: Affine6, code: str | None, source_crs: str, grid: Grid) -> Placement:
@@ -152,24 +188,30 @@ def corners(transform: Affine6, width: int, height: int) -> Extent:
     return min(xs), min(ys), max(xs), max(ys)
 
 
-def _union(footprints: list[tuple[str, Affine6, int, int]], crs: str) -> Extent:
+def _union(footprints: list[Footprint], crs: str) -> Extent:
     from rasterio.warp import transform_bounds
 
-    boxes = [transform_bounds(source, crs, *corners(t, w, h), densify_pts=21) for source, t, w, h in footprints]
+    boxes = [
+        corners(f.transform, f.width, f.height) if f.code == crs
+        else transform_bounds(f.source, crs, *corners(f.transform, f.width, f.height), densify_pts=21)
+        for f in footprints
+    ]
     return min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)
 
 
-def _snapped(box: Extent, size: float) -> Extent:
-    """The box grown to whole multiples of the pixel size, so grids of one resolution align."""
+def _snapped(box: Extent, width: float, height: float, origin: tuple[float, float]) -> Extent:
+    """The box grown to whole pixels of `width` by `height` counted from `origin`, so files on that
+    lattice land on whole pixels (with origin (0, 0): gdalwarp -tap's grid)."""
     west, south, east, north = box
-    return (math.floor(west / size) * size, math.floor(south / size) * size,
-            math.ceil(east / size) * size, math.ceil(north / size) * size)
+    ox, oy = origin
+    return (ox + math.floor((west - ox) / width + _TOLERANCE) * width, oy + math.floor((south - oy) / height + _TOLERANCE) * height,
+            ox + math.ceil((east - ox) / width - _TOLERANCE) * width, oy + math.ceil((north - oy) / height - _TOLERANCE) * height)
 
 
-def _suggested_resolution(footprint: tuple[str, Affine6, int, int], crs: str) -> float:
+def _suggested_resolution(footprint: Footprint, crs: str) -> float:
     from rasterio.warp import calculate_default_transform
 
-    source, transform, width, height = footprint
+    source, transform, width, height, _ = footprint
     moved, _, _ = calculate_default_transform(source, crs, width, height, *corners(transform, width, height))
     return float(abs(moved.a))
 

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .casting import cast_exactly
+from ..format.geometry import size_text
+from .casting import cast_counted, check_lossy
 from .datasets import SERIES_DIMS, Source, open_input_dataset
 from .dated_files import dated_timesteps
 from .frames import FrameReads, OpenFiles, RasterFrames, ReadCache, lazy_array
@@ -47,22 +48,26 @@ class RasterOptions:
 def raster_options(
     crs: Any = None, bounds: Any = None, grid: str | None = None, resolution: float | None = None,
     resampling: str | None = None, assets: Sequence[str] | None = None, group_by: str | None = None,
-    date_format: str | None = None, skip_unreadable: bool = False,
+    date_format: str | None = None, skip_unreadable: bool = False, tap: bool = False,
 ) -> RasterOptions:
     """The reading options of raster files, from convert's keyword arguments."""
-    warp = WarpOptions(grid=grid, resolution=resolution, resampling=resampling)
+    warp = WarpOptions(grid=grid, resolution=resolution, resampling=resampling, tap=tap)
     return RasterOptions(crs, bounds, warp, assets, group_by, date_format, skip_unreadable)
 
 
-def open_raster_glob(pattern: str, *, crs: Any, cast: str | None, rasters: Mapping[str, Any], refused: Sequence[str] = ()) -> Source:
+def open_raster_glob(
+    pattern: str, *, crs: Any, cast: str | None, rasters: Mapping[str, Any], refused: Sequence[str] = (), lossy: bool = False,
+) -> Source:
     """The dated files `pattern` matches as a series (encode's glob input); `refused` names
     options given that select NetCDF or Zarr variables."""
     if refused:
         raise InputError(f"{', '.join(refused)} select variables of a NetCDF file or Zarr store; raster files have none")
-    return open_series(pattern, cast=cast, rasters=raster_options(crs=crs, **rasters))
+    return open_series(pattern, cast=cast, rasters=raster_options(crs=crs, **rasters), lossy=lossy)
 
 
-def open_series(source: str | os.PathLike[str], *, cast: str | None = None, rasters: RasterOptions = RasterOptions(), **source_options: Any) -> Source:
+def open_series(
+    source: str | os.PathLike[str], *, cast: str | None = None, rasters: RasterOptions = RasterOptions(), lossy: bool = False, **source_options: Any,
+) -> Source:
     """Raster files (a manifest .csv or .json, STAC items, a glob), else a NetCDF file or Zarr store."""
     location = os.fspath(source)
     found = input_format(location)
@@ -71,13 +76,13 @@ def open_series(source: str | os.PathLike[str], *, cast: str | None = None, rast
         chosen = _raster_choices(rasters)
         if chosen:
             raise InputError(f"{chosen[0]} applies to raster files (a manifest, STAC items or a glob); a NetCDF file or Zarr store has its own grid")
-        return open_input_dataset(source, crs=rasters.crs, cast=cast, **source_options)
+        return open_input_dataset(source, crs=rasters.crs, cast=cast, lossy=lossy, **source_options)
     given = sorted(k for k, v in source_options.items() if v is not None)
     if given:
         options = ", ".join("--" + k.replace("_", "-") for k in given)
         raise InputError(f"{options} select variables of a NetCDF file or Zarr store; raster files have none")
     timesteps, names, extent = listed
-    return open_rasters(timesteps, location, cast=cast, rasters=rasters, names=names, extent=extent)
+    return open_rasters(timesteps, location, cast=cast, rasters=rasters, names=names, extent=extent, lossy=lossy)
 
 
 def _listed(location: str, found: InputFormat | None, rasters: RasterOptions) -> tuple[list[Timestep], Any, Any] | None:
@@ -100,14 +105,17 @@ def _listed(location: str, found: InputFormat | None, rasters: RasterOptions) ->
 
 def _raster_choices(rasters: RasterOptions) -> list[str]:
     chosen = {"--bounds": rasters.bounds, "--grid": rasters.warp.grid, "--resolution": rasters.warp.resolution, "--resampling": rasters.warp.resampling,
+              "--tap": rasters.warp.tap or None,
               "--assets": rasters.assets, "--group-by": rasters.group_by, "--skip-unreadable": rasters.skip_unreadable or None}
     return [name for name, value in chosen.items() if value is not None]
 
 
 def open_rasters(
     timesteps: list[Timestep], location: str, *, cast: str | None, rasters: RasterOptions, names: Any = None, extent: Any = None,
+    lossy: bool = False,
 ) -> Source:
     """The timesteps' files as a lazy series on one grid, checked against each other."""
+    check_lossy(cast, lossy)
     if rasters.bounds is not None and extent is not None:
         raise InputError(f"the extent is given twice, by --bounds and by the bounds of {location}; give it once")
     given = parse_bounds(rasters.bounds, "--bounds") if rasters.bounds is not None else None
@@ -117,7 +125,7 @@ def open_rasters(
         timesteps = without(timesteps, set(skipped))
     placed_by = None if warp.active else (given or extent)
     series = check_series(timesteps, headers, rasters.crs, placed_by, names, warp)
-    return _source(series, location, cast, skipped)
+    return _source(series, location, cast, skipped, lossy)
 
 
 def _headers(timesteps: list[Timestep], skip: bool) -> tuple[dict[str, Raster], list[str]]:
@@ -130,7 +138,7 @@ def _headers(timesteps: list[Timestep], skip: bool) -> tuple[dict[str, Raster], 
     return {u: h for u, h in found.items() if isinstance(h, Raster)}, unreadable
 
 
-def _source(series: RasterSeries, location: str, cast: str | None, skipped: list[str]) -> Source:
+def _source(series: RasterSeries, location: str, cast: str | None, skipped: list[str], lossy: bool) -> Source:
     grid = series.grid
     a, _, west, _, e, north = grid.transform
     coords = {
@@ -143,9 +151,10 @@ def _source(series: RasterSeries, location: str, cast: str | None, skipped: list
     reads = FrameReads(series, files)
     data = lazy_array(RasterFrames(reads), SERIES_DIMS, coords)
     mask = lazy_array(RasterFrames(reads, mask=True), ("time", "y", "x"), coords) if series.needs_mask else None
-    if cast is not None:
-        data = cast_exactly(data, cast)
     notes = list(series.notes) + _warp_notes(series)
+    if cast is not None:
+        data, said = cast_counted(data, cast, lossy)
+        notes.append(said)
     if skipped:
         notes.append(f"skipped {len(skipped)} unreadable file(s) (--skip-unreadable): {', '.join(skipped)}")
     mosaic = any(len(t.scenes) > 1 for t in series.timesteps)
@@ -153,17 +162,19 @@ def _source(series: RasterSeries, location: str, cast: str | None, skipped: list
     return Source(
         data, grid.crs, mask, nodata=series.nodata, bands=series.bands, notes=tuple(notes),
         origin=(os.path.basename(location.rstrip("/")) or location,), composite=composite, resources=(files, ReadCache()),
+        pixels=series.pixels, resampling=series.resampling,
     )
 
 
 def _warp_notes(series: RasterSeries) -> list[str]:
-    """The warp as provenance records it: resampling, source CRSs and the grid."""
+    """The grid as provenance records it: the grid, resampling and source CRSs, and what became of
+    the files' pixels when any was resampled or dropped (convert says it in any case)."""
     kinds = [p.kind for p in series.placements.values()]
     if all(k == "exact" for k in kinds):
         return []
     grid = series.grid
     a, _, west, _, e, north = grid.transform
-    on_grid = f"{grid.crs} grid of {grid.width} x {grid.height} pixels of {a:g} x {-e:g} from ({west:.12g}, {north:.12g})"
+    on_grid = f"{grid.crs} grid of {size_text(grid.width, grid.height)}, pixels of {a:g} x {-e:g} from ({west:.12g}, {north:.12g})"
     warped = [p for p in series.placements.values() if p.kind == "warped"]
     parts = [f"files put on one {on_grid}; pixels no file covers are invalid (mask)"]
     if len(kinds) - len(warped):
@@ -171,7 +182,8 @@ def _warp_notes(series: RasterSeries) -> list[str]:
     if warped:
         sources = sorted({_crs_label(p.source_crs) for p in warped})
         parts.append(f"{len(warped)} file(s) warped by GDAL with {series.resampling} resampling from {', '.join(sources)}")
-    return ["; ".join(parts)]
+    changed = series.pixels.resampled or series.pixels.dropped
+    return ["; ".join(parts)] + ([series.pixels.sentence(series.resampling)] if changed else [])
 
 
 def _crs_label(crs: str | None) -> str:

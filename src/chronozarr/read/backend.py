@@ -15,6 +15,7 @@ import xarray as xr
 from xarray.backends import BackendArray, BackendEntrypoint
 from xarray.core import indexing
 
+from .physical import physical_dtype
 from .store import ChronoStore
 
 
@@ -30,7 +31,7 @@ class _StoreArray(BackendArray):
         n_time, n_band, height, width = level.shape
         self.shape = (n_time, n_band, height, width) if variable == "data" else (n_time, height, width)
         if variable == "data":
-            self.dtype = np.dtype(np.float64) if physical else store.dtype
+            self.dtype = physical_dtype(store.dtype, store.meta.bands) if physical else store.dtype
         else:
             self.dtype = np.dtype(np.uint8)
         self.lock = threading.Lock()

@@ -172,6 +172,13 @@ def is_remote(location: object) -> bool:
     return isinstance(text, str) and (text.startswith(("http://", "https://")) or is_bucket_url(text))
 
 
+def not_a_directory(path: str | os.PathLike[str]) -> str:
+    """Why a local path that is not a directory holds no store: a file there is named as one."""
+    if os.path.isfile(path):
+        return "it is a file, not a store (a store is a directory with a zarr.json at its top)"
+    return "the directory does not exist"
+
+
 def open_object_source(location: str | os.PathLike[str], **options: Any) -> ObjectSource:
     """LocalSource for a path, HttpSource for an http(s) URL, BucketSource for s3://, gs://, az://."""
     text = os.fspath(location)

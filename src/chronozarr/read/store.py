@@ -18,7 +18,8 @@ from .arrays import ArrayInfo, fill_chunk
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
 from .metadata import Level, StoreMetadata, load
-from .object_source import ObjectSource, RequestStats, is_remote, open_object_source
+from .object_source import ObjectSource, RequestStats, is_remote, not_a_directory, open_object_source
+from .physical import physical_values
 from .request import allocate, check_cell, request_window
 
 
@@ -43,7 +44,7 @@ class ChronoStore:
             concurrency = 16 if remote else max(2, os.cpu_count() or 2)
         if isinstance(location, (str, os.PathLike)):
             if not remote and "://" not in os.fspath(location) and not os.path.isdir(location):
-                raise StoreError(f"no store at {os.fspath(location)!r}: the directory does not exist")
+                raise StoreError(f"no store at {os.fspath(location)!r}: {not_a_directory(location)}")
             if remote:
                 source_options.setdefault("concurrency", concurrency)
             self.source: ObjectSource = open_object_source(location, **source_options)
@@ -179,14 +180,8 @@ class ChronoStore:
         return values != np.asarray(self.nodata, dtype=values.dtype)
 
     def physical(self, values: np.ndarray, valid: np.ndarray, band_axis: int) -> np.ndarray:
-        """stored * scale + offset per band as float64, NaN where invalid (spec 3.6)."""
-        shape = [1] * values.ndim
-        shape[band_axis] = -1
-        scale = np.array([b.scale for b in self.meta.bands], dtype=np.float64).reshape(shape)
-        offset = np.array([b.offset for b in self.meta.bands], dtype=np.float64).reshape(shape)
-        out = values.astype(np.float64) * scale + offset
-        out[~valid] = np.nan
-        return out
+        """stored * scale + offset per band, NaN where invalid (spec 3.6), in physical_dtype."""
+        return physical_values(values, valid, self.meta.bands, band_axis)
 
     def to_xarray(self, lod: int = 0, times: Sequence[int] | None = None, physical: bool = False) -> xr.DataArray:
         """A level in memory as a (time, band, y, x) DataArray with coordinates."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..format.geometry import Transform
+from ..format.geometry import Transform, size_text
 from ..format.metadata import Band
 from ..format.times import cadence, from_iso, iso_list
 from .plan import Plan
@@ -57,11 +57,11 @@ class EncodePreview:
         lines = [
             f"dry run: nothing written; {self.path} would hold",
             f"  dates     {n_time} ({cadence(from_iso(list(self.times)))}): {_dates(self.times)}",
-            f"  grid      {width} x {height} pixels of {a:g} x {-e:g} in {self.crs}, north-west corner ({west:.12g}, {north:.12g})",
+            f"  grid      {size_text(width, height)}, pixels of {a:g} x {-e:g} in {self.crs}, north-west corner ({west:.12g}, {north:.12g})",
             f"  dtype     {self.dtype}, nodata {'none' if self.nodata is None else self.nodata}",
             f"  bands     {', '.join(_band(b) for b in self.bands)}",
             f"  planes    {', '.join(self.planes) or 'none (no mask, no coverage)'}",
-            f"  levels    {len(self.levels)}: {', '.join(f'{w} x {h}' for h, w in self.levels)}",
+            f"  levels    {len(self.levels)} (width x height): {', '.join(f'{w} x {h}' for h, w in self.levels)}",
             f"  encoding  {self.encoding}" + (" (none or star-delta, chosen from a sample when writing)" if self.encoding == "auto" else ""),
             f"  size      {_size(self.raw_bytes)} uncompressed, every level; compressed objects are usually smaller",
         ]
