@@ -126,7 +126,7 @@ async function runTool(profile, tool) {
   const opens = [];
   for (let i = 0; i < OPENS; i++) {
     const tab = await open(profile, tool);
-    opens.push({ ms: tab.ms, picture: tab.picture, pictureAfterRoot: tab.pictureAfterRoot, store: storeRequests(tab.net.log, tool), ...counts(tab.net.log), log: [...tab.net.log] });
+    opens.push({ ms: tab.ms, picture: tab.picture, pictureAfterRoot: tab.pictureAfterRoot, store: storeRequests(tab.net.log, tool, tab.completeAt), ...counts(tab.net.log), log: [...tab.net.log] });
     await tab.context.close();
   }
   const scrubbing = await open(profile, tool);
@@ -164,7 +164,7 @@ async function open(profile, tool) {
   const first = tab.net.log.find((e) => isStoreObject(e.url, tool));
   const pictureAfterRoot = first ? picture - (first.sentAt - origin) : null;
   verbose(`  ${tool} open ${ms.toFixed(0)} ms (picture ${picture.toFixed(0)} ms), ${tab.net.log.length} requests`);
-  return { ...tab, ms, picture, pictureAfterRoot };
+  return { ...tab, ms, picture, pictureAfterRoot, completeAt: origin + ms };
 }
 
 /** A request for an object of the store (or of the COG export), not for a page's own files. @param {string} url @param {Kind} tool */
@@ -173,12 +173,12 @@ function isStoreObject(url, tool) {
 }
 
 /**
- * The store's requests until the first complete frame, and how many of them its frame and its
- * coarse picture needed (the distinct chunks at the first date; metadata not counted).
- * @param {import('./compare-net.mjs').Logged[]} log @param {Kind} tool
+ * The store's requests sent before the first complete frame was shown, and how many of them its
+ * frame and its coarse picture needed (the distinct chunks at the first date; metadata not counted).
+ * @param {import('./compare-net.mjs').Logged[]} log @param {Kind} tool @param {number} completeAt epoch ms
  */
-function storeRequests(log, tool) {
-  const objects = log.filter((e) => isStoreObject(e.url, tool));
+function storeRequests(log, tool, completeAt) {
+  const objects = log.filter((e) => isStoreObject(e.url, tool) && e.sentAt <= completeAt);
   const chunks = new Set(objects.filter((e) => /\/data\/c\/0\//.test(e.url)).map((e) => `${e.url} ${e.range ?? ''}`));
   return { requests: objects.length, frameChunks: chunks.size };
 }

@@ -41,8 +41,9 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
   /** Start the loads the view needs, drop those it no longer needs, and switch time if ready. */
   function refresh() {
     if (state.destroyed) return;
-    // A timestep already on the GPU everywhere is swapped in before any load starts.
-    advance();
+    // A timestep already on the GPU everywhere is swapped in before any load starts, and painted
+    // now rather than on the next animation frame (a step to a neighbour read ahead costs nothing).
+    const swapped = advance();
     const needs = plan();
     const wanted = new Set(needs.map((n) => key(n.lod, n.cell.row, n.cell.col, n.t)));
     for (const [k, load] of loads) {
@@ -54,7 +55,8 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
     }
     for (const n of needs) ensure(n.lod, n.cell.row, n.cell.col, n.t, n.priority);
     readAhead();
-    painter.redraw();
+    if (swapped && state.look && visibleAt(state.lod).every((c) => has(state.lod, c, state.wantedT))) painter.paintNow();
+    else painter.redraw();
   }
 
   /**
@@ -140,16 +142,16 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
     } else painter.redrawProgress();
   }
 
-  /** Switch the frame to the asked timestep once every visible cell of the asked level has it. */
+  /** Switch the frame to the asked timestep once every visible cell of the asked level has it; whether it did. */
   function advance() {
     const { lod, wantedT, shownT } = state;
-    if (wantedT === shownT) return;
+    if (wantedT === shownT) return false;
     const target = visibleAt(lod);
-    if (shownT == null || target.every((c) => has(lod, c, wantedT))) {
-      state.shownT = wantedT;
-      state.swapAt = performance.now();
-      painter.invalidate();
-    }
+    if (shownT != null && !target.every((c) => has(lod, c, wantedT))) return false;
+    state.shownT = wantedT;
+    state.swapAt = performance.now();
+    painter.invalidate();
+    return true;
   }
 
   /** Keys of the chunks the view needs, which eviction keeps: every level from the coarsest to the asked one, at the asked and the shown timestep. */

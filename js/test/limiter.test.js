@@ -54,26 +54,33 @@ test("a frame's chunks wait for the coarse picture of a view that shows nothing 
 });
 
 test('read-ahead waits until nothing on screen is queued or in flight, then holds at most its budget', async () => {
-  const limiter = createLimiter(6, 2);
+  const limiter = createLimiter(6, { ahead: 3, background: 2 });
   const { started, tick, release } = line(limiter, [
     ['frame', ticketFor('frame')],
     ['ahead-1', ticketFor('ahead')],
     ['ahead-2', ticketFor('ahead')],
-    ['ahead-3', ticketFor('background')],
+    ['ahead-3', ticketFor('ahead')],
+    ['ahead-4', ticketFor('ahead')],
+    ['rest', ticketFor('background')],
   ]);
   await tick();
   assert.deepEqual(started, ['frame'], 'free slots do not let read-ahead out while the frame is on the wire');
   await release('frame');
-  assert.deepEqual(started, ['frame', 'ahead-1', 'ahead-2']);
-  assert.equal(limiter.active, 2);
+  assert.deepEqual(started, ['frame', 'ahead-1', 'ahead-2', 'ahead-3']);
+  assert.equal(limiter.active, 3);
   // A new frame request comes first, and read-ahead stays held while it is out.
   const late = line(limiter, [['frame-2', ticketFor('frame')]]);
   await tick();
   assert.deepEqual(late.started, ['frame-2']);
   await release('ahead-1');
-  assert.deepEqual(started, ['frame', 'ahead-1', 'ahead-2'], 'ahead-3 waits for frame-2');
+  assert.deepEqual(started, ['frame', 'ahead-1', 'ahead-2', 'ahead-3'], 'ahead-4 waits for frame-2');
   await late.release('frame-2');
-  assert.deepEqual(started, ['frame', 'ahead-1', 'ahead-2', 'ahead-3']);
+  assert.deepEqual(started, ['frame', 'ahead-1', 'ahead-2', 'ahead-3', 'ahead-4']);
+  // The rest holds at most 2 connections, counting the read-ahead of the next frame.
+  await release('ahead-2');
+  assert.equal(started.includes('rest'), false, 'ahead-3 and ahead-4 are out: the rest waits');
+  await release('ahead-3');
+  assert.deepEqual(started.at(-1), 'rest', 'one read-ahead request is out: the rest may take the second connection');
 });
 
 test('a waiting read-ahead moves up when a frame joins it', async () => {

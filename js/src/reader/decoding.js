@@ -9,7 +9,7 @@ import { decodeBytes } from './codecs.js';
 import { anchorOf, tierKey } from './context.js';
 import { StoreError } from './errors.js';
 import { chunkKey } from './geometry.js';
-import { isForeground } from './limiter.js';
+import { decodesFirst } from './limiter.js';
 import { applyDelta } from './reconstruct.js';
 import { shared } from './signals.js';
 
@@ -71,7 +71,7 @@ export function createDecoding(ctx, compressed) {
       settle();
     };
     try {
-      return await pool.decode(codec, bytes, expected, where, signal, returned, isForeground(priority) ? 0 : 1);
+      return await pool.decode(codec, bytes, expected, where, signal, returned, decodesFirst(priority) ? 0 : 1);
     } finally {
       if (!handled) returned(bytes.byteLength ? bytes : null); // empty: it left and did not come back
     }

@@ -5,8 +5,9 @@
  * - a frame's chunks wait while a coarse picture is still loading (it is small, and it is what a
  *   person sees first on a slow link);
  * - read-ahead (`ahead`, `background`) waits until no metadata, picture or frame request is queued
- *   or in flight, and then holds at most a few connections, so that the next frame's requests
- *   never queue behind it (a browser gives a host 6 connections over HTTP/1.1).
+ *   or in flight, and then holds at most a few connections (4 for the timesteps next to the one on
+ *   screen, 2 for the rest), so that the next frame's requests never queue behind it (a browser
+ *   gives a host 6 connections over HTTP/1.1).
  * A ticket's rank can rise while it waits (a frame joins a read-ahead of the same chunk).
  * @module
  */
@@ -56,11 +57,15 @@ export const METADATA = ticket(RANKS.metadata);
 /** A read the frame on screen (or anything better) waits for. @param {Ticket} t */
 export const isForeground = (t) => t.rank <= RANKS.frame;
 
+/** A decode that goes before the reader's background ones: anything up to the next frame's. @param {Ticket} t */
+export const decodesFirst = (t) => t.rank <= RANKS.ahead;
+
 /**
  * @param {number} max requests in flight at once
- * @param {number} [aheadInFlight] read-ahead requests in flight at once
+ * @param {{ ahead?: number, background?: number }} [readAhead] read-ahead requests in flight at
+ *   once: of any kind while an `ahead` one waits (4), while only `background` ones do (2)
  */
-export function createLimiter(max, aheadInFlight = 2) {
+export function createLimiter(max, { ahead = 4, background = 2 } = {}) {
   /** @typedef {{ ticket: Ticket, resolve: (rank: number) => void, cleanup: () => void }} Waiter */
   /** @type {Waiter[]} */
   const waiting = [];
@@ -73,7 +78,7 @@ export function createLimiter(max, aheadInFlight = 2) {
     if (rank === RANKS.frame) return active[RANKS.picture] === 0;
     if (rank < RANKS.ahead) return true;
     const foreground = active[RANKS.metadata] + active[RANKS.picture] + active[RANKS.frame];
-    return foreground === 0 && active[RANKS.ahead] + active[RANKS.background] < aheadInFlight;
+    return foreground === 0 && active[RANKS.ahead] + active[RANKS.background] < (rank === RANKS.ahead ? ahead : background);
   }
 
   function next() {
