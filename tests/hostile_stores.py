@@ -97,6 +97,12 @@ def _replace(store: Path, key: str, make: Callable[[Path], None]) -> None:
     make(path)
 
 
+def _directory_of_objects(path: Path) -> None:
+    """A directory where the chunk was, holding a file: what a copy or sync gone wrong leaves."""
+    path.mkdir()
+    (path / "0").write_bytes(b"\x00" * 8)
+
+
 def _bind_socket(path: Path) -> None:
     """A Unix socket file at `path` (it stays after the socket is closed)."""
     import socket
@@ -193,6 +199,7 @@ CASES: dict[str, Case] = {
     "chunk_is_dev_zero": Case("star", lambda s: _replace(s, CHUNK_KEY, lambda p: p.symlink_to("/dev/zero")), "not a regular file"),
     "chunk_is_a_fifo": Case("star", lambda s: _replace(s, CHUNK_KEY, lambda p: os.mkfifo(p)), "not a regular file"),
     "chunk_is_a_socket": Case("star", lambda s: _replace(s, CHUNK_KEY, _bind_socket), "not a regular file"),
+    "chunk_is_a_directory": Case("star", lambda s: _replace(s, CHUNK_KEY, _directory_of_objects), "is a directory"),
     "deep_json": Case("star", _deep_json, "nested", phase="open"),
     # json.dumps writes float("inf") as Infinity, which Python's json reads back and JSON.parse refuses
     "infinite_level_shape": Case("star", lambda s: edit_block(s, _infinite_shape), "shape", js=False, phase="open"),
@@ -235,6 +242,7 @@ ABOUT: dict[str, str] = {
     "chunk_is_dev_zero": "a chunk that is a symlink to /dev/zero",
     "chunk_is_a_fifo": "a chunk that is a FIFO nobody writes to",
     "chunk_is_a_socket": "a chunk that is a Unix socket",
+    "chunk_is_a_directory": "a chunk key that is a directory holding a file (a copy gone wrong)",
     "deep_json": "a root zarr.json with a list nested 100,000 deep",
     "infinite_level_shape": "Infinity in chronozarr.levels[0].shape",
     "huge_sharded_shape": "a sharded level of 2^31 x 2^31 pixels (more bytes than an address space)",

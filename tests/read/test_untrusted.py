@@ -43,7 +43,7 @@ def test_a_hostile_store_ends_in_our_error_naming_it_within_bounds(bases, tmp_pa
     assert ending.growth is not None and ending.growth < GROWTH_BOUND, f"{name}: peak memory grew {ending.growth} bytes"
 
 
-@pytest.mark.parametrize("name", ["chunk_is_a_fifo", "chunk_is_dev_zero", "shard_entry_repeats", "shard_entry_overlaps", "huge_sharded_shape"])
+@pytest.mark.parametrize("name", ["chunk_is_a_fifo", "chunk_is_dev_zero", "chunk_is_a_directory", "shard_entry_repeats", "shard_entry_overlaps", "huge_sharded_shape"])
 def test_validate_reports_the_flaw_within_the_deadline(bases, tmp_path, name):
     store = build_case(tmp_path, name, bases)
     ending = run_bounded(
