@@ -16,6 +16,8 @@ from typing import Any
 import numcodecs
 import numpy as np
 
+from .zstd_frame import zstd_content_size, zstd_size_bound, zstd_with_size
+
 
 @dataclass(frozen=True)
 class CodecRule:
@@ -133,6 +135,27 @@ class CodecSpec:
             raise ValueError(f"{self.name} chunk does not decode to the bytes its shape holds, expected {nbytes} ({exc})") from None
         return out.data
 
+    def decode_at_most(self, data: bytes, limit: int, itemsize: int = 1) -> bytes | memoryview:
+        """Decompress a chunk whose decoded size is not fixed (strings) to at most `limit` bytes,
+        found from its headers before anything is allocated; ValueError past the limit."""
+        if self.name == "gzip":
+            return _inflate(data, limit)
+        declared = zstd_size_bound(data) if self.name == "zstd" else _blosc_declared(data)
+        if declared > limit:
+            raise ValueError(f"{self.name} chunk would decode to up to {declared} bytes, more than the {limit} its array can hold")
+        if self.name == "blosc" or zstd_content_size(data) is not None:
+            return self.decode(data, declared, np.dtype(f"V{itemsize}"))
+        try:  # a streamed frame, whose blocks were counted above: its output stays within `declared`
+            return memoryview(numcodecs.Zstd().decode(data)).cast("B")
+        except (RuntimeError, ValueError, TypeError) as exc:
+            raise ValueError(f"zstd chunk does not decode ({exc})") from None
+
+
+def _blosc_declared(data: bytes) -> int:
+    if len(data) < BLOSC_HEADER_BYTES:
+        raise ValueError(f"blosc chunk of {len(data)} bytes is shorter than its 16-byte header")
+    return int.from_bytes(data[4:8], "little")
+
 
 def bytes_codec(dtype: np.dtype) -> dict[str, Any]:
     """`bytes` little-endian; one-byte dtypes have no byte order, so the setting is omitted."""
@@ -176,45 +199,6 @@ def _inflate(data: bytes, nbytes: int) -> bytes:
     if not inflater.eof:
         raise ValueError("gzip chunk is truncated: the stream ends before its trailer")
     return out
-
-
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-
-
-def zstd_content_size(data: bytes) -> int | None:
-    """The content size a zstd frame header declares, None when the frame does not say (RFC 8878
-    3.1.1.1); ValueError for bytes that are not a zstd frame."""
-    if len(data) < 6 or data[:4] != ZSTD_MAGIC:
-        raise ValueError("chunk is not a zstd frame (bad magic number)")
-    descriptor = data[4]
-    single_segment = bool(descriptor & 0x20)
-    size_bytes = (1 if single_segment else 0, 2, 4, 8)[descriptor >> 6]
-    if size_bytes == 0:
-        return None
-    start = 5 + (0 if single_segment else 1) + (0, 1, 2, 4)[descriptor & 0x03]
-    if len(data) < start + size_bytes:
-        raise ValueError("zstd frame header is truncated")
-    size = int.from_bytes(data[start : start + size_bytes], "little")
-    return size + 256 if size_bytes == 2 else size
-
-
-def zstd_with_size(data: bytes, nbytes: int) -> bytes:
-    """The frame, declaring `nbytes` as its content size when it declared none.
-
-    A streamed frame (no size in its header) makes a decoder grow its output without bound, so
-    the size the array implies is written into the header: the decoder then allocates exactly
-    that and fails if the frame holds more or less. A frame that declares another size is refused.
-    """
-    declared = zstd_content_size(data)
-    if declared is not None:
-        if declared != nbytes:
-            raise ValueError(f"zstd frame holds {declared} bytes, expected {nbytes}")
-        return data
-    descriptor = data[4]
-    fields = 6 + (0, 1, 2, 4)[descriptor & 0x03]  # magic, descriptor, window, dictionary id
-    if len(data) < fields:
-        raise ValueError("zstd frame header is truncated")
-    return data[:4] + bytes([descriptor | 0xC0]) + data[5:fields] + nbytes.to_bytes(8, "little") + data[fields:]
 
 
 BLOSC_HEADER_BYTES = 16
