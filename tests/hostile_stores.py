@@ -65,17 +65,18 @@ def edit_block(store: Path, change: Callable[[dict[str, Any]], None]) -> None:
     _write_root(store, root)
 
 
-def edit_array_docs(store: Path, change: Callable[[dict[str, Any]], None]) -> None:
-    """Every data array document, in the node's zarr.json and in the consolidated copy."""
+def edit_array_docs(store: Path, change: Callable[[dict[str, Any], int], None]) -> None:
+    """Every data array document, in the node's zarr.json and in the consolidated copy; `change`
+    is given the document and its level."""
     root = _root(store)
     variable = root["attributes"]["chronozarr"].get("variable", "data")
     for key, doc in root.get("consolidated_metadata", {}).get("metadata", {}).items():
         if key.endswith(f"/{variable}"):
-            change(doc)
+            change(doc, int(key.split("/")[0]))
     _write_root(store, root)
     for path in store.glob(f"*/{variable}/zarr.json"):
         doc = json.loads(path.read_text())
-        change(doc)
+        change(doc, int(path.parent.parent.name))
         path.write_text(json.dumps(doc))
 
 
@@ -136,17 +137,36 @@ def _overlap_entry(entries: np.ndarray) -> None:
 
 
 def _huge(side: int) -> Callable[[Path], None]:
-    """Level shapes of side x side pixels, in the array documents and the levels mirror."""
+    """Level k of side / 2^k pixels a side, in the array documents and the levels mirror: a store
+    that agrees with itself, only far larger than its objects."""
 
-    def array(doc: dict[str, Any]) -> None:
-        doc["shape"][2:] = [side, side]
+    def extent(level: int) -> int:
+        return -(-side // 2**level)
+
+    def array(doc: dict[str, Any], level: int) -> None:
+        doc["shape"][2:] = [extent(level)] * 2
 
     def mirror(block: dict[str, Any]) -> None:
-        for level in block.get("levels", []):
-            level["shape"][2:] = [side, side]
-            level["grid"] = [-(-side // CS)] * 2
+        for k, level in enumerate(block.get("levels", [])):
+            level["shape"][2:] = [extent(k)] * 2
+            level["grid"] = [-(-extent(k) // CS)] * 2
 
     return lambda store: (edit_array_docs(store, array), edit_block(store, mirror))
+
+
+def _level0_height(height: int, in_mirror: bool) -> Callable[[Path], None]:
+    """Level 0's height in its array documents (node and consolidated copy), and in the levels
+    mirror when `in_mirror`."""
+
+    def array(doc: dict[str, Any], level: int) -> None:
+        if level == 0:
+            doc["shape"][2] = height
+
+    def mirror(block: dict[str, Any]) -> None:
+        block["levels"][0]["shape"][2] = height
+        block["levels"][0]["grid"][0] = -(-height // CS)
+
+    return lambda store: (edit_array_docs(store, array), in_mirror and edit_block(store, mirror))
 
 
 def _infinite_shape(block: dict[str, Any]) -> None:
@@ -208,6 +228,9 @@ CASES: dict[str, Case] = {
     "huge_sharded_shape": Case("sharded", _huge(2**31), "cannot", t=0, phase="open"),
     # (the JS reader reads cells, never a whole frame: its cells of this store are right)
     "huge_sharded_frame": Case("sharded", _huge(2**29), "cannot", t=0, read="read({t})", js=False),
+    "level_disagrees_with_mirror": Case("star", _level0_height(2**20, in_mirror=False), "disagrees with chronozarr.levels", phase="open"),
+    "level_not_halved": Case("star", _level0_height(2**20, in_mirror=True), "ceil(H/2)", phase="open"),
+    "level_shape_zero": Case("star", _level0_height(0, in_mirror=True), "holds no pixels", phase="open"),
     "shard_entry_repeats": Case("sharded", lambda s: rewrite_index(s, _repeat_entry), "repeat", t=0),
     "shard_entry_overlaps": Case("sharded", lambda s: rewrite_index(s, _overlap_entry), "overlap", t=0),
     "anchors_off_schedule": Case("star", lambda s: edit_block(s, _anchors_off_schedule), "anchor_indices", phase="open"),
@@ -247,6 +270,9 @@ ABOUT: dict[str, str] = {
     "infinite_level_shape": "Infinity in chronozarr.levels[0].shape",
     "huge_sharded_shape": "a sharded level of 2^31 x 2^31 pixels (more bytes than an address space)",
     "huge_sharded_frame": "a sharded level of 2^29 x 2^29 pixels, read as a whole frame",
+    "level_disagrees_with_mirror": "level 0's height 2^20 in its array documents, 32 in chronozarr.levels",
+    "level_not_halved": "level 0's height 2^20 in its array documents and chronozarr.levels, level 1's 16",
+    "level_shape_zero": "level 0's height 0 in its array documents and chronozarr.levels",
     "shard_entry_repeats": "a shard index whose entry 1 repeats entry 0, with a valid crc32c",
     "shard_entry_overlaps": "a shard index whose entry 1 starts inside entry 0, with a valid crc32c",
     "anchors_off_schedule": "anchor_indices that list a delta timestep as an anchor",
