@@ -251,17 +251,17 @@ def _expect_chunks(info: ArrayInfo, inner: tuple[int, ...], section: str, rule: 
 
 
 def _check_schedule(temporal: Temporal, n_time: int) -> None:
-    """Anchors on the schedule and every reference to an anchor nearer than anchor_interval (spec
-    4.2): a timestep read through anything else would hand back its residuals as values."""
+    """Anchors on the schedule, every delta referencing an anchor nearer than anchor_interval and
+    no anchor referencing anything (spec 4.1, 4.2): a timestep read through anything else would hand
+    back its residuals as values, and a map that breaks the rules is not the one its writer wrote."""
     if temporal.encoding != STAR_DELTA:
         return
     references = {t: a for t, a in temporal.delta_reference.items() if t < n_time}
     for section, field, message in schedule_problems(n_time, temporal.anchor_interval, temporal.anchor_indices, references):
-        if section == "4.2" or field == "delta_reference":
-            raise StoreError(
-                f"chronozarr.temporal.{field} {message} (spec {section}): the store cannot be decoded; "
-                "re-encode it, or restore the temporal block its writer wrote"
-            )
+        raise StoreError(
+            f"chronozarr.temporal.{field} {message} (spec {section}): the store cannot be decoded; "
+            "re-encode it, or restore the temporal block its writer wrote"
+        )
 
 
 def _consolidated(root: Mapping[str, Any]) -> Mapping[str, Any] | None:
