@@ -26,7 +26,7 @@ import hostile_stores  # noqa: E402
 from chronozarr.check.doctor_client import DEFAULT_TOTAL_TIMEOUT, RETRIED  # noqa: E402
 from chronozarr.format.zarrjson import MAX_JSON_DEPTH  # noqa: E402
 from chronozarr.read.arrays import MAX_ARRAY_BYTES  # noqa: E402
-from chronozarr.read.http_source import DEFAULT_BACKOFF, DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_REDIRECTS  # noqa: E402
+from chronozarr.read.http_source import DEFAULT_BACKOFF, DEFAULT_DEADLINE, DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_REDIRECTS  # noqa: E402
 from chronozarr.read.object_source import DEFAULT_MAX_OBJECT_BYTES  # noqa: E402
 from chronozarr.serve import ServeOptions  # noqa: E402
 from chronozarr.serve.server import REQUEST_LOG_LIMIT  # noqa: E402
@@ -108,7 +108,8 @@ def render(results: Path) -> str:
         "| --- | --- | --- | --- |",
         f"| timeout of each wait (connect, first byte, pause in a body) | `timeout` = {DEFAULT_TIMEOUT:g} s | `timeoutMs` = {js_timeout * 1000:g} | `--timeout` = {DEFAULT_TIMEOUT:g} s |",
         f"| retries of a failed attempt (5xx, dropped connection, timeout) | `retries` = {DEFAULT_RETRIES}, after {', '.join(f'{d:g}' for d in py_delays)} s | `retryDelaysMs` = {', '.join(f'{d * 1000:g}' for d in js_delays)} | 5xx and dropped connections asked {RETRIED} more time; timeouts are not retried |",
-        f"| a server that never answers fails a read after at most | {_worst(DEFAULT_TIMEOUT, py_delays):g} s | {_worst(js_timeout, js_delays):g} s | `--total-timeout` = {DEFAULT_TOTAL_TIMEOUT:g} s for all checks |",
+        f"| deadline of one call (open, a read: every request, retry and backoff it needs) | `deadline` = {DEFAULT_DEADLINE:g} s | `deadlineMs` = {js_default.get('deadlineMs', 50_000):g} | `--total-timeout` bounds every request, retries included |",
+        f"| a server that never answers fails a request after at most | {_worst(DEFAULT_TIMEOUT, py_delays):g} s | {_worst(js_timeout, js_delays):g} s | `--total-timeout` = {DEFAULT_TOTAL_TIMEOUT:g} s for all checks |",
         f"| measured, defaults, server silent | {defaults.get('python:default_timeouts_read', {}).get('seconds', 'not run')} s | {js_default.get('seconds', 'not run')} s | {defaults.get('python:default_timeouts_doctor', {}).get('seconds', 'not run')} s (silent on chunks only; every check reported) |",
         f"| redirects followed | {MAX_REDIRECTS}, then an error (not retried) | the platform's fetch | {MAX_REDIRECTS}, then the `redirects` finding |",
         f"| largest body read | `max_object_bytes` = {DEFAULT_MAX_OBJECT_BYTES >> 30} GiB | `maxObjectBytes` = 256 MiB | 16 MiB per check, {DEFAULT_MAX_OBJECT_BYTES >> 30} GiB for the plain-zarr object |",
