@@ -155,3 +155,28 @@ def test_with_log_each_request_is_a_line_on_stderr(site):
     finally:
         child.kill()
         child.wait(timeout=10)
+
+
+MALFORMED = [
+    b"GET / HTTP/x.y\r\n\r\n",  # a version that is no number
+    b"GET / HTTP/1.1 extra\r\n\r\n",  # four words
+    b"GET\r\n\r\n",  # one word
+    b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03" + b"\x00" * 40 + b"\r\n\r\n",  # a TLS hello on the plain port
+]
+
+
+def test_a_malformed_request_is_answered_400_without_a_traceback(site):
+    child, port = _serve(site)
+    try:
+        for raw in MALFORMED:
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+                sock.sendall(raw)
+                assert sock.recv(64).startswith(b"HTTP/1.1 400 "), raw
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:  # a client that resets its connection
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            sock.sendall(b"GET /object.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert _get(port, "/object.bin") == (200, PAYLOAD)
+    finally:
+        child.kill()
+        _, stderr = child.communicate(timeout=10)
+    assert "Traceback" not in stderr, stderr

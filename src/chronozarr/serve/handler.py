@@ -100,13 +100,15 @@ class RequestHandler(BaseHTTPRequestHandler):
         if span is None:
             span = (0, len(body) if isinstance(body, bytes) else 0)
         offset, length = span
+        # A request line that does not parse is answered before the base class sets path or command.
+        path = getattr(self, "path", None) or ""
         if status not in (204, 304):  # neither may carry a Content-Length of its own
-            headers.setdefault("Content-Length", str(faults.declared_length(self.server.options, self.path, length)))
+            headers.setdefault("Content-Length", str(faults.declared_length(self.server.options, path, length)))
         sent = length if send_body and status not in (204, 304) else 0
         request_headers = getattr(self, "headers", None)
         entry = LoggedRequest(
             getattr(self, "command", None) or "",
-            getattr(self, "path", None) or "",
+            path,
             request_headers.get("Range") if request_headers is not None else None,
             status,
             sent,
@@ -120,7 +122,7 @@ class RequestHandler(BaseHTTPRequestHandler):
             self.end_headers()
             if sent == 0:
                 return
-            if faults.cuts_body(self.server.options, self.path):
+            if faults.cuts_body(self.server.options, path):
                 faults.write_cut_body(self, body, offset, length)
             elif isinstance(body, bytes):
                 self.wfile.write(body[offset : offset + length])
@@ -135,8 +137,11 @@ class RequestHandler(BaseHTTPRequestHandler):
         self._send(status, all_headers, body, send_body=getattr(self, "command", None) != "HEAD")
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        # The base class's errors (bad request line, unknown method) get CORS and a log entry too.
+        # The base class's errors (bad request line, unknown method) get CORS and a log entry too,
+        # and a status line even when the request line was too broken to name an HTTP version.
         self.close_connection = True
+        if getattr(self, "request_version", "HTTP/0.9") == "HTTP/0.9":
+            self.request_version = "HTTP/1.0"
         self._plain(code, f"{code} {message or ''}\n", {"Connection": "close"})
 
     def _missing(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import queue
 import socket
+import sys
 import threading
 from collections import deque
 from collections.abc import Iterable
@@ -100,6 +101,12 @@ class HttpServer(ThreadingHTTPServer):
             super().process_request_thread(request, client_address)
         finally:
             self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that resets or drops its connection is no error of ours: no traceback for it."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
 
     def take_failure(self) -> int | None:
         """The status to fail this request with, while `fail_status` has failures left."""
