@@ -29,7 +29,7 @@ from chronozarr.read.arrays import MAX_ARRAY_BYTES  # noqa: E402
 from chronozarr.read.http_source import DEFAULT_BACKOFF, DEFAULT_DEADLINE, DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_REDIRECTS  # noqa: E402
 from chronozarr.read.object_source import DEFAULT_MAX_OBJECT_BYTES  # noqa: E402
 from chronozarr.serve import ServeOptions  # noqa: E402
-from chronozarr.serve.server import REQUEST_LOG_LIMIT  # noqa: E402
+from chronozarr.serve.server import IDLE_BEFORE_CLOSE, REQUEST_LOG_LIMIT  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -130,7 +130,7 @@ def render(results: Path) -> str:
         "- In a directory only regular files are objects: a FIFO, socket or device (or a link to one) is",
         "  refused before a byte is read, and the validator names it.",
         "",
-        f"`chronozarr serve` answers at most {serve.max_connections} connections at once (more get 503), closes a connection idle for",
+        f"`chronozarr serve` answers at most {serve.max_connections} connections at once (more wait in the listen queue, and connections without a request for {IDLE_BEFORE_CLOSE:g} s are closed first to make room), closes a connection idle for",
         f"{serve.idle_timeout:g} s, answers a Range with a number of more than 20 digits 416, logs requests only with `--log`",
         f"(dropped rather than waited for when stderr is not read) and keeps the last {REQUEST_LOG_LIMIT:,} for tests.",
         "",

@@ -65,12 +65,20 @@ class RequestHandler(BaseHTTPRequestHandler):
         self.request.settimeout(self.server.options.idle_timeout)  # what setup does with a class timeout
         super().setup()
         with self.server.lock:
-            self.server.connections.add(self.connection)
+            self.server.connections[self.connection] = None
 
     def finish(self) -> None:
         with self.server.lock:
-            self.server.connections.discard(self.connection)
+            self.server.connections.pop(self.connection, None)
         super().finish()
+
+    def handle_one_request(self) -> None:
+        self.server.waiting(self.connection, idle=True)  # until the request line is in (parse_request)
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        self.server.waiting(self.connection, idle=False)
+        return super().parse_request()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         if self.server.access_log is not None:

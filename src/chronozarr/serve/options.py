@@ -40,7 +40,7 @@ class ServeOptions:
     redirect_loop: bool = False  # every request answered 302 with its own URL as the Location
     fault_keys: str = ""
     # Limits that keep one client from holding the server:
-    max_connections: int = 64  # connections served at once; more are answered 503 and closed
+    max_connections: int = 64  # connections served at once; more wait in the listen queue, idle ones closed first
     idle_timeout: float = 20.0  # seconds a connection may wait for a request or a client may stall
     mutable_cache: str = MUTABLE_CACHE
     immutable_cache: str = IMMUTABLE_CACHE

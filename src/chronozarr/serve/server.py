@@ -7,6 +7,7 @@ import queue
 import socket
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable
 from http.server import ThreadingHTTPServer
@@ -18,10 +19,8 @@ from .handler import LoggedRequest, RequestHandler
 from .options import ServeOptions
 
 REQUEST_LOG_LIMIT = 100_000  # answered requests kept for `StoreServer.requests`; older ones are dropped
-BUSY = (
-    b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\nConnection: close\r\n"
-    b"Access-Control-Allow-Origin: *\r\nCache-Control: no-store\r\n\r\n"
-)
+SLOT_WAIT = 0.1  # seconds the accepting thread waits for a free slot before it looks again
+IDLE_BEFORE_CLOSE = 0.5  # seconds without a request after which a connection may be closed to make room
 
 
 class AccessLog:
@@ -59,10 +58,13 @@ class AccessLog:
 class HttpServer(ThreadingHTTPServer):
     """What every request handler shares: the root, the options, the cache classes, the request
     log, and the open connections `StoreServer.stop` must close. At most `max_connections` are
-    served at once: each holds a thread, and a client that opens thousands must not exhaust them."""
+    served at once: each holds a thread, and a client that opens thousands must not exhaust them.
+    A connection beyond the cap waits in the listen queue until one ends, and connections that
+    sit idle (no request for IDLE_BEFORE_CLOSE) are closed first to make room: held sockets never
+    keep a real client out, and a burst (zarrita sends hundreds of requests at once) is queued."""
 
     daemon_threads = True
-    request_queue_size = 256
+    request_queue_size = 1024
 
     def __init__(self, address: tuple[str, int], root: str, options: ServeOptions, access_log: AccessLog | None) -> None:
         if ":" in address[0]:
@@ -74,22 +76,47 @@ class HttpServer(ThreadingHTTPServer):
         self.classes = CacheClasses(root, options)
         self.log: deque[LoggedRequest] = deque(maxlen=REQUEST_LOG_LIMIT)
         self.lock = threading.Lock()
-        self.connections: set[socket.socket] = set()
+        self.connections: dict[socket.socket, float | None] = {}  # each open one, and since when it waits for a request
         self.failures_left = options.fail_status[1] if options.fail_status else 0
-        self.refused = 0
+        self.closed_idle = 0
         self._slots = threading.BoundedSemaphore(options.max_connections)
         super().__init__(address, RequestHandler)
 
-    def process_request(self, request: Any, client_address: Any) -> None:
+    def get_request(self) -> tuple[Any, Any]:
+        """Accept a connection only once a slot is free for it; until then it waits in the listen
+        queue (serve_forever asks again, and sees a shutdown in between)."""
         if not self._slots.acquire(blocking=False):
-            self.refused += 1
-            try:  # a few bytes into a fresh socket's buffer: this does not wait for the client
-                request.settimeout(1.0)
-                request.sendall(BUSY)
-            except OSError:
-                pass
-            self.shutdown_request(request)
+            self._close_idle()
+            if not self._slots.acquire(timeout=SLOT_WAIT):
+                raise OSError("every connection slot is busy")  # _handle_request_noblock lets it pass
+        try:
+            return super().get_request()
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def _close_idle(self) -> None:
+        """Close the connection that has waited longest for a request, if it waited long enough:
+        its thread ends and frees its slot."""
+        now = time.monotonic()
+        with self.lock:
+            waiting = [(since, conn) for conn, since in self.connections.items() if since is not None and now - since >= IDLE_BEFORE_CLOSE]
+        if not waiting:
             return
+        _, conn = min(waiting, key=lambda pair: pair[0])
+        self.closed_idle += 1
+        try:
+            conn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def waiting(self, conn: socket.socket, idle: bool) -> None:
+        """Record that a connection waits for its next request (idle) or is being answered."""
+        with self.lock:
+            if conn in self.connections:
+                self.connections[conn] = time.monotonic() if idle else None
+
+    def process_request(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request(request, client_address)
         except BaseException:
