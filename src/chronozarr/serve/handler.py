@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from . import faults
 from .cache_control import ASSET_CACHE, ERROR_CACHE
+from .listing import index_page
 from .paths import resolve
 from .ranges import Unsatisfiable, is_suffix_range, parse_range, skewed_range
 
@@ -209,7 +210,7 @@ class RequestHandler(BaseHTTPRequestHandler):
         if not send_body and not opts.head:
             self._plain(405, "method not allowed\n", {"Allow": "GET, OPTIONS"})
             return
-        resolved = resolve(self.server.root, self.path, self.server.link_targets)
+        resolved = resolve(self.server.root, self.path, self.server.link_targets, self.server.mounts)
         if resolved is None:
             self._plain(404, "not found\n")
             return
@@ -217,6 +218,10 @@ class RequestHandler(BaseHTTPRequestHandler):
         key = "/".join(parts)
         if any(key.startswith(prefix) for prefix in opts.forbidden):
             self._plain(403, "forbidden\n")
+            return
+        if os.path.isdir(real) and not parts and opts.listing:
+            page = index_page(self.server.root, "viewer" in self.server.mounts)
+            self._send(200, {"Content-Type": CONTENT_TYPES[".html"], "Cache-Control": ERROR_CACHE}, page, send_body=send_body)
             return
         if os.path.isdir(real):
             index = os.path.join(real, "index.html")

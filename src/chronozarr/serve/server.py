@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TextIO
@@ -66,11 +66,14 @@ class HttpServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 1024
 
-    def __init__(self, address: tuple[str, int], root: str, options: ServeOptions, access_log: AccessLog | None) -> None:
+    def __init__(
+        self, address: tuple[str, int], root: str, options: ServeOptions, access_log: AccessLog | None, mounts: Mapping[str, str]
+    ) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self.root = root
         self.link_targets: tuple[str, ...] = ()  # real directories symlinks in root may lead to
+        self.mounts = dict(mounts)  # URL name -> real directory served under it
         self.options = options
         self.access_log = access_log
         self.classes = CacheClasses(root, options)
@@ -153,7 +156,8 @@ class StoreServer:
 
     Keyword switches (see `ServeOptions`) default to a correct host; `requests` lists what was
     answered, for tests that count requests. `log` is a stream for one line per request, written
-    without ever blocking the server (none by default).
+    without ever blocking the server (none by default). `mounts` serves other directories under
+    top-level names (the viewer beside the stores of `chronozarr serve`).
     """
 
     def __init__(
@@ -164,6 +168,7 @@ class StoreServer:
         *,
         log: TextIO | None = None,
         link_targets: Iterable[str | os.PathLike[str]] = (),
+        mounts: Mapping[str, str | os.PathLike[str]] | None = None,
         **switches: Any,
     ) -> None:
         path = Path(root)
@@ -173,6 +178,7 @@ class StoreServer:
         self.host = host
         self.options = ServeOptions(**switches)
         self._log_stream = log
+        self._mounts = {name: os.path.realpath(path) for name, path in (mounts or {}).items()}
         self._requested_port = port
         self._link_targets: tuple[str, ...] = ()
         for target in link_targets:
@@ -183,7 +189,7 @@ class StoreServer:
     def _bind(self) -> HttpServer:
         if self._server is None:
             access_log = AccessLog(self._log_stream) if self._log_stream is not None else None
-            self._server = HttpServer((self.host, self._requested_port), self.root, self.options, access_log)
+            self._server = HttpServer((self.host, self._requested_port), self.root, self.options, access_log, self._mounts)
             self._server.link_targets = self._link_targets
         return self._server
 
