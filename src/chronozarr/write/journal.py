@@ -176,7 +176,7 @@ def discard_staging(store: Output) -> None:
     """Remove the staging area (an uncommitted append, or the leftovers of an applied one)."""
     store.delete_prefix(STAGING)
     if isinstance(store, LocalOutput):
-        (store.root / f"{JOURNAL}.tmp").unlink(missing_ok=True)
+        store.delete_prefix(f"{JOURNAL}.tmp")
 
 
 @contextmanager
