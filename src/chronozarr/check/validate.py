@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Mapping
 
 from ..errors import AccessError, StoreError
+from ..format.append_rule import APPEND_JOURNAL
 from ..format.zarrjson import parse_json
 from ..read.object_source import ObjectSource, open_object_source
 from .context import Context, local_root
@@ -50,7 +51,7 @@ def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bo
     ctx = Context(source=source, report=report, local_root=root_dir)
     if not _load_root(ctx):
         return report
-    if not check_root(ctx):
+    if not check_root(ctx) or _interrupted_append(ctx):
         return report
     steps: list[tuple[str, Step]] = [
         ("2.1", check_levels),
@@ -92,6 +93,25 @@ def _load_root(ctx: Context) -> bool:
     ctx.root = root
     ctx._docs[""] = root
     return True
+
+
+def _interrupted_append(ctx: Context) -> bool:
+    """True, with a finding that says how to complete it, when an append committed its journal and
+    was stopped before it landed every object. The documents and objects it has landed already
+    describe the new timesteps while the root does not yet: the rest is checked once it completes."""
+    try:
+        pending = ctx.source.size(APPEND_JOURNAL) is not None
+    except (StoreError, OSError):
+        return False
+    if pending:
+        ctx.report.warn(
+            "14", APPEND_JOURNAL,
+            "an append was interrupted after it committed (its journal is still here): readers see the store whole, "
+            "as it was before the append or with it once its root landed, and only the root document was checked; "
+            "run the same `chronozarr append STORE INPUT` again to complete it (it completes the interrupted append first), "
+            "then validate again",
+        )
+    return pending
 
 
 def _guarded(ctx: Context, section: str, step: Step) -> None:

@@ -37,12 +37,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from ..format.append_rule import APPEND_JOURNAL, APPEND_STAGING
 from .crashpoints import crash_points
 from .objects import ObjectCounter, ObjectWriter
 from .output import LocalOutput, Output
 
-STAGING = ".chronozarr-append-staging"
-JOURNAL = ".chronozarr-append-journal"
+STAGING = APPEND_STAGING
+JOURNAL = APPEND_JOURNAL
 JOURNAL_VERSION = 1
 NEW, REWRITTEN, METADATA = "new", "rewritten", "metadata"
 
