@@ -14,6 +14,7 @@ from ..errors import AccessError, StoreError
 from ..format.append_rule import APPEND_JOURNAL
 from ..format.zarrjson import parse_json
 from ..read.object_source import ObjectSource, open_object_source
+from .checksums import check_checksums
 from .context import Context, local_root
 from .coords import check_consolidated, check_coordinates, check_volatility
 from .findings import Report
@@ -62,6 +63,7 @@ def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bo
         ("5", check_volatility),
         ("3.1", check_consolidated),
         ("2", check_objects),
+        ("8", check_checksums),
     ]
     if sample_pyramid:
         steps.append(("6", check_pyramid))

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numcodecs
 import numpy as np
 
+from .checksum import CRC32C, verified, with_checksum
 from .zstd_frame import zstd_content_size, zstd_size_bound, zstd_with_size
 
 
@@ -37,7 +38,8 @@ class CodecRule:
 
 
 # The one codec table: the writer, reader, validator and CLI options read it; a codec is one entry
-# here plus its to_json, compressor and decode branches.
+# here plus its to_json, compressor and decode branches. A chunk may carry the crc32c codec after
+# its compressor (CodecSpec.checksum; format/checksum.py), and nothing else.
 CODECS = {
     "zstd": CodecRule("level", (-131072, 22), 0),
     "blosc": CodecRule("clevel", (0, 9), 5),
@@ -58,6 +60,7 @@ class CodecSpec:
     level: int = 5
     cname: str = "zstd"
     shuffle: str = "noshuffle"
+    checksum: bool = False  # the crc32c codec follows the compressor
 
     def __post_init__(self) -> None:
         if self.name not in CODEC_NAMES:
@@ -72,9 +75,9 @@ class CodecSpec:
                 raise ValueError(f"blosc shuffle must be noshuffle or shuffle, got {self.shuffle!r}")
 
     @classmethod
-    def create(cls, name: str = "zstd", level: int | None = None, **blosc: str) -> CodecSpec:
+    def create(cls, name: str = "zstd", level: int | None = None, checksum: bool = False, **blosc: str) -> CodecSpec:
         """A codec with the default level (DEFAULT_LEVEL) unless one is given."""
-        return cls(name=name, level=DEFAULT_LEVEL if level is None else level, **blosc)
+        return cls(name=name, level=DEFAULT_LEVEL if level is None else level, checksum=checksum, **blosc)
 
     def to_json(self, dtype: np.dtype) -> dict[str, Any]:
         """The Zarr v3 codec entry for data of this dtype."""
@@ -92,6 +95,25 @@ class CodecSpec:
                 "blocksize": 0,
             },
         }
+
+    def chain_json(self, dtype: np.dtype) -> list[dict[str, Any]]:
+        """The codec entries after `bytes`: the compressor, then crc32c with a checksum."""
+        return [self.to_json(dtype), *([{"name": CRC32C}] if self.checksum else [])]
+
+    @classmethod
+    def from_chain(cls, entries: list[dict[str, Any]]) -> CodecSpec:
+        """The codec of the entries after `bytes`: one compressor, optionally then crc32c."""
+        names = [e.get("name") for e in entries]
+        if len(entries) == 2 and names[1] == CRC32C:
+            return replace(cls.from_json(entries[0]), checksum=True)
+        if len(entries) != 1:
+            raise ValueError(f"unsupported codecs {names}: chronozarr uses one compressor, optionally followed by crc32c")
+        return cls.from_json(entries[0])
+
+    def encode(self, raw: Any, dtype: np.dtype) -> bytes:
+        """A chunk's stored bytes: compressed, then its crc32c with a checksum."""
+        data = bytes(self.compressor(dtype).encode(raw))
+        return with_checksum(data) if self.checksum else data
 
     @classmethod
     def from_json(cls, entry: dict[str, Any]) -> CodecSpec:
@@ -122,6 +144,9 @@ class CodecSpec:
         The result is shorter than `nbytes` only for a gzip chunk that inflates to less, which the
         caller refuses by its length.
         """
+        return self._decompress(verified(data) if self.checksum else data, nbytes, dtype)
+
+    def _decompress(self, data: bytes, nbytes: int, dtype: np.dtype) -> bytes | memoryview:
         if self.name == "gzip":
             return _inflate(data, nbytes)
         if self.name == "blosc":
@@ -138,13 +163,15 @@ class CodecSpec:
     def decode_at_most(self, data: bytes, limit: int, itemsize: int = 1) -> bytes | memoryview:
         """Decompress a chunk whose decoded size is not fixed (strings) to at most `limit` bytes,
         found from its headers before anything is allocated; ValueError past the limit."""
+        if self.checksum:
+            data = verified(data)
         if self.name == "gzip":
             return _inflate(data, limit)
         declared = zstd_size_bound(data) if self.name == "zstd" else _blosc_declared(data)
         if declared > limit:
             raise ValueError(f"{self.name} chunk would decode to up to {declared} bytes, more than the {limit} its array can hold")
         if self.name == "blosc" or zstd_content_size(data) is not None:
-            return self.decode(data, declared, np.dtype(f"V{itemsize}"))
+            return self._decompress(data, declared, np.dtype(f"V{itemsize}"))
         try:  # a streamed frame, whose blocks were counted above: its output stays within `declared`
             return memoryview(numcodecs.Zstd().decode(data)).cast("B")
         except (RuntimeError, ValueError, TypeError) as exc:

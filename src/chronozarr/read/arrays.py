@@ -156,12 +156,10 @@ def _parse_codecs(key: str, codecs: list[Mapping[str, Any]], dtype: np.dtype) ->
         if endian != "little" and dtype.itemsize > 1:
             raise StoreError(f"{key}: big-endian bytes codec is not supported")
         rest = codecs[1:]
-    if len(rest) > 1:
-        raise StoreError(f"{key}: unsupported codecs {names}; chronozarr uses exactly one compressor")
     if not rest:
         return None
     try:
-        return CodecSpec.from_json(dict(rest[0]))
+        return CodecSpec.from_chain([dict(entry) for entry in rest])
     except ValueError as exc:
         raise StoreError(f"{key}: {exc}") from None
 

@@ -68,6 +68,7 @@ def encode(
     level: int | None = None,
     blosc_cname: str = "zstd",
     blosc_shuffle: str = "noshuffle",
+    checksum: bool = False,
     nodata: Any = "default",
     mask: Any = None,
     coverage: Any = None,
@@ -95,7 +96,8 @@ def encode(
     power of two; default: about 64 MB of input), `read_ahead` the blocks read ahead of the one
     being encoded; `storage_options` (endpoint, region, anonymous) open an object-store
     `path` (credentials come from the environment). `dry_run=True` checks everything the same way and returns what would be
-    written, writing nothing.
+    written, writing nothing. `checksum=True` ends every chunk with its crc32c (the Zarr v3
+    crc32c codec), so readers refuse a damaged chunk instead of decoding it (docs/reliability.md).
     """
     started = time.perf_counter()
     output = open_output(path, storage_options)
@@ -103,7 +105,8 @@ def encode(
     series = prepare(da, crs=crs, nodata=nodata, mask=mask, coverage=coverage)
     plan, band_objects, prov = _plan(
         series, output, encoding=encoding, anchor_interval=anchor_interval, chunk_size=chunk_size,
-        shard=shard, shard_time=shard_time, codec=_codec(codec, level, blosc_cname, blosc_shuffle), bands=bands, provenance=provenance, variable=variable,
+        shard=shard, shard_time=shard_time, codec=_codec(codec, level, blosc_cname, blosc_shuffle, checksum), bands=bands, provenance=provenance,
+        variable=variable,
         max_levels=max_levels, workers=workers,
     )
     span = check_span(block_size) if block_size is not None else default_span(plan, series.spatial_chunks)
@@ -151,6 +154,7 @@ def _options(
         "chunk_size": plan.chunk_size,
         "shard_time": plan.shard_time,
         "codec": plan.codec.to_json(np.dtype(plan.dtype)),
+        **({"checksum": True} if plan.codec.checksum else {}),
         "nodata": plan.nodata,
         "bands": [b.to_dict() for b in bands],
         "provenance": provenance.to_dict() if provenance is not None else None,
@@ -161,10 +165,10 @@ def _options(
     }
 
 
-def _codec(name: str, level: int | None, cname: str, shuffle: str) -> CodecSpec:
+def _codec(name: str, level: int | None, cname: str, shuffle: str, checksum: bool) -> CodecSpec:
     blosc = {"cname": cname, "shuffle": shuffle} if name == "blosc" else {}
     try:
-        return CodecSpec.create(name, level, **blosc)
+        return CodecSpec.create(name, level, checksum=checksum, **blosc)
     except ValueError as exc:
         raise InputError(str(exc)) from None
 
