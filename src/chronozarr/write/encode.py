@@ -96,8 +96,7 @@ def encode(
     power of two; default: about 64 MB of input), `read_ahead` the blocks read ahead of the one
     being encoded; `storage_options` (endpoint, region, anonymous) open an object-store
     `path` (credentials come from the environment). `dry_run=True` checks everything the same way and returns what would be
-    written, writing nothing. `checksum=True` ends every chunk with its crc32c (the Zarr v3
-    crc32c codec), so readers refuse a damaged chunk instead of decoding it (docs/reliability.md).
+    written, writing nothing. `checksum=True` ends every chunk with its crc32c (docs/reliability.md).
     """
     started = time.perf_counter()
     output = open_output(path, storage_options)
@@ -105,9 +104,8 @@ def encode(
     series = prepare(da, crs=crs, nodata=nodata, mask=mask, coverage=coverage)
     plan, band_objects, prov = _plan(
         series, output, encoding=encoding, anchor_interval=anchor_interval, chunk_size=chunk_size,
-        shard=shard, shard_time=shard_time, codec=_codec(codec, level, blosc_cname, blosc_shuffle, checksum), bands=bands, provenance=provenance,
-        variable=variable,
-        max_levels=max_levels, workers=workers,
+        shard=shard, shard_time=shard_time, codec=_codec(codec, level, blosc_cname, blosc_shuffle, checksum), bands=bands,
+        provenance=provenance, variable=variable, max_levels=max_levels, workers=workers,
     )
     span = check_span(block_size) if block_size is not None else default_span(plan, series.spatial_chunks)
     if dry_run:
