@@ -89,13 +89,12 @@ def encode(
     `nodata` defaults to 0 for uint8/uint16 and None for int16/float32. `encoding` is "auto"
     (star-delta only where a sample compresses to <= 0.85 of plain), "none" or "star-delta".
     `shard=True` groups `shard_time` timesteps (default: all) of a cell into one object.
-    `progress` shows a bar (default: only on a terminal). With a dask array and an active
-    dask.distributed client, the work units (time window x spatial block) run as cluster tasks.
-    `path` is a directory or an s3://, gs:// or az:// prefix. `resume=True` completes an encode that
-    was interrupted (same input and options). `block_size` is the cells per side of a block (a
-    power of two; default: about 64 MB of input), `read_ahead` the blocks read ahead of the one
-    being encoded; `storage_options` (endpoint, region, anonymous) open an object-store
-    `path` (credentials come from the environment). `dry_run=True` checks everything the same way and returns what would be
+    `progress` shows a bar (default: only on a terminal). With a dask array and an active dask.distributed client, the work
+    units (time window x spatial block) run as cluster tasks.
+    `path` is a directory or an s3://, gs:// or az:// prefix. `resume=True` completes an encode that was interrupted (same
+    input and options). `block_size` is the cells per side of a block (a power of two; default: about 64 MB of input),
+    `read_ahead` the blocks read ahead of the one being encoded; `storage_options` (endpoint, region, anonymous) open an
+    object-store `path` (credentials come from the environment). `dry_run=True` checks everything and returns what would be
     written, writing nothing. `checksum=True` ends every chunk with its crc32c (docs/reliability.md).
     """
     started = time.perf_counter()
