@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Mapping
 
 from ..errors import AccessError, StoreError
-from ..format.append_rule import APPEND_JOURNAL
+from ..format.append_rule import APPEND_JOURNAL, JOURNAL_MARK
 from ..format.zarrjson import parse_json
 from ..read.object_source import ObjectSource, open_object_source
 from .checksums import check_checksums
@@ -101,9 +101,10 @@ def _interrupted_append(ctx: Context) -> bool:
     """True, with a finding that says how to complete it, when an append committed its journal and
     was stopped before it landed every object. The documents and objects it has landed already
     describe the new timesteps while the root does not yet: the rest is checked once it completes."""
-    try:
-        pending = ctx.source.size(APPEND_JOURNAL) is not None
-    except (StoreError, OSError):
+    try:  # a journal, not a host's fallback page for an absent key
+        raw = ctx.source.get(APPEND_JOURNAL)
+        pending = raw is not None and isinstance(doc := parse_json(raw), Mapping) and JOURNAL_MARK in doc
+    except (StoreError, OSError, ValueError):
         return False
     if pending:
         ctx.report.warn(

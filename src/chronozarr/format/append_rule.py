@@ -11,6 +11,7 @@ from .root_block import APPEND_GROWS, RootBlock
 # objects left to land: the writer makes them, validate reports them.
 APPEND_STAGING = ".chronozarr-append-staging"
 APPEND_JOURNAL = ".chronozarr-append-journal"
+JOURNAL_MARK = "chronozarr_append_journal"  # the member that makes a JSON document a journal (its version)
 
 
 def growth_mismatch(published: RootBlock, local: RootBlock) -> str | None:
