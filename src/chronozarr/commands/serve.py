@@ -8,7 +8,8 @@ import typer
 
 from ..serve import serve_command
 
-HELP = """Serve DIR (stores, and the viewer) over HTTP on 127.0.0.1.
+HELP = """Serve DIR (stores, and the viewer) over HTTP on 127.0.0.1. The URL it prints lists the
+stores with a link to view each in the viewer (served at /viewer/).
 
 Answers GET and HEAD with byte ranges (206 + Content-Range), CORS for browsers, 404 for absent
 keys, no compression, and the cache headers a host should send for each kind of object. It
