@@ -65,17 +65,18 @@ def edit_block(store: Path, change: Callable[[dict[str, Any]], None]) -> None:
     _write_root(store, root)
 
 
-def edit_array_docs(store: Path, change: Callable[[dict[str, Any]], None]) -> None:
-    """Every data array document, in the node's zarr.json and in the consolidated copy."""
+def edit_array_docs(store: Path, change: Callable[[dict[str, Any], int], None]) -> None:
+    """Every data array document, in the node's zarr.json and in the consolidated copy; `change`
+    is given the document and its level."""
     root = _root(store)
     variable = root["attributes"]["chronozarr"].get("variable", "data")
     for key, doc in root.get("consolidated_metadata", {}).get("metadata", {}).items():
         if key.endswith(f"/{variable}"):
-            change(doc)
+            change(doc, int(key.split("/")[0]))
     _write_root(store, root)
     for path in store.glob(f"*/{variable}/zarr.json"):
         doc = json.loads(path.read_text())
-        change(doc)
+        change(doc, int(path.parent.parent.name))
         path.write_text(json.dumps(doc))
 
 
@@ -95,6 +96,12 @@ def _replace(store: Path, key: str, make: Callable[[Path], None]) -> None:
     path = store / key
     path.unlink()
     make(path)
+
+
+def _directory_of_objects(path: Path) -> None:
+    """A directory where the chunk was, holding a file: what a copy or sync gone wrong leaves."""
+    path.mkdir()
+    (path / "0").write_bytes(b"\x00" * 8)
 
 
 def _bind_socket(path: Path) -> None:
@@ -130,17 +137,36 @@ def _overlap_entry(entries: np.ndarray) -> None:
 
 
 def _huge(side: int) -> Callable[[Path], None]:
-    """Level shapes of side x side pixels, in the array documents and the levels mirror."""
+    """Level k of side / 2^k pixels a side, in the array documents and the levels mirror: a store
+    that agrees with itself, only far larger than its objects."""
 
-    def array(doc: dict[str, Any]) -> None:
-        doc["shape"][2:] = [side, side]
+    def extent(level: int) -> int:
+        return -(-side // 2**level)
+
+    def array(doc: dict[str, Any], level: int) -> None:
+        doc["shape"][2:] = [extent(level)] * 2
 
     def mirror(block: dict[str, Any]) -> None:
-        for level in block.get("levels", []):
-            level["shape"][2:] = [side, side]
-            level["grid"] = [-(-side // CS)] * 2
+        for k, level in enumerate(block.get("levels", [])):
+            level["shape"][2:] = [extent(k)] * 2
+            level["grid"] = [-(-extent(k) // CS)] * 2
 
     return lambda store: (edit_array_docs(store, array), edit_block(store, mirror))
+
+
+def _level0_height(height: int, in_mirror: bool) -> Callable[[Path], None]:
+    """Level 0's height in its array documents (node and consolidated copy), and in the levels
+    mirror when `in_mirror`."""
+
+    def array(doc: dict[str, Any], level: int) -> None:
+        if level == 0:
+            doc["shape"][2] = height
+
+    def mirror(block: dict[str, Any]) -> None:
+        block["levels"][0]["shape"][2] = height
+        block["levels"][0]["grid"][0] = -(-height // CS)
+
+    return lambda store: (edit_array_docs(store, array), in_mirror and edit_block(store, mirror))
 
 
 def _infinite_shape(block: dict[str, Any]) -> None:
@@ -193,6 +219,7 @@ CASES: dict[str, Case] = {
     "chunk_is_dev_zero": Case("star", lambda s: _replace(s, CHUNK_KEY, lambda p: p.symlink_to("/dev/zero")), "not a regular file"),
     "chunk_is_a_fifo": Case("star", lambda s: _replace(s, CHUNK_KEY, lambda p: os.mkfifo(p)), "not a regular file"),
     "chunk_is_a_socket": Case("star", lambda s: _replace(s, CHUNK_KEY, _bind_socket), "not a regular file"),
+    "chunk_is_a_directory": Case("star", lambda s: _replace(s, CHUNK_KEY, _directory_of_objects), "is a directory"),
     "deep_json": Case("star", _deep_json, "nested", phase="open"),
     # json.dumps writes float("inf") as Infinity, which Python's json reads back and JSON.parse refuses
     "infinite_level_shape": Case("star", lambda s: edit_block(s, _infinite_shape), "shape", js=False, phase="open"),
@@ -201,11 +228,15 @@ CASES: dict[str, Case] = {
     "huge_sharded_shape": Case("sharded", _huge(2**31), "cannot", t=0, phase="open"),
     # (the JS reader reads cells, never a whole frame: its cells of this store are right)
     "huge_sharded_frame": Case("sharded", _huge(2**29), "cannot", t=0, read="read({t})", js=False),
+    "level_disagrees_with_mirror": Case("star", _level0_height(2**20, in_mirror=False), "disagrees with chronozarr.levels", phase="open"),
+    "level_not_halved": Case("star", _level0_height(2**20, in_mirror=True), "ceil(H/2)", phase="open"),
+    "level_shape_zero": Case("star", _level0_height(0, in_mirror=True), "holds no pixels", phase="open"),
     "shard_entry_repeats": Case("sharded", lambda s: rewrite_index(s, _repeat_entry), "repeat", t=0),
     "shard_entry_overlaps": Case("sharded", lambda s: rewrite_index(s, _overlap_entry), "overlap", t=0),
     "anchors_off_schedule": Case("star", lambda s: edit_block(s, _anchors_off_schedule), "anchor_indices", phase="open"),
     "reference_too_far": Case("star", lambda s: edit_block(s, _reference_too_far), "delta_reference", phase="open"),
     "reference_to_non_anchor": Case("star", lambda s: edit_block(s, _reference_to_non_anchor), "delta_reference", phase="open"),
+    "anchor_given_a_reference": Case("star", lambda s: edit_block(s, lambda b: b["temporal"]["delta_reference"].__setitem__("2", 1)), "delta_reference", phase="open"),
     "mask_variable_zero": Case("star", lambda s: edit_block(s, lambda b: b.update(mask_variable=0)), "mask_variable", phase="open"),
     "mask_variable_object": Case("star", lambda s: edit_block(s, lambda b: b.update(mask_variable={})), "mask_variable", phase="open"),
     "coverage_variable_list": Case("star", lambda s: edit_block(s, lambda b: b.update(coverage_variable=["coverage"])), "coverage_variable", phase="open"),
@@ -235,15 +266,20 @@ ABOUT: dict[str, str] = {
     "chunk_is_dev_zero": "a chunk that is a symlink to /dev/zero",
     "chunk_is_a_fifo": "a chunk that is a FIFO nobody writes to",
     "chunk_is_a_socket": "a chunk that is a Unix socket",
+    "chunk_is_a_directory": "a chunk key that is a directory holding a file (a copy gone wrong)",
     "deep_json": "a root zarr.json with a list nested 100,000 deep",
     "infinite_level_shape": "Infinity in chronozarr.levels[0].shape",
     "huge_sharded_shape": "a sharded level of 2^31 x 2^31 pixels (more bytes than an address space)",
     "huge_sharded_frame": "a sharded level of 2^29 x 2^29 pixels, read as a whole frame",
+    "level_disagrees_with_mirror": "level 0's height 2^20 in its array documents, 32 in chronozarr.levels",
+    "level_not_halved": "level 0's height 2^20 in its array documents and chronozarr.levels, level 1's 16",
+    "level_shape_zero": "level 0's height 0 in its array documents and chronozarr.levels",
     "shard_entry_repeats": "a shard index whose entry 1 repeats entry 0, with a valid crc32c",
     "shard_entry_overlaps": "a shard index whose entry 1 starts inside entry 0, with a valid crc32c",
     "anchors_off_schedule": "anchor_indices that list a delta timestep as an anchor",
     "reference_too_far": "a delta_reference to an anchor at distance >= anchor_interval",
     "reference_to_non_anchor": "a delta_reference to a timestep that is not an anchor",
+    "anchor_given_a_reference": "a delta_reference entry for anchor 2, pointing at delta 1",
     "mask_variable_zero": "mask_variable: 0",
     "mask_variable_object": "mask_variable: {}",
     "coverage_variable_list": 'coverage_variable: ["coverage"]',

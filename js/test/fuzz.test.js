@@ -1,15 +1,17 @@
 // @ts-check
 // Fuzz targets for the JS reader, from a seeded generator: root and array documents of honest
 // stores with parts replaced, removed or nested deep (and their text damaged), chunk bytes for
-// every codec, and shard indexes against an independent check of spec 7.2. Allowed outcomes:
+// every codec, shard indexes against an independent check of spec 7.2, the time coordinate read
+// when the times mirror is absent, level shapes, and keys that are directories on disk. Allowed outcomes:
 // values of the right size, or the reader's own StoreError / FetchError.
 //
 // `node --test` runs a short deterministic slice (fixed seeds); with FUZZ_SECONDS set each target
 // draws fresh seeds until its seconds are spent, and FUZZ_REPORT names a file for one JSON line
 // per target (docs/reliability.md is written from them by `make fuzz`).
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import { test } from 'node:test';
 import { openStore } from '../src/index.js';
 import { decodeBytes } from '../src/reader/codecs.js';
@@ -136,11 +138,16 @@ function memoryFetch(objects) {
 const BASES = Object.fromEntries(['star', 'sharded'].map((name) => [name, storeObjects(join(dir, 'bases', name))]));
 const OURS = ['StoreError', 'FetchError'];
 
-/** Open, read the first and last timestep of the first cell of every level, and a mask. @param {Map<string, Uint8Array<ArrayBuffer>>} objects */
+/**
+ * Open, read the first and last timestep of the first cell of every level, and a mask: from the
+ * objects over a memory fetch, or from a directory.
+ * @param {Map<string, Uint8Array<ArrayBuffer>> | string} objects
+ */
 async function readEverything(objects) {
   let store;
   try {
-    store = await openStore('http://fuzz.invalid/s', { fetch: memoryFetch(objects), workers: 0, retryDelaysMs: [], timeoutMs: 2000 });
+    const options = { workers: 0, retryDelaysMs: [], timeoutMs: 2000 };
+    store = typeof objects === 'string' ? await openStore(objects, options) : await openStore('http://fuzz.invalid/s', { ...options, fetch: memoryFetch(objects) });
     const n = store.times.length;
     for (const level of store.levels.slice(0, 3)) {
       if (!level.gridRows || !level.gridCols || !n) continue;
@@ -269,5 +276,92 @@ test('fuzz: shard indexes against an independent check of spec 7.2', async () =>
       accepted = false;
     }
     assert.equal(accepted, oracle(entries, first, end), `entries ${entries.join(' ')}, span ${first}-${end}`);
+  });
+});
+
+/** The root document of a base, parsed. @param {Map<string, Uint8Array<ArrayBuffer>>} base @returns {any} */
+const rootOf = (base) => JSON.parse(new TextDecoder().decode(base.get('zarr.json')));
+const encodeJson = (/** @type {any} */ doc) => new TextEncoder().encode(JSON.stringify(doc));
+
+/** A zstd frame declaring no size that inflates to `total` bytes (RLE blocks of 128 KiB). @param {number} total */
+function streamedBomb(total) {
+  const block = 1 << 17;
+  const count = total / block;
+  const out = new Uint8Array(6 + 4 * count);
+  out.set([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38]);
+  for (let i = 0; i < count; i++) {
+    const header = (i === count - 1 ? 1 : 0) | (1 << 1) | (block << 3);
+    out.set([header & 255, (header >> 8) & 255, (header >> 16) & 255, 7], 6 + 4 * i);
+  }
+  return out;
+}
+
+test('fuzz: the time coordinate, read when the times mirror is absent', async () => {
+  await run('js_time_coordinate', 60, async (rng) => {
+    const base = BASES[rng.pick(['star', 'sharded'])];
+    const root = rootOf(base);
+    delete root.attributes.chronozarr.times;
+    const objects = new Map([...base, ['zarr.json', encodeJson(root)]]);
+    const kind = rng.pick(['bytes', 'bomb', 'document']);
+    if (kind === 'bytes') objects.set('0/time/c/0', mutateBytes(rng, /** @type {Uint8Array} */ (base.get('0/time/c/0'))));
+    else if (kind === 'bomb') objects.set('0/time/c/0', streamedBomb(2 ** 30));
+    else {
+      const text = mutateDocument(rng, root.consolidated_metadata.metadata['0/time']);
+      root.consolidated_metadata.metadata['0/time'] = null; // the node's own document is read
+      objects.set('zarr.json', encodeJson(root)).set('0/time/zarr.json', text);
+    }
+    const before = process.resourceUsage().maxRSS * 1024;
+    await readEverything(objects);
+    const grown = process.resourceUsage().maxRSS * 1024 - before;
+    assert.ok(grown < 256 * 2 ** 20, `${kind}: peak memory grew ${grown} bytes`);
+  });
+});
+
+test('fuzz: level shapes, with and without the levels mirror', async () => {
+  const EXTENTS = [0, 1, 15, 16, 17, 2 ** 20, 2 ** 31, 2 ** 53];
+  await run('js_level_shapes', 60, async (rng) => {
+    const base = BASES[rng.pick(['star', 'sharded'])];
+    const root = rootOf(base);
+    const block = root.attributes.chronozarr;
+    const level = rng.int(block.levels.length);
+    const dim = rng.int(4);
+    const extent = rng.int(2) ? rng.pick(EXTENTS) : rng.int(2 ** 40);
+    const doc = root.consolidated_metadata.metadata[`${level}/data`];
+    const mirrored = rng.int(2) === 0;
+    const disagrees = doc.shape[dim] !== extent && !mirrored;
+    doc.shape[dim] = extent;
+    if (mirrored) block.levels[level].shape[dim] = extent;
+    const objects = new Map([...base, ['zarr.json', encodeJson(root)], [`${level}/data/zarr.json`, encodeJson(doc)]]);
+    if (disagrees) {
+      await assert.rejects(openStore('http://fuzz.invalid/s', { fetch: memoryFetch(objects), workers: 0 }), (/** @type {Error} */ err) => err.name === 'StoreError');
+    }
+    await readEverything(objects);
+  });
+});
+
+test('fuzz: keys that are directories on disk', async () => {
+  await run('js_directory_keys', 12, async (rng) => {
+    const base = BASES[rng.pick(['star', 'sharded'])];
+    const root = mkdtempSync(join(tmpdir(), 'chronozarr-fuzz-dirs-'));
+    try {
+      for (const [key, data] of base) {
+        mkdirSync(dirname(join(root, key)), { recursive: true });
+        writeFileSync(join(root, key), data);
+      }
+      // a chunk (or shard) of cell (0, 0) at level 0: reading its timestep must name it, not read fill
+      const key = rng.pick([...base.keys()].filter((k) => k.startsWith('0/data/c/') && k.endsWith('/0/0/0')).sort());
+      rmSync(join(root, key));
+      mkdirSync(join(root, key));
+      writeFileSync(join(root, key, '0'), new Uint8Array(8));
+      const store = await openStore(root, { workers: 0 });
+      try {
+        await assert.rejects(store.getCell(0, 0, 0, Number(key.split('/')[3])), (/** @type {Error} */ err) => err.name === 'StoreError' && err.message.includes(key));
+      } finally {
+        store.close();
+      }
+      await readEverything(root);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

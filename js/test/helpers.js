@@ -201,7 +201,7 @@ export function countingFetch(inner = globalThis.fetch) {
 
 /** The stores of tests/hostile_stores.py and two honest ones, written by hostile.py once per content. */
 export function hostileStores() {
-  const dir = generate('hostile.py', ['tests/hostile_stores.py', 'src/chronozarr/format/shard_index.py']);
+  const dir = generate('hostile.py', ['tests/hostile_stores.py', 'src/chronozarr/format/shard_index.py', 'src/chronozarr/format/checksum.py']);
   const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8'));
   return { dir, stores: join(dir, 'stores'), hosts: join(dir, 'hosts'), index, expected: (/** @type {string} */ layout) => new Uint16Array(new Uint8Array(readFileSync(join(dir, 'expected', `${layout}.bin`))).buffer) };
 }

@@ -5,7 +5,9 @@ Usage: python hostile.py OUT_DIR
 OUT_DIR/stores/NAME is each case the JS reader can meet, OUT_DIR/hosts/{plain,sharded}/s the honest
 stores the misbehaving-host tests serve (at /s, where tests/hostile_hosts.py aims its faults), OUT_DIR/expected/{plain,sharded}.bin the Python reader's
 read(2) of them (uint16, band, y, x), OUT_DIR/blosc/ chunks numcodecs encoded from raw.bin
-(blosc per cname and shuffle, zstd, gzip), and OUT_DIR/index.json what each case must fail with.
+(blosc per cname and shuffle, zstd, gzip), OUT_DIR/checksum/{honest,damaged} the plain honest store
+written with --checksum and a copy with one bit of a chunk flipped, and OUT_DIR/index.json what each
+case must fail with.
 """
 
 from __future__ import annotations
@@ -41,7 +43,20 @@ def main(out: Path) -> None:
             (out / "expected" / f"{layout}.bin").write_bytes(frame.astype("<u2").tobytes())
             index["honest"][layout] = {"shape": list(frame.shape), "grid": list(store.levels[0].grid), "cs": store.levels[0].chunk_size}
     _blosc_samples(out / "blosc")
+    _checksum_stores(out / "checksum")
     (out / "index.json").write_text(json.dumps(index, indent=1))
+
+
+def _checksum_stores(directory: Path) -> None:
+    import shutil
+
+    honest = directory / "honest"
+    chronozarr.encode(series(), honest, crs="EPSG:32631", chunk_size=16, encoding="none", checksum=True, progress=False)
+    shutil.copytree(honest, directory / "damaged")
+    chunk = directory / "damaged" / "0" / "data" / "c" / "2" / "0" / "0" / "0"
+    raw = bytearray(chunk.read_bytes())
+    raw[len(raw) // 2] ^= 0x10
+    chunk.write_bytes(bytes(raw))
 
 
 def _blosc_samples(directory: Path) -> None:

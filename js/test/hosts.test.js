@@ -80,3 +80,22 @@ test('the default timeout and retries settle a read within a minute', async () =
   const worst = (DEFAULT_RETRY_DELAYS_MS.length + 1) * DEFAULT_TIMEOUT_MS + DEFAULT_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
   assert.ok(worst <= 60_000, `${worst} ms`);
 });
+
+test('one deadline bounds every request of a call: a sharded cell from a stalling host ends with it', async () => {
+  // A sharded cell is two requests in turn (its shard's index, then its bytes), each allowed four
+  // attempts of 1 s: without a deadline for the call it would wait for both.
+  for (const name of ['stall_before_headers', 'stall_mid_body']) {
+    const server = await hostileServer(join(honest.hosts, 'sharded'), name);
+    try {
+      const store = await openStore(`${server.url}/s`, { workers: 0, timeoutMs: 1000, retryDelaysMs: [250, 250, 250], deadlineMs: 2500 });
+      const started = Date.now();
+      await assert.rejects(store.getCell(0, 0, 0, 2), (/** @type {Error} */ err) => err.name === 'FetchError' && /the call's 2.5 s deadline ran out/.test(err.message) && err.message.includes(`${server.url}/s`));
+      assert.ok(Date.now() - started < 2500 + 1000, `${name}: ${Date.now() - started} ms`);
+      store.close();
+    } finally {
+      await server.stop();
+    }
+  }
+  const { DEFAULT_DEADLINE_MS } = await import('../src/reader/settings.js');
+  assert.ok(DEFAULT_DEADLINE_MS <= 60_000);
+});

@@ -109,3 +109,19 @@ test('a zstd frame that declares no size decodes within the bound the chunk impl
   await assert.rejects(decodeBytes({ name: 'zstd' }, frame, 1 << 19, 'x'), /Destination buffer is too small/);
   await assert.rejects(decodeBytes({ name: 'zstd' }, frame, (1 << 20) + 2, 'x'), /corruption/);
 });
+
+test('a checksummed store (--checksum) reads as the plain one, and a damaged chunk is refused by its crc32c', async () => {
+  const { openStore } = await import('../src/index.js');
+  const plain = await openStore(join(dir, 'hosts', 'plain', 's'), { workers: 0 });
+  const honest = await openStore(join(dir, 'checksum', 'honest'), { workers: 0 });
+  const damaged = await openStore(join(dir, 'checksum', 'damaged'), { workers: 0 });
+  try {
+    assert.deepEqual((await honest.getCell(0, 0, 0, 2)).data, (await plain.getCell(0, 0, 0, 2)).data);
+    await assert.rejects(damaged.getCell(0, 0, 0, 2), (/** @type {Error} */ err) => err.name === 'StoreError' && /crc32c does not match/.test(err.message) && err.message.includes('0/data/c/2/0/0/0'));
+    assert.deepEqual((await damaged.getCell(0, 0, 0, 1)).data, (await plain.getCell(0, 0, 0, 1)).data); // the other chunks read
+  } finally {
+    plain.close();
+    honest.close();
+    damaged.close();
+  }
+});

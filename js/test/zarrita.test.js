@@ -47,3 +47,21 @@ describe(`zarrita ${VERSION}`, () => {
     });
   }
 });
+
+test(`zarrita ${VERSION} reads a store written with --checksum (the crc32c codec after zstd)`, async () => {
+  const { hostileStores } = await import('./helpers.js');
+  const { openStore } = await import('../src/index.js');
+  const { dir } = hostileStores();
+  const root = zarr.root(new FileSystemStore(join(dir, 'checksum', 'honest')));
+  const data = await zarr.open.v3(root.resolve('0/data'), { kind: 'array' });
+  const plane = await zarr.get(data, [2, 0, null, null]);
+  const store = await openStore(join(dir, 'checksum', 'honest'), { workers: 0 });
+  try {
+    const cell = await store.getCell(0, 0, 0, 2);
+    const width = plane.shape[1];
+    const values = /** @type {ArrayLike<number>} */ (plane.data);
+    for (let y = 0; y < cell.height; y++) for (let x = 0; x < cell.width; x++) assert.equal(values[y * width + x], cell.data[y * cell.chunkWidth + x]);
+  } finally {
+    store.close();
+  }
+});

@@ -71,3 +71,20 @@ def test_a_directory_store_is_unaffected_by_the_http_limits(site, tmp_path):
     shutil.copytree(site / "s", tmp_path / "s")
     report = doctor(tmp_path / "s", timeout=0.001, total_timeout=0.001)
     assert report.ok, report.to_text()
+
+
+@pytest.mark.parametrize("name", ["stall_before_headers", "stall_mid_body"])
+def test_check_12_s_reads_end_with_doctor_s_time_limit_retries_included(site, name):
+    """A read that starts with 1.5 s of the limit left, against a host that stalls: its two
+    attempts (2 s timeout each) must not run past the limit."""
+    from chronozarr.check.doctor_client import Answer
+    from chronozarr.check.doctor_http import HttpDoctor
+    from chronozarr.check.doctor_source import HostTolerantSource
+
+    with StoreServer(site, **switches(name)) as server:
+        host = HttpDoctor(f"{server.url}/s", "https://example.org", timeout=2.0, total_timeout=1.5)
+        source = HostTolerantSource(host, Answer(404, {}, b""))
+        started = time.monotonic()
+        with pytest.raises(chronozarr.StoreError, match="deadline"):
+            source.get_range("0/data/c/0/0/0/0", 0, 16)
+        assert time.monotonic() - started < 1.5 + 0.5

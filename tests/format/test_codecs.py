@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from hostile_stores import streamed_zstd_bomb
 
-from chronozarr.format.codecs import CodecSpec, FixedHeaderGZip, zstd_with_size
+from chronozarr.format.codecs import CodecSpec, FixedHeaderGZip
+from chronozarr.format.zstd_frame import zstd_with_size
 
 VALUES = np.random.default_rng(5).integers(1000, 1016, 4096).astype("<u2")
 NBYTES = VALUES.nbytes
@@ -32,6 +33,21 @@ def test_a_streamed_zstd_frame_decodes_within_its_bound_and_a_bomb_does_not():
     for nbytes in (1 << 19, (1 << 20) + 1):  # too small a bound, or a frame that holds less
         with pytest.raises(ValueError, match="does not decode"):
             spec.decode(frame, nbytes, np.dtype("u1"))
+
+
+def test_a_chunk_of_no_fixed_size_decodes_at_most_its_bound_found_from_headers():
+    strings = numcodecs.VLenUTF8().encode(np.array(["red", "nir"], dtype=object))
+    for spec in (CodecSpec("zstd"), CodecSpec("gzip"), CodecSpec("blosc", cname="lz4")):
+        encoded = spec.compressor(np.dtype("u1")).encode(strings)
+        assert bytes(spec.decode_at_most(encoded, 1000)) == strings
+        with pytest.raises(ValueError):
+            spec.decode_at_most(encoded, len(strings) - 1)
+    frame = streamed_zstd_bomb(1 << 18)  # RLE blocks: their sizes are exact
+    assert bytes(CodecSpec("zstd").decode_at_most(frame, 1 << 18)) == b"\x07" * (1 << 18)
+    with pytest.raises(ValueError, match="up to 2147483648 bytes"):
+        CodecSpec("zstd").decode_at_most(streamed_zstd_bomb(2 << 30), 1 << 20)
+    with pytest.raises(ValueError, match="takes"):
+        CodecSpec("zstd").decode_at_most(frame + b"x", 1 << 18)
 
 
 def test_zstd_with_size_declares_the_bound_only_where_the_frame_declares_nothing():

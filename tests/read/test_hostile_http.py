@@ -97,3 +97,25 @@ def test_the_default_timeouts_settle_within_a_minute_retries_included():
     source = HttpSource("http://127.0.0.1:9")
     worst = (source.retries + 1) * source.timeout + sum(source.backoff * 2**i for i in range(source.retries))
     assert worst <= 60, worst
+
+
+@pytest.mark.parametrize("name", ["stall_before_headers", "stall_mid_body"])
+def test_one_deadline_bounds_every_request_of_a_call_whatever_the_number_of_objects(stores, tmp_path, name):
+    """A sharded read of 4 cells, one request at a time, each allowed 4 attempts of 1 s: without a
+    deadline for the whole call it would wait for every one of them in turn."""
+    root, _ = stores
+    shutil.copytree(root / "sharded", tmp_path / "s")
+    deadline = 2.5
+    with StoreServer(tmp_path, **switches(name)) as server:
+        with chronozarr.open_store(f"{server.url}/s", timeout=1.0, retries=3, backoff=0.25, deadline=deadline, concurrency=1) as store:
+            started = time.monotonic()
+            with pytest.raises(chronozarr.StoreError, match=f"the call's {deadline:g} s deadline ran out"):
+                store.read(2)
+            assert time.monotonic() - started < deadline + 1.0
+
+
+def test_the_default_deadline_ends_a_call_within_a_minute():
+    source = HttpSource("http://127.0.0.1:9")
+    assert source.deadline is not None and source.deadline <= 60
+    with pytest.raises(chronozarr.StoreError, match="deadline must be"):
+        HttpSource("http://127.0.0.1:9", deadline=0)

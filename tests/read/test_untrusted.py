@@ -43,7 +43,7 @@ def test_a_hostile_store_ends_in_our_error_naming_it_within_bounds(bases, tmp_pa
     assert ending.growth is not None and ending.growth < GROWTH_BOUND, f"{name}: peak memory grew {ending.growth} bytes"
 
 
-@pytest.mark.parametrize("name", ["chunk_is_a_fifo", "chunk_is_dev_zero", "shard_entry_repeats", "shard_entry_overlaps", "huge_sharded_shape"])
+@pytest.mark.parametrize("name", ["chunk_is_a_fifo", "chunk_is_dev_zero", "chunk_is_a_directory", "shard_entry_repeats", "shard_entry_overlaps", "huge_sharded_shape"])
 def test_validate_reports_the_flaw_within_the_deadline(bases, tmp_path, name):
     store = build_case(tmp_path, name, bases)
     ending = run_bounded(
@@ -74,3 +74,24 @@ def test_the_cli_reports_a_hostile_store_in_one_line_or_findings_never_a_traceba
     validate = subprocess.run([script, "validate", str(store)], capture_output=True, text=True, timeout=DEADLINE)
     assert "Traceback" not in validate.stderr, validate.stderr
     assert validate.returncode == (0 if CASES[name].layout_valid else 1), validate.stdout + validate.stderr
+
+
+@pytest.mark.parametrize("key", ["0/band/c/0", "0/time/c/0", "0/x/c/0", "volatility/c/0/0"])
+def test_validate_decodes_a_bomb_in_a_small_array_within_the_array_s_shape(bases, tmp_path, key):
+    """A coordinate, time or volatility chunk that is a 2 GiB zstd frame declaring no size: validate
+    reports the chunk without allocating what the frame claims."""
+    import shutil
+
+    from hostile_stores import streamed_zstd_bomb
+
+    store = tmp_path / "store"
+    shutil.copytree(bases["star"], store)
+    (store / key).write_bytes(streamed_zstd_bomb(2 * 2**30))
+    ending = run_bounded(
+        "import chronozarr",
+        f"r = chronozarr.validate({str(store)!r})\nassert not r.ok, 'valid'\nraise chronozarr.StoreError(r.to_text())",
+        timeout=DEADLINE,
+    )
+    assert ending.outcome == "error" and ending.ours, ending
+    assert key in ending.message and "zstd" in ending.message, ending.message
+    assert ending.growth is not None and ending.growth < GROWTH_BOUND, f"{key}: peak memory grew {ending.growth} bytes"

@@ -228,3 +228,33 @@ def test_cli_append_keeps_cf_packing_and_refuses_another(tmp_path: Path) -> None
     with chronozarr.open_store(store) as appended:
         np.testing.assert_array_equal(appended.read(2)[0], raw["sst"][2])
     assert chronozarr.validate(store).ok
+
+
+def _can_mount_read_only() -> bool:
+    import shutil
+    import subprocess
+
+    if shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "-Urm", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _can_mount_read_only(), reason="needs unshare to mount a directory read-only")
+def test_append_into_a_read_only_store_is_one_line_exit_2_and_the_store_intact(tmp_path):
+    """The store on a read-only file system (a bind mount remounted read-only in a namespace of
+    its own), appended to as a user runs the command."""
+    import subprocess
+    import sys
+
+    da = make_series(n_time=4, height=32, width=32)
+    store = tmp_path / "s"
+    chronozarr.encode(da.isel(time=slice(0, 3)), store, crs=CRS, chunk_size=16, progress=False)
+    da.isel(time=slice(3, 4)).to_dataset(name="data").to_netcdf(tmp_path / "new.nc")
+    before = file_hashes(store)
+    script = Path(sys.executable).parent / "chronozarr"
+    command = f"mount --bind {store} {store} && mount -o remount,bind,ro {store} && exec {script} append {store} {tmp_path / 'new.nc'}"
+    run = subprocess.run(["unshare", "-Urm", "sh", "-c", command], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run.stdout + run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "read-only" in lines[0], run.stderr
+    assert file_hashes(store) == before

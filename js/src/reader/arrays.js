@@ -3,6 +3,7 @@
  * data types, codecs, grids and shard layouts are refused by name.
  * @module
  */
+import { CHECKSUM_CODEC } from './codecs.js';
 import { StoreError } from './errors.js';
 import { indexBytes } from './shards.js';
 
@@ -140,17 +141,19 @@ function parseCodecs(path, codecs, dtype) {
   if (names[0] !== 'bytes') throw new StoreError(`${path}: unsupported codecs ${JSON.stringify(names)}; chronozarr arrays start with bytes`);
   const endian = codecs[0].configuration?.endian ?? 'little';
   if (endian !== 'little' && COORD_DTYPES[dtype].BYTES_PER_ELEMENT > 1) throw new StoreError(`${path}: big-endian bytes codec is not supported`);
-  const rest = codecs.slice(1);
-  if (rest.length > 1) throw new StoreError(`${path}: unsupported codecs ${JSON.stringify(names)}; chronozarr uses exactly one compressor`);
+  const checked = codecs.length === 3 && names[2] === CHECKSUM_CODEC;
+  const checksum = checked ? { checksum: true } : {};
+  const rest = codecs.slice(1, checked ? 2 : undefined);
+  if (rest.length > 1) throw new StoreError(`${path}: unsupported codecs ${JSON.stringify(names)}; chronozarr uses one compressor, optionally followed by crc32c`);
   if (!rest.length) return null;
   const { name, configuration = {} } = rest[0];
-  if (name === 'zstd' || name === 'gzip') return { name };
+  if (name === 'zstd' || name === 'gzip') return { name, ...checksum };
   if (name === 'blosc') {
     const cname = configuration.cname ?? 'zstd';
     const shuffle = configuration.shuffle ?? 'noshuffle';
     if (cname !== 'zstd' && cname !== 'lz4') throw new StoreError(`${path}: unsupported blosc cname ${JSON.stringify(cname)} (zstd or lz4)`);
     if (shuffle !== 'noshuffle' && shuffle !== 'shuffle') throw new StoreError(`${path}: unsupported blosc shuffle ${JSON.stringify(shuffle)} (noshuffle or shuffle)`);
-    return { name, cname, shuffle, itemSize: COORD_DTYPES[dtype].BYTES_PER_ELEMENT };
+    return { name, cname, shuffle, itemSize: COORD_DTYPES[dtype].BYTES_PER_ELEMENT, ...checksum };
   }
   throw new StoreError(`${path}: unsupported codec ${JSON.stringify(name)}; chronozarr stores use zstd, blosc or gzip (spec 8)`);
 }

@@ -119,7 +119,10 @@ export function parseSchedule(temporal, nTime) {
   const refs = isObject(temporal.delta_reference) ? temporal.delta_reference : {};
   const references = new Int32Array(nTime).fill(-1);
   for (let t = 0; t < nTime; t++) {
-    if (t % interval === 0) continue;
+    if (t % interval === 0) {
+      if (refs[String(t)] != null) throw refuse(`delta_reference["${t}"]`, `timestep ${t} is an anchor and must not be referenced (spec 4.1)`);
+      continue;
+    }
     const anchor = refs[String(t)];
     const field = `delta_reference["${t}"]`;
     if (anchor == null) throw refuse('delta_reference', `gives non-anchor timestep ${t} no reference (spec 4.1)`);

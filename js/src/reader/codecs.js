@@ -6,10 +6,14 @@
  * resolved URLs of the codec modules instead.
  * @module
  */
+import { crc32c } from './crc32c.js';
 import { StoreError } from './errors.js';
 import { decodeZstd, resolveZstdUrl, setZstdUrl, zstdDecoder, zstdWithSize } from './zstd.js';
 
 export { zstdContentSize } from './zstd.js';
+
+/** The optional codec after the compressor: the chunk's crc32c, 4 bytes little-endian (format/checksum.py). */
+export const CHECKSUM_CODEC = 'crc32c';
 
 /**
  * @typedef {object} CodecSpec
@@ -17,6 +21,7 @@ export { zstdContentSize } from './zstd.js';
  * @property {string} [cname]
  * @property {string} [shuffle]
  * @property {number} [itemSize] bytes of one element of the array (blosc's shuffle works on them)
+ * @property {boolean} [checksum] the chunk ends with the crc32c of its compressed bytes
  */
 
 /**
@@ -126,6 +131,7 @@ async function exercise(name, size, times) {
  */
 export async function decodeBytes(codec, bytes, expected, where) {
   let out;
+  if (codec?.checksum) bytes = verified(bytes, where);
   try {
     if (!codec) out = bytes;
     else if (codec.name === 'zstd') out = await zstd(bytes, expected);
@@ -140,6 +146,18 @@ export async function decodeBytes(codec, bytes, expected, where) {
     throw new StoreError(`${where}: chunk decodes to ${out.length} bytes, expected ${expected}`);
   }
   return out;
+}
+
+/**
+ * The compressed bytes of a checksummed chunk, once its crc32c matches them.
+ * @param {Uint8Array} bytes @param {string} where
+ */
+function verified(bytes, where) {
+  if (bytes.length < 4) throw new StoreError(`${where}: chunk of ${bytes.length} bytes is shorter than its 4-byte crc32c`);
+  const body = bytes.subarray(0, bytes.length - 4);
+  const stored = new DataView(bytes.buffer, bytes.byteOffset + body.length, 4).getUint32(0, true);
+  if (crc32c(body) !== stored) throw new StoreError(`${where}: crc32c does not match the chunk's bytes: the chunk is damaged; re-encode or re-upload it`);
+  return body;
 }
 
 /** @param {Uint8Array} bytes @param {number} expected @returns {Promise<Uint8Array>} */

@@ -17,7 +17,16 @@ export class FetchError extends Error {
     this.name = 'FetchError';
     this.url = url;
     this.status = status;
+    this.reason = reason;
   }
+}
+
+/**
+ * What every wait of a call rejects with once the call's deadline (deadlineMs) has run out.
+ * @param {string} url the store's @param {number} ms
+ */
+export function deadlineError(url, ms) {
+  return new FetchError(url, null, `gave up when the call's ${ms / 1000} s deadline ran out (the deadlineMs option sets it)`);
 }
 
 /** Metadata or stored bytes the reader cannot use; the message names what and where. */

@@ -22,14 +22,15 @@ export async function fileFetch(input, init = {}) {
     handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code; // what fs/promises rejects with
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return new Response(null, { status: 404 });
+    if (code === 'ENOENT' || code === 'ENOTDIR') return new Response(null, { status: 404 });
+    if (code === 'EISDIR') throw isDirectory(path);
     if (code === 'EACCES') return new Response(null, { status: 403 });
     if (code === 'ENXIO') throw notRegular(path); // a socket: there is nothing to open
     throw err;
   }
   try {
     const info = await handle.stat();
-    if (info.isDirectory()) return new Response(null, { status: 404 });
+    if (info.isDirectory()) throw isDirectory(path);
     // A FIFO would block the read, a device such as /dev/zero (or a link to one) never ends.
     if (!info.isFile()) throw notRegular(path);
     const size = info.size;
@@ -72,4 +73,9 @@ export async function fileFetch(input, init = {}) {
 /** @param {string} path */
 function notRegular(path) {
   return new StoreError(`${path} is not a regular file (a FIFO, socket or device, or a link to one): store objects must be regular files; replace it with the object's bytes`);
+}
+
+/** A directory where an object should be: a copy or sync gone wrong, not a missing key. @param {string} path */
+function isDirectory(path) {
+  return new StoreError(`${path} is a directory where the store has an object (left by a copy or sync that went wrong?): remove it and copy the object again`);
 }

@@ -124,6 +124,31 @@ export function checkLevelLayout(level, level0) {
 }
 
 /**
+ * Every level holds pixels, agrees with its chronozarr.levels mirror (spec 3.7) and halves the
+ * level below (spec 6), as the Python reader checks: a shape that claims more than the store holds
+ * would make every read cost the claim.
+ * @param {{ index: number, height: number, width: number, gridRows: number, gridCols: number, data: ArrayInfo }[]} levels
+ * @param {any[] | null} mirrors chronozarr.levels as stored (untrusted JSON)
+ */
+export function checkLevelShapes(levels, mirrors) {
+  const fix = "the array document or chronozarr.levels is damaged; restore it from the store's writer or re-encode";
+  for (const level of levels) {
+    const { shape, path } = level.data;
+    if (shape.includes(0)) throw new StoreError(`${path}: shape ${JSON.stringify(shape)} holds no pixels (spec 2.1): ${fix}`);
+    const mirror = mirrors?.[level.index];
+    if (mirror && (String(mirror.shape) !== String(shape) || String(mirror.grid) !== String([level.gridRows, level.gridCols]))) {
+      throw new StoreError(`${path}: shape ${JSON.stringify(shape)} disagrees with chronozarr.levels[${level.index}] (shape ${JSON.stringify(mirror.shape)}, grid ${JSON.stringify(mirror.grid)}; spec 3.7): ${fix}`);
+    }
+    const below = levels[level.index - 1];
+    if (below && (level.height !== Math.ceil(below.height / 2) || level.width !== Math.ceil(below.width / 2))) {
+      throw new StoreError(
+        `${path}: level ${level.index} is ${level.height} x ${level.width} pixels, level ${below.index} ${below.height} x ${below.width}; it must be ceil(H/2) x ceil(W/2) = ${Math.ceil(below.height / 2)} x ${Math.ceil(below.width / 2)} (spec 6): ${fix}`,
+      );
+    }
+  }
+}
+
+/**
  * A mask or coverage array must hold a data type and be laid out as the data array's planes.
  * @param {ArrayInfo | null} plane @param {number[]} shape [n_time, H, W] @param {number} cs
  * @param {string} section

@@ -8,7 +8,7 @@ import { isDataArray, parseArray, typedView } from './arrays.js';
 import { isObject, parseBands, parseNodata, parsePlaneName, parseSchedule, parseShardBytes, parseTimes } from './attributes.js';
 import { decodeBytes } from './codecs.js';
 import { StoreError } from './errors.js';
-import { cellGrid, checkLevelLayout } from './geometry.js';
+import { cellGrid, checkLevelLayout, checkLevelShapes } from './geometry.js';
 
 /**
  * @typedef {object} Level
@@ -180,6 +180,7 @@ async function parseRoot(transport, root, block, signal) {
     }),
   );
   const checked = levels.map((level) => checkLevelLayout(level, levels[0].data));
+  checkLevelShapes(checked, mirrors);
   const [nTime, nBand] = levels[0].data.shape;
   const dtype = levels[0].data.dtype;
   if (encoding === 'star-delta' && dtype !== 'uint8' && dtype !== 'uint16') {

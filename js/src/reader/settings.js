@@ -6,6 +6,9 @@
 import { StoreError } from './errors.js';
 import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS } from './transport.js';
 
+/** Default bound on all the requests of one call (opening, a cell), retries and waits included. */
+export const DEFAULT_DEADLINE_MS = 50_000;
+
 export const MiB = 2 ** 20;
 
 /**
@@ -21,7 +24,9 @@ export const MiB = 2 ** 20;
  * @property {number} [maxRequests] requests in flight at once (16)
  * @property {number[]} [retryDelaysMs] waits before each retry of a 5xx, a network error or a timeout ([250, 1000, 3000])
  * @property {number} [timeoutMs] bound on each wait of a request, for its headers and between reads of its
- *   body (10 000); with the default retries a server that never answers fails a read after about 44 s
+ *   body (10 000); with the default retries a server that never answers fails a request after about 44 s
+ * @property {number} [deadlineMs] bound on one call (opening the store, getCell and the like): every
+ *   request it needs, their retries and waits (50 000), so a call ends within a minute whatever it reads
  * @property {number} [maxObjectBytes] largest object read whole (256 MiB)
  * @property {AbortSignal} [signal] aborting it closes the store (and aborts opening it)
  */
@@ -55,8 +60,11 @@ export function storeSettings(options) {
     retryDelaysMs: options.retryDelaysMs ?? [...DEFAULT_RETRY_DELAYS_MS],
     maxObjectBytes: options.maxObjectBytes ?? 256 * MiB,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
   };
-  if (!(settings.timeoutMs > 0 && Number.isFinite(settings.timeoutMs))) throw new RangeError(`timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}`);
+  for (const name of /** @type {const} */ (['timeoutMs', 'deadlineMs'])) {
+    if (!(settings[name] > 0 && Number.isFinite(settings[name]))) throw new RangeError(`${name} must be a positive number of milliseconds, got ${options[name]}`);
+  }
   return settings;
 }
 

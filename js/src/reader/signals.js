@@ -3,7 +3,7 @@
  * piece of work between several callers that may each give up.
  * @module
  */
-import { abortError } from './errors.js';
+import { abortError, deadlineError } from './errors.js';
 
 /**
  * Resolve after `ms`, or reject as soon as `signal` aborts (the timer is cleared then).
@@ -66,6 +66,24 @@ export function linkSignals(a, b) {
   }
   const dispose = () => parents.forEach((p) => p.removeEventListener('abort', abort));
   return { signal: controller.signal, controller, dispose };
+}
+
+/**
+ * A signal for one call: it aborts when the caller's does, or with the call's deadline error once
+ * `ms` have passed, so every request, retry and wait of the call ends then; `dispose` stops the clock.
+ * @param {AbortSignal | undefined} signal the caller's
+ * @param {number} ms @param {string} url the store's, for the error
+ */
+export function callSignal(signal, ms, url) {
+  const link = linkSignals(signal, undefined);
+  const timer = setTimeout(() => link.controller.abort(deadlineError(url, ms)), ms);
+  return {
+    signal: link.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      link.dispose();
+    },
+  };
 }
 
 /**

@@ -19,7 +19,7 @@ import { loadMetadata } from './metadata.js';
 import { createPool } from './pool.js';
 import { createPrefetcher } from './prefetch.js';
 import { resolveLocation, storeSettings } from './settings.js';
-import { abortAll, linkSignals } from './signals.js';
+import { abortAll, callSignal, linkSignals } from './signals.js';
 import { createTransport, emptyTransportStats } from './transport.js';
 
 /** @typedef {import('./settings.js').StoreOptions} StoreOptions */
@@ -38,6 +38,11 @@ import { createTransport, emptyTransportStats } from './transport.js';
 /** @typedef {Awaited<ReturnType<typeof openStore>>} Store an open store */
 
 /**
+ * Runs one call under its own deadline as well as the caller's signal.
+ * @typedef {<T>(signal: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>) => Promise<T>} Bounded
+ */
+
+/**
  * Open a store: one GET of the root zarr.json for a v0.2 store (per-level documents otherwise).
  * @param {string | URL} location
  * @param {StoreOptions} [options]
@@ -53,14 +58,16 @@ export async function openStore(location, options = {}) {
   const pool = settings.workers > 0 ? createPool({ size: settings.workers }) : null;
   pool?.warm();
   const opening = linkSignals(root.signal, options.signal);
+  const deadline = callSignal(opening.signal, settings.deadlineMs, base);
   let meta;
   try {
-    meta = await loadMetadata(transport, opening.signal);
+    meta = await loadMetadata(transport, deadline.signal);
     options.signal?.throwIfAborted();
   } catch (err) {
     pool?.close();
     throw err;
   } finally {
+    deadline.dispose();
     opening.dispose();
   }
   prepareCodecs(meta, pool);
@@ -96,7 +103,16 @@ export async function openStore(location, options = {}) {
     ctx.indexes.clear();
   }
 
-  const reads = createReads(ctx, { values, storedValues, prefetch: prefetcher.prefetch });
+  /** @type {Bounded} */
+  const bounded = async (signal, run) => {
+    const call = callSignal(signal, settings.deadlineMs, base);
+    try {
+      return await run(call.signal);
+    } finally {
+      call.dispose();
+    }
+  };
+  const reads = createReads(ctx, { values, storedValues, prefetch: prefetcher.prefetch, bounded });
   return Object.freeze({
     url: base,
     ...describe(meta),
@@ -129,9 +145,9 @@ function prepareCodecs(meta, pool) {
 /**
  * The calls that read: cells, planes, pixels and prefetch, with their arguments checked.
  * @param {import('./context.js').StoreContext} ctx
- * @param {{ values: import('./decoding.js').ChunkRead, storedValues: import('./decoding.js').ChunkRead, prefetch: ReturnType<typeof createPrefetcher>['prefetch'] }} parts
+ * @param {{ values: import('./decoding.js').ChunkRead, storedValues: import('./decoding.js').ChunkRead, prefetch: ReturnType<typeof createPrefetcher>['prefetch'], bounded: Bounded }} parts
  */
-function createReads(ctx, { values, storedValues, prefetch: prefetchCells }) {
+function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bounded }) {
   const { meta } = ctx;
   const nTime = meta.times.length;
   const nBand = meta.bands.length;
@@ -177,12 +193,14 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells }) {
     const lvl = level(lod);
     checkCell(lvl, row, col, t);
     const place = ticketFor(priority);
-    const reading = Promise.all([
-      raw ? storedValues(lvl.data, t, row, col, signal, place) : values(lvl.data, t, row, col, signal, place),
-      mask && lvl.mask ? values(lvl.mask, t, row, col, signal, place) : undefined,
-    ]);
-    ctx.reorder(); // a read-ahead of the same chunk this joined may go now
-    const [data, maskData] = await reading;
+    const [data, maskData] = await bounded(signal, (call) => {
+      const reading = Promise.all([
+        raw ? storedValues(lvl.data, t, row, col, call, place) : values(lvl.data, t, row, col, call, place),
+        mask && lvl.mask ? values(lvl.mask, t, row, col, call, place) : undefined,
+      ]);
+      ctx.reorder(); // a read-ahead of the same chunk this joined may go now
+      return reading;
+    });
     const cell = frame(lvl, row, col, data);
     if (raw) cell.anchor = anchorOf(ctx, lvl.data, t) >= 0 ? meta.references[t] : null;
     if (maskData) cell.mask = /** @type {Uint8Array} */ (maskData);
@@ -202,7 +220,7 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells }) {
       checkCell(lvl, row, col, t);
       const info = lvl[which];
       if (!info) return null;
-      return Object.freeze(frame(lvl, row, col, await values(info, t, row, col, signal, ticketFor('frame'))));
+      return Object.freeze(frame(lvl, row, col, await bounded(signal, (call) => values(info, t, row, col, call, ticketFor('frame')))));
     };
 
   /**

@@ -109,7 +109,7 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
         if (err instanceof FetchError || err instanceof StoreError) throw err;
         if (signal?.aborted || (isAbort(err) && !watch.expired)) {
           stats.aborted++;
-          throw signal?.aborted ? abortError(signal) : err;
+          throw signal?.aborted ? named(abortError(signal), where, status) : err;
         }
         reason = failure(err, status, watch, timeoutMs);
         cause = err;
@@ -121,7 +121,9 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
         throw new FetchError(where, status, `${reason}, gave up after ${attempt + 1} attempts`, { cause });
       }
       stats.retries++;
-      await sleep(retryDelaysMs[attempt], signal);
+      await sleep(retryDelaysMs[attempt], signal).catch((err) => {
+        throw named(err, where, status);
+      });
     }
   }
 
@@ -202,6 +204,14 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
   }
 
   return { url, get, range, suffix, size };
+}
+
+/**
+ * A call's deadline error, naming the object whose request it ended (the rest as they are).
+ * @param {Error} err @param {string} where @param {number | null} status
+ */
+function named(err, where, status) {
+  return err instanceof FetchError && err.url !== where ? new FetchError(where, status, err.reason, { cause: err }) : err;
 }
 
 /**

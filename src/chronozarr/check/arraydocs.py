@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..format.checksum import CRC32C
 from ..format.codecs import BLOSC_CNAMES, BLOSC_SHUFFLES, CODEC_NAMES, CODECS
 from .context import ArrayFacts, Context, doc_key, int_list
 
@@ -96,8 +97,10 @@ def check_codecs(ctx: Context, node: str, doc: Mapping[str, Any], dtype: str | N
         if endian not in (("little", None) if itemsize == 1 else ("little",)):
             ctx.report.fail("8", key, f"bytes codec endian is {endian!r}; expected 'little'")
     rest = codecs[1:]
+    if len(rest) == 2 and names[-1] == CRC32C:  # the optional checksum after the compressor (format/checksum.py)
+        rest = rest[:1]
     if len(rest) != 1 and not (coordinate and not rest):
-        ctx.report.fail("8", key, f"codecs {names}: exactly one compression codec (zstd, blosc or gzip) must follow {first}")
+        ctx.report.fail("8", key, f"codecs {names}: exactly one compression codec (zstd, blosc or gzip) must follow {first}, then optionally crc32c")
         return None
     if not rest:
         return None

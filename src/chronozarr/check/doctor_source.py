@@ -36,13 +36,16 @@ class HostTolerantSource:
         self.stats = self._inner.stats
 
     def _bounded(self, call: Callable[[], T]) -> T:
+        """The request, its retry included, under what is left of doctor's time limit."""
+        from ..read.deadline import call_deadline
         from .doctor_client import TimeUp
 
         try:
-            self._inner.timeout = self._client.wait()
+            left = self._client.remaining()
         except TimeUp as exc:
             raise StoreError(str(exc)) from None
-        return call()
+        with call_deadline(left):
+            return call()
 
     def describe(self, key: str) -> str:
         return self._inner.describe(key)

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
+from ..format.geometry import next_level_extent
 from ..format.metadata import DTYPES
 from .arraydocs import Compressor, attributes, check_codecs, check_node, layout
 from .context import ArrayFacts, Context, LevelFacts, close, doc_key, is_number, number_list
@@ -110,8 +110,8 @@ def _check_data(ctx: Context, level: LevelFacts, compressors: dict[str, Compress
     if level.index > 0:
         below = ctx.levels[level.index - 1]
         if below.height is not None and below.width is not None:
-            expected = [math.ceil(below.height / 2), math.ceil(below.width / 2)]
-            if [height, width] != expected:
+            expected = next_level_extent(below.height, below.width)
+            if (height, width) != expected:
                 report.fail("6", key, f"level {level.path} is {height} x {width}; expected ceil(H/2) x ceil(W/2) = {expected[0]} x {expected[1]}")
     _check_chunks(ctx, key, facts, n_band)
     return facts

@@ -91,6 +91,9 @@ WRITER_OPTIONS = (
     _option("level", int | None, typer.Option(None, help=f"Compression level; default {DEFAULT_LEVEL}.")),
     _option("blosc_cname", str | None, typer.Option(None, help="Blosc compressor (with --codec blosc); default zstd.")),
     _option("blosc_shuffle", str | None, typer.Option(None, help="noshuffle or shuffle (with --codec blosc).")),
+    _option("checksum", bool, typer.Option(
+        False, "--checksum", help="End every chunk with its crc32c (Zarr v3 crc32c codec): readers refuse a damaged chunk; 4 bytes a chunk."
+    )),
     _option("nodata", str | None, typer.Option(
         None, metavar="NUMBER|none",
         help="Nodata value, or 'none' for no nodata; default: the input's fill value, else 0 for uint8/uint16 and none otherwise."

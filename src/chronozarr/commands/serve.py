@@ -8,12 +8,14 @@ import typer
 
 from ..serve import serve_command
 
-HELP = """Serve DIR (stores, and the viewer) over HTTP on 127.0.0.1.
+HELP = """Serve DIR (stores, and the viewer) over HTTP on 127.0.0.1. The URL it prints lists the
+stores with a link to view each in the viewer (served at /viewer/).
 
 Answers GET and HEAD with byte ranges (206 + Content-Range), CORS for browsers, 404 for absent
 keys, no compression, and the cache headers a host should send for each kind of object. It
-serves at most 64 connections at once (more are answered 503), closes a connection that stays
-idle for 20 s, and logs requests only with --log.
+serves at most 64 connections at once (more wait their turn, and connections idle for 0.5 s
+are closed first to make room), closes a connection that stays idle for 20 s, and logs
+requests only with --log.
 """
 
 EPILOG = """\b

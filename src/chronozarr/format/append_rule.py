@@ -7,6 +7,12 @@ from dataclasses import replace
 
 from .root_block import APPEND_GROWS, RootBlock
 
+# Where an append stages its objects, and the journal whose presence means it committed and has
+# objects left to land: the writer makes them, validate reports them.
+APPEND_STAGING = ".chronozarr-append-staging"
+APPEND_JOURNAL = ".chronozarr-append-journal"
+JOURNAL_MARK = "chronozarr_append_journal"  # the member that makes a JSON document a journal (its version)
+
 
 def growth_mismatch(published: RootBlock, local: RootBlock) -> str | None:
     """None when `local` is `published` grown at the end of its time axis, else why not.

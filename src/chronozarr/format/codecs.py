@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numcodecs
 import numpy as np
+
+from .checksum import CRC32C, verified, with_checksum
+from .zstd_frame import zstd_content_size, zstd_size_bound, zstd_with_size
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,8 @@ class CodecRule:
 
 
 # The one codec table: the writer, reader, validator and CLI options read it; a codec is one entry
-# here plus its to_json, compressor and decode branches.
+# here plus its to_json, compressor and decode branches. A chunk may carry the crc32c codec after
+# its compressor (CodecSpec.checksum; format/checksum.py), and nothing else.
 CODECS = {
     "zstd": CodecRule("level", (-131072, 22), 0),
     "blosc": CodecRule("clevel", (0, 9), 5),
@@ -56,6 +60,7 @@ class CodecSpec:
     level: int = 5
     cname: str = "zstd"
     shuffle: str = "noshuffle"
+    checksum: bool = False  # the crc32c codec follows the compressor
 
     def __post_init__(self) -> None:
         if self.name not in CODEC_NAMES:
@@ -70,9 +75,9 @@ class CodecSpec:
                 raise ValueError(f"blosc shuffle must be noshuffle or shuffle, got {self.shuffle!r}")
 
     @classmethod
-    def create(cls, name: str = "zstd", level: int | None = None, **blosc: str) -> CodecSpec:
+    def create(cls, name: str = "zstd", level: int | None = None, checksum: bool = False, **blosc: str) -> CodecSpec:
         """A codec with the default level (DEFAULT_LEVEL) unless one is given."""
-        return cls(name=name, level=DEFAULT_LEVEL if level is None else level, **blosc)
+        return cls(name=name, level=DEFAULT_LEVEL if level is None else level, checksum=checksum, **blosc)
 
     def to_json(self, dtype: np.dtype) -> dict[str, Any]:
         """The Zarr v3 codec entry for data of this dtype."""
@@ -90,6 +95,25 @@ class CodecSpec:
                 "blocksize": 0,
             },
         }
+
+    def chain_json(self, dtype: np.dtype) -> list[dict[str, Any]]:
+        """The codec entries after `bytes`: the compressor, then crc32c with a checksum."""
+        return [self.to_json(dtype), *([{"name": CRC32C}] if self.checksum else [])]
+
+    @classmethod
+    def from_chain(cls, entries: list[dict[str, Any]]) -> CodecSpec:
+        """The codec of the entries after `bytes`: one compressor, optionally then crc32c."""
+        names = [e.get("name") for e in entries]
+        if len(entries) == 2 and names[1] == CRC32C:
+            return replace(cls.from_json(entries[0]), checksum=True)
+        if len(entries) != 1:
+            raise ValueError(f"unsupported codecs {names}: chronozarr uses one compressor, optionally followed by crc32c")
+        return cls.from_json(entries[0])
+
+    def encode(self, raw: Any, dtype: np.dtype) -> bytes:
+        """A chunk's stored bytes: compressed, then its crc32c with a checksum."""
+        data = bytes(self.compressor(dtype).encode(raw))
+        return with_checksum(data) if self.checksum else data
 
     @classmethod
     def from_json(cls, entry: dict[str, Any]) -> CodecSpec:
@@ -120,6 +144,9 @@ class CodecSpec:
         The result is shorter than `nbytes` only for a gzip chunk that inflates to less, which the
         caller refuses by its length.
         """
+        return self._decompress(verified(data) if self.checksum else data, nbytes, dtype)
+
+    def _decompress(self, data: bytes, nbytes: int, dtype: np.dtype) -> bytes | memoryview:
         if self.name == "gzip":
             return _inflate(data, nbytes)
         if self.name == "blosc":
@@ -132,6 +159,29 @@ class CodecSpec:
         except (RuntimeError, ValueError, TypeError) as exc:
             raise ValueError(f"{self.name} chunk does not decode to the bytes its shape holds, expected {nbytes} ({exc})") from None
         return out.data
+
+    def decode_at_most(self, data: bytes, limit: int, itemsize: int = 1) -> bytes | memoryview:
+        """Decompress a chunk whose decoded size is not fixed (strings) to at most `limit` bytes,
+        found from its headers before anything is allocated; ValueError past the limit."""
+        if self.checksum:
+            data = verified(data)
+        if self.name == "gzip":
+            return _inflate(data, limit)
+        declared = zstd_size_bound(data) if self.name == "zstd" else _blosc_declared(data)
+        if declared > limit:
+            raise ValueError(f"{self.name} chunk would decode to up to {declared} bytes, more than the {limit} its array can hold")
+        if self.name == "blosc" or zstd_content_size(data) is not None:
+            return self._decompress(data, declared, np.dtype(f"V{itemsize}"))
+        try:  # a streamed frame, whose blocks were counted above: its output stays within `declared`
+            return memoryview(numcodecs.Zstd().decode(data)).cast("B")
+        except (RuntimeError, ValueError, TypeError) as exc:
+            raise ValueError(f"zstd chunk does not decode ({exc})") from None
+
+
+def _blosc_declared(data: bytes) -> int:
+    if len(data) < BLOSC_HEADER_BYTES:
+        raise ValueError(f"blosc chunk of {len(data)} bytes is shorter than its 16-byte header")
+    return int.from_bytes(data[4:8], "little")
 
 
 def bytes_codec(dtype: np.dtype) -> dict[str, Any]:
@@ -176,45 +226,6 @@ def _inflate(data: bytes, nbytes: int) -> bytes:
     if not inflater.eof:
         raise ValueError("gzip chunk is truncated: the stream ends before its trailer")
     return out
-
-
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-
-
-def zstd_content_size(data: bytes) -> int | None:
-    """The content size a zstd frame header declares, None when the frame does not say (RFC 8878
-    3.1.1.1); ValueError for bytes that are not a zstd frame."""
-    if len(data) < 6 or data[:4] != ZSTD_MAGIC:
-        raise ValueError("chunk is not a zstd frame (bad magic number)")
-    descriptor = data[4]
-    single_segment = bool(descriptor & 0x20)
-    size_bytes = (1 if single_segment else 0, 2, 4, 8)[descriptor >> 6]
-    if size_bytes == 0:
-        return None
-    start = 5 + (0 if single_segment else 1) + (0, 1, 2, 4)[descriptor & 0x03]
-    if len(data) < start + size_bytes:
-        raise ValueError("zstd frame header is truncated")
-    size = int.from_bytes(data[start : start + size_bytes], "little")
-    return size + 256 if size_bytes == 2 else size
-
-
-def zstd_with_size(data: bytes, nbytes: int) -> bytes:
-    """The frame, declaring `nbytes` as its content size when it declared none.
-
-    A streamed frame (no size in its header) makes a decoder grow its output without bound, so
-    the size the array implies is written into the header: the decoder then allocates exactly
-    that and fails if the frame holds more or less. A frame that declares another size is refused.
-    """
-    declared = zstd_content_size(data)
-    if declared is not None:
-        if declared != nbytes:
-            raise ValueError(f"zstd frame holds {declared} bytes, expected {nbytes}")
-        return data
-    descriptor = data[4]
-    fields = 6 + (0, 1, 2, 4)[descriptor & 0x03]  # magic, descriptor, window, dictionary id
-    if len(data) < fields:
-        raise ValueError("zstd frame header is truncated")
-    return data[:4] + bytes([descriptor | 0xC0]) + data[5:fields] + nbytes.to_bytes(8, "little") + data[fields:]
 
 
 BLOSC_HEADER_BYTES = 16

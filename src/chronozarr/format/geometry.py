@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -116,6 +115,11 @@ def level_transform(base: Transform, k: int) -> Transform:
     return (a * s, b, c, d, e * s, f)
 
 
+def next_level_extent(height: int, width: int) -> tuple[int, int]:
+    """Level k+1's height and width from level k's: ceil(H / 2), ceil(W / 2) (spec 6)."""
+    return -(-height // 2), -(-width // 2)
+
+
 def pyramid_levels(
     height: int, width: int, chunk_size: int, transform: Transform, max_levels: int | None = None
 ) -> list[LevelGeometry]:
@@ -129,7 +133,7 @@ def pyramid_levels(
         levels.append(level)
         if level.grid == (1, 1) or (max_levels is not None and len(levels) >= max_levels):
             return levels
-        h, w, k = math.ceil(h / 2), math.ceil(w / 2), k + 1
+        (h, w), k = next_level_extent(h, w), k + 1
 
 
 def time_shard(t: int, shard_time: int) -> tuple[int, int]:

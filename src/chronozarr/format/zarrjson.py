@@ -55,9 +55,9 @@ def array_json(
 ) -> dict[str, Any]:
     """An array document; with shard_shape the chunks sit inside `sharding_indexed` shards."""
     if dtype == "string":
-        codecs: list[dict[str, Any]] = [{"name": "vlen-utf8", "configuration": {}}, codec.to_json(np.dtype("u1"))]
+        codecs: list[dict[str, Any]] = [{"name": "vlen-utf8", "configuration": {}}, *codec.chain_json(np.dtype("u1"))]
     else:
-        codecs = [bytes_codec(np.dtype(dtype)), codec.to_json(np.dtype(dtype))]
+        codecs = [bytes_codec(np.dtype(dtype)), *codec.chain_json(np.dtype(dtype))]
     grid_shape = list(chunk_shape)
     if shard_shape is not None:
         codecs = [

@@ -20,6 +20,7 @@ from ..format.shard_index import data_span, index_nbytes, parse_index
 
 READ_DTYPES = ("uint8", "uint16", "int16", "float32", "int64", "float64", "int32")
 MAX_ARRAY_BYTES = 2**63 - 1  # numpy's largest array, and a 64-bit address space
+MAX_STRING_BYTES = 2**16  # the longest string a coordinate (a band name) may hold, in UTF-8 bytes
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,14 @@ class ArrayInfo:
     @property
     def chunk_nbytes(self) -> int:
         return math.prod(self.chunk_shape) * self.dtype.itemsize
+
+    @property
+    def chunk_bound(self) -> int:
+        """The most bytes one chunk may decode to, the one bound every chunk read is held to: its
+        shape's bytes, or for strings (vlen-utf8) a count and each string's length and bytes."""
+        if self.dtype.kind == "O":
+            return 4 + math.prod(self.chunk_shape) * (4 + MAX_STRING_BYTES)
+        return self.chunk_nbytes
 
 
 def parse_array(key: str, doc: Any) -> ArrayInfo:
@@ -147,12 +156,10 @@ def _parse_codecs(key: str, codecs: list[Mapping[str, Any]], dtype: np.dtype) ->
         if endian != "little" and dtype.itemsize > 1:
             raise StoreError(f"{key}: big-endian bytes codec is not supported")
         rest = codecs[1:]
-    if len(rest) > 1:
-        raise StoreError(f"{key}: unsupported codecs {names}; chronozarr uses exactly one compressor")
     if not rest:
         return None
     try:
-        return CodecSpec.from_json(dict(rest[0]))
+        return CodecSpec.from_chain([dict(entry) for entry in rest])
     except ValueError as exc:
         raise StoreError(f"{key}: {exc}") from None
 
@@ -195,7 +202,7 @@ def _nonneg_int(value: Any, where: str) -> int:
 
 def decode_chunk(info: ArrayInfo, data: bytes, where: str) -> np.ndarray:
     """Decode one stored chunk to its chunk shape, never allocating more than the shape holds."""
-    expected = info.chunk_nbytes
+    expected = info.chunk_bound
     if info.codec is None:
         raw: bytes | memoryview = data
     else:
@@ -225,11 +232,21 @@ def parse_shard_index(info: ArrayInfo, raw: bytes, shard_length: int | None, whe
 
 
 def decode_strings(info: ArrayInfo, data: bytes, where: str) -> np.ndarray:
-    """Decode a vlen-utf8 coordinate chunk (band names)."""
+    """Decode a vlen-utf8 coordinate chunk (band names), within the array's chunk_bound and without
+    copying the decoded bytes."""
     import numcodecs
 
+    bound = info.chunk_bound
     try:
-        raw = info.codec.compressor(np.dtype("u1")).decode(data) if info.codec else data
-        return np.asarray(numcodecs.VLenUTF8().decode(bytes(raw)), dtype=object)
+        if info.codec is not None:
+            raw: bytes | memoryview = info.codec.decode_at_most(data, bound)
+        elif len(data) > bound:
+            raise ValueError(f"chunk of {len(data)} bytes is more than the {bound} its {math.prod(info.chunk_shape)} strings can hold")
+        else:
+            raw = data
+    except ValueError as exc:
+        raise StoreError(f"{where}: {exc}") from None
+    try:
+        return np.asarray(numcodecs.VLenUTF8().decode(raw), dtype=object)
     except Exception as exc:  # codec libraries raise their own types for corrupt input
         raise StoreError(f"{where}: string chunk does not decode ({type(exc).__name__}: {exc})") from None

@@ -21,6 +21,7 @@ from ..format.geometry import cell_key, shard_id, time_shard
 from ..format.shard_index import EMPTY
 from .arrays import ArrayInfo, decode_chunk, parse_shard_index
 from .cache import ByteLRU
+from .deadline import submit
 from .object_source import ObjectSource
 
 MERGE_GAP = 0
@@ -82,7 +83,7 @@ class ChunkFetcher:
     def fetch(self, refs: Iterable[ChunkRef], on_chunk: OnChunk) -> None:
         """Call on_chunk(ref, decoded chunk or None for fill) for every ref; returns when all are done."""
         refs = list(dict.fromkeys(refs))
-        jobs = [self.pool.submit(self._plain, r, on_chunk) for r in refs if not r.info.sharded]
+        jobs = [submit(self.pool, self._plain, r, on_chunk) for r in refs if not r.info.sharded]
         sharded = [r for r in refs if r.info.sharded]
         if sharded:
             jobs += self._sharded_jobs(sharded, on_chunk)
@@ -101,7 +102,8 @@ class ChunkFetcher:
             key, position = ref.object_key()
             by_shard[key].append((position, ref))
         keys = list(by_shard)
-        indexes = dict(zip(keys, self.pool.map(lambda k: self._index(k, by_shard[k][0][1]), keys), strict=False))
+        pending = [submit(self.pool, self._index, k, by_shard[k][0][1]) for k in keys]
+        indexes = {k: job.result() for k, job in zip(keys, pending, strict=True)}
         jobs = []
         for key, members in by_shard.items():
             index = indexes[key]
@@ -113,7 +115,7 @@ class ChunkFetcher:
                 else:
                     wanted.append((offset, length, ref))
             for run in _adjacent_runs(wanted):
-                jobs.append(self.pool.submit(self._ranged, key, run, on_chunk))
+                jobs.append(submit(self.pool, self._ranged, key, run, on_chunk))
         return jobs
 
     def _ranged(self, key: str, run: list[tuple[int, int, ChunkRef]], on_chunk: OnChunk) -> None:

@@ -13,11 +13,13 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..errors import StoreError
+from .deadline import call_deadline, time_left
 from .object_source import DEFAULT_MAX_OBJECT_BYTES, FetchError, RequestStats, check_object_size
 
 DEFAULT_TIMEOUT = 10.0  # seconds: connecting, the first byte of an answer, any pause in its body
 DEFAULT_RETRIES = 3
 DEFAULT_BACKOFF = 0.25
+DEFAULT_DEADLINE = 50.0  # seconds for all the requests of one call: a read of many objects ends within a minute
 MAX_REDIRECTS = 5
 SMALL_BODY = 64 * 2**10  # an error answer up to this size is read to keep its connection
 
@@ -29,7 +31,9 @@ class HttpSource:
     and between any two reads of its body. A failed attempt (a timeout, a dropped connection, a
     body shorter than its Content-Length, a 5xx) is retried `retries` times after `backoff`,
     2 * `backoff`, ... seconds, so with the defaults a server that never answers is given up on
-    after about 4 x 10 + 1.75 = 42 seconds.
+    after about 4 x 10 + 1.75 = 42 seconds. `deadline` bounds all the requests of one call of the
+    store (every object a read needs, their retries and backoffs; 50 s), so no call waits longer
+    whatever the number of objects; None leaves each request bounded only by its own waits.
     """
 
     def __init__(
@@ -39,6 +43,7 @@ class HttpSource:
         timeout: float = DEFAULT_TIMEOUT,
         retries: int = DEFAULT_RETRIES,
         backoff: float = DEFAULT_BACKOFF,
+        deadline: float | None = DEFAULT_DEADLINE,
         forbidden_is_not_found: bool = False,
         max_object_bytes: int = DEFAULT_MAX_OBJECT_BYTES,
         concurrency: int = 16,
@@ -51,11 +56,14 @@ class HttpSource:
             raise StoreError(f"not an HTTP(S) URL: {url!r}")
         if not (isinstance(timeout, (int, float)) and 0 < timeout < float("inf")):
             raise StoreError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        if deadline is not None and not (isinstance(deadline, (int, float)) and 0 < deadline < float("inf")):
+            raise StoreError(f"deadline must be a positive number of seconds or None, got {deadline!r}")
         self._base = urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
         self._query = parts.query
         self.timeout = float(timeout)
         self.retries = retries
         self.backoff = backoff
+        self.deadline = None if deadline is None else float(deadline)
         self.forbidden_is_not_found = forbidden_is_not_found
         self.max_object_bytes = max_object_bytes
         self.headers = dict(headers or {})
@@ -69,11 +77,16 @@ class HttpSource:
         return f"{url}?{self._query}" if self._query else url
 
     def _request(self, method: str, key: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes] | None:
+        """One request under the call's deadline (its own when no call set one)."""
+        with call_deadline(self.deadline):
+            return self._retried(method, key, headers)
+
+    def _retried(self, method: str, key: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes] | None:
         """One request with bounded retries on 5xx and network errors; None for a missing key."""
         url = self.describe(key)
         attempt = 0
         while True:
-            status, reason, answer = self._attempt(method, url, headers)
+            status, reason, answer = self._attempt(method, url, headers, self._wait(url, 0.0))
             if answer is not None or status in (404, 410) or (status == 403 and self.forbidden_is_not_found):
                 if answer is None:
                     self.stats.count("missing")
@@ -82,11 +95,26 @@ class HttpSource:
                 raise FetchError(url, status, f"{reason}, gave up after {attempt + 1} attempts")
             attempt += 1
             self.stats.count("retries")
-            time.sleep(self.backoff * 2 ** (attempt - 1))
+            pause = self.backoff * 2 ** (attempt - 1)
+            self._wait(url, pause, f"{reason}; ")
+            time.sleep(pause)
 
-    def _attempt(self, method: str, url: str, headers: dict[str, str]) -> tuple[int | None, str, tuple[int, dict[str, str], bytes] | None]:
+    def _wait(self, url: str, needed: float, why: str = "") -> float:
+        """The longest the next wait may last: the timeout, or what is left of the call's deadline;
+        FetchError when less than `needed` is left."""
+        left = time_left()
+        if left is None:
+            return self.timeout
+        seconds, given = left
+        if seconds <= needed:
+            raise FetchError(url, None, f"{why}gave up when the call's {given:g} s deadline ran out (the deadline option sets it)")
+        return min(self.timeout, seconds)
+
+    def _attempt(
+        self, method: str, url: str, headers: dict[str, str], timeout: float
+    ) -> tuple[int | None, str, tuple[int, dict[str, str], bytes] | None]:
         """(status, why it failed, the answer when it did not): one request and its whole body,
-        every wait bounded by the timeout. Raises FetchError for what no retry can change."""
+        every wait bounded by `timeout`. Raises FetchError for what no retry can change."""
         import urllib3
 
         status: int | None = None
@@ -95,7 +123,7 @@ class HttpSource:
                 method,
                 url,
                 headers={**self.headers, **headers},
-                timeout=urllib3.Timeout(connect=self.timeout, read=self.timeout),
+                timeout=urllib3.Timeout(connect=timeout, read=timeout),
                 preload_content=False,
                 retries=self._redirects,
             )
@@ -118,9 +146,9 @@ class HttpSource:
         except urllib3.exceptions.MaxRetryError as exc:
             if isinstance(exc.reason, urllib3.exceptions.ResponseError) or "redirect" in str(exc.reason).lower():
                 raise FetchError(url, status, f"more than {MAX_REDIRECTS} redirects (a redirect loop?); give the store's final URL") from None
-            return status, _failure(exc.reason or exc, self.timeout), None
+            return status, _failure(exc.reason or exc, timeout), None
         except urllib3.exceptions.HTTPError as exc:
-            return status, _failure(exc, self.timeout), None
+            return status, _failure(exc, timeout), None
 
     def _body(self, response: Any, url: str) -> bytes:
         """The whole body, refusing more than max_object_bytes whether or not Content-Length says so."""
@@ -133,6 +161,7 @@ class HttpSource:
                 total += len(piece)
                 check_object_size(total, self.max_object_bytes, url)
                 chunks.append(piece)
+                self._wait(url, 0.0, f"{total} bytes of the body arrived; ")
             return b"".join(chunks)
         except BaseException:
             response.close()  # a body left unread must not go back to the pool

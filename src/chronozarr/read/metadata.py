@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..format.geometry import LevelGeometry, Transform, object_key
-from ..format.metadata import DTYPES, Band, Temporal
+from ..format.geometry import LevelGeometry, Transform, next_level_extent, object_key
+from ..format.metadata import DTYPES, Band, LevelMirror, Temporal
 from ..format.root_block import BlockError, RootBlock
 from ..format.temporal import STAR_DELTA, schedule_problems, star_delta_allowed
 from ..format.times import from_iso, iso_list
@@ -164,6 +164,7 @@ def _load(source: ObjectSource, root: Mapping[str, Any], raw: Mapping[str, Any],
         coverage = parse_array(f"{path}/{coverage_variable}", node(f"{path}/{coverage_variable}")) if coverage_variable else None
         _check_chunking(data, mask, coverage, levels[0].data if levels else data)
         levels.append(Level(i, path, resolution, transform, data, mask, coverage))
+        _check_level_shape(levels, mirrors)
     if temporal.encoding == STAR_DELTA and not star_delta_allowed(levels[0].data.dtype.name):
         raise StoreError(f"star-delta store with data_type {levels[0].data.dtype}: star-delta is uint8/uint16 only")
     if block.times is not None:
@@ -214,6 +215,28 @@ def _check_chunking(data: ArrayInfo, mask: ArrayInfo | None, coverage: ArrayInfo
         _expect_chunks(plane, (1, cs, cs), "2.4", "[1, cs, cs] with the data array's cs")
 
 
+def _check_level_shape(levels: list[Level], mirrors: tuple[LevelMirror, ...] | None) -> None:
+    """The last level holds pixels, agrees with its mirror (spec 3.7) and halves the level below
+    (spec 6): a shape that claims more than the store holds would make every read cost the claim."""
+    level = levels[-1]
+    fix = "the array document or chronozarr.levels is damaged; restore it from the store's writer or re-encode"
+    if 0 in level.shape:
+        raise StoreError(f"{level.data.key}: shape {list(level.shape)} holds no pixels (spec 2.1): {fix}")
+    mirror = mirrors[level.index] if mirrors else None
+    if mirror is not None and (tuple(mirror.shape) != level.shape or tuple(mirror.grid) != level.grid):
+        raise StoreError(
+            f"{level.data.key}: shape {list(level.shape)} disagrees with chronozarr.levels[{level.index}] "
+            f"(shape {list(mirror.shape)}, grid {list(mirror.grid)}; spec 3.7): {fix}"
+        )
+    below = levels[-2] if len(levels) > 1 else None
+    if below is not None and (level.height, level.width) != next_level_extent(below.height, below.width):
+        expected = next_level_extent(below.height, below.width)
+        raise StoreError(
+            f"{level.data.key}: level {level.index} is {level.height} x {level.width} pixels, level {below.index} "
+            f"{below.height} x {below.width}; it must be ceil(H/2) x ceil(W/2) = {expected[0]} x {expected[1]} (spec 6): {fix}"
+        )
+
+
 def _expect_chunks(info: ArrayInfo, inner: tuple[int, ...], section: str, rule: str) -> None:
     if info.chunk_shape != inner:
         raise StoreError(
@@ -228,17 +251,17 @@ def _expect_chunks(info: ArrayInfo, inner: tuple[int, ...], section: str, rule: 
 
 
 def _check_schedule(temporal: Temporal, n_time: int) -> None:
-    """Anchors on the schedule and every reference to an anchor nearer than anchor_interval (spec
-    4.2): a timestep read through anything else would hand back its residuals as values."""
+    """Anchors on the schedule, every delta referencing an anchor nearer than anchor_interval and
+    no anchor referencing anything (spec 4.1, 4.2): a timestep read through anything else would hand
+    back its residuals as values, and a map that breaks the rules is not the one its writer wrote."""
     if temporal.encoding != STAR_DELTA:
         return
     references = {t: a for t, a in temporal.delta_reference.items() if t < n_time}
     for section, field, message in schedule_problems(n_time, temporal.anchor_interval, temporal.anchor_indices, references):
-        if section == "4.2" or field == "delta_reference":
-            raise StoreError(
-                f"chronozarr.temporal.{field} {message} (spec {section}): the store cannot be decoded; "
-                "re-encode it, or restore the temporal block its writer wrote"
-            )
+        raise StoreError(
+            f"chronozarr.temporal.{field} {message} (spec {section}): the store cannot be decoded; "
+            "re-encode it, or restore the temporal block its writer wrote"
+        )
 
 
 def _consolidated(root: Mapping[str, Any]) -> Mapping[str, Any] | None:

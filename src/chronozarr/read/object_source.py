@@ -95,31 +95,47 @@ class LocalSource:
         """
         try:
             fd = os.open(self._path(key), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        except (FileNotFoundError, NotADirectoryError):
             self.stats.count("missing")
             return None
         except OSError as exc:
-            if exc.errno == errno.ENXIO:  # a socket, or a FIFO on some systems: nothing to open
-                self._refuse_special(key, stat.S_IFSOCK)
-            raise StoreError(f"{self.describe(key)} cannot be read ({exc.strerror or exc}): check its permissions") from None
+            raise self.object_error(key, exc) from None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            raise self._special_error(key, info.st_mode)
         with open(fd, "rb", closefd=True) as handle:
-            info = os.fstat(fd)
-            if stat.S_ISDIR(info.st_mode):
-                self.stats.count("missing")
-                return None
-            self._refuse_special(key, info.st_mode)
             if hasattr(os, "set_blocking"):
                 os.set_blocking(fd, True)
-            data = read(handle, info.st_size)
+            try:
+                data = read(handle, info.st_size)
+            except OSError as exc:
+                raise self.object_error(key, exc) from None
         self.stats.count(kind, len(data))
         return data
 
+    def object_error(self, key: str, exc: OSError) -> StoreError:
+        """The one translation of an OS error on an object into our error naming the object."""
+        if exc.errno == errno.EISDIR:
+            return self._special_error(key, stat.S_IFDIR)
+        if exc.errno == errno.ENXIO:  # a socket, or a FIFO on some systems: nothing to open
+            return self._special_error(key, stat.S_IFSOCK)
+        return StoreError(f"{self.describe(key)} cannot be read ({exc.strerror or exc}): check its permissions")
+
     def _refuse_special(self, key: str, mode: int) -> None:
         if not stat.S_ISREG(mode):
-            raise StoreError(
-                f"{self.describe(key)} is not a regular file (a FIFO, socket or device, or a link to one): "
-                "store objects must be regular files; replace it with the object's bytes"
+            raise self._special_error(key, mode)
+
+    def _special_error(self, key: str, mode: int) -> StoreError:
+        if stat.S_ISDIR(mode):
+            return StoreError(
+                f"{self.describe(key)} is a directory where the store has an object "
+                "(left by a copy or sync that went wrong?): remove it and copy the object again"
             )
+        return StoreError(
+            f"{self.describe(key)} is not a regular file (a FIFO, socket or device, or a link to one): "
+            "store objects must be regular files; replace it with the object's bytes"
+        )
 
     def get(self, key: str) -> bytes | None:
         def whole(f: BinaryIO, size: int) -> bytes:
@@ -152,9 +168,8 @@ class LocalSource:
         except (FileNotFoundError, NotADirectoryError):
             self.stats.count("missing")
             return None
-        if stat.S_ISDIR(info.st_mode):
-            self.stats.count("missing")
-            return None
+        except OSError as exc:
+            raise self.object_error(key, exc) from None
         self._refuse_special(key, info.st_mode)
         self.stats.count("head")
         return info.st_size

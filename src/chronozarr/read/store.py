@@ -17,6 +17,7 @@ from ..format.times import as_nanoseconds
 from .arrays import ArrayInfo, fill_chunk
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
+from .deadline import call_deadline
 from .metadata import Level, StoreMetadata, load
 from .object_source import ObjectSource, RequestStats, is_remote, not_a_directory, open_object_source
 from .physical import physical_values
@@ -50,7 +51,9 @@ class ChronoStore:
             self.source: ObjectSource = open_object_source(location, **source_options)
         else:
             self.source = location
-        self.meta: StoreMetadata = load(self.source)
+        self.deadline: float | None = getattr(self.source, "deadline", None)
+        with call_deadline(self.deadline):
+            self.meta: StoreMetadata = load(self.source)
         self.anchors = ByteLRU(cache_bytes)
         self.fetcher = ChunkFetcher(self.source, self.meta.shard_bytes, self.meta.variable, concurrency, 32 * 2**20)
         self._anchor_set = frozenset(self.meta.temporal.anchor_indices)
@@ -261,7 +264,12 @@ class ChronoStore:
 
     def _gather(self, level: Level, info: ArrayInfo, steps: list[int], rows: slice, cols: slice) -> np.ndarray:
         """Assemble (len(steps), [band,] h, w) from the chunks covering the region, reconstructing
-        star-delta timesteps of the data array through their recorded anchor."""
+        star-delta timesteps of the data array through their recorded anchor; every read goes
+        through here, so every read's requests share one deadline."""
+        with call_deadline(self.deadline):
+            return self._assemble(level, info, steps, rows, cols)
+
+    def _assemble(self, level: Level, info: ArrayInfo, steps: list[int], rows: slice, cols: slice) -> np.ndarray:
         banded = len(info.shape) == 4
         lead = (info.shape[1],) if banded else ()
         out = allocate((len(steps), *lead, rows.stop - rows.start, cols.stop - cols.start), info)
@@ -311,10 +319,11 @@ class ChronoStore:
 
 def open_store(location: str | os.PathLike[str] | ObjectSource, **options: Any) -> ChronoStore:
     """Open a store from a directory, an HTTP(S) URL or an s3://, gs://, az:// URL (options:
-    concurrency, cache_bytes, max_object_bytes; for HTTP timeout, retries, backoff,
+    concurrency, cache_bytes, max_object_bytes; for HTTP timeout, retries, backoff, deadline,
     forbidden_is_not_found, headers; for object stores endpoint, region, anonymous, config).
 
     Over HTTP `timeout` (10 s) bounds every wait of a request: connecting, the first byte of the
     answer and each pause in its body; a failed attempt is retried `retries` (3) times, so a
-    server that never answers fails a read after about 42 s. See docs/reliability.md."""
+    server that never answers fails a request after about 42 s; `deadline` (50 s) bounds all the
+    requests of one call (opening, a read), however many objects it needs. See docs/reliability.md."""
     return ChronoStore(location, **options)

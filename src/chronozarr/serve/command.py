@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .cache_control import CacheClasses
-from .options import ServeOptions
+from .listing import stores_near, view_link, viewer_mounts
 from .server import StoreServer
 
 
 def serve_forever(root: str | os.PathLike[str], host: str = "127.0.0.1", port: int = 8000, log: bool = False, **switches: Any) -> None:
-    """Serve `root` until Ctrl-C, printing its URL (the `chronozarr serve` command); with `log`,
-    one line per request on stderr, dropped rather than waited for when stderr is not read."""
-    server = StoreServer(root, host, port, log=sys.stderr if log else None, **switches)
+    """Serve `root` until Ctrl-C, printing its URL (the `chronozarr serve` command), which lists
+    the stores with a link to view each; with `log`, one line per request on stderr, dropped
+    rather than waited for when stderr is not read."""
+    mounts = viewer_mounts(os.path.realpath(root))
+    server = StoreServer(root, host, port, log=sys.stderr if log else None, mounts=mounts, listing=True, **switches)
     print(f"Serving {server.root} at {server.url}/ (Ctrl-C to stop)", file=sys.stderr, flush=True)
-    for store in _stores_near(server.root):
-        print(f"  store: {server.url}/{store}", file=sys.stderr, flush=True)
+    for store in stores_near(server.root):
+        view = f"   view: {server.url}{view_link(store)}" if "viewer" in mounts else ""
+        print(f"  store: {server.url}/{store}{view}", file=sys.stderr, flush=True)
     try:
         server.run()
     except KeyboardInterrupt:
@@ -38,20 +39,3 @@ def serve_command(directory: str | os.PathLike[str], host: str = "127.0.0.1", po
         return 1
     return 0
 
-
-def _stores_near(root: str, depth: int = 2) -> Iterable[str]:
-    """Store prefixes at most `depth` directories below root (and root itself), for the banner."""
-    classes = CacheClasses(root, ServeOptions())
-    frontier: list[list[str]] = [[]]
-    for _ in range(depth + 1):
-        below: list[list[str]] = []
-        for dirs in frontier:
-            if classes.store_depth(dirs) == len(dirs):
-                yield "/".join(dirs) + ("/" if dirs else "")
-                continue
-            try:
-                names = sorted(e.name for e in os.scandir(os.path.join(root, *dirs)) if e.is_dir() and not e.name.startswith("."))
-            except OSError:
-                continue
-            below.extend(dirs + [n] for n in names)
-        frontier = below

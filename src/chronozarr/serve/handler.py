@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from . import faults
 from .cache_control import ASSET_CACHE, ERROR_CACHE
+from .listing import index_page
 from .paths import resolve
 from .ranges import Unsatisfiable, is_suffix_range, parse_range, skewed_range
 
@@ -65,12 +66,20 @@ class RequestHandler(BaseHTTPRequestHandler):
         self.request.settimeout(self.server.options.idle_timeout)  # what setup does with a class timeout
         super().setup()
         with self.server.lock:
-            self.server.connections.add(self.connection)
+            self.server.connections[self.connection] = None
 
     def finish(self) -> None:
         with self.server.lock:
-            self.server.connections.discard(self.connection)
+            self.server.connections.pop(self.connection, None)
         super().finish()
+
+    def handle_one_request(self) -> None:
+        self.server.waiting(self.connection, idle=True)  # until the request line is in (parse_request)
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        self.server.waiting(self.connection, idle=False)
+        return super().parse_request()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         if self.server.access_log is not None:
@@ -100,13 +109,15 @@ class RequestHandler(BaseHTTPRequestHandler):
         if span is None:
             span = (0, len(body) if isinstance(body, bytes) else 0)
         offset, length = span
+        # A request line that does not parse is answered before the base class sets path or command.
+        path = getattr(self, "path", None) or ""
         if status not in (204, 304):  # neither may carry a Content-Length of its own
-            headers.setdefault("Content-Length", str(faults.declared_length(self.server.options, self.path, length)))
+            headers.setdefault("Content-Length", str(faults.declared_length(self.server.options, path, length)))
         sent = length if send_body and status not in (204, 304) else 0
         request_headers = getattr(self, "headers", None)
         entry = LoggedRequest(
             getattr(self, "command", None) or "",
-            getattr(self, "path", None) or "",
+            path,
             request_headers.get("Range") if request_headers is not None else None,
             status,
             sent,
@@ -120,7 +131,7 @@ class RequestHandler(BaseHTTPRequestHandler):
             self.end_headers()
             if sent == 0:
                 return
-            if faults.cuts_body(self.server.options, self.path):
+            if faults.cuts_body(self.server.options, path):
                 faults.write_cut_body(self, body, offset, length)
             elif isinstance(body, bytes):
                 self.wfile.write(body[offset : offset + length])
@@ -135,8 +146,11 @@ class RequestHandler(BaseHTTPRequestHandler):
         self._send(status, all_headers, body, send_body=getattr(self, "command", None) != "HEAD")
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        # The base class's errors (bad request line, unknown method) get CORS and a log entry too.
+        # The base class's errors (bad request line, unknown method) get CORS and a log entry too,
+        # and a status line even when the request line was too broken to name an HTTP version.
         self.close_connection = True
+        if getattr(self, "request_version", "HTTP/0.9") == "HTTP/0.9":
+            self.request_version = "HTTP/1.0"
         self._plain(code, f"{code} {message or ''}\n", {"Connection": "close"})
 
     def _missing(self) -> None:
@@ -196,7 +210,7 @@ class RequestHandler(BaseHTTPRequestHandler):
         if not send_body and not opts.head:
             self._plain(405, "method not allowed\n", {"Allow": "GET, OPTIONS"})
             return
-        resolved = resolve(self.server.root, self.path, self.server.link_targets)
+        resolved = resolve(self.server.root, self.path, self.server.link_targets, self.server.mounts)
         if resolved is None:
             self._plain(404, "not found\n")
             return
@@ -204,6 +218,10 @@ class RequestHandler(BaseHTTPRequestHandler):
         key = "/".join(parts)
         if any(key.startswith(prefix) for prefix in opts.forbidden):
             self._plain(403, "forbidden\n")
+            return
+        if os.path.isdir(real) and not parts and opts.listing:
+            page = index_page(self.server.root, "viewer" in self.server.mounts)
+            self._send(200, {"Content-Type": CONTENT_TYPES[".html"], "Cache-Control": ERROR_CACHE}, page, send_body=send_body)
             return
         if os.path.isdir(real):
             index = os.path.join(real, "index.html")

@@ -24,6 +24,7 @@ class ServeOptions:
     gzip: bool = False  # gzip bodies when the client accepts it; ranges cut the gzipped bytes
     spa_fallback: bool = False  # absent keys answered 200 with an HTML page
     index_html: bool = True  # a directory outside any store serves its index.html when present
+    listing: bool = False  # `/` lists the stores served, with a link to view each (`chronozarr serve`)
     short_cache: bool = False  # every object gets `mutable_cache`, immutable ones included
     forbidden: frozenset[str] = frozenset()  # keys starting with one of these answer 403
     missing_status: int = 404  # 403 or 410 imitate hosts that answer so for an absent key
@@ -40,7 +41,7 @@ class ServeOptions:
     redirect_loop: bool = False  # every request answered 302 with its own URL as the Location
     fault_keys: str = ""
     # Limits that keep one client from holding the server:
-    max_connections: int = 64  # connections served at once; more are answered 503 and closed
+    max_connections: int = 64  # connections served at once; more wait in the listen queue, idle ones closed first
     idle_timeout: float = 20.0  # seconds a connection may wait for a request or a client may stall
     mutable_cache: str = MUTABLE_CACHE
     immutable_cache: str = IMMUTABLE_CACHE

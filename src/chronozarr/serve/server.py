@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import queue
 import socket
+import sys
 import threading
+import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TextIO
@@ -17,10 +19,8 @@ from .handler import LoggedRequest, RequestHandler
 from .options import ServeOptions
 
 REQUEST_LOG_LIMIT = 100_000  # answered requests kept for `StoreServer.requests`; older ones are dropped
-BUSY = (
-    b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\nConnection: close\r\n"
-    b"Access-Control-Allow-Origin: *\r\nCache-Control: no-store\r\n\r\n"
-)
+SLOT_WAIT = 0.1  # seconds the accepting thread waits for a free slot before it looks again
+IDLE_BEFORE_CLOSE = 0.5  # seconds without a request after which a connection may be closed to make room
 
 
 class AccessLog:
@@ -58,37 +58,68 @@ class AccessLog:
 class HttpServer(ThreadingHTTPServer):
     """What every request handler shares: the root, the options, the cache classes, the request
     log, and the open connections `StoreServer.stop` must close. At most `max_connections` are
-    served at once: each holds a thread, and a client that opens thousands must not exhaust them."""
+    served at once: each holds a thread, and a client that opens thousands must not exhaust them.
+    A connection beyond the cap waits in the listen queue until one ends, and connections that
+    sit idle (no request for IDLE_BEFORE_CLOSE) are closed first to make room: held sockets never
+    keep a real client out, and a burst (zarrita sends hundreds of requests at once) is queued."""
 
     daemon_threads = True
-    request_queue_size = 256
+    request_queue_size = 1024
 
-    def __init__(self, address: tuple[str, int], root: str, options: ServeOptions, access_log: AccessLog | None) -> None:
+    def __init__(
+        self, address: tuple[str, int], root: str, options: ServeOptions, access_log: AccessLog | None, mounts: Mapping[str, str]
+    ) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self.root = root
         self.link_targets: tuple[str, ...] = ()  # real directories symlinks in root may lead to
+        self.mounts = dict(mounts)  # URL name -> real directory served under it
         self.options = options
         self.access_log = access_log
         self.classes = CacheClasses(root, options)
         self.log: deque[LoggedRequest] = deque(maxlen=REQUEST_LOG_LIMIT)
         self.lock = threading.Lock()
-        self.connections: set[socket.socket] = set()
+        self.connections: dict[socket.socket, float | None] = {}  # each open one, and since when it waits for a request
         self.failures_left = options.fail_status[1] if options.fail_status else 0
-        self.refused = 0
+        self.closed_idle = 0
         self._slots = threading.BoundedSemaphore(options.max_connections)
         super().__init__(address, RequestHandler)
 
-    def process_request(self, request: Any, client_address: Any) -> None:
+    def get_request(self) -> tuple[Any, Any]:
+        """Accept a connection only once a slot is free for it; until then it waits in the listen
+        queue (serve_forever asks again, and sees a shutdown in between)."""
         if not self._slots.acquire(blocking=False):
-            self.refused += 1
-            try:  # a few bytes into a fresh socket's buffer: this does not wait for the client
-                request.settimeout(1.0)
-                request.sendall(BUSY)
-            except OSError:
-                pass
-            self.shutdown_request(request)
+            self._close_idle()
+            if not self._slots.acquire(timeout=SLOT_WAIT):
+                raise OSError("every connection slot is busy")  # _handle_request_noblock lets it pass
+        try:
+            return super().get_request()
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def _close_idle(self) -> None:
+        """Close the connection that has waited longest for a request, if it waited long enough:
+        its thread ends and frees its slot."""
+        now = time.monotonic()
+        with self.lock:
+            waiting = [(since, conn) for conn, since in self.connections.items() if since is not None and now - since >= IDLE_BEFORE_CLOSE]
+        if not waiting:
             return
+        _, conn = min(waiting, key=lambda pair: pair[0])
+        self.closed_idle += 1
+        try:
+            conn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def waiting(self, conn: socket.socket, idle: bool) -> None:
+        """Record that a connection waits for its next request (idle) or is being answered."""
+        with self.lock:
+            if conn in self.connections:
+                self.connections[conn] = time.monotonic() if idle else None
+
+    def process_request(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request(request, client_address)
         except BaseException:
@@ -100,6 +131,12 @@ class HttpServer(ThreadingHTTPServer):
             super().process_request_thread(request, client_address)
         finally:
             self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that resets or drops its connection is no error of ours: no traceback for it."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
 
     def take_failure(self) -> int | None:
         """The status to fail this request with, while `fail_status` has failures left."""
@@ -119,7 +156,8 @@ class StoreServer:
 
     Keyword switches (see `ServeOptions`) default to a correct host; `requests` lists what was
     answered, for tests that count requests. `log` is a stream for one line per request, written
-    without ever blocking the server (none by default).
+    without ever blocking the server (none by default). `mounts` serves other directories under
+    top-level names (the viewer beside the stores of `chronozarr serve`).
     """
 
     def __init__(
@@ -130,6 +168,7 @@ class StoreServer:
         *,
         log: TextIO | None = None,
         link_targets: Iterable[str | os.PathLike[str]] = (),
+        mounts: Mapping[str, str | os.PathLike[str]] | None = None,
         **switches: Any,
     ) -> None:
         path = Path(root)
@@ -139,6 +178,7 @@ class StoreServer:
         self.host = host
         self.options = ServeOptions(**switches)
         self._log_stream = log
+        self._mounts = {name: os.path.realpath(path) for name, path in (mounts or {}).items()}
         self._requested_port = port
         self._link_targets: tuple[str, ...] = ()
         for target in link_targets:
@@ -149,7 +189,7 @@ class StoreServer:
     def _bind(self) -> HttpServer:
         if self._server is None:
             access_log = AccessLog(self._log_stream) if self._log_stream is not None else None
-            self._server = HttpServer((self.host, self._requested_port), self.root, self.options, access_log)
+            self._server = HttpServer((self.host, self._requested_port), self.root, self.options, access_log, self._mounts)
             self._server.link_targets = self._link_targets
         return self._server
 

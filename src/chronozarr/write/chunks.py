@@ -20,4 +20,4 @@ def encode_chunk(codec: CodecSpec, chunk: np.ndarray, fill: float) -> bytes | No
     if is_all_fill(chunk, fill):
         return None
     little = chunk.astype(chunk.dtype.newbyteorder("<"), copy=False)
-    return bytes(codec.compressor(chunk.dtype).encode(little))
+    return codec.encode(little, chunk.dtype)

@@ -68,6 +68,7 @@ def encode(
     level: int | None = None,
     blosc_cname: str = "zstd",
     blosc_shuffle: str = "noshuffle",
+    checksum: bool = False,
     nodata: Any = "default",
     mask: Any = None,
     coverage: Any = None,
@@ -88,14 +89,13 @@ def encode(
     `nodata` defaults to 0 for uint8/uint16 and None for int16/float32. `encoding` is "auto"
     (star-delta only where a sample compresses to <= 0.85 of plain), "none" or "star-delta".
     `shard=True` groups `shard_time` timesteps (default: all) of a cell into one object.
-    `progress` shows a bar (default: only on a terminal). With a dask array and an active
-    dask.distributed client, the work units (time window x spatial block) run as cluster tasks.
-    `path` is a directory or an s3://, gs:// or az:// prefix. `resume=True` completes an encode that
-    was interrupted (same input and options). `block_size` is the cells per side of a block (a
-    power of two; default: about 64 MB of input), `read_ahead` the blocks read ahead of the one
-    being encoded; `storage_options` (endpoint, region, anonymous) open an object-store
-    `path` (credentials come from the environment). `dry_run=True` checks everything the same way and returns what would be
-    written, writing nothing.
+    `progress` shows a bar (default: only on a terminal). With a dask array and an active dask.distributed client, the work
+    units (time window x spatial block) run as cluster tasks.
+    `path` is a directory or an s3://, gs:// or az:// prefix. `resume=True` completes an encode that was interrupted (same
+    input and options). `block_size` is the cells per side of a block (a power of two; default: about 64 MB of input),
+    `read_ahead` the blocks read ahead of the one being encoded; `storage_options` (endpoint, region, anonymous) open an
+    object-store `path` (credentials come from the environment). `dry_run=True` checks everything and returns what would be
+    written, writing nothing. `checksum=True` ends every chunk with its crc32c (docs/reliability.md).
     """
     started = time.perf_counter()
     output = open_output(path, storage_options)
@@ -103,8 +103,8 @@ def encode(
     series = prepare(da, crs=crs, nodata=nodata, mask=mask, coverage=coverage)
     plan, band_objects, prov = _plan(
         series, output, encoding=encoding, anchor_interval=anchor_interval, chunk_size=chunk_size,
-        shard=shard, shard_time=shard_time, codec=_codec(codec, level, blosc_cname, blosc_shuffle), bands=bands, provenance=provenance, variable=variable,
-        max_levels=max_levels, workers=workers,
+        shard=shard, shard_time=shard_time, codec=_codec(codec, level, blosc_cname, blosc_shuffle, checksum), bands=bands,
+        provenance=provenance, variable=variable, max_levels=max_levels, workers=workers,
     )
     span = check_span(block_size) if block_size is not None else default_span(plan, series.spatial_chunks)
     if dry_run:
@@ -151,6 +151,7 @@ def _options(
         "chunk_size": plan.chunk_size,
         "shard_time": plan.shard_time,
         "codec": plan.codec.to_json(np.dtype(plan.dtype)),
+        **({"checksum": True} if plan.codec.checksum else {}),
         "nodata": plan.nodata,
         "bands": [b.to_dict() for b in bands],
         "provenance": provenance.to_dict() if provenance is not None else None,
@@ -161,10 +162,10 @@ def _options(
     }
 
 
-def _codec(name: str, level: int | None, cname: str, shuffle: str) -> CodecSpec:
+def _codec(name: str, level: int | None, cname: str, shuffle: str, checksum: bool) -> CodecSpec:
     blosc = {"cname": cname, "shuffle": shuffle} if name == "blosc" else {}
     try:
-        return CodecSpec.create(name, level, **blosc)
+        return CodecSpec.create(name, level, checksum=checksum, **blosc)
     except ValueError as exc:
         raise InputError(str(exc)) from None
 

@@ -37,12 +37,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from ..format.append_rule import APPEND_JOURNAL, APPEND_STAGING, JOURNAL_MARK
 from .crashpoints import crash_points
 from .objects import ObjectCounter, ObjectWriter
 from .output import LocalOutput, Output
 
-STAGING = ".chronozarr-append-staging"
-JOURNAL = ".chronozarr-append-journal"
+STAGING = APPEND_STAGING
+JOURNAL = APPEND_JOURNAL
 JOURNAL_VERSION = 1
 NEW, REWRITTEN, METADATA = "new", "rewritten", "metadata"
 
@@ -97,7 +98,7 @@ class Journal:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "chronozarr_append_journal": JOURNAL_VERSION,
+            JOURNAL_MARK: JOURNAL_VERSION,
             "times": list(self.times),
             "old_n_time": self.old_n_time,
             "moves": [[m.key, m.kind, m.nbytes] for m in self.moves],
@@ -106,7 +107,7 @@ class Journal:
     @classmethod
     def from_json(cls, doc: Any, where: str) -> Journal:
         try:
-            if doc["chronozarr_append_journal"] != JOURNAL_VERSION:
+            if doc[JOURNAL_MARK] != JOURNAL_VERSION:
                 raise ValueError(f"journal version {doc['chronozarr_append_journal']!r}")
             moves = tuple(Move(str(k), str(kind), int(n)) for k, kind, n in doc["moves"])
             return cls(tuple(str(t) for t in doc["times"]), int(doc["old_n_time"]), moves)
@@ -176,7 +177,7 @@ def discard_staging(store: Output) -> None:
     """Remove the staging area (an uncommitted append, or the leftovers of an applied one)."""
     store.delete_prefix(STAGING)
     if isinstance(store, LocalOutput):
-        (store.root / f"{JOURNAL}.tmp").unlink(missing_ok=True)
+        store.delete_prefix(f"{JOURNAL}.tmp")
 
 
 @contextmanager

@@ -31,7 +31,7 @@ def coordinate_chunk(values: np.ndarray, codec: CodecSpec = COORD_CODEC) -> byte
         raw = numcodecs.VLenUTF8().encode(np.asarray(values, dtype=object))
     else:
         raw = values.astype(values.dtype.newbyteorder("<"))
-    return bytes(codec.compressor(values.dtype).encode(raw))
+    return codec.encode(raw, values.dtype)
 
 
 def _coordinate(writer: ObjectWriter, key: str, values: np.ndarray, dims: Sequence[str], attrs: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -145,7 +145,7 @@ def volatility_node(writer: ObjectWriter, values: np.ndarray) -> dict[str, Any]:
 def volatility_chunk(values: np.ndarray, codec: CodecSpec = COORD_CODEC) -> bytes:
     """The stored bytes of the single volatility chunk."""
     values = np.asarray(values, dtype=np.float32)
-    return bytes(codec.compressor(values.dtype).encode(values.astype("<f4")))
+    return codec.encode(values.astype("<f4"), values.dtype)
 
 
 def chronozarr_block(

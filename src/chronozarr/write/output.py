@@ -67,7 +67,7 @@ def write_error(exc: OSError, where: str) -> OutputError:
     fix = {
         errno.ENOSPC: f"the disk is full; free space, {again}",
         errno.EDQUOT: f"the disk quota is exhausted; free space, {again}",
-        errno.EROFS: "the file system is read-only; choose an output on a writable disk",
+        errno.EROFS: "the file system is read-only; remount it writable or choose an output on a writable disk",
         errno.EACCES: "permission denied; choose an output you can write to",
         errno.EPERM: "permission denied; choose an output you can write to",
     }.get(exc.errno or 0, f"check the output location, {again}")
@@ -147,11 +147,16 @@ class LocalOutput:
                 yield (Path(dirpath) / name).relative_to(self.root).as_posix()
 
     def delete_prefix(self, prefix: str) -> None:
+        """Remove what is there; nothing there is nothing to do (a read-only disk answers an unlink
+        of an absent file with EROFS, not ENOENT)."""
         target = self.path(prefix)
-        if target.is_dir():
-            shutil.rmtree(target, ignore_errors=True)
-        else:
-            target.unlink(missing_ok=True)
+        try:
+            if target.is_dir():
+                shutil.rmtree(target, ignore_errors=True)
+            elif target.is_file() or target.is_symlink():
+                target.unlink()
+        except OSError as exc:
+            raise write_error(exc, str(target)) from None
 
     def promote(self, staged: str, key: str) -> bool:
         """Move a staged object onto its key (one atomic rename); False when nothing is staged there."""

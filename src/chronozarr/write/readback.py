@@ -62,7 +62,11 @@ class StoredLevels:
         raw = self._shard_chunk(key, t) if self.plan.sharded else self._read(lambda o: o.get(key))
         if raw is None:
             return np.full(lead + (cs, cs), fill, dtype=dtype)
-        decoded = np.frombuffer(self.plan.codec.compressor(dtype).decode(raw), dtype=dtype.newbyteorder("<"))
+        nbytes = int(np.prod(lead + (cs, cs))) * dtype.itemsize
+        try:
+            decoded = np.frombuffer(self.plan.codec.decode(raw, nbytes, dtype), dtype=dtype.newbyteorder("<"))
+        except ValueError as exc:
+            raise StoreError(f"{key}: {exc}") from None
         if decoded.size != int(np.prod(lead + (cs, cs))):
             raise StoreError(f"{key} decodes to {decoded.size} values, not one {lead + (cs, cs)} chunk")
         return decoded.reshape(lead + (cs, cs)).astype(dtype, copy=False)
