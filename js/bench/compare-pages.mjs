@@ -5,6 +5,8 @@
 //   viewer      the chronozarr viewer (js/viewer) on the store
 //   zarr-layer  @carbonplan/zarr-layer on MapLibre on the same store (bench/pages/zarr-layer-page.js)
 //   cog         geotiff.js on the store's COG export, one file per date (bench/pages/cog-page.js)
+//   maplibre    chronozarr's MapLibre layer on the same map and view as zarr-layer's
+//               (bench/pages/chronozarr-layer-page.js)
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import proj4 from 'proj4';
@@ -30,7 +32,7 @@ export function describe(storeDir, cogDir) {
 }
 
 /** @typedef {ReturnType<typeof describe>} Described */
-/** @typedef {'viewer' | 'zarr-layer' | 'cog'} Kind */
+/** @typedef {'viewer' | 'zarr-layer' | 'cog' | 'maplibre'} Kind */
 /** @typedef {import('playwright-core').Page} Page */
 
 /** Lon/lat of a level-0 pixel centre. @param {Described} d @param {number} x @param {number} y @returns {[number, number]} */
@@ -56,6 +58,7 @@ export function urls(d, base, storeUrl, cogUrl) {
   return {
     viewer: firstViewUrl(`${base}/viewer/index.html?store=${storeUrl}`, d.storeDir),
     'zarr-layer': `${base}/bench/pages/zarr-layer.html?store=${storeUrl}&lon=${lon}&lat=${lat}&zoom=${zoom}&proj4=${encodeURIComponent(UTM(d.zone))}&bounds=${bounds}&${common}`,
+    maplibre: `${base}/bench/pages/chronozarr-layer.html?store=${storeUrl}&lon=${lon}&lat=${lat}&zoom=${zoom}&${common}`,
     cog: `${base}/bench/pages/cog.html?base=${cogUrl}&files=${files.join(',')}&x=${x}&y=${y}&w=${VIEWPORT.width}&h=${h}&${common}`,
   };
 }
@@ -139,7 +142,7 @@ export async function history(page, kind, d) {
     }), /** @type {[number, number]} */ ([x, y]));
   }
   /** @type {[number, number]} */
-  const args = kind === 'cog' ? [x, y] : lonLat(d, x, y);
+  const args = kind === 'zarr-layer' ? lonLat(d, x, y) : [x, y];
   return page.evaluate(async (a) => {
     const start = performance.now();
     const end = await window.__bench.history(a[0], a[1]);

@@ -47,14 +47,15 @@ const RUN_PROFILES = QUICK ? PROFILES.slice(0, 2) : PROFILES;
 /** @typedef {import('./compare-net.mjs').Profile} Profile */
 /** @typedef {Awaited<ReturnType<typeof runTool>>} Measured */
 /** @typedef {ReturnType<typeof row> & { profile?: Record<string, unknown>, target?: boolean }} Row */
-const TOOLS = /** @type {Kind[]} */ ((option('--tools') ?? 'viewer,zarr-layer,cog').split(','));
+const TOOLS = /** @type {Kind[]} */ ((option('--tools') ?? 'viewer,zarr-layer,cog,maplibre').split(','));
 /** @type {Record<Kind, string>} */
-const LABEL = { viewer: 'chronozarr viewer', 'zarr-layer': 'zarr-layer on MapLibre', cog: 'geotiff.js, COG per date' };
+const LABEL = { viewer: 'chronozarr viewer', 'zarr-layer': 'zarr-layer on MapLibre', cog: 'geotiff.js, COG per date', maplibre: 'chronozarr layer on MapLibre' };
 /** @type {Record<Kind, string>} */
 const WORK = {
   viewer: 'the chronozarr viewer (js/viewer): true colour of B04/B03/B02 in WebGL, decode workers, prefetch around t',
   'zarr-layer': '@carbonplan/zarr-layer on MapLibre GL: B04 with a colour map, reprojected from UTM (proj4 and bounds options), bundled by esbuild',
   cog: 'geotiff.js on the COG export: readRasters of the visible window (B04/B03/B02) on a worker pool, painted on a 2D canvas; 256 kB blocks and stale reads dropped, not aborted (geotiff.js 3.0.5 fails tiles with its 64 kB default and after aborts); esbuild bundle',
+  maplibre: "chronozarr's MapLibre layer (js/maplibre) on the same map and view as zarr-layer's: B04 stretched over the same range, decode workers; esbuild bundle, codecs by import map",
 };
 const CATEGORIES = ['toplevel', 'blink.user_timing', 'devtools.timeline', 'gpu', 'viz', 'loading'];
 
@@ -293,12 +294,19 @@ async function profileMisses(profile, block) {
   }
 }
 
-/** The pages' bundles (esbuild, minified as a site would ship them) into work/pages. */
+/**
+ * The pages' bundles (esbuild, minified as a site would ship them) into work/pages; chronozarr's
+ * layer page leaves the codecs to its import map, as the viewer page does, and finds its decode
+ * worker (the viewer's bundle of it) beside it.
+ */
 function bundle() {
   const esbuild = join(jsRoot, 'node_modules', '.bin', 'esbuild');
   const outdir = join(here, 'work', 'pages');
+  const external = ['numcodecs', 'numcodecs/*', 'zstddec', 'node:*', './file-fetch.js'].map((e) => `--external:${e}`);
   const runs = [
     [join(here, 'pages', 'zarr-layer-page.js'), join(here, 'pages', 'cog-page.js'), `--outdir=${outdir}`],
+    [join(here, 'pages', 'chronozarr-layer-page.js'), `--outdir=${outdir}`, ...external],
+    [join(jsRoot, 'src', 'reader', 'decode-worker.js'), `--outfile=${join(outdir, 'decode-worker.js')}`, ...external],
     [join(jsRoot, 'node_modules', 'geotiff', 'dist-module', 'worker', 'decoder.js'), `--outfile=${join(outdir, 'geotiff-decoder.js')}`],
   ];
   for (const files of runs) {
