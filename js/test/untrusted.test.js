@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { checkBloscHeader, decodeBytes } from '../src/reader/codecs.js';
 import { crc32c } from '../src/reader/crc32c.js';
 import { parseShardIndex } from '../src/reader/shards.js';
-import { hostileStores, repo } from './helpers.js';
+import { hostileStores, repo, streamedZstd } from './helpers.js';
 
 const run = promisify(execFile);
 const { dir, stores, index } = hostileStores();
@@ -93,18 +93,7 @@ test('every blosc flags byte either decodes to the values or is refused', async 
 });
 
 test('a zstd frame that declares no size decodes within the bound the chunk implies', async () => {
-  const rle = (/** @type {number} */ total) => {
-    const block = 1 << 17;
-    const count = total / block;
-    const out = new Uint8Array(6 + 4 * count);
-    out.set([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38]);
-    for (let i = 0; i < count; i++) {
-      const header = (i === count - 1 ? 1 : 0) | (1 << 1) | (block << 3);
-      out.set([header & 255, (header >> 8) & 255, (header >> 16) & 255, 7], 6 + 4 * i);
-    }
-    return out;
-  };
-  const frame = rle(1 << 20);
+  const frame = streamedZstd(1 << 20);
   assert.deepEqual(await decodeBytes({ name: 'zstd' }, frame, 1 << 20, 'x'), new Uint8Array(1 << 20).fill(7));
   await assert.rejects(decodeBytes({ name: 'zstd' }, frame, 1 << 19, 'x'), /Destination buffer is too small/);
   await assert.rejects(decodeBytes({ name: 'zstd' }, frame, (1 << 20) + 2, 'x'), /corruption/);

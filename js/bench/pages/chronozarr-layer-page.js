@@ -4,9 +4,9 @@
 // &lo=&hi=. A frame counts as shown at the first map render that drew a complete frame of the date
 // asked (the layer's frame records); the first picture, as on the zarr-layer page, is the first
 // render whose pixels show any of the store.
-import { Map as MapLibreMap } from 'maplibre-gl';
 import { ChronozarrLayer } from '../../maplibre/layer.js';
-import { createHook } from './page-hook.js';
+import { benchMap } from './bench-map.js';
+import { createHook, drewImagery } from './page-hook.js';
 
 const q = new URLSearchParams(location.search);
 const times = (q.get('times') ?? '').split(',');
@@ -15,14 +15,7 @@ const SCALE = 1e-4; // the benchmark store's bands are reflectance, stored x 10^
 /** @type {number | null} */
 let awaiting = 0;
 
-const map = new MapLibreMap({
-  container: 'map',
-  style: { version: 8, sources: {}, layers: [{ id: 'bg', type: 'background', paint: { 'background-color': '#000' } }] },
-  center: [Number(q.get('lon')), Number(q.get('lat'))],
-  zoom: Number(q.get('zoom')),
-  attributionControl: false,
-  fadeDuration: 0,
-});
+const map = benchMap(q);
 const layer = new ChronozarrLayer({
   url: q.get('store') ?? '',
   t: 0,
@@ -33,26 +26,13 @@ const layer = new ChronozarrLayer({
 });
 layer.on('error', (event) => (hook.error = String(event.error?.message ?? event.error)));
 map.on('render', () => {
-  if (hook.firstPictureAt == null && drewImagery()) hook.firstPictureAt = performance.now();
+  if (hook.firstPictureAt == null && drewImagery(/** @type {WebGL2RenderingContext} */ (map.painter.context.gl))) hook.firstPictureAt = performance.now();
   const last = layer.frames.at(-1);
   if (awaiting == null || !last?.complete || last.t !== awaiting) return;
   awaiting = null;
   hook.shown(last.t);
 });
 map.on('load', () => map.addLayer(layer));
-
-/** Whether the frame MapLibre just drew shows any of the store (a 5 x 5 grid of points over the view). */
-function drewImagery() {
-  const gl = /** @type {WebGL2RenderingContext} */ (map.painter.context.gl);
-  const px = new Uint8Array(4);
-  for (let i = 1; i <= 5; i++) {
-    for (let j = 1; j <= 5; j++) {
-      gl.readPixels(Math.floor((gl.drawingBufferWidth * i) / 6), Math.floor((gl.drawingBufferHeight * j) / 6), 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
-      if (px[0] + px[1] + px[2] > 0) return true;
-    }
-  }
-  return false;
-}
 
 /** Ask for date t. @param {number} t */
 function setT(t) {

@@ -41,3 +41,20 @@ export function createHook({ times }) {
   window.__bench = /** @type {Window['__bench']} */ (hook);
   return hook;
 }
+
+/**
+ * Whether the frame a WebGL map has just drawn shows any of the store: a 5 x 5 grid of points over
+ * the view read from its drawing buffer (still the frame's during the map's render event), any of
+ * them not the black background.
+ * @param {WebGL2RenderingContext} gl
+ */
+export function drewImagery(gl) {
+  const px = new Uint8Array(4);
+  for (let i = 1; i <= 5; i++) {
+    for (let j = 1; j <= 5; j++) {
+      gl.readPixels(Math.floor((gl.drawingBufferWidth * i) / 6), Math.floor((gl.drawingBufferHeight * j) / 6), 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
+      if (px[0] + px[1] + px[2] > 0) return true;
+    }
+  }
+  return false;
+}

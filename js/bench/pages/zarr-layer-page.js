@@ -4,9 +4,9 @@
 // proj:code or spatial:* attributes). Query: ?store=URL&lon=&lat=&zoom=&proj4=&bounds=xmin,ymin,
 // xmax,ymax&times=ISO,...&lo=&hi=. A frame counts as shown at the first map render after the
 // layer reports that nothing is loading for the date asked.
-import { Map as MapLibreMap } from 'maplibre-gl';
 import { ZarrLayer } from '@carbonplan/zarr-layer';
-import { createHook } from './page-hook.js';
+import { benchMap } from './bench-map.js';
+import { createHook, drewImagery } from './page-hook.js';
 
 const q = new URLSearchParams(location.search);
 const times = (q.get('times') ?? '').split(',');
@@ -23,14 +23,7 @@ let sawLoading = false;
 let awaiting = 0;
 let askedAt = 0;
 
-const map = new MapLibreMap({
-  container: 'map',
-  style: { version: 8, sources: {}, layers: [{ id: 'bg', type: 'background', paint: { 'background-color': '#000' } }] },
-  center: [Number(q.get('lon')), Number(q.get('lat'))],
-  zoom: Number(q.get('zoom')),
-  attributionControl: false,
-  fadeDuration: 0,
-});
+const map = benchMap(q);
 const layer = new ZarrLayer({
   id: 'store',
   source: q.get('store') ?? '',
@@ -50,7 +43,7 @@ const layer = new ZarrLayer({
 map.on('render', () => {
   // The first frame with imagery: MapLibre has just drawn it, so its pixels are still in the
   // drawing buffer; a few points of the view are read until one is not the black background.
-  if (hook.firstPictureAt == null && drewImagery()) hook.firstPictureAt = performance.now();
+  if (hook.firstPictureAt == null && drewImagery(/** @type {WebGL2RenderingContext} */ (map.painter.context.gl))) hook.firstPictureAt = performance.now();
   if (awaiting == null || loading) return;
   // A date already in zarr-layer's cache never reports loading: show it after one frame.
   if (!sawLoading && performance.now() - askedAt < 50) return map.triggerRepaint();
@@ -59,19 +52,6 @@ map.on('render', () => {
   hook.shown(t);
 });
 map.on('load', () => map.addLayer(layer));
-
-/** Whether the frame MapLibre just drew shows any of the store (a 5 x 5 grid of points over the view). */
-function drewImagery() {
-  const gl = /** @type {WebGL2RenderingContext} */ (map.painter.context.gl);
-  const px = new Uint8Array(4);
-  for (let i = 1; i <= 5; i++) {
-    for (let j = 1; j <= 5; j++) {
-      gl.readPixels(Math.floor((gl.drawingBufferWidth * i) / 6), Math.floor((gl.drawingBufferHeight * j) / 6), 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
-      if (px[0] + px[1] + px[2] > 0) return true;
-    }
-  }
-  return false;
-}
 
 /** Ask for date t. @param {number} t */
 function setT(t) {
