@@ -84,6 +84,18 @@ def test_symlink_inside_root_is_served(server: StoreServer) -> None:
     assert status == 200 and body == PAYLOAD
 
 
+def test_link_targets_given_at_construction_are_served(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "module.js").write_text("export {};\n")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "node_modules").symlink_to(outside, target_is_directory=True)
+    with StoreServer(root, link_targets=[outside]) as srv:
+        status, _, body = fetch(srv.url, "/node_modules/module.js")
+    assert status == 200 and body == b"export {};\n"
+
+
 def test_query_string_ignored(server: StoreServer) -> None:
     status, _, body = fetch(server.url, f"{STORE}/zarr.json?sig=abc&x=../../secret")
     assert status == 200 and json.loads(body)["attributes"]["chronozarr"]["variable"] == "data"

@@ -181,10 +181,10 @@ class StoreServer:
         self._mounts = {name: os.path.realpath(path) for name, path in (mounts or {}).items()}
         self._requested_port = port
         self._link_targets: tuple[str, ...] = ()
-        for target in link_targets:
-            self.allow_links_to(target)
         self._server: HttpServer | None = None
         self._thread: threading.Thread | None = None
+        for target in link_targets:
+            self.allow_links_to(target)
 
     def _bind(self) -> HttpServer:
         if self._server is None:
