@@ -6,7 +6,7 @@
  * decoding (workers and the decoded tiers), prefetch; this one opens them and answers the calls.
  * @module
  */
-import { emptyValues } from './arrays.js';
+import { samplePixelFrom } from './arrays.js';
 import { createCache } from './cache.js';
 import { prepareCodec } from './codecs.js';
 import { createChunkBytes } from './chunk-bytes.js';
@@ -38,6 +38,23 @@ import { createTransport, emptyTransportStats } from './transport.js';
 /** @typedef {Awaited<ReturnType<typeof openStore>>} Store an open store */
 
 /**
+ * What openStore resolves to (`store instanceof ChronoStore`): the store's description (url, times,
+ * bands, bandNames, dtype, crs, nodata, encoding, levels, attrs, hasMask, hasCoverage,
+ * anchorIndices, referenceOf) and its calls (getCell, getMask, getCoverage, samplePixel, prefetch,
+ * stats, close). A store is made by openStore or `ChronoStore.open`, which opens it first.
+ */
+export class ChronoStore {
+  constructor() {
+    throw new StoreError('a ChronoStore is made by openStore(url, options) or ChronoStore.open(url, options)');
+  }
+
+  /** The same as openStore. @param {string | URL} location @param {StoreOptions} [options] */
+  static open(location, options) {
+    return openStore(location, options);
+  }
+}
+
+/**
  * Open a store: one GET of the root zarr.json for a v0.2 store (per-level documents otherwise).
  * @param {string | URL} location
  * @param {StoreOptions} [options]
@@ -48,9 +65,10 @@ export async function openStore(location, options = {}) {
   const stats = emptyTransportStats();
   const limiter = createLimiter(settings.maxRequests);
   const { base, fetch } = await resolveLocation(location, options.fetch);
-  const transport = createTransport({ base, fetch, retryDelaysMs: settings.retryDelaysMs, limiter, maxObjectBytes: settings.maxObjectBytes, stats, timeoutMs: settings.timeoutMs });
+  const { retryDelaysMs, maxObjectBytes, timeoutMs, forbiddenIsNotFound } = settings;
+  const transport = createTransport({ base, fetch, retryDelaysMs, limiter, maxObjectBytes, stats, timeoutMs, forbiddenIsNotFound });
   // The decode workers start now: their scripts and codec load while the metadata request is out.
-  const pool = settings.workers > 0 ? createPool({ size: settings.workers }) : null;
+  const pool = settings.workers > 0 ? createPool({ size: settings.workers, spawnWorker: options.spawnWorker }) : null;
   pool?.warm();
   const opening = linkSignals(root.signal, options.signal);
   let meta;
@@ -68,11 +86,11 @@ export async function openStore(location, options = {}) {
   const ctx = {
     meta,
     transport,
-    cache: createCache(settings.totalBytes),
+    cache: createCache(settings.totalBytes, settings.decodedBytes),
     pool,
     inflight: new Map(),
     lent: new Map(),
-    indexes: new Map(),
+    indexes: createCache(settings.shardIndexBytes),
     star: meta.encoding === 'star-delta',
     state: { closed: false, decodes: 0 },
     reorder: limiter.reorder,
@@ -97,13 +115,14 @@ export async function openStore(location, options = {}) {
   }
 
   const reads = createReads(ctx, { values, storedValues, prefetch: prefetcher.prefetch });
-  return Object.freeze({
+  const members = {
     url: base,
     ...describe(meta),
     ...reads,
     stats: () => storeStats(ctx, stats, limiter, prefetcher),
     close,
-  });
+  };
+  return Object.freeze(/** @type {typeof members & ChronoStore} */ (Object.setPrototypeOf(members, ChronoStore.prototype)));
 }
 
 /**
@@ -216,12 +235,9 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells }) {
     if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= lvl.width || y >= lvl.height) {
       throw new RangeError(`pixel (x ${x}, y ${y}) is outside level ${lod} (${lvl.width} x ${lvl.height})`);
     }
-    const cs = lvl.chunkSize;
     const at = pixelCell(lvl, x, y);
-    const { data } = await getCell(lod, at.row, at.col, t, { signal, mask: false });
-    const out = emptyValues(lvl.data.dtype, nBand);
-    for (let b = 0; b < nBand; b++) out[b] = data[b * cs * cs + at.y * cs + at.x];
-    return out;
+    const cell = await getCell(lod, at.row, at.col, t, { signal, mask: false });
+    return samplePixelFrom(cell.data, { nBand, chunkWidth: cell.chunkWidth, chunkHeight: cell.chunkHeight }, at.x, at.y);
   }
 
   /**
@@ -306,7 +322,8 @@ function storeStats(ctx, stats, limiter, prefetcher) {
     peakCacheBytes: c.peakBytes,
     totalBytes: c.budget,
     cachedChunks: c.entries,
-    shardIndexes: ctx.indexes.size,
+    shardIndexes: ctx.indexes.stats().entries,
+    shardIndexBytes: ctx.indexes.stats().bytes,
     decodes: ctx.state.decodes,
     workerDecodes: pool ? pool.decodes : 0,
     workers: pool ? pool.size : 0,
