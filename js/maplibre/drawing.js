@@ -56,7 +56,7 @@ export function createDrawing({ store, place, opts, t, look, drawn, events, fail
   /** Give the scene the map's view when it changed (the scene loads what the view needs). */
   function updateView() {
     if (!map) return;
-    const v = mapView(map, place, store.levels.length, texel0);
+    const v = mapView(map, place, store.levels.length, texel0, opts.lodBias ?? 0.5);
     const key = `${v.cam.cx},${v.cam.cy},${v.size.w},${v.size.h},${v.lod}`;
     if (key === viewKey) return;
     viewKey = key;
