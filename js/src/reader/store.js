@@ -6,16 +6,16 @@
  * decoding (workers and the decoded tiers), prefetch; this one opens them and answers the calls.
  * @module
  */
-import { samplePixelFrom } from './arrays.js';
 import { createCache } from './cache.js';
 import { prepareCodec } from './codecs.js';
 import { createChunkBytes } from './chunk-bytes.js';
 import { anchorOf } from './context.js';
 import { createDecoding } from './decoding.js';
 import { StoreError, abortError } from './errors.js';
-import { cellExtent, pixelCell } from './geometry.js';
+import { cellExtent } from './geometry.js';
 import { createLimiter, ticketFor } from './limiter.js';
 import { loadMetadata } from './metadata.js';
+import { createPointReads } from './points.js';
 import { createPool } from './pool.js';
 import { createPrefetcher } from './prefetch.js';
 import { resolveLocation, storeSettings } from './settings.js';
@@ -40,8 +40,8 @@ import { createTransport, emptyTransportStats } from './transport.js';
 /**
  * What openStore resolves to (`store instanceof ChronoStore`): the store's description (url, times,
  * bands, bandNames, dtype, crs, nodata, encoding, levels, attrs, hasMask, hasCoverage,
- * anchorIndices, referenceOf) and its calls (getCell, getMask, getCoverage, samplePixel, prefetch,
- * stats, close). A store is made by openStore or `ChronoStore.open`, which opens it first.
+ * anchorIndices, referenceOf) and its calls (getCell, getMask, getCoverage, samplePixel, readPoint,
+ * prefetch, stats, close). A store is made by openStore or `ChronoStore.open`, which opens it first.
  */
 export class ChronoStore {
   constructor() {
@@ -225,22 +225,6 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells }) {
     };
 
   /**
-   * The bands of one pixel (column x, row y of the level) at timestep t.
-   * @param {number} lod @param {number} x @param {number} y @param {number} t
-   * @param {{ signal?: AbortSignal }} [options]
-   */
-  async function samplePixel(lod, x, y, t, { signal } = {}) {
-    checkOpen();
-    const lvl = level(lod);
-    if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= lvl.width || y >= lvl.height) {
-      throw new RangeError(`pixel (x ${x}, y ${y}) is outside level ${lod} (${lvl.width} x ${lvl.height})`);
-    }
-    const at = pixelCell(lvl, x, y);
-    const cell = await getCell(lod, at.row, at.col, t, { signal, mask: false });
-    return samplePixelFrom(cell.data, { nBand, chunkWidth: cell.chunkWidth, chunkHeight: cell.chunkHeight }, at.x, at.y);
-  }
-
-  /**
    * Fill the caches around timestep t for the given cells, in windowOrder, within horizonSteps
    * and the idle budgets (the whole loop, bounded by half the cache, when playing). A newer call
    * cancels what this one still has to do. Resolves with what it did; never rejects on a failed
@@ -261,7 +245,8 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells }) {
     return prefetchCells(lvl, pairs, request);
   }
 
-  return { getCell, getMask: plane('mask'), getCoverage: plane('coverage'), samplePixel, prefetch };
+  const { samplePixel, readPoint } = createPointReads({ level, getCell, nBand, nTime });
+  return { getCell, getMask: plane('mask'), getCoverage: plane('coverage'), samplePixel, readPoint, prefetch };
 }
 
 /**
