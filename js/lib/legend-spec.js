@@ -79,7 +79,8 @@ export function legendFor(store, look, { product, band, extent = null }) {
   const names = used.map((b) => b.name).join(' / ');
   const units = used.length ? bandUnits(used[0]) : '';
   if (look.mode === 'reflectance') {
-    return { kind: 'ramp', title: names, units: 'reflectance', domain: [0, TONE_WHITE], ticks: ticks(0, TONE_WHITE, 4), color: (v) => grey(toneValue(v)), stretch: null };
+    const black = look.range[0];
+    return { kind: 'ramp', title: names, units: 'reflectance', domain: [black, TONE_WHITE], ticks: ticks(black, TONE_WHITE, 4), color: (v) => grey(toneValue(v, black)), stretch: null };
   }
   if (look.mode === 'stored8') {
     return { kind: 'ramp', title: names, units: 'as stored', domain: [0, 255], ticks: [0, 64, 128, 192, 255], color: (v) => grey(Math.min(1, Math.max(0, v / 255))), stretch: null };

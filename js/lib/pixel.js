@@ -3,10 +3,12 @@
  * how a physical value is written for people.
  * @module
  */
-import { isReflectance } from './products.js';
+import { findBand, isReflectance, normalizedDifference } from './products.js';
+import { WATER } from './ramps.js';
 
 /**
- * The values of one pixel of a reader cell, by band: stored, physical (null when invalid), valid.
+ * The values of one pixel of a reader cell, by band: stored, physical (null when invalid), valid,
+ * and the physical value again as `reflectance` for a reflectance band (null otherwise).
  * @param {Pick<import('./typedefs.js').Store, 'bands' | 'nodata'>} store
  * @param {{ data: ArrayLike<number>, mask?: Uint8Array, chunkWidth: number, chunkHeight: number }} cell
  * @param {number} ix column inside the chunk
@@ -19,9 +21,29 @@ export function pixelValues(store, cell, ix, iy) {
   const bands = store.bands.map((band, b) => {
     const stored = data[b * cw * ch + i];
     const valid = mask ? !masked : store.nodata == null || stored !== store.nodata;
-    return { name: band.name, stored, valid, value: valid ? stored * band.scale + band.offset : null, units: band.units ?? null };
+    const value = valid ? stored * band.scale + band.offset : null;
+    return { name: band.name, stored, valid, value, reflectance: isReflectance(band) ? value : null, units: band.units ?? null };
   });
   return { bands, valid: bands.every((b) => b.valid), maskValue: mask ? mask[i] : null };
+}
+
+/**
+ * The indices a pixel's bands allow, as the products colour them: NDVI (nir, red), NDWI (green,
+ * nir) and whether NDWI calls it water (the `water` product's threshold); null where the store has
+ * no such band or the band's value is invalid.
+ * @param {readonly import('./products.js').Band[]} bands
+ * @param {readonly { value: number | null }[]} values physical values by band (pixelValues' bands)
+ */
+export function pixelIndices(bands, values) {
+  /** @param {string} role */
+  const physical = (role) => {
+    const i = findBand(bands, role);
+    return i >= 0 ? values[i].value : null;
+  };
+  const [nir, red, green] = [physical('nir'), physical('red'), physical('green')];
+  const ndvi = nir != null && red != null ? normalizedDifference(nir, red) : null;
+  const ndwi = green != null && nir != null ? normalizedDifference(green, nir) : null;
+  return { ndvi, ndwi, isWater: ndwi == null ? null : ndwi > WATER.threshold };
 }
 
 /**

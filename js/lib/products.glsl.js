@@ -25,9 +25,13 @@ export const PRODUCT_CODES = /** @type {const} */ ({ true_color: 0, false_color:
 export const DISPLAY_CODES = /** @type {const} */ ({ reflectance: 0, linear: 1, stored8: 2 });
 
 export const PRODUCT_GLSL = /* glsl */ `
-// Reflectance to display brightness: white point TONE_WHITE, square-root response.
+// Reflectance to display brightness: black at lo, white point TONE_WHITE, square-root response.
+vec3 czToneFrom(vec3 r, float lo) {
+  return sqrt(clamp((r - lo) / (${glslFloat(TONE_WHITE)} - lo), 0.0, 1.0));
+}
+
 vec3 czTone(vec3 r) {
-  return sqrt(clamp(r / ${glslFloat(TONE_WHITE)}, 0.0, 1.0));
+  return czToneFrom(r, 0.0);
 }
 
 vec3 czLinear(vec3 v, vec2 range) {
@@ -36,7 +40,7 @@ vec3 czLinear(vec3 v, vec2 range) {
 }
 
 vec3 czBrightness(int display, vec3 v, vec2 range) {
-  if (display == 0) return czTone(v);
+  if (display == 0) return czToneFrom(v, range.x); // lookFor: range is [black point, TONE_WHITE]
   if (display == 2) return clamp(v / 255.0, 0.0, 1.0);
   return czLinear(v, range);
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import { DISPLAY_CODES, PRODUCT_CODES } from './products.glsl.js';
+import { TONE_WHITE } from './ramps.js';
 
 /** @typedef {import('./typedefs.js').Band} Band */
 
@@ -111,8 +112,9 @@ export function normalizedDifference(a, b) {
  * @param {number} o.band index of the band the `band` product shows
  * @param {[number, number] | null} o.range fixed stretch in physical units; it wins over tone mapping
  * @param {[number, number] | null} o.auto the percentile stretch of what is on screen
+ * @param {number} [o.stretchLo] the reflectance that shows black when tone mapped (0)
  */
-export function lookFor(store, { product, band, range, auto }) {
+export function lookFor(store, { product, band, range, auto, stretchLo = 0 }) {
   const used = productBands(product, store.bands, band);
   const natural = displayMode(product, store.bands, used, store.dtype);
   const mode = range && natural !== 'index' ? 'linear' : natural;
@@ -123,7 +125,8 @@ export function lookFor(store, { product, band, range, auto }) {
     bands: used,
     scale: used.map((i) => (i >= 0 ? store.bands[i].scale : 1)),
     offset: used.map((i) => (i >= 0 ? store.bands[i].offset : 0)),
-    range: range ?? auto ?? [0, 1],
+    // A tone-mapped look reads its black and white points here.
+    range: mode === 'reflectance' ? [stretchLo, TONE_WHITE] : range ?? auto ?? [0, 1],
     nodata: store.nodata,
     hasMask: store.hasMask,
   };

@@ -45,8 +45,11 @@ export function rampColor(ramp, x) {
   return [...c[3]];
 }
 
-/** Tone-mapped brightness of a reflectance (0..1). @param {number} r */
-export const toneValue = (r) => Math.sqrt(Math.min(1, Math.max(0, r / TONE_WHITE)));
+/**
+ * Tone-mapped brightness of a reflectance (0..1), black at `lo` (the shader's czTone).
+ * @param {number} r @param {number} [lo]
+ */
+export const toneValue = (r, lo = 0) => Math.sqrt(Math.min(1, Math.max(0, (r - lo) / (TONE_WHITE - lo))));
 
 /** A GLSL float literal. @param {number} v */
 export const glslFloat = (v) => (Number.isInteger(v) ? v.toFixed(1) : String(v));

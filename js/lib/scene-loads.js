@@ -23,7 +23,7 @@ const RETRY_MS = 2000;
  * @param {ReturnType<typeof import('./scene-paint.js').createScenePaint>} painter
  * @param {(err: Error, where: { lod: number, row: number, col: number, t: number }) => void} onError
  */
-export function createSceneLoads({ store, state, memory, stats, coarsest, visibleAt, has, shaderDelta }, painter, onError) {
+export function createSceneLoads({ store, state, memory, stats, coarsest, visibleAt, has, shaderDelta, uploads }, painter, onError) {
   /** @type {Map<string, Load>} */
   const loads = new Map();
   /** @type {ReturnType<typeof setTimeout> | 0} */ let retryTimer = 0;
@@ -109,15 +109,19 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
       waiting = false;
     };
     Promise.all([store.getCell(k, row, col, t, { signal: ctrl.signal, stored: shaderDelta, priority }), anchor?.promise]).then(
-      ([stored]) => {
+      // The anchor stays waited for until the upload: an idle anchor may be evicted.
+      ([stored]) => uploads.submit(stored.data.byteLength + (stored.mask?.byteLength ?? 0), () => {
         settle();
-        if (loads.get(id) !== load || state.destroyed) return;
+        if (loads.get(id) !== load || state.destroyed) {
+          if (anchor) memory.releaseAnchor(anchor);
+          return;
+        }
         loads.delete(id);
         memory.add(id, { lod: k, row, col, t }, stored, anchor);
         memory.evict(needed);
         advance();
         loaded(k, t);
-      },
+      }),
       (err) => {
         settle();
         if (anchor) memory.releaseAnchor(anchor);
@@ -176,6 +180,7 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
     /** Abort every load and the pending retry (the scene is destroyed). */
     cancel() {
       clearTimeout(retryTimer);
+      uploads.cancel();
       for (const load of loads.values()) load.controller.abort();
       loads.clear();
     },

@@ -19,6 +19,7 @@ import { directionOf } from './load-plan.js';
 import { sampleValues } from './sample.js';
 import { createSceneLoads } from './scene-loads.js';
 import { createScenePaint } from './scene-paint.js';
+import { createUploadGate } from './upload-gate.js';
 
 /** @typedef {import('./scene-paint.js').FrameRecord} FrameRecord */
 /** @typedef {Awaited<ReturnType<typeof import('../src/reader/store.js').openStore>>} Store */
@@ -63,6 +64,7 @@ import { createScenePaint } from './scene-paint.js';
  * @property {(k: number) => { row: number, col: number }[]} visibleAt the cells of level k in view
  * @property {(k: number, c: { row: number, col: number }, t: number) => boolean} has the cell of level k at t is on the GPU
  * @property {boolean} shaderDelta star-delta timesteps are reconstructed on the GPU
+ * @property {ReturnType<typeof createUploadGate>} uploads paces the texture uploads
  */
 
 /**
@@ -71,10 +73,14 @@ import { createScenePaint } from './scene-paint.js';
  * @param {SceneRenderer} o.renderer
  * @param {(frame: FrameRecord) => void} [o.onFrame]
  * @param {(err: Error, where: { lod: number, row: number, col: number, t: number }) => void} [o.onError]
+ * @param {(err: Error) => void} [o.onOverBudget] told when a view first needs more cells than `maxCells`
  * @param {number} [o.gpuBudgetBytes]
  * @param {boolean} [o.readAhead] read ahead into the reader's cache once the frame is complete (default true)
+ * @param {number} [o.maxCells] cells of one level drawn at most: a view that needs more draws those
+ *   nearest its centre (default: all)
+ * @param {number} [o.uploadBytesPerFrame] texture bytes uploaded per animation frame (default: all at once)
  */
-export function createScene({ store, renderer, onFrame = () => {}, onError = () => {}, gpuBudgetBytes = 256 * 2 ** 20, readAhead = true }) {
+export function createScene({ store, renderer, onFrame = () => {}, onError = () => {}, onOverBudget = () => {}, gpuBudgetBytes = 256 * 2 ** 20, readAhead = true, maxCells = Infinity, uploadBytesPerFrame = Infinity }) {
   const levels = store.levels;
   const coarsest = levels.length - 1;
   /** @type {SceneState} */
@@ -86,12 +92,15 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
 
   /** The levels as the camera takes them (its LevelInfo has a mutable transform, the reader's are frozen). */
   const cameraLevels = levels.map((l) => ({ ...l, transform: [...l.transform] }));
-  /** @param {number} k */
-  const visibleAt = (k) => visibleCells(state.cam, state.size.w, state.size.h, cameraLevels[k], k, levels[0]);
+  /** Every cell of level k in view, nearest the centre first. @param {number} k */
+  const inView = (k) => visibleCells(state.cam, state.size.w, state.size.h, cameraLevels[k], k, levels[0]);
+  /** The cells of level k drawn: those in view, within maxCells. @param {number} k */
+  const visibleAt = (k) => inView(k).slice(0, maxCells);
+  let overBudget = false;
   /** @param {number} k @param {{ row: number, col: number }} c @param {number} t */
   const has = (k, c, t) => memory.has(key(k, c.row, c.col, t));
   /** @type {SceneParts} */
-  const parts = { store, renderer, state, memory, stats, levels, coarsest, visibleAt, has, shaderDelta };
+  const parts = { store, renderer, state, memory, stats, levels, coarsest, visibleAt, has, shaderDelta, uploads: createUploadGate(uploadBytesPerFrame) };
   const painter = createScenePaint(parts, onFrame);
   const loads = createSceneLoads(parts, painter, onError);
 
@@ -100,6 +109,12 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     state.cam = camera;
     state.size = canvasSize;
     state.lod = level;
+    const needed = inView(level).length;
+    // Reported when a view first needs too many cells, not again on every move while it does.
+    if (needed > maxCells && !overBudget) {
+      onOverBudget(new Error(`the view needs ${needed} cells of level ${level}, more than the ${maxCells} the GPU budget draws at once: drawing the ${maxCells} nearest the centre (zoom in, or raise gpuBudgetBytes)`));
+    }
+    overBudget = needed > maxCells;
     loads.refresh();
   }
 

@@ -5,6 +5,7 @@
  * 'ready' as complete frames are drawn, and the reader's caches filled around the view once ready.
  * @module
  */
+import { textureFormat } from '../lib/formats.js';
 import { createScene } from '../lib/scene.js';
 import { percentileRange } from '../lib/stretch.js';
 import { createGpu } from './gpu.js';
@@ -14,6 +15,20 @@ import { mapView } from './view.js';
 /** @typedef {Parameters<typeof mapView>[0] & { triggerRepaint(): void }} LayerMap the MapLibre map, as the drawing uses it */
 
 const EMPTY_VIEW = /** @type {const} */ ([{ cx: 0, cy: 0, zoom: 1 }, { w: 0, h: 0, dpr: 1 }]);
+const MiB = 2 ** 20;
+/** Texture bytes uploaded per animation frame; the rest wait for the next frames. */
+export const UPLOAD_BYTES_PER_FRAME = 16 * MiB;
+export const DEFAULT_GPU_BUDGET = 256 * MiB;
+
+/**
+ * Cells of one level the layer draws at once: half the texture slots the budget holds, a slot being
+ * one chunk of every band (a star-delta cell takes two, its anchor and its delta, and a mask one more).
+ * @param {Pick<import('../lib/scene.js').Store, 'dtype' | 'bands' | 'levels'>} store @param {number} budgetBytes
+ */
+export function cellLimit(store, budgetBytes) {
+  const slotBytes = store.bands.length * store.levels[0].chunkSize ** 2 * textureFormat(store.dtype).empty.BYTES_PER_ELEMENT;
+  return Math.max(1, Math.floor(Math.floor(budgetBytes / slotBytes) / 2));
+}
 
 /**
  * @param {object} o
@@ -29,12 +44,16 @@ const EMPTY_VIEW = /** @type {const} */ ([{ cx: 0, cy: 0, zoom: 1 }, { w: 0, h: 
 export function createDrawing({ store, place, opts, t, look, drawn, events, fail }) {
   const texel0 = place.texelSize();
   const gpu = createGpu({ dtype: store.dtype, nBands: store.bands.length, toMercator: place.toMercator, divisions: opts.meshDivisions });
+  const gpuBudgetBytes = opts.gpuBudgetBytes ?? DEFAULT_GPU_BUDGET;
   const scene = createScene({
     store,
     renderer: gpu.renderer,
-    gpuBudgetBytes: opts.gpuBudgetBytes,
+    gpuBudgetBytes,
+    maxCells: cellLimit(store, gpuBudgetBytes),
+    uploadBytesPerFrame: UPLOAD_BYTES_PER_FRAME,
     onFrame: (record) => onFrame(record),
     onError: (error, where) => fail(error, where),
+    onOverBudget: (error) => fail(error),
     readAhead: Boolean(opts.prefetch),
   });
   /** @type {LayerMap | null} */
@@ -56,7 +75,7 @@ export function createDrawing({ store, place, opts, t, look, drawn, events, fail
   /** Give the scene the map's view when it changed (the scene loads what the view needs). */
   function updateView() {
     if (!map) return;
-    const v = mapView(map, place, store.levels.length, texel0);
+    const v = mapView(map, place, store.levels.length, texel0, opts.lodBias ?? 0.5);
     const key = `${v.cam.cx},${v.cam.cy},${v.size.w},${v.size.h},${v.lod}`;
     if (key === viewKey) return;
     viewKey = key;

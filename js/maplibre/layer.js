@@ -15,7 +15,7 @@ import { createEmitter } from './events.js';
 import { createFrameLog, layerStats } from './frames.js';
 import { createLook } from './look.js';
 import { placement } from './mercator.js';
-import { bandIndex, checkProduct, checkRange, checkTime, clamp01 } from './options.js';
+import { bandIndex, checkLevelAndTone, checkProduct, checkRange, checkTime, clamp01 } from './options.js';
 import { checkedStart } from './start.js';
 import { valueAt, valueDrawn } from './values.js';
 
@@ -53,10 +53,11 @@ export class ChronozarrLayer {
   /** @param {LayerOptions} options */
   constructor(options) {
     if (!options || typeof options.url !== 'string' || !options.url) throw new TypeError(`ChronozarrLayer needs options.url, the store root; got ${JSON.stringify(options?.url)}`);
-    this.#opts = options;
+    const { lodBias, stretchLo } = checkLevelAndTone(options);
+    this.#opts = { ...options, lodBias };
     this.id = options.id ?? 'chronozarr';
     this.#t = options.t ?? 0;
-    this.#look = createLook({ product: options.product ?? null, band: options.band ?? 0, range: options.range ?? null });
+    this.#look = createLook({ product: options.product ?? null, band: options.band ?? 0, range: options.range ?? null, stretchLo });
     this.#opacity = clamp01(options.opacity ?? 1);
     this.opened = this.#openStore();
     this.opened.catch(() => {}); // reported as an 'error' event

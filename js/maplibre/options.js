@@ -4,6 +4,7 @@
  * @module
  */
 import { productList } from '../lib/products.js';
+import { TONE_WHITE } from '../lib/ramps.js';
 
 /**
  * @typedef {object} LayerOptions
@@ -16,6 +17,8 @@ import { productList } from '../lib/products.js';
  * @property {boolean} [prefetch] fill the reader's caches around t in the background (false)
  * @property {[number, number]} [range] fixed linear stretch in physical units (default: tone map
  *   reflectance, 8-bit as stored, else the 2nd to 98th percentile of the values on screen)
+ * @property {number} [lodBias] added to log2(1 / p) before it is floored to a level (0.5; see view.js levelForTexel)
+ * @property {number} [stretchLo] reflectance shown black by the tone-mapped looks (0; white is TONE_WHITE)
  * @property {number} [meshDivisions] quads per cell side (8)
  * @property {number} [gpuBudgetBytes] texture budget (256 MiB)
  * @property {import('../src/reader/store.js').StoreOptions} [storeOptions] passed to openStore
@@ -56,6 +59,16 @@ export function checkRange(range) {
     throw new RangeError(`range must be [min, max] with min < max, got ${JSON.stringify(range)}`);
   }
   return range ? [range[0], range[1]] : null;
+}
+
+/**
+ * lodBias and stretchLo as given, refused when they are not numbers the rules can use.
+ * @param {{ lodBias?: number, stretchLo?: number }} options
+ */
+export function checkLevelAndTone({ lodBias = 0.5, stretchLo = 0 }) {
+  if (!Number.isFinite(lodBias)) throw new RangeError(`lodBias must be a finite number, got ${lodBias}`);
+  if (!(Number.isFinite(stretchLo) && stretchLo < TONE_WHITE)) throw new RangeError(`stretchLo must be a reflectance below the white point ${TONE_WHITE}, got ${stretchLo}`);
+  return { lodBias, stretchLo };
 }
 
 /** @param {unknown} v */

@@ -4,7 +4,7 @@
  * @module
  */
 import { pixelCell } from '../src/reader/geometry.js';
-import { pixelValues } from '../lib/pixel.js';
+import { pixelIndices, pixelValues } from '../lib/pixel.js';
 
 /** @typedef {{ lng: number, lat: number } | [number, number]} LngLat */
 /** @typedef {import('../lib/typedefs.js').Store} Store */
@@ -22,7 +22,8 @@ function pixelUnder(store, place, lngLat) {
 
 /**
  * The level-0 pixel under `lngLat` at timestep t, read through the reader (exact stored values;
- * fetched when not cached). Null outside the footprint.
+ * fetched when not cached), with the NDVI, NDWI and water call its bands allow. Null outside the
+ * footprint.
  * @param {Store} store @param {ReturnType<typeof import('./mercator.js').placement>} place
  * @param {LngLat} lngLat @param {number} t @param {AbortSignal} signal
  */
@@ -33,7 +34,7 @@ export async function valueAt(store, place, lngLat, t, signal) {
   const { row, col, ...inCell } = pixelCell(store.levels[0], x, y);
   const cell = await store.getCell(0, row, col, t, { signal });
   const px = pixelValues(store, cell, inCell.x, inCell.y);
-  return { t, time: store.times[t], lngLat: { lng, lat }, x, y, row, col, valid: px.valid, bands: px.bands };
+  return { t, time: store.times[t], lngLat: { lng, lat }, x, y, row, col, valid: px.valid, bands: px.bands, ...pixelIndices(store.bands, px.bands) };
 }
 
 /**
@@ -50,5 +51,5 @@ export function valueDrawn(store, scene, place, lngLat) {
   if (!hit) return null;
   const inCell = pixelCell(store.levels[hit.lod], hit.x, hit.y);
   const px = pixelValues(store, hit.entry.cell, inCell.x, inCell.y);
-  return { t: hit.entry.t, time: store.times[hit.entry.t], lod: hit.lod, lngLat: { lng, lat }, x, y, valid: px.valid, bands: px.bands };
+  return { t: hit.entry.t, time: store.times[hit.entry.t], lod: hit.lod, lngLat: { lng, lat }, x, y, valid: px.valid, bands: px.bands, ...pixelIndices(store.bands, px.bands) };
 }

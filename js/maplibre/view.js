@@ -1,21 +1,31 @@
 /**
  * The part of a store a MapLibre map shows, in the terms the viewer's scene works in: a box of
  * level-0 pixels (as a camera centred on it at zoom 1, with the box as canvas size) and the
- * pyramid level whose texels are closest to one CSS pixel.
+ * pyramid level its zoom asks for.
  * @module
  */
-import { levelFor } from '../lib/camera.js';
-
 /** Screen points sampled per canvas side: the box is the hull of their store positions. */
 const SAMPLES = 5;
+
+/**
+ * The level for a level-0 texel `p` CSS pixels wide: floor(log2(1 / p) + lodBias), within the
+ * pyramid. Bias 0.5 takes the level whose texels are nearest one CSS pixel, 0 the coarsest whose
+ * texels are no larger than one (the spec's reader rule); below 0, finer levels.
+ * @param {number} p @param {number} nLevels @param {number} lodBias
+ */
+export function levelForTexel(p, nLevels, lodBias) {
+  const k = Math.floor(Math.log2(1 / p) + lodBias);
+  return Math.max(0, Math.min(nLevels - 1, Number.isFinite(k) ? k : 0));
+}
 
 /**
  * @param {{ unproject: (p: [number, number]) => { lng: number, lat: number }, getCanvas: () => HTMLCanvasElement, getZoom: () => number }} map
  * @param {{ toPixel: (lon: number, lat: number) => { x: number, y: number }, texelSize: () => number }} place
  * @param {number} nLevels
  * @param {number} texel0 side of a level-0 texel in mercator units (place.texelSize())
+ * @param {number} lodBias see levelForTexel
  */
-export function mapView(map, place, nLevels, texel0) {
+export function mapView(map, place, nLevels, texel0, lodBias) {
   const canvas = map.getCanvas();
   const w = Math.max(1, canvas.clientWidth);
   const h = Math.max(1, canvas.clientHeight);
@@ -45,6 +55,6 @@ export function mapView(map, place, nLevels, texel0) {
   return {
     cam: { cx: (x0 + x1) / 2, cy: (y0 + y1) / 2, zoom: 1 },
     size: { w: x1 - x0, h: y1 - y0, dpr: 1 },
-    lod: levelFor(cssPerTexel, nLevels),
+    lod: levelForTexel(cssPerTexel, nLevels, lodBias),
   };
 }

@@ -2,10 +2,11 @@
  * chronozarr: read chronozarr stores (Zarr v3 raster time series) in browsers and Node.
  * @module
  */
-export { openStore } from './reader/store.js';
+export { ChronoStore, openStore } from './reader/store.js';
 export { applyDelta } from './reader/reconstruct.js';
+export { samplePixelFrom } from './reader/arrays.js';
 export { chunkKey } from './reader/geometry.js';
-export { windowOrder } from './reader/order.js';
+export { scrubCost, windowOrder } from './reader/order.js';
 export { FetchError, StoreError } from './reader/errors.js';
 
 /** @typedef {import('./reader/store.js').Store} Store */

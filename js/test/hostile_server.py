@@ -1,6 +1,7 @@
 """Serve a directory as one of the misbehaving hosts of tests/hostile_hosts.py, for the JS tests.
 
 Usage: python hostile_server.py DIR NAME   prints the server's URL, serves until stdin closes
+       (NAME may also be one of HONEST_QUIRKS: hosts that are correct but for a habit readers must allow)
        python hostile_server.py --list     prints the hosts as JSON
 """
 
@@ -16,6 +17,9 @@ from hostile_hosts import CLIENT_TIMEOUT, HOSTS, STALL, switches  # noqa: E402
 
 from chronozarr.serve import StoreServer  # noqa: E402
 
+# Not faults: a host that answers 403 for an absent key (a bucket that denies listing) is honest.
+HONEST_QUIRKS: dict[str, dict[str, object]] = {"absent_403": dict(missing_status=403)}
+
 
 def main(argv: list[str]) -> None:
     if argv[0] == "--list":
@@ -23,7 +27,8 @@ def main(argv: list[str]) -> None:
         print(json.dumps({"hosts": hosts, "clientTimeoutMs": CLIENT_TIMEOUT * 1000, "stallMs": STALL * 1000}))
         return
     directory, name = argv
-    with StoreServer(directory, **switches(name)) as server:
+    options = HONEST_QUIRKS[name] if name in HONEST_QUIRKS else switches(name)
+    with StoreServer(directory, **options) as server:
         print(server.url, flush=True)
         sys.stdin.read()  # until the test closes stdin or ends this process
 

@@ -1,12 +1,15 @@
 // @ts-check
 // The JS reader against every misbehaving host of tests/hostile_hosts.py (served by the Python
 // StoreServer on 127.0.0.1): each read gives the values the Python reader wrote down, or the
-// reader's own error naming the URL, within the time the timeout and retries allow.
+// reader's own error naming the URL, within the time the timeout and retries allow. And a host that
+// answers 403 for an absent key, read as fill under forbiddenIsNotFound.
 import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { openStore } from '../src/index.js';
-import { crop, hostileHosts, hostileServer, hostileStores } from './helpers.js';
+import { FetchError, openStore } from '../src/index.js';
+import { crop, expectedArray, fixtures, hostileHosts, hostileServer, hostileStores } from './helpers.js';
 
 const { hosts, clientTimeoutMs } = hostileHosts();
 const honest = hostileStores();
@@ -98,4 +101,35 @@ test('one deadline bounds every request of a call: a sharded cell from a stallin
   }
   const { DEFAULT_DEADLINE_MS } = await import('../src/reader/settings.js');
   assert.ok(DEFAULT_DEADLINE_MS <= 60_000);
+});
+
+test('forbiddenIsNotFound: a host answering 403 for an absent key reads it as fill, and only with the option', async () => {
+  const fx = fixtures();
+  const name = 'i16-none-plain-blosc';
+  const dir = mkdtempSync(join(tmpdir(), 'chronozarr-absent-403-'));
+  cpSync(join(fx.stores, name), join(dir, name), { recursive: true });
+  rmSync(join(dir, name, '0/data/c/2/0/0/0')); // timestep 2 of cell (0, 0) is no longer stored
+  const root = JSON.parse(readFileSync(join(dir, name, 'zarr.json'), 'utf8'));
+  const fill = root.consolidated_metadata.metadata['0/data'].fill_value;
+  const server = await hostileServer(dir, 'absent_403');
+  try {
+    const strict = await openStore(`${server.url}/${name}`, { workers: 0 });
+    await assert.rejects(strict.getCell(0, 0, 0, 2), (err) => err instanceof FetchError && err.status === 403);
+    strict.close();
+    const store = await openStore(`${server.url}/${name}`, { workers: 0, forbiddenIsNotFound: true });
+    try {
+      const absent = await store.getCell(0, 0, 0, 2);
+      assert.ok(absent.data.every((v) => v === fill));
+      const entry = fx.index[name].entries.find((e) => e[0] === 'data' && e[1] === 0 && e[2] === 1 && e[3] === 0 && e[4] === 0);
+      assert.ok(entry);
+      const [bands, height, width] = entry[6];
+      const stored = await store.getCell(0, 0, 0, 1); // a chunk that is there still reads as written
+      assert.deepEqual(crop(stored.data, bands, stored.chunkWidth, height, width), expectedArray(fx.expected(name), fx.index[name].dtype, entry));
+    } finally {
+      store.close();
+    }
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaultProduct, displayMode, findBand, isReflectance, lookFor, normalizedDifference, productBands, productList } from '../lib/products.js';
+import { toneValue } from '../lib/ramps.js';
 import { viewerExpected } from './helpers.js';
 
 const S2 = [
@@ -68,4 +69,15 @@ test('normalizedDifference is numpy\'s clipped (a - b) / (a + b), 0 where the su
   const { differences } = viewerExpected();
   assert.ok(differences.length > 100);
   for (const { a, b, nd } of differences) assert.equal(normalizedDifference(a, b), nd, `${a}, ${b}`);
+});
+
+test('stretchLo is the black point of the reflectance tone map: black at it, white at 0.3, square root between', () => {
+  const store = { bands: S2, dtype: 'uint16', nodata: 0, hasMask: false };
+  assert.deepEqual(lookFor(store, { product: 'true_color', band: 0, range: null, auto: null, stretchLo: 0.02 }).range, [0.02, 0.3]);
+  assert.deepEqual(lookFor(store, { product: 'true_color', band: 0, range: null, auto: [0.1, 0.2] }).range, [0, 0.3]);
+  assert.equal(toneValue(0.02, 0.02), 0);
+  assert.equal(toneValue(0.01, 0.02), 0);
+  assert.equal(toneValue(0.3, 0.02), 1);
+  assert.ok(Math.abs(toneValue(0.16, 0.02) - Math.sqrt(0.5)) < 1e-12);
+  assert.ok(Math.abs(toneValue(0.075) - 0.5) < 1e-12);
 });

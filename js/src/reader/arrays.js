@@ -230,6 +230,27 @@ export function typedView(dtype, bytes) {
 export const emptyValues = (dtype, length) => /** @type {Values<D>} */ (new (valuesType(dtype))(length));
 
 /**
+ * The bands of pixel (x, y) of a decoded chunk laid out [band][y][x] (what getCell returns), as a
+ * typed array of the chunk's own type: no request, for a cell already in hand.
+ * @template {ArrayValues} V
+ * @param {V} data
+ * @param {{ nBand: number, chunkWidth: number, chunkHeight: number }} shape
+ * @param {number} x column inside the chunk
+ * @param {number} y row inside the chunk
+ * @returns {V}
+ */
+export function samplePixelFrom(data, { nBand, chunkWidth, chunkHeight }, x, y) {
+  const plane = chunkWidth * chunkHeight;
+  if (!(Number.isInteger(x) && Number.isInteger(y) && x >= 0 && y >= 0 && x < chunkWidth && y < chunkHeight)) {
+    throw new RangeError(`pixel (x ${x}, y ${y}) is outside the ${chunkWidth} x ${chunkHeight} chunk`);
+  }
+  if (data.length < nBand * plane) throw new RangeError(`a chunk of ${nBand} bands of ${chunkWidth} x ${chunkHeight} needs ${nBand * plane} values, got ${data.length}`);
+  const out = /** @type {V} */ (new (/** @type {new (n: number) => V} */ (data.constructor))(nBand));
+  for (let b = 0; b < nBand; b++) out[b] = data[b * plane + y * chunkWidth + x];
+  return out;
+}
+
+/**
  * A chunk of fill_value.
  * @template {ArrayDataType} D
  * @param {ArrayInfo<D>} info

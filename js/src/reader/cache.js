@@ -8,8 +8,9 @@
  * Values are of the type their key's tier holds (see context.js tierKey): callers that put one
  * kind under a prefix read that kind back.
  * @param {number} budget bytes for both tiers together
+ * @param {number} [decodedBudget] bytes the decoded tier may hold of that (all of it by default)
  */
-export function createCache(budget) {
+export function createCache(budget, decodedBudget = Infinity) {
   /** @type {Map<string, { value: unknown, bytes: number, tier: 'decoded' | 'compressed' }>} */
   const items = new Map();
   const size = { decoded: 0, compressed: 0 };
@@ -55,10 +56,15 @@ export function createCache(budget) {
    */
   function set(key, value, bytes, tier) {
     remove(key);
-    if (bytes > budget) return false;
-    for (const oldest of items.keys()) {
-      if (size.decoded + size.compressed + bytes <= budget) break;
-      remove(oldest);
+    const tierBudget = tier === 'decoded' ? Math.min(budget, decodedBudget) : budget;
+    if (bytes > tierBudget) return false;
+    for (const [oldKey, old] of items) {
+      const overTotal = size.decoded + size.compressed + bytes > budget;
+      const overTier = tier === 'decoded' && size.decoded + bytes > tierBudget;
+      if (!overTotal && !overTier) break;
+      // Over the decoded ceiling alone, only decoded entries make room.
+      if (!overTotal && old.tier !== 'decoded') continue;
+      remove(oldKey);
       evictions++;
     }
     items.set(key, { value, bytes, tier });
@@ -83,6 +89,7 @@ export function createCache(budget) {
 
   const stats = () => ({
     budget,
+    decodedBudget,
     bytes: size.decoded + size.compressed,
     decodedBytes: size.decoded,
     compressedBytes: size.compressed,

@@ -81,7 +81,7 @@ export function createChunkBytes(ctx) {
    * @returns {Promise<import('./shards.js').ShardIndex | null>}
    */
   function shardIndex(info, shardKey, listed, signal, priority) {
-    const known = indexes.get(shardKey);
+    const known = /** @type {import('./shards.js').ShardIndex | null | undefined} */ (indexes.get(shardKey)); // what keep() put there
     if (known !== undefined) return Promise.resolve(known);
     return shared(inflight, `i|${shardKey}`, signal, priority, async (s) => {
       const n = info.indexBytes;
@@ -89,10 +89,7 @@ export function createChunkBytes(ctx) {
       if (length == null && info.indexAtEnd && Object.keys(meta.shardBytes).length > 0) {
         // The store lists shard lengths; one it does not list (a mask shard) costs a HEAD (spec 7.3).
         length = await transport.size(shardKey, { signal: s, priority });
-        if (length == null) {
-          if (!state.closed) indexes.set(shardKey, null);
-          return null;
-        }
+        if (length == null) return keep(shardKey, null);
       }
       let raw;
       if (!info.indexAtEnd) raw = await transport.range(shardKey, 0, n, { signal: s, priority });
@@ -100,10 +97,17 @@ export function createChunkBytes(ctx) {
         if (length < n) throw new StoreError(`${transport.url(shardKey)}: shard_bytes gives ${length} bytes, less than its ${n}-byte index`);
         raw = await transport.range(shardKey, length - n, n, { signal: s, priority });
       } else raw = await transport.suffix(shardKey, n, { signal: s, priority });
-      const index = raw == null ? null : parseShardIndex(raw, info, length, transport.url(shardKey));
-      if (!state.closed) indexes.set(shardKey, index);
-      return index;
+      return keep(shardKey, raw == null ? null : parseShardIndex(raw, info, length, transport.url(shardKey)));
     });
+  }
+
+  /**
+   * Cache a shard's index (null: the shard does not exist) at what its entries take.
+   * @param {string} shardKey @param {import('./shards.js').ShardIndex | null} index
+   */
+  function keep(shardKey, index) {
+    if (!state.closed) indexes.set(shardKey, index, index ? index.offsets.byteLength + index.lengths.byteLength : 64, 'compressed');
+    return index;
   }
 
   return { compressed };

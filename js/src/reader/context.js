@@ -12,7 +12,8 @@
  * @property {ReturnType<typeof import('./pool.js').createPool> | null} pool
  * @property {Map<string, import('./signals.js').SharedWork>} inflight requests and decodes by cache key, joined by later callers
  * @property {Map<string, Promise<void>>} lent compressed chunks lent (transferred) to a decode worker: key → settles when they are back
- * @property {Map<string, import('./shards.js').ShardIndex | null>} indexes shard indexes by shard key
+ * @property {ReturnType<typeof import('./cache.js').createCache>} indexes shard indexes (ShardIndex, or null for
+ *   a shard that does not exist) by shard key, within their own byte budget
  * @property {boolean} star the store is star-delta encoded
  * @property {{ closed: boolean, decodes: number }} state
  * @property {() => void} reorder a waiting request's rank rose: let the limiter look again

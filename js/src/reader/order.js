@@ -53,3 +53,20 @@ export function windowOrder(t, nTime, { horizonSteps = 12, playing = false, refe
   for (const step of around) push(step);
   return out;
 }
+
+/**
+ * What it costs to hold or fetch the timestep `dt` steps from the one on screen while scrubbing in
+ * `direction` (+1 forward, -1 back): its distance, times `behindFactor` when it lies behind (the
+ * scrub moves away from it). With `period` (a looping play of that many timesteps) time is a
+ * circle: a step behind is also the rest of the loop ahead, whichever is cheaper.
+ * @param {number} dt signed distance in timesteps
+ * @param {number} [direction]
+ * @param {number} [behindFactor]
+ * @param {number | null} [period]
+ */
+export function scrubCost(dt, direction = 1, behindFactor = 2, period = null) {
+  const ahead = Math.sign(direction) * dt;
+  if (period == null) return ahead >= 0 ? ahead : -ahead * behindFactor;
+  const forward = ahead - period * Math.floor(ahead / period); // 0 .. period - 1 steps ahead round the loop
+  return Math.min(forward, (period - forward) * behindFactor);
+}

@@ -49,8 +49,9 @@ const DEPTH = 2;
  * @param {object} options
  * @param {number} options.size
  * @param {number} [options.idleMs]
+ * @param {() => import('./settings.js').DecodeWorker} [options.spawnWorker] makes a worker instead of the platform's default
  */
-export function createPool({ size, idleMs = 30_000 }) {
+export function createPool({ size, idleMs = 30_000, spawnWorker }) {
   /** @type {Entry[]} */
   let workers = [];
   /** @type {Map<number, Running>} */
@@ -134,32 +135,7 @@ export function createPool({ size, idleMs = 30_000 }) {
       }
       dispatch();
     };
-    if (typeof globalThis.Worker === 'function' && !globalThis.process?.versions?.node) {
-      let worker;
-      if (typeof location !== 'undefined' && WORKER_URL.origin !== location.origin) {
-        const source = `import ${JSON.stringify(WORKER_URL.href)};`;
-        const blobUrl = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
-        worker = new Worker(blobUrl, { type: 'module' });
-        setTimeout(() => URL.revokeObjectURL(blobUrl), 60_000);
-      } else {
-        worker = new Worker(WORKER_URL, { type: 'module' });
-      }
-      worker.addEventListener('message', (/** @type {MessageEvent<WorkerAnswer>} */ e) => onMessage(e.data));
-      worker.addEventListener('error', (e) => onError(e));
-      entry.post = (m, t) => worker.postMessage(m, t ?? []);
-      entry.terminate = () => worker.terminate();
-    } else {
-      const { Worker: NodeWorker } = await import('node:worker_threads');
-      // A worker inherits the parent's flags; --input-type and --eval ones do not apply to a file.
-      const execArgv = process.execArgv.filter((a) => !/^--(input-type|eval|print)/.test(a));
-      const worker = new NodeWorker(WORKER_URL, { execArgv });
-      worker.on('message', onMessage);
-      worker.on('error', onError);
-      entry.post = (m, t) => worker.postMessage(m, t);
-      entry.terminate = () => worker.terminate();
-      entry.ref = () => worker.ref();
-      entry.unref = () => worker.unref(); // once it is ready and idle (jobs may wait for it until then)
-    }
+    wire(entry, spawnWorker ? spawnWorker() : await platformWorker(), onMessage, onError);
     spawned.add(entry);
     entry.post({ urls });
     if (codecs) entry.post(codecs);
@@ -322,4 +298,46 @@ export function createPool({ size, idleMs = 30_000 }) {
     },
   };
   return api;
+}
+
+/**
+ * A worker running decode-worker.js: a module worker in browsers (through a same-origin blob: URL
+ * when the script is on another origin, which a page may not start directly), a worker thread in Node.
+ * @returns {Promise<import('./settings.js').DecodeWorker>}
+ */
+async function platformWorker() {
+  if (typeof globalThis.Worker === 'function' && !globalThis.process?.versions?.node) {
+    if (typeof location === 'undefined' || WORKER_URL.origin === location.origin) return new Worker(WORKER_URL, { type: 'module' });
+    const source = `import ${JSON.stringify(WORKER_URL.href)};`;
+    const blobUrl = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+    setTimeout(() => URL.revokeObjectURL(blobUrl), 60_000);
+    return new Worker(blobUrl, { type: 'module' });
+  }
+  const { Worker: NodeWorker } = await import('node:worker_threads');
+  // A worker inherits the parent's flags; --input-type and --eval ones do not apply to a file.
+  const execArgv = process.execArgv.filter((a) => !/^--(input-type|eval|print)/.test(a));
+  return new NodeWorker(WORKER_URL, { execArgv });
+}
+
+/**
+ * Let the pool drive a worker of either platform through its entry.
+ * @param {Entry} entry @param {import('./settings.js').DecodeWorker} worker
+ * @param {(m: WorkerAnswer) => void} onMessage @param {(err: Error | ErrorEvent) => void} onError
+ */
+function wire(entry, worker, onMessage, onError) {
+  if ('on' in worker && typeof worker.on === 'function') {
+    const thread = /** @type {import('node:worker_threads').Worker} */ (worker);
+    thread.on('message', onMessage);
+    thread.on('error', onError);
+    entry.post = (m, t) => thread.postMessage(m, t);
+    entry.terminate = () => thread.terminate();
+    entry.ref = () => thread.ref();
+    entry.unref = () => thread.unref(); // once it is ready and idle (jobs may wait for it until then)
+    return;
+  }
+  const web = /** @type {Worker} */ (worker);
+  web.addEventListener('message', (/** @type {MessageEvent<WorkerAnswer>} */ e) => onMessage(e.data));
+  web.addEventListener('error', (e) => onError(e));
+  entry.post = (m, t) => web.postMessage(m, t ?? []);
+  entry.terminate = () => web.terminate();
 }

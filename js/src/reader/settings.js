@@ -17,7 +17,13 @@ export const MiB = 2 ** 20;
  * @property {number} [workers] decode workers; 0 decodes on the calling thread (Node default 0,
  *   browsers min(4, hardwareConcurrency - 1))
  * @property {number} [totalBytes] joint budget of the decoded and compressed cache tiers
- *   (1.5 GiB where navigator.deviceMemory >= 8, else 768 MiB)
+ *   (1.5 GiB where navigator.deviceMemory >= 8, else 768 MiB, or decodedBytes when that is larger)
+ * @property {number} [decodedBytes] ceiling on the decoded tier alone (default: only totalBytes bounds it)
+ * @property {() => DecodeWorker} [spawnWorker] makes one decode worker running chronozarr/decode-worker
+ *   (default: a module worker in browsers, a worker thread in Node)
+ * @property {number} [shardIndexBytes] bytes of shard indexes kept, least recently used dropped first (32 MiB)
+ * @property {boolean} [forbiddenIsNotFound] read a 403 answer as a missing key (fill), for hosts that
+ *   answer 403 for absent keys; otherwise a 403 is a FetchError
  * @property {number} [horizonSteps] timesteps prefetched either side of t when idle (12)
  * @property {number} [idleBytes] bytes one idle prefetch may fetch (64 MiB)
  * @property {number} [idleMs] time one idle prefetch may run (15 s)
@@ -31,7 +37,15 @@ export const MiB = 2 ** 20;
  * @property {AbortSignal} [signal] aborting it closes the store (and aborts opening it)
  */
 
+/**
+ * A decode worker as `spawnWorker` may return it: a browser Worker or a Node worker_threads Worker.
+ * @typedef {Worker | import('node:worker_threads').Worker} DecodeWorker
+ */
+
 /** @typedef {ReturnType<typeof storeSettings>} Settings */
+
+/** Every option openStore knows: a misspelt one would otherwise be silently ignored. */
+const OPTION_NAMES = new Set(['fetch', 'workers', 'totalBytes', 'decodedBytes', 'horizonSteps', 'idleBytes', 'idleMs', 'maxRequests', 'retryDelaysMs', 'timeoutMs', 'deadlineMs', 'maxObjectBytes', 'signal', 'spawnWorker', 'forbiddenIsNotFound', 'shardIndexBytes']);
 
 function defaultTotalBytes() {
   // navigator.deviceMemory is Chromium's (lib.dom leaves it out); elsewhere it is undefined.
@@ -46,13 +60,20 @@ function defaultWorkers() {
 }
 
 /**
- * The options with their defaults filled in; a timeout that is not a positive number is refused.
+ * The options with their defaults filled in; an unknown option, a timeout that is not a positive
+ * number and a decoded ceiling that is not a byte count are refused.
  * @param {StoreOptions} options
  */
 export function storeSettings(options) {
+  const unknown = Object.keys(options).filter((name) => !OPTION_NAMES.has(name));
+  if (unknown.length) throw new RangeError(`openStore does not know the option${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; it knows ${[...OPTION_NAMES].join(', ')}`);
+  const decodedBytes = options.decodedBytes ?? Infinity;
+  if (!(decodedBytes >= 0)) throw new RangeError(`decodedBytes must be a number of bytes, got ${options.decodedBytes}`);
   const settings = {
     workers: options.workers ?? defaultWorkers(),
-    totalBytes: options.totalBytes ?? defaultTotalBytes(),
+    // Naming a decoded ceiling larger than the default budget raises the budget to it.
+    totalBytes: options.totalBytes ?? Math.max(defaultTotalBytes(), options.decodedBytes ?? 0),
+    decodedBytes,
     horizonSteps: options.horizonSteps ?? 12,
     idleBytes: options.idleBytes ?? 64 * MiB,
     idleMs: options.idleMs ?? 15_000,
@@ -61,6 +82,9 @@ export function storeSettings(options) {
     maxObjectBytes: options.maxObjectBytes ?? 256 * MiB,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
+    forbiddenIsNotFound: options.forbiddenIsNotFound ?? false,
+    // As many as the Python reader keeps.
+    shardIndexBytes: options.shardIndexBytes ?? 32 * MiB,
   };
   for (const name of /** @type {const} */ (['timeoutMs', 'deadlineMs'])) {
     if (!(settings[name] > 0 && Number.isFinite(settings[name]))) throw new RangeError(`${name} must be a positive number of milliseconds, got ${options[name]}`);

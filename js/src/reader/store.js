@@ -6,16 +6,16 @@
  * decoding (workers and the decoded tiers), prefetch; this one opens them and answers the calls.
  * @module
  */
-import { emptyValues } from './arrays.js';
 import { createCache } from './cache.js';
 import { prepareCodec } from './codecs.js';
 import { createChunkBytes } from './chunk-bytes.js';
 import { anchorOf } from './context.js';
 import { createDecoding } from './decoding.js';
 import { StoreError, abortError } from './errors.js';
-import { cellExtent, pixelCell } from './geometry.js';
+import { cellExtent } from './geometry.js';
 import { createLimiter, ticketFor } from './limiter.js';
 import { loadMetadata } from './metadata.js';
+import { createPointReads } from './points.js';
 import { createPool } from './pool.js';
 import { createPrefetcher } from './prefetch.js';
 import { resolveLocation, storeSettings } from './settings.js';
@@ -43,6 +43,23 @@ import { createTransport, emptyTransportStats } from './transport.js';
  */
 
 /**
+ * What openStore resolves to (`store instanceof ChronoStore`): the store's description (url, times,
+ * bands, bandNames, dtype, crs, nodata, encoding, levels, attrs, hasMask, hasCoverage,
+ * anchorIndices, referenceOf) and its calls (getCell, getMask, getCoverage, samplePixel, readPoint,
+ * prefetch, stats, close). A store is made by openStore or `ChronoStore.open`, which opens it first.
+ */
+export class ChronoStore {
+  constructor() {
+    throw new StoreError('a ChronoStore is made by openStore(url, options) or ChronoStore.open(url, options)');
+  }
+
+  /** The same as openStore. @param {string | URL} location @param {StoreOptions} [options] */
+  static open(location, options) {
+    return openStore(location, options);
+  }
+}
+
+/**
  * Open a store: one GET of the root zarr.json for a v0.2 store (per-level documents otherwise).
  * @param {string | URL} location
  * @param {StoreOptions} [options]
@@ -53,9 +70,10 @@ export async function openStore(location, options = {}) {
   const stats = emptyTransportStats();
   const limiter = createLimiter(settings.maxRequests);
   const { base, fetch } = await resolveLocation(location, options.fetch);
-  const transport = createTransport({ base, fetch, retryDelaysMs: settings.retryDelaysMs, limiter, maxObjectBytes: settings.maxObjectBytes, stats, timeoutMs: settings.timeoutMs });
+  const { retryDelaysMs, maxObjectBytes, timeoutMs, forbiddenIsNotFound } = settings;
+  const transport = createTransport({ base, fetch, retryDelaysMs, limiter, maxObjectBytes, stats, timeoutMs, forbiddenIsNotFound });
   // The decode workers start now: their scripts and codec load while the metadata request is out.
-  const pool = settings.workers > 0 ? createPool({ size: settings.workers }) : null;
+  const pool = settings.workers > 0 ? createPool({ size: settings.workers, spawnWorker: options.spawnWorker }) : null;
   pool?.warm();
   const opening = linkSignals(root.signal, options.signal);
   const deadline = callSignal(opening.signal, settings.deadlineMs, base);
@@ -75,11 +93,11 @@ export async function openStore(location, options = {}) {
   const ctx = {
     meta,
     transport,
-    cache: createCache(settings.totalBytes),
+    cache: createCache(settings.totalBytes, settings.decodedBytes),
     pool,
     inflight: new Map(),
     lent: new Map(),
-    indexes: new Map(),
+    indexes: createCache(settings.shardIndexBytes),
     star: meta.encoding === 'star-delta',
     state: { closed: false, decodes: 0 },
     reorder: limiter.reorder,
@@ -113,13 +131,14 @@ export async function openStore(location, options = {}) {
     }
   };
   const reads = createReads(ctx, { values, storedValues, prefetch: prefetcher.prefetch, bounded });
-  return Object.freeze({
+  const members = {
     url: base,
     ...describe(meta),
     ...reads,
     stats: () => storeStats(ctx, stats, limiter, prefetcher),
     close,
-  });
+  };
+  return Object.freeze(/** @type {typeof members & ChronoStore} */ (Object.setPrototypeOf(members, ChronoStore.prototype)));
 }
 
 /**
@@ -224,25 +243,6 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bound
     };
 
   /**
-   * The bands of one pixel (column x, row y of the level) at timestep t.
-   * @param {number} lod @param {number} x @param {number} y @param {number} t
-   * @param {{ signal?: AbortSignal }} [options]
-   */
-  async function samplePixel(lod, x, y, t, { signal } = {}) {
-    checkOpen();
-    const lvl = level(lod);
-    if (!Number.isInteger(x) || !Number.isInteger(y) || x < 0 || y < 0 || x >= lvl.width || y >= lvl.height) {
-      throw new RangeError(`pixel (x ${x}, y ${y}) is outside level ${lod} (${lvl.width} x ${lvl.height})`);
-    }
-    const cs = lvl.chunkSize;
-    const at = pixelCell(lvl, x, y);
-    const { data } = await getCell(lod, at.row, at.col, t, { signal, mask: false });
-    const out = emptyValues(lvl.data.dtype, nBand);
-    for (let b = 0; b < nBand; b++) out[b] = data[b * cs * cs + at.y * cs + at.x];
-    return out;
-  }
-
-  /**
    * Fill the caches around timestep t for the given cells, in windowOrder, within horizonSteps
    * and the idle budgets (the whole loop, bounded by half the cache, when playing). A newer call
    * cancels what this one still has to do. Resolves with what it did; never rejects on a failed
@@ -263,7 +263,8 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bound
     return prefetchCells(lvl, pairs, request);
   }
 
-  return { getCell, getMask: plane('mask'), getCoverage: plane('coverage'), samplePixel, prefetch };
+  const { samplePixel, readPoint } = createPointReads({ level, getCell, nBand, nTime });
+  return { getCell, getMask: plane('mask'), getCoverage: plane('coverage'), samplePixel, readPoint, prefetch };
 }
 
 /**
@@ -324,7 +325,8 @@ function storeStats(ctx, stats, limiter, prefetcher) {
     peakCacheBytes: c.peakBytes,
     totalBytes: c.budget,
     cachedChunks: c.entries,
-    shardIndexes: ctx.indexes.size,
+    shardIndexes: ctx.indexes.stats().entries,
+    shardIndexBytes: ctx.indexes.stats().bytes,
     decodes: ctx.state.decodes,
     workerDecodes: pool ? pool.decodes : 0,
     workers: pool ? pool.size : 0,

@@ -1,6 +1,7 @@
 /**
  * Reading a store's objects over fetch with the rules static hosting needs: 404 and 410 are a
- * missing key (fill), 403 is an error, 5xx and network errors are retried after `retryDelaysMs`,
+ * missing key (fill), 403 is an error (a missing key under `forbiddenIsNotFound`), 5xx and network
+ * errors are retried after `retryDelaysMs`,
  * a range must come back 206 with the Content-Range asked for (a 200 is cut locally), no body may
  * exceed its bound, and a signed URL's query goes with every request.
  *
@@ -50,8 +51,9 @@ export const emptyTransportStats = () => ({
  * @param {number} options.maxObjectBytes
  * @param {TransportStats} options.stats
  * @param {number} [options.timeoutMs] bound on each wait: for the headers, and between body reads
+ * @param {boolean} [options.forbiddenIsNotFound] a 403 is a missing key (hosts that answer so for absent keys)
  */
-export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObjectBytes, stats, timeoutMs = DEFAULT_TIMEOUT_MS }) {
+export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObjectBytes, stats, timeoutMs = DEFAULT_TIMEOUT_MS, forbiddenIsNotFound = false }) {
   const parsed = new URL(base);
   const query = parsed.search;
   parsed.search = '';
@@ -88,14 +90,14 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
         const response = await fetch(where, isForeground(priority) ? init : { ...init, priority: 'low' });
         watch.arm(); // from here the clock runs between reads of the body
         status = response.status;
-        if (status === 404 || status === 410) {
+        if (status === 404 || status === 410 || (status === 403 && forbiddenIsNotFound)) {
           await discard(response);
           stats.missing++;
           return null;
         }
         if (status === 403) {
           await discard(response);
-          throw new FetchError(where, status, 'access forbidden; the host refuses this key (a private bucket, or one that answers 403 for absent keys)');
+          throw new FetchError(where, status, 'access forbidden; the host refuses this key (a private bucket, or one that answers 403 for absent keys: pass forbiddenIsNotFound: true for that)');
         }
         if (status < 500) {
           refuseTransformed(response, where);
