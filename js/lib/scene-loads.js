@@ -32,9 +32,9 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
 
   /** The load plan of the view now. */
   function plan() {
-    const { lod, wantedT, shownT, cam, size } = state;
+    const { lod, wantedT, shownT, texelPx, size } = state;
     const showing = shownT != null && visibleAt(lod).every((c) => has(lod, c, shownT));
-    const picture = pictureLevel(cam.zoom, size.dpr, lod, coarsest);
+    const picture = pictureLevel(texelPx, size.dpr, lod, coarsest);
     return loadPlan({ lod, picture, t: wantedT, direction: state.direction, nTime: store.times.length, visibleAt, has, showing });
   }
 

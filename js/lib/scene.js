@@ -42,6 +42,7 @@ import { createUploadGate } from './upload-gate.js';
  * @property {number} lod asked level
  * @property {number | null} shownT timestep on screen, null until the first is chosen
  * @property {number} wantedT asked timestep
+ * @property {number} texelPx CSS px a level-0 pixel spans on screen
  * @property {1 | -1} direction of the last time change (read-ahead goes that way first)
  * @property {boolean} playing playback runs: the whole loop is read ahead
  * @property {boolean} readAhead read past the frame and its neighbours into the reader's cache
@@ -84,7 +85,7 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
   const levels = store.levels;
   const coarsest = levels.length - 1;
   /** @type {SceneState} */
-  const state = { cam: { cx: 0, cy: 0, zoom: 1 }, size: { w: 1, h: 1, dpr: 1 }, lod: 0, shownT: null, wantedT: 0, direction: 1, playing: false, readAhead, swapAt: 0, look: null, clip: null, destroyed: false };
+  const state = { cam: { cx: 0, cy: 0, zoom: 1 }, size: { w: 1, h: 1, dpr: 1 }, lod: 0, texelPx: 1, shownT: null, wantedT: 0, direction: 1, playing: false, readAhead, swapAt: 0, look: null, clip: null, destroyed: false };
   const stats = { uploads: 0, evictions: 0, aborted: 0, failed: 0, anchorUploads: 0 };
   /** Reconstruct star-delta timesteps on the GPU from stored anchors and residuals. */
   const shaderDelta = Boolean(renderer.shaderDelta) && store.encoding === 'star-delta';
@@ -104,9 +105,14 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
   const painter = createScenePaint(parts, onFrame);
   const loads = createSceneLoads(parts, painter, onError);
 
-  /** @param {import('./camera.js').Camera} camera @param {CanvasSize} canvasSize @param {number} level */
-  function setView(camera, canvasSize, level) {
+  /**
+   * @param {import('./camera.js').Camera} camera @param {CanvasSize} canvasSize @param {number} level
+   * @param {number} [texelPx] CSS px a level-0 pixel spans on screen (the camera's zoom, unless the
+   *   camera is in other units, as the MapLibre layer's is): what the coarse picture's level follows
+   */
+  function setView(camera, canvasSize, level, texelPx = camera.zoom) {
     state.cam = camera;
+    state.texelPx = texelPx;
     state.size = canvasSize;
     state.lod = level;
     const needed = inView(level).length;

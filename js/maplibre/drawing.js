@@ -79,7 +79,7 @@ export function createDrawing({ store, place, opts, t, look, drawn, events, fail
     const key = `${v.cam.cx},${v.cam.cy},${v.size.w},${v.size.h},${v.lod}`;
     if (key === viewKey) return;
     viewKey = key;
-    scene.setView(v.cam, v.size, v.lod);
+    scene.setView(v.cam, v.size, v.lod, v.texelPx);
     checkReady();
   }
 

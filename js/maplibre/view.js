@@ -56,5 +56,7 @@ export function mapView(map, place, nLevels, texel0, lodBias) {
     cam: { cx: (x0 + x1) / 2, cy: (y0 + y1) / 2, zoom: 1 },
     size: { w: x1 - x0, h: y1 - y0, dpr: 1 },
     lod: levelForTexel(cssPerTexel, nLevels, lodBias),
+    /** CSS px a level-0 texel spans (the camera's zoom is 1 by convention). */
+    texelPx: cssPerTexel,
   };
 }

@@ -21,6 +21,8 @@ test('the default bias 0.5 takes the level whose texels are nearest a CSS pixel,
   assert.equal(mapView(fakeMap(8.4), place, 6, TEXEL0, 0.5).lod, 2); // log2(1/p) = 1.6
   assert.equal(mapView(fakeMap(8.5), place, 6, TEXEL0, 0.5).lod, 2); // 1.5 + 0.5 = 2 exactly
   assert.equal(mapView(fakeMap(8.6), place, 6, TEXEL0, 0.5).lod, 1);
+  // What the coarse picture's level follows: the texel's CSS size, not the box camera's zoom of 1.
+  assert.ok(Math.abs(mapView(fakeMap(8), place, 6, TEXEL0, 0.5).texelPx - 1 / 4) < 1e-9);
 });
 
 test('bias 0 is the spec reader rule, negative biases pick finer levels, and the level stays in the pyramid', () => {
