@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import chronozarr
+from chronozarr.format.append_rule import APPEND_STAGING_MARK
 from chronozarr.write import crashpoints, journal
 from conftest import make_series
 from append_helpers import file_hashes
@@ -122,6 +123,50 @@ def test_kill_during_the_resume_too(tmp_path: Path) -> None:
     assert _run_killed(work, full, mask, 2)  # the replay dies after two more moves
     chronozarr.append(work, full[3:5], mask=mask[3:5], fsync=False)
     assert file_hashes(work) == final
+
+
+def test_a_staging_area_or_temporary_journal_the_append_did_not_write_is_refused_and_kept(tmp_path: Path) -> None:
+    """Only what an append wrote is removed before the next one: a staging area without the mark
+    a StagingWriter writes first, or a temporary journal that is not the start of a journal, is
+    named in the error and left as it was."""
+    base, full, mask = _base(tmp_path, LAYOUTS["unsharded"])
+    foreign = base / journal.STAGING / "notes.txt"
+    foreign.parent.mkdir()
+    foreign.write_text("mine")
+    with pytest.raises(chronozarr.StoreError, match=r"chronozarr-append-staging holds 1 object.*did not stage"):
+        chronozarr.append(base, full[3:4], mask=mask[3:4], fsync=False)
+    assert foreign.read_text() == "mine"
+    shutil.rmtree(foreign.parent)
+    (base / journal.STAGING).write_text("a file at the staging area's name")
+    with pytest.raises(chronozarr.StoreError, match="did not stage"):
+        chronozarr.append(base, full[3:4], mask=mask[3:4], fsync=False)
+    (base / journal.STAGING).unlink()
+    temporary = base / f"{journal.JOURNAL}.tmp"
+    temporary.write_text('{"something": "else"}')
+    with pytest.raises(chronozarr.StoreError, match="is not a journal chronozarr append wrote"):
+        chronozarr.append(base, full[3:4], mask=mask[3:4], fsync=False)
+    assert temporary.read_text() == '{"something": "else"}'
+
+
+def test_what_an_append_left_before_committing_is_removed(tmp_path: Path) -> None:
+    """An empty staging area (killed before its mark), one with the mark, and a half-written
+    temporary journal are an append's own leftovers: the next append clears them and lands as an
+    append into a clean store does."""
+    base, full, mask = _base(tmp_path, LAYOUTS["unsharded"])
+    reference, empty, marked = (tmp_path / name for name in ("reference", "empty", "marked"))
+    for copy in (reference, empty, marked):
+        shutil.copytree(base, copy)
+    chronozarr.append(reference, full[3:4], mask=mask[3:4], fsync=False)
+    (empty / journal.STAGING).mkdir()
+    staging = marked / journal.STAGING
+    (staging / "0" / "data").mkdir(parents=True)
+    (staging / APPEND_STAGING_MARK).write_text("")
+    (staging / "0" / "data" / "leftover").write_bytes(b"x")
+    (marked / f"{journal.JOURNAL}.tmp").write_text('{"chronozarr_append_jou')
+    for store in (empty, marked):
+        chronozarr.append(store, full[3:4], mask=mask[3:4], fsync=False)
+        assert not (store / journal.STAGING).exists() and not (store / f"{journal.JOURNAL}.tmp").exists()
+        assert file_hashes(store) == file_hashes(reference)
 
 
 SCRIPT = """

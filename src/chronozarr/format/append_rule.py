@@ -11,6 +11,9 @@ from .root_block import APPEND_GROWS, RootBlock
 # objects left to land: the writer makes them, validate reports them.
 APPEND_STAGING = ".chronozarr-append-staging"
 APPEND_JOURNAL = ".chronozarr-append-journal"
+# Written first into the staging area: what lets a later append remove a staging area it finds
+# there (one that holds objects without it was not made by an append, and is left alone).
+APPEND_STAGING_MARK = ".chronozarr-staged-by-append"
 JOURNAL_MARK = "chronozarr_append_journal"  # the member that makes a JSON document a journal (its version)
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from ..format.append_rule import APPEND_JOURNAL, APPEND_STAGING, JOURNAL_MARK
+from ..format.append_rule import APPEND_JOURNAL, APPEND_STAGING, APPEND_STAGING_MARK, JOURNAL_MARK
 from .crashpoints import crash_points
 from .objects import ObjectCounter, ObjectWriter
 from .output import LocalOutput, Output
@@ -49,16 +49,18 @@ NEW, REWRITTEN, METADATA = "new", "rewritten", "metadata"
 
 
 class StagingWriter(ObjectWriter):
-    """An ObjectWriter under the staging area whose every write is a crash point."""
+    """An ObjectWriter under the staging area whose every write is a crash point. It writes the
+    staging mark before anything else, so every staging area an append leaves carries it."""
 
     SPOOL = ".chronozarr-spool"
 
     def __init__(self, store: Output, counter: ObjectCounter | None = None) -> None:
         super().__init__(store.child(STAGING), counter, step=crash_points.step)
+        self.output.put(APPEND_STAGING_MARK, b"staged by chronozarr append\n")
 
     def staged(self) -> list[str]:
-        """Every staged key, sorted."""
-        return sorted(k for k in self.output.keys() if not k.startswith(self.SPOOL + "/"))
+        """Every staged key, sorted (not the mark, nor the spool)."""
+        return sorted(k for k in self.output.keys() if not k.startswith(self.SPOOL + "/") and k != APPEND_STAGING_MARK)
 
     def size(self, key: str) -> int:
         size = self.output.size(key)
@@ -166,7 +168,9 @@ def apply(store: Output, journal: Journal, fsync: bool = True) -> None:
                 )
             continue
         crash_points.step()
-    discard_staging(store)
+    # The committed journal says whose staging area this is: no mark needed.
+    store.delete_prefix(STAGING)
+    _discard_journal_temporary(store)
     crash_points.step()
     store.delete_prefix(JOURNAL)
     if fsync and isinstance(store, LocalOutput):
@@ -174,10 +178,40 @@ def apply(store: Output, journal: Journal, fsync: bool = True) -> None:
 
 
 def discard_staging(store: Output) -> None:
-    """Remove the staging area (an uncommitted append, or the leftovers of an applied one)."""
+    """Remove the staging area of an append that died before it committed, and the temporary
+    journal it may have left. Either one that this tool did not write (a staging area holding
+    objects but no staging mark, a temporary journal that is not the start of a journal) is a
+    StoreError naming it, and nothing is removed. The mark goes last, so an interrupted removal
+    leaves an area the next append still recognises."""
+    staged = [key for key in store.keys(STAGING) if key.startswith(f"{STAGING}/")]
+    if store.size(STAGING) is not None:
+        staged.append(STAGING)  # an object at the staging area's own name is nobody's staging
+    mark = f"{STAGING}/{APPEND_STAGING_MARK}"
+    if staged and mark not in staged:
+        raise StoreError(
+            f"{store.describe()}/{STAGING} holds {len(staged)} object(s) that chronozarr append did not stage "
+            f"(there is no {APPEND_STAGING_MARK} in it); nothing was removed: move it out of the store, then append again"
+        )
+    for child in sorted({key.split("/")[1] for key in staged if key != STAGING} - {APPEND_STAGING_MARK}):
+        store.delete_prefix(f"{STAGING}/{child}")
     store.delete_prefix(STAGING)
-    if isinstance(store, LocalOutput):
-        store.delete_prefix(f"{JOURNAL}.tmp")
+    _discard_journal_temporary(store)
+
+
+def _discard_journal_temporary(store: Output) -> None:
+    """Remove the temporary journal a commit writes in a directory, when it is one: empty, or the
+    first bytes of a journal document (a commit killed while writing it)."""
+    if not isinstance(store, LocalOutput):
+        return
+    name = f"{JOURNAL}.tmp"
+    data = store.get(name)
+    if data is None:
+        return
+    head = json.dumps({JOURNAL_MARK: JOURNAL_VERSION}).encode()[:-1]  # '{"chronozarr_append_journal": 1'
+    if data[: len(head)] != head[: len(data)]:
+        where = f"{store.describe()}/{name}"
+        raise StoreError(f"{where} is not a journal chronozarr append wrote; nothing was removed: move it out of the store, then append again")
+    store.delete_prefix(name)
 
 
 @contextmanager
