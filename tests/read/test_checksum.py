@@ -90,11 +90,9 @@ def test_without_checksums_the_same_damage_can_decode_to_other_values(stores, tm
     store = tmp_path / "s"
     shutil.copytree(root / "blosc-False", store)
     _flip_a_bit(store, sharded=False)
+    # The store's bytes are fixed (a seeded series), so this flip is too: it decodes, to other values.
     with chronozarr.open_store(store) as s:
-        try:
-            damaged = s.read(1)
-        except chronozarr.StoreError:
-            pytest.skip("this flip happened to break the blosc stream")
+        damaged = s.read(1)
     assert not np.array_equal(damaged, values[1])
 
 

@@ -230,16 +230,6 @@ def test_cli_append_keeps_cf_packing_and_refuses_another(tmp_path: Path) -> None
     assert chronozarr.validate(store).ok
 
 
-def _can_mount_read_only() -> bool:
-    import shutil
-    import subprocess
-
-    if shutil.which("unshare") is None:
-        return False
-    return subprocess.run(["unshare", "-Urm", "true"], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not _can_mount_read_only(), reason="needs unshare to mount a directory read-only")
 def test_append_into_a_read_only_store_is_one_line_exit_2_and_the_store_intact(tmp_path):
     """The store on a read-only file system (a bind mount remounted read-only in a namespace of
     its own), appended to as a user runs the command."""
