@@ -38,6 +38,9 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
     return loadPlan({ lod, picture, t: wantedT, direction: state.direction, nTime: store.times.length, visibleAt, has, showing });
   }
 
+  /** Every visible cell of the asked level is on the GPU at the asked timestep. */
+  const frameComplete = () => visibleAt(state.lod).every((c) => has(state.lod, c, state.wantedT));
+
   /** Start the loads the view needs, drop those it no longer needs, and switch time if ready. */
   function refresh() {
     if (state.destroyed) return;
@@ -54,8 +57,9 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
       }
     }
     for (const n of needs) ensure(n.lod, n.cell.row, n.cell.col, n.t, n.priority);
-    readAhead();
-    if (swapped && state.look && visibleAt(state.lod).every((c) => has(state.lod, c, state.wantedT))) painter.paintNow();
+    const complete = frameComplete();
+    if (complete) readAhead();
+    if (swapped && complete && state.look) painter.paintNow();
     else painter.redraw();
   }
 
@@ -66,7 +70,7 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
   function readAhead() {
     const { lod, wantedT, playing } = state;
     const cells = visibleAt(lod);
-    if (!state.readAhead || !cells.every((c) => has(lod, c, wantedT))) return;
+    if (!state.readAhead || !frameComplete()) return;
     const what = `${lod}|${wantedT}|${playing}|${cells.map((c) => `${c.row},${c.col}`).join(';')}`;
     if (!cells.length || what === readingAhead) return;
     readingAhead = what;
@@ -140,7 +144,7 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
     const { lod, wantedT, shownT } = state;
     if (t !== shownT) return; // a neighbour loaded ahead, or a stand-in for a timestep not shown yet
     // The frame this completes is painted now rather than on the next animation frame.
-    if (state.look && shownT === wantedT && k === lod && visibleAt(lod).every((c) => has(lod, c, wantedT))) {
+    if (state.look && shownT === wantedT && k === lod && frameComplete()) {
       painter.paintNow();
       refresh(); // the frame is complete: what comes after it in the plan starts now
     } else painter.redrawProgress();
