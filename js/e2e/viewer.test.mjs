@@ -191,6 +191,11 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
   test('playback shows every step in order and never a frame with mixed timesteps', async () => {
     const page = await openViewer(`store=${s2}&t=7&z=3`);
     await settled(page);
+    // Buffering is the scene's read-ahead of the loop, not a second reader of it: no chunk is read
+    // twice (a read-ahead that a newer one superseded may abort a request, which is then asked again).
+    /** @type {string[]} */
+    const chunkGets = [];
+    page.on('requestfinished', (r) => /\/s2\.zarr\/.*\/c\//.test(r.url()) && chunkGets.push(`${r.url()} ${r.headers().range ?? ''}`));
     const start = await page.evaluate(() => {
       const h = window.__chronozarrViewer;
       h.api.setSpeed(30);
@@ -215,6 +220,8 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
       if (f.t !== 7 || f.n > frames[0].n) assert.ok(f.complete || f.n <= frames[0].n, `frame ${f.n} during playback is incomplete`);
     }
     assert.ok(frames.every((f) => f.cells.length >= 4));
+    const twice = chunkGets.filter((g, i) => chunkGets.indexOf(g) !== i);
+    assert.deepEqual(twice, [], `chunks read more than once while buffering and playing (${chunkGets.length} reads)`);
     await page.close();
   });
 

@@ -17,6 +17,12 @@ const RETRY_MS = 2000;
 
 /** @typedef {{ row: number, col: number }} CellAt */
 /** @typedef {{ controller: AbortController, rank: number }} Load */
+/**
+ * The read-ahead of the loop while playing: `waiting` for the frame to be complete, `reading`,
+ * then as the reader's prefetch ended: `done` (every chunk read, `failed` of them not), `budget`
+ * (the loop is larger than the cache's share) or `aborted` (the view moved: a new run follows).
+ * @typedef {{ state: 'waiting' | 'reading' | 'done' | 'budget' | 'aborted', done: number, total: number, failed: number }} LoopStatus
+ */
 
 /**
  * @param {import('./scene.js').SceneParts} parts
@@ -29,6 +35,8 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
   /** @type {ReturnType<typeof setTimeout> | 0} */ let retryTimer = 0;
   /** What was last read ahead (level, cells, timestep, playing), so a refresh asks once. */
   let readingAhead = '';
+  /** @type {LoopStatus} how far the read-ahead of the loop has got while playing */
+  let loop = { state: 'waiting', done: 0, total: 0, failed: 0 };
 
   /** The load plan of the view now. */
   function plan() {
@@ -71,10 +79,17 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
     const { lod, wantedT, playing } = state;
     const cells = visibleAt(lod);
     if (!state.readAhead || !frameComplete()) return;
-    const what = `${lod}|${wantedT}|${playing}|${cells.map((c) => `${c.row},${c.col}`).join(';')}`;
+    // While playing, the loop is one read whatever the step on screen: a step does not start it again.
+    const what = `${lod}|${playing ? 'loop' : wantedT}|${cells.map((c) => `${c.row},${c.col}`).join(';')}`;
     if (!cells.length || what === readingAhead) return;
     readingAhead = what;
-    store.prefetch({ lod, cells, t: wantedT, playing, masks: store.hasMask, stored: shaderDelta, priority: 'background' }).catch(() => {});
+    const status = /** @type {LoopStatus} */ ({ state: 'reading', done: 0, total: 0, failed: 0 });
+    if (playing) loop = status;
+    const onProgress = (/** @type {number} */ done, /** @type {number} */ total) => Object.assign(status, { done, total });
+    store.prefetch({ lod, cells, t: wantedT, playing, masks: store.hasMask, stored: shaderDelta, priority: 'background', onProgress }).then(
+      (r) => Object.assign(status, { state: r.state, failed: r.failed }),
+      () => Object.assign(status, { state: 'aborted' }),
+    );
   }
 
   /**
@@ -178,6 +193,15 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
   return {
     refresh,
     readAhead,
+    /** The read-ahead of the whole loop, started when playback asks for it (state.playing). */
+    get loop() {
+      return loop;
+    },
+    /** Playback stopped or started: what the loop's read-ahead has done starts again from nothing. */
+    resetLoop() {
+      loop = { state: 'waiting', done: 0, total: 0, failed: 0 };
+      readingAhead = '';
+    },
     get pending() {
       return loads.size;
     },

@@ -43,7 +43,7 @@ export function createScenePaint({ state, renderer, memory, levels, coarsest, vi
   let dirty = false;
   let raf = 0;
   /** @type {ReturnType<typeof setTimeout> | 0} */ let progressTimer = 0;
-  /** performance.now() of the last paint; the scene's creation before the first. */
+  /** performance.now() when the last paint was drawn; the scene's creation before the first. */
   let lastPaintAt = performance.now();
 
   /** A redraw for a cell that arrived in an incomplete view: no sooner than PROGRESS_MS after the last paint. */
@@ -77,7 +77,6 @@ export function createScenePaint({ state, renderer, memory, levels, coarsest, vi
     // split view is cleared all the same: it must not keep the other side's picture.
     if (!entries.length && frameNo === 0 && !state.clip) return;
     dirty = false;
-    lastPaintAt = performance.now();
     clearTimeout(progressTimer); // this frame shows that progress
     progressTimer = 0;
     state.size = { ...state.size, ...renderer.resize() };
@@ -87,7 +86,9 @@ export function createScenePaint({ state, renderer, memory, levels, coarsest, vi
       drawCell(e);
     }
     const cells = entries.map((e) => ({ lod: e.lod, row: e.row, col: e.col, t: e.t }));
-    const record = { n: ++frameNo, t: shownT, lod: state.lod, complete, cells, at: performance.now(), swapAt: state.swapAt };
+    // The next progress paint counts from when this one was drawn, so they are PROGRESS_MS apart however long drawing took.
+    lastPaintAt = performance.now();
+    const record = { n: ++frameNo, t: shownT, lod: state.lod, complete, cells, at: lastPaintAt, swapAt: state.swapAt };
     frames.push(record);
     if (frames.length > FRAMES_KEPT) frames.splice(0, FRAMES_KEPT / 2);
     onFrame(record);

@@ -133,6 +133,7 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
 
   /** Playback started or stopped: the read-ahead covers the whole loop, or the timesteps around. @param {boolean} playing */
   function setPlaying(playing) {
+    if (playing !== state.playing) loads.resetLoop();
     state.playing = playing;
     if (playing) state.direction = 1;
     loads.readAhead();
@@ -231,6 +232,10 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     },
     get pending() {
       return loads.pending;
+    },
+    /** How far the read-ahead of the whole loop has got while playing (playback waits for it). */
+    get loop() {
+      return loads.loop;
     },
     /** Cells of the asked frame loaded, of those it needs, and loads that failed so far. */
     get progress() {

@@ -69,8 +69,12 @@ describe('prefetch', () => {
   test('playing reaches the whole loop; idleBytes stops an idle prefetch', async () => {
     const store = await openStore(path, { maxRequests: 2 });
     try {
-      const playing = await store.prefetch({ lod: 0, cells: [[2, 2]], t: 6, playing: true });
+      /** @type {[number, number][]} */
+      const progress = [];
+      const playing = await store.prefetch({ lod: 0, cells: [[2, 2]], t: 6, playing: true, onProgress: (done, total) => progress.push([done, total]) });
       assert.equal(playing.chunks, 7);
+      // One report per chunk, counting up to the whole loop.
+      assert.deepEqual(progress, [1, 2, 3, 4, 5, 6, 7].map((d) => [d, 7]));
     } finally {
       store.close();
     }

@@ -13,11 +13,12 @@ import { fullViewerUrl, stateUrl } from './params.js';
  * @param {import('./params.js').ViewerParams} o.params
  * @param {{ page: boolean, fullViewer: string }} o.env
  * @param {import('./first-view.js').ViewState} o.state
+ * @param {import('./clock.js').Clock} o.clock a change of timestep is written like any other change
  * @param {{ state: import('./compare.js').CompareState | null }} o.compare
  * @param {HTMLAnchorElement} o.wordmark
  * @param {{ permalink?: string }} o.hook
  */
-export function createAddress({ store, params, env, state, compare, wordmark, hook }) {
+export function createAddress({ store, params, env, state, clock, compare, wordmark, hook }) {
   const transform = store.crs != null ? store.levels[0].transform : null;
   /** @type {ReturnType<typeof setTimeout> | 0} */ let timer = 0;
 
@@ -34,6 +35,8 @@ export function createAddress({ store, params, env, state, compare, wordmark, ho
     clearTimeout(timer);
     timer = setTimeout(write, 200);
   }
+
+  clock.on(({ changed }) => changed && schedule());
 
   return { write, schedule, stop: () => clearTimeout(timer) };
 }

@@ -10,6 +10,7 @@ import { createScene } from '../lib/scene.js';
 import { openStore } from '../src/index.js';
 import { createAddress } from './address.js';
 import { createChrome } from './chrome.js';
+import { createClock } from './clock.js';
 import { createCompare } from './compare.js';
 import { createEmbed } from './embed.js';
 import { createEmbedSet } from './embed-set.js';
@@ -83,6 +84,7 @@ import { createViewReports } from './view-reports.js';
  * @property {ReturnType<typeof createLoading>} loading
  * @property {ReturnType<typeof createShowing>} shown
  * @property {ReturnType<typeof createShowing>['overlays']} overlays
+ * @property {import('./clock.js').Clock} clock the current timestep (state.t reads it)
  * @property {ReturnType<typeof createTime>['setT']} setT
  * @property {ReturnType<typeof createTime>['playback']} playback
  * @property {ReturnType<typeof createPick>['inspector']} inspector
@@ -220,6 +222,9 @@ function wire(v) {
   const { store, state, $, hook, embed } = v;
   /** @param {Error} err @param {import('../lib/typedefs.js').ChunkAt} where */
   const onError = (err, where) => v.notices.chunkFailed(err, where);
+  v.clock = createClock(store.times.length, state.t);
+  // The clock holds the timestep; state.t, which the parts read, is a view of it that cannot be set.
+  Object.defineProperty(state, 't', { get: () => v.clock.t, enumerable: true });
   v.renderer = createRenderer(v.canvas, { dtype: store.dtype, nBands: store.bands.length });
   v.scene = createScene({
     store,
@@ -232,6 +237,10 @@ function wire(v) {
     onError,
   });
   hook.frames = v.scene.frames;
+  v.clock.on(({ t }) => {
+    v.scene.setTime(t);
+    v.loading.watch();
+  });
   v.compare = createCompare({
     store,
     renderer: v.renderer,
@@ -239,7 +248,7 @@ function wire(v) {
     stage: $('stage'),
     size: () => v.nav.size,
     label: v.label,
-    tA: () => state.t,
+    clock: v.clock,
     onChange: (c) => v.compareChanged(c),
     onError,
   });
@@ -253,7 +262,7 @@ function wire(v) {
   Object.assign(v, createPick(v));
   Object.assign(v, createChrome(v));
   v.nav.watch();
-  v.address = createAddress({ store, params: v.params, env: v.env, state, compare: v.compare, wordmark: v.wordmark, hook });
+  v.address = createAddress({ store, params: v.params, env: v.env, state, clock: v.clock, compare: v.compare, wordmark: v.wordmark, hook });
 }
 
 /** The first view: the state the address asked for, shown at once. @param {Viewer} v */
@@ -262,7 +271,7 @@ function show(v) {
   v.$('status').textContent = '';
   v.shown.setProduct(state.product);
   v.controls.band(state.band);
-  v.setT(state.t);
+  v.clock.set(state.t, 'open');
   if (params.compare != null && params.compare < v.store.times.length) v.compare.set({ t: params.compare, split: params.split ?? 0.5 });
   v.tools.compareChanged();
   v.nav.update({ quiet: true });
@@ -278,7 +287,7 @@ function exposeApi(v) {
     pixel: (/** @type {number} */ x, /** @type {number} */ y) => v.renderer.readPixel(x, y),
     screenOf: (/** @type {number} */ x, /** @type {number} */ y) => pixelToScreen(state.cam, nav.size.w, nav.size.h, x, y),
     click: (/** @type {number} */ px, /** @type {number} */ py, /** @type {{ shift?: boolean }} */ how) => v.clickAt(px, py, how),
-    setT: v.setT,
+    setT: (/** @type {number} */ t) => v.clock.set(t, 'api'),
     play: () => playback.play(),
     stop: () => playback.stop(),
     setSpeed: (/** @type {number} */ s) => (playback.speed = snapSpeed(s)),

@@ -19,11 +19,11 @@ import { createScene } from '../lib/scene.js';
  * @param {HTMLElement} o.stage where the divider and the date labels go
  * @param {() => { w: number, h: number, dpr: number }} o.size the canvas' CSS size
  * @param {(t: number) => string} o.label
- * @param {() => number} o.tA the timestep on the left
+ * @param {import('./clock.js').Clock} o.clock the timestep on the left, whose changes move the labels
  * @param {(state: CompareState | null) => void} o.onChange after the user moved the divider or picked B
  * @param {(err: Error, where: import('../lib/typedefs.js').ChunkAt) => void} o.onError
  */
-export function createCompare({ store, renderer, primary, stage, size, label, tA, onChange, onError }) {
+export function createCompare({ store, renderer, primary, stage, size, label, clock, onChange, onError }) {
   const el = document.createElement('div');
   el.className = 'compare';
   el.hidden = true;
@@ -77,8 +77,8 @@ export function createCompare({ store, renderer, primary, stage, size, label, tA
     scene.setClip({ x0: x, x1: w });
     divider.style.left = `${x.toFixed(1)}px`;
     divider.setAttribute('aria-valuenow', String(Math.round(state.split * 100)));
-    divider.setAttribute('aria-valuetext', `${Math.round(state.split * 100)}%: ${label(tA())} left, ${label(state.t)} right`);
-    labelA.textContent = `A ${label(tA())}`;
+    divider.setAttribute('aria-valuetext', `${Math.round(state.split * 100)}%: ${label(clock.t)} left, ${label(state.t)} right`);
+    labelA.textContent = `A ${label(clock.t)}`;
   }
 
   /** @param {number} split */
@@ -110,9 +110,10 @@ export function createCompare({ store, renderer, primary, stage, size, label, tA
     onChange(state);
   });
 
+  clock.on(() => layout());
+
   return {
     set,
-    layout,
     /** @param {import('../lib/typedefs.js').Camera} cam @param {import('../lib/typedefs.js').CanvasSize} canvasSize @param {number} lod */
     setView(cam, canvasSize, lod) {
       view = [cam, canvasSize, lod];

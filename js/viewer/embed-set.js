@@ -25,7 +25,7 @@ export function createEmbedSet(v) {
     applySetFields(checked.values, store, state.cam, {
       setBand: v.shown.setBand,
       setProduct: v.shown.setProduct,
-      setT: v.setT,
+      setT: (t) => v.clock.set(t, 'api'),
       moveTo: v.nav.moveTo,
       setSpeed: (speed) => {
         v.playback.speed = speed;

@@ -1,8 +1,8 @@
 /**
- * Playback: buffer the loop for the cells on screen, then step through it at the chosen speed,
- * one step at a time and only after the previous step has been painted (so every step is shown, in
- * order). When the loop cannot be buffered (larger than the cache, or a chunk fails) playback
- * pauses with a message.
+ * Playback: wait for the loop of the cells on screen to be read (by the scene's read-ahead, which
+ * playing turns to the whole loop), then step through it at the chosen speed, one step at a time
+ * and only after the previous step has been painted (so every step is shown, in order). When the
+ * loop cannot be buffered (larger than the cache, or a chunk fails) playback pauses with a message.
  * @module
  */
 
@@ -25,12 +25,12 @@ export function snapSpeed(v) {
  * @param {import('../lib/typedefs.js').Store} o.store
  * @param {() => { lod: number, cells: { row: number, col: number }[] }} o.view
  * @param {() => { wanted: number, painted: number | null }} o.position
+ * @param {() => import('../lib/scene-loads.js').LoopStatus} o.loop how far the scene's read-ahead of the loop has got
  * @param {(t: number) => void} o.step
  * @param {(state: 'stopped' | 'buffering' | 'playing', detail?: string) => void} o.onState
  * @param {(message: string) => void} o.onFail
- * @param {boolean} [o.stored] buffer the cells as stored (star-delta residuals), as the scene draws them
  */
-export function createPlayback({ store, view, position, step, onState, onFail, stored = false }) {
+export function createPlayback({ store, view, position, loop, step, onState, onFail }) {
   const n = store.times.length;
   let state = /** @type {'stopped' | 'buffering' | 'playing'} */ ('stopped');
   let speed = DEFAULT_SPEED;
@@ -38,8 +38,8 @@ export function createPlayback({ store, view, position, step, onState, onFail, s
   let budgetBytes = null;
   let raf = 0;
   let last = 0;
-  /** @type {AbortController | null} */
-  let buffering = null;
+  /** The buffering progress last shown. */
+  let said = '';
 
   /** @param {number} lod @param {{ row: number, col: number }[]} cells */
   function loopBytes(lod, cells) {
@@ -48,7 +48,11 @@ export function createPlayback({ store, view, position, step, onState, onFail, s
     return n * cells.length * cs * cs * (store.bands.length * bytesPer + (store.hasMask ? 1 : 0));
   }
 
-  async function play() {
+  /**
+   * Start: the scene reads the loop ahead (its one read-ahead policy, scene-loads.js, told by
+   * onState) and this waits, frame by frame, until that read is done before stepping.
+   */
+  function play() {
     if (state !== 'stopped' || n < 2) return;
     const { lod, cells } = view();
     const budget = budgetBytes ?? 0.45 * (store.stats().totalBytes || 768 * 2 ** 20);
@@ -57,43 +61,27 @@ export function createPlayback({ store, view, position, step, onState, onFail, s
       fail(`Paused: the loop needs ${mb(need)} at this zoom and the cache holds ${mb(budget)} for playback. Zoom in to play.`);
       return;
     }
-    const ctrl = new AbortController();
-    buffering = ctrl;
     state = 'buffering';
-    onState(state, '0%');
-    const from = position().wanted;
-    /** @type {[number, { row: number, col: number }][]} */
-    const jobs = [];
-    for (let d = 0; d < n; d++) for (const c of cells) jobs.push([(from + d) % n, c]);
-    let done = 0;
-    let next = 0;
-    /** @type {unknown} */
-    let failure = null;
-    const worker = async () => {
-      while (next < jobs.length && !ctrl.signal.aborted && !failure) {
-        const [t, c] = jobs[next++];
-        try {
-          // Behind the frame on screen: these join the scene's read-ahead of the loop (load-plan.js).
-          await store.getCell(lod, c.row, c.col, t, { signal: ctrl.signal, stored, priority: 'background' });
-        } catch (err) {
-          if (!ctrl.signal.aborted) failure = err;
-          return;
-        }
-        done++;
-        if (done % Math.max(1, cells.length) === 0) onState('buffering', `${Math.round((100 * done) / jobs.length)}%`);
-      }
-    };
-    await Promise.all(Array.from({ length: 8 }, worker));
-    if (buffering !== ctrl || ctrl.signal.aborted) return;
-    buffering = null;
-    if (failure) {
-      fail(`Paused: the loop could not be buffered (${failure instanceof Error ? failure.message : failure}).`);
+    onState(state, (said = '0%'));
+    raf = requestAnimationFrame(buffering);
+  }
+
+  /** While buffering, once per animation frame: show how far the loop's read has got, and play once it is done. */
+  function buffering() {
+    if (state !== 'buffering') return;
+    const { state: read, done, total, failed } = loop();
+    if (read === 'budget') return fail('Paused: the loop is larger than the cache holds for playback at this zoom. Zoom in to play.');
+    if (read === 'done' && failed > 0) return fail(`Paused: the loop could not be buffered (${failed} of ${total} chunks could not be read).`);
+    if (read === 'done') {
+      state = 'playing';
+      onState(state);
+      last = performance.now();
+      raf = requestAnimationFrame(tick);
       return;
     }
-    state = 'playing';
-    onState(state);
-    last = performance.now();
-    raf = requestAnimationFrame(tick);
+    const shown = `${total ? Math.round((100 * done) / total) : 0}%`;
+    if (shown !== said) onState('buffering', (said = shown));
+    raf = requestAnimationFrame(buffering);
   }
 
   /** @param {number} now */
@@ -108,8 +96,6 @@ export function createPlayback({ store, view, position, step, onState, onFail, s
   }
 
   function stop() {
-    buffering?.abort();
-    buffering = null;
     cancelAnimationFrame(raf);
     if (state !== 'stopped') {
       state = 'stopped';

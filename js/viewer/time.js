@@ -1,6 +1,7 @@
 /**
- * The viewer's timestep: the timeline, the date, the `chronozarr:time` message, and playback with
- * its button and buffering status. Picking a timestep by hand stops playback.
+ * What shows and moves the viewer's timestep (held by clock.js): the timeline, the date, the
+ * `chronozarr:time` message, and playback with its button and buffering status. Each listens for
+ * the clock's changes; a timestep picked by anyone but playback stops playback.
  * @module
  */
 import { createPlayback } from './playback.js';
@@ -8,26 +9,16 @@ import { createTimeline } from './timeline.js';
 
 /** @param {import('./app.js').Viewer} v the scene made; the rest read on a change */
 export function createTime(v) {
-  const { store, state, $, label, scene } = v;
+  const { store, $, label, scene, clock } = v;
   const n = store.times.length;
-  const timeline = createTimeline($('timeline'), { times: store.times, onPick: (t) => setT(t), label });
-
-  /** @param {number} t @param {{ fromPlayback?: boolean }} [how] */
-  function setT(t, { fromPlayback = false } = {}) {
-    t = Math.max(0, Math.min(n - 1, Math.trunc(t)));
-    if (!fromPlayback && playback.playing && t !== state.t) playback.stop();
-    const changed = t !== state.t;
-    state.t = t;
-    scene.setTime(t);
-    v.loading.watch();
-    timeline.set(t);
+  createTimeline($('timeline'), { times: store.times, clock, label });
+  clock.on(({ t, changed, source }) => {
+    if (changed && source !== 'playback' && playback.playing) playback.stop();
     $('date').textContent = `${label(t)}  (${t + 1}/${n})`;
-    v.compare.layout();
-    if (changed) {
-      v.embed.send('chronozarr:time', { t, time: store.times[t] });
-      v.address.schedule();
-    }
-  }
+    if (changed) v.embed.send('chronozarr:time', { t, time: store.times[t] });
+  });
+  /** Ask for timestep t, as a person or the API does. @param {number} t */
+  const setT = (t) => clock.set(t);
 
   function lastPaintedT() {
     const f = scene.frames[scene.frames.length - 1];
@@ -37,9 +28,9 @@ export function createTime(v) {
   const playback = createPlayback({
     store,
     view: () => ({ lod: scene.lod, cells: scene.visibleAt(scene.lod) }),
-    position: () => ({ wanted: state.t, painted: scene.settled ? lastPaintedT() : null }),
-    step: (t) => setT(t, { fromPlayback: true }),
-    stored: scene.shaderDelta,
+    position: () => ({ wanted: clock.t, painted: scene.settled ? lastPaintedT() : null }),
+    loop: () => scene.loop,
+    step: (t) => clock.set(t, 'playback'),
     onState: (s, detail) => {
       const btn = $('play');
       btn.textContent = s === 'stopped' ? '▶' : '❚❚';

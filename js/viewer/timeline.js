@@ -1,15 +1,16 @@
 /**
  * The timeline: one tick per timestep placed by its date, so missing months show as gaps (shaded
  * where a step is more than 1.5 times the usual spacing), a handle on the asked step, year labels.
- * Click or drag picks the nearest date; it is an ARIA slider driven by the arrow keys too.
+ * Click or drag asks the clock (clock.js) for the nearest date, and the handle follows the clock; it
+ * is an ARIA slider driven by the arrow keys too.
  * @module
  */
 
 /**
  * @param {HTMLElement} host
- * @param {{ times: readonly string[], onPick: (t: number) => void, label: (t: number) => string }} o
+ * @param {{ times: readonly string[], clock: import('./clock.js').Clock, label: (t: number) => string }} o
  */
-export function createTimeline(host, { times, onPick, label }) {
+export function createTimeline(host, { times, clock, label }) {
   const ms = times.map((s) => Date.parse(s));
   const t0 = ms[0];
   const span = Math.max(1, ms[ms.length - 1] - t0);
@@ -56,19 +57,17 @@ export function createTimeline(host, { times, onPick, label }) {
   host.addEventListener('pointerdown', (e) => {
     dragging = true;
     host.setPointerCapture(e.pointerId);
-    onPick(nearest(e.clientX));
+    clock.set(nearest(e.clientX));
   });
-  host.addEventListener('pointermove', (e) => dragging && onPick(nearest(e.clientX)));
+  host.addEventListener('pointermove', (e) => dragging && clock.set(nearest(e.clientX)));
   host.addEventListener('pointerup', () => (dragging = false));
   host.addEventListener('pointercancel', () => (dragging = false));
 
-  /** @param {number} t */
-  function set(t) {
+  clock.on(({ t }) => {
     handle.style.left = pct(pos[t]);
     host.setAttribute('aria-valuenow', String(t));
     host.setAttribute('aria-valuetext', label(t));
-  }
-  return { set };
+  });
 }
 
 const pct = (/** @type {number} */ f) => `${(f * 100).toFixed(4)}%`;

@@ -64,10 +64,10 @@ export function createPrefetcher(ctx, settings, reads, rootSignal) {
   /**
    * @param {import('./metadata.js').Level} lvl the level, checked by the caller
    * @param {number[][]} pairs [row, col] of each cell, checked by the caller
-   * @param {{ t: number, playing?: boolean, masks?: boolean, stored?: boolean, signal?: AbortSignal, priority?: import('./limiter.js').Priority }} request
+   * @param {{ t: number, playing?: boolean, masks?: boolean, stored?: boolean, signal?: AbortSignal, priority?: import('./limiter.js').Priority, onProgress?: (done: number, total: number) => void }} request
    * @returns {Promise<PrefetchResult>}
    */
-  function prefetch(lvl, pairs, { t, playing = false, masks = false, stored: raw = false, signal, priority = 'background' }) {
+  function prefetch(lvl, pairs, { t, playing = false, masks = false, stored: raw = false, signal, priority = 'background', onProgress }) {
     const previous = current;
     const link = linkSignals(rootSignal, signal);
     /** Requests this run has out, by chunk: a newer run lets those it also wants finish. */
@@ -98,6 +98,7 @@ export function createPrefetcher(ctx, settings, reads, rootSignal) {
           return;
         }
         if (!(await fill(tasks[next++], run, result, raw))) return;
+        onProgress?.(result.chunks + result.failed, tasks.length);
       }
     };
     const runners = Array.from({ length: Math.max(1, settings.maxRequests) }, worker);

@@ -250,7 +250,8 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bound
    * `stored: true` decodes delta timesteps near t as stored residuals (for `getCell(..., { stored: true })`)
    * instead of reconstructing them.
    * `priority`: `background` (the default) or `ahead`, for the timesteps next to the one on screen.
-   * @param {{ lod: number, cells: Array<[number, number] | { row: number, col: number }>, t: number, playing?: boolean, masks?: boolean, stored?: boolean, signal?: AbortSignal, priority?: 'ahead' | 'background' }} request
+   * `onProgress(done, total)` after each chunk (playback shows how much of the loop is buffered).
+   * @param {{ lod: number, cells: Array<[number, number] | { row: number, col: number }>, t: number, playing?: boolean, masks?: boolean, stored?: boolean, signal?: AbortSignal, priority?: 'ahead' | 'background', onProgress?: (done: number, total: number) => void }} request
    */
   function prefetch(request) {
     checkOpen();
