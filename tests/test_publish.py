@@ -22,7 +22,8 @@ import chronozarr  # noqa: E402
 from chronozarr import publish as publish_module  # noqa: E402
 from chronozarr.cli import app  # noqa: E402
 from chronozarr.errors import OutputExistsError, StoreError  # noqa: E402
-from chronozarr.publish import PublishError, append_mismatch, parse_newer_than, plan, publish  # noqa: E402
+from chronozarr.errors import PublishError  # noqa: E402
+from chronozarr.publish import append_mismatch, parse_newer_than, plan, publish  # noqa: E402
 from chronozarr.format.caching import chronozarr_block  # noqa: E402
 from conftest import make_series  # noqa: E402
 

@@ -37,8 +37,12 @@ import { applyDelta } from '../src/reader/reconstruct.js';
  * @property {number} used
  */
 
-/** @param {number} lod @param {number} row @param {number} col @param {number} t */
-export const chunkKey = (lod, row, col, t) => `${lod}/${row}/${col}/${t}`;
+/**
+ * The id of a cell held on the GPU (level, cell, timestep), not an object key of the store: those
+ * are the reader's chunkKey (src/reader/geometry.js).
+ * @param {number} lod @param {number} row @param {number} col @param {number} t
+ */
+export const gpuEntryId = (lod, row, col, t) => `${lod}/${row}/${col}/${t}`;
 
 /**
  * @template Tex
@@ -80,7 +84,7 @@ export function createGpuChunks({ store, renderer, budgetBytes, stats, destroyed
    * @param {import('../src/reader/limiter.js').Priority} [priority]
    */
   function anchorFor(k, row, col, ta, priority = 'frame') {
-    const id = chunkKey(k, row, col, ta);
+    const id = gpuEntryId(k, row, col, ta);
     let a = anchors.get(id);
     if (a && !a.tex && RANKS[priority] < a.rank) {
       a.rank = RANKS[priority];

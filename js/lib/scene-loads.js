@@ -9,7 +9,7 @@
  * @module
  */
 import { pictureLevel } from './camera.js';
-import { chunkKey as key } from './gpu-chunks.js';
+import { gpuEntryId as key } from './gpu-chunks.js';
 import { loadPlan } from './load-plan.js';
 import { RANKS } from '../src/reader/limiter.js';
 

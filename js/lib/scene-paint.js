@@ -6,7 +6,7 @@
  * @module
  */
 import { cellRect } from '../src/reader/geometry.js';
-import { chunkKey as key } from './gpu-chunks.js';
+import { gpuEntryId as key } from './gpu-chunks.js';
 
 /**
  * @typedef {object} FrameRecord

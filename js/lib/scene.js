@@ -14,7 +14,7 @@
  */
 import { levelPixel, pixelCell } from '../src/reader/geometry.js';
 import { visibleCells } from './camera.js';
-import { chunkKey as key, createGpuChunks } from './gpu-chunks.js';
+import { createGpuChunks, gpuEntryId as key } from './gpu-chunks.js';
 import { directionOf } from './load-plan.js';
 import { sampleValues } from './sample.js';
 import { createSceneLoads } from './scene-loads.js';

@@ -1,11 +1,13 @@
-"""Write chronozarr test stores with the Python writer and dump what the Python reader reads.
+"""Write chronozarr test stores with the Python writer and dump the values they must hold,
+computed from the source arrays (tests/expected.py's pyramid: level 0 is the source, each level
+above the spec's block means), never read back through the Python reader.
 
 Usage: python fixtures.py OUT_DIR
 
-For every store under OUT_DIR/stores/NAME it writes OUT_DIR/expected/NAME.bin (the cropped
-read_cell results, and read_mask / read_coverage over the same cell windows, little-endian,
-concatenated) and an entry in OUT_DIR/index.json giving the offset, dtype and shape of each
-piece, so the JS tests compare every cell of every timestep at every level with the reference.
+For every store under OUT_DIR/stores/NAME it writes OUT_DIR/expected/NAME.bin (each cell's data,
+mask and coverage, cropped to the array, little-endian, concatenated) and an entry in
+OUT_DIR/index.json giving the offset and shape of each piece and the store's metadata, so the JS
+tests compare every cell of every timestep at every level with the source.
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ import numpy as np
 import xarray as xr
 
 import chronozarr
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+
+from expected import level_count, pyramid  # noqa: E402
 
 N_TIME, N_BAND, HEIGHT, WIDTH, CS = 7, 2, 37, 45, 16
 
@@ -70,7 +76,11 @@ CASES = {
 }
 
 
-def write_case(stores: Path, name: str, case: dict, seed: int) -> Path:
+Source = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]
+
+
+def write_case(stores: Path, name: str, case: dict, seed: int) -> tuple[Path, Source]:
+    """The store, and the (data, mask, coverage) it was written from (None for a plane it lacks)."""
     case = dict(case)
     da = series(case.pop("dtype"), seed)
     mask, coverage = planes(seed)
@@ -81,7 +91,8 @@ def write_case(stores: Path, name: str, case: dict, seed: int) -> Path:
         options["coverage"] = coverage
     path = stores / name
     chronozarr.encode(da, path, crs="EPSG:32631", chunk_size=CS, progress=False, **options)
-    return path
+    # Coverage is stored as uint8 (spec 2.5); these counts are all below 255.
+    return path, (da.values, mask if case.get("mask") else None, coverage.astype(np.uint8) if case.get("coverage") else None)
 
 
 def make_v01(stores: Path, source: Path, name: str) -> Path:
@@ -100,8 +111,12 @@ def make_v01(stores: Path, source: Path, name: str) -> Path:
     return path
 
 
-def dump(path: Path, out: Path) -> dict:
-    store = chronozarr.open_store(path)
+def dump(path: Path, source: Source, out: Path, planes: bool = True) -> dict:
+    """`planes` False: the store does not declare its mask and coverage (the v0.1 copy), so only
+    the data is expected, still as the writer reduced it with the mask."""
+    nodata = json.loads((path / "zarr.json").read_text())["attributes"]["chronozarr"]["nodata"]
+    truth = pyramid(*source, nodata, level_count(HEIGHT, WIDTH, CS))
+    store = chronozarr.open_store(path)  # the metadata the JS reader must agree with
     pieces: list[bytes] = []
     offset = 0
     entries = []
@@ -115,16 +130,16 @@ def dump(path: Path, out: Path) -> dict:
         pieces.append(data)
         offset += len(data)
 
-    for level in store.levels:
-        rows, cols = level.grid
-        cs = level.chunk_size
-        for t in range(len(store.times)):
+    assert len(truth) == len(store.levels), f"{path.name}: {len(store.levels)} levels, the spec's rule gives {len(truth)}"
+    for lod, (data, mask, coverage) in enumerate(truth):
+        rows, cols = -(-data.shape[2] // CS), -(-data.shape[3] // CS)
+        for t in range(N_TIME):
             for r in range(rows):
                 for c in range(cols):
-                    add("data", level.index, t, r, c, store.read_cell(t, r, c, lod=level.index))
-                    window = (r * cs, min((r + 1) * cs, level.shape[2]), c * cs, min((c + 1) * cs, level.shape[3]))
-                    add("mask", level.index, t, r, c, store.read_mask(t, lod=level.index, window=window))
-                    add("coverage", level.index, t, r, c, store.read_coverage(t, lod=level.index, window=window))
+                    cell = (slice(r * CS, (r + 1) * CS), slice(c * CS, (c + 1) * CS))
+                    add("data", lod, t, r, c, data[t][(slice(None), *cell)])
+                    add("mask", lod, t, r, c, None if mask is None or not planes else mask[t][cell])
+                    add("coverage", lod, t, r, c, None if coverage is None or not planes else coverage[t][cell])
     out.write_bytes(b"".join(pieces))
     info = {
         "dtype": str(store.dtype),
@@ -151,10 +166,11 @@ def main(out_dir: str) -> None:
     for d in (stores, expected):
         d.mkdir(parents=True, exist_ok=True)
     index = {}
-    paths = {name: write_case(stores, name, case, seed) for seed, (name, case) in enumerate(CASES.items())}
-    paths["v01-sd-shard"] = make_v01(stores, paths["u16-sd-shard-zstd"], "v01-sd-shard")
-    for name, path in paths.items():
-        index[name] = dump(path, expected / f"{name}.bin")
+    written = {name: write_case(stores, name, case, seed) for seed, (name, case) in enumerate(CASES.items())}
+    shard_path, shard_source = written["u16-sd-shard-zstd"]
+    written["v01-sd-shard"] = (make_v01(stores, shard_path, "v01-sd-shard"), shard_source)
+    for name, (path, source) in written.items():
+        index[name] = dump(path, source, expected / f"{name}.bin", planes=not name.startswith("v01"))
     (out / "index.json").write_text(json.dumps(index))
 
 

@@ -28,3 +28,43 @@ class OutputError(ChronozarrError, OSError):
 class AccessError(StoreError):
     """The store could not be read at all: no or refused credentials, no such bucket, another
     region, no permission. Not a finding about the store's content."""
+
+
+class BlockError(StoreError):
+    """A field of the root `chronozarr` block that a reader cannot use; names the field and the rule."""
+
+
+class FetchError(StoreError):
+    """An HTTP request failed in a way that is not a missing key; names the URL and status."""
+
+    def __init__(self, url: str, status: int | None, reason: str) -> None:
+        self.url = url
+        self.status = status
+        super().__init__(f"{reason}: {url}" + (f" (HTTP {status})" if status is not None else ""))
+
+
+class Unreadable(InputError):
+    """A source file GDAL cannot open or decode: named, and skipped only with --skip-unreadable."""
+
+    def __init__(self, uri: str, reason: str):
+        super().__init__(
+            f"cannot open source {uri}: {reason}. Check the uri (relative paths are read from the manifest's "
+            "folder) or replace the file; --skip-unreadable leaves such files out and lists them"
+        )
+        self.uri = uri
+
+
+class PublishError(ChronozarrError):
+    """An upload failed or was refused; the message says what is on the destination now."""
+
+
+class DemoError(ChronozarrError):
+    """The demo could not run to the end; the message says why."""
+
+
+class TimeUp(ChronozarrError):
+    """doctor's time limit is spent; the checks that remain are not run."""
+
+
+class RangeNotSatisfiable(ChronozarrError):
+    """A request's Range selects no byte of the object: `serve` answers it with 416."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .buckets import Bucket, is_bucket_url
-from .errors import ChronozarrError, OutputExistsError, StoreError
+from .errors import OutputExistsError, PublishError, StoreError
 from .format.append_rule import growth_mismatch
 from .format.caching import IMMUTABLE, METADATA, REWRITTEN, ROOT, SHORT_TTL_SECONDS, TRAILING, cache_control, chronozarr_block, object_class
 from .format.root_block import RootBlock
@@ -40,10 +40,6 @@ STEPS: tuple[tuple[int, frozenset[str]], ...] = (
     (3, frozenset({ROOT})),
 )
 VIEWER_PHASE = 4
-
-
-class PublishError(ChronozarrError):
-    """An upload failed or was refused; the message says what is on the destination now."""
 
 
 @dataclass(frozen=True)

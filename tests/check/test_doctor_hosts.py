@@ -83,7 +83,7 @@ def test_check_12_s_reads_end_with_doctor_s_time_limit_retries_included(site, na
 
     with StoreServer(site, **switches(name)) as server:
         host = HttpDoctor(f"{server.url}/s", "https://example.org", timeout=2.0, total_timeout=1.5)
-        source = HostTolerantSource(host, Answer(404, {}, b""))
+        source = HostTolerantSource(host.url, host.client, Answer(404, {}, b""))
         started = time.monotonic()
         with pytest.raises(chronozarr.StoreError, match="deadline"):
             source.get_range("0/data/c/0/0/0/0", 0, 16)

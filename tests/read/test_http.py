@@ -8,7 +8,7 @@ import pytest
 
 import chronozarr
 from chronozarr.errors import StoreError
-from chronozarr.read.object_source import FetchError
+from chronozarr.errors import FetchError
 from chronozarr.serve import StoreServer
 
 

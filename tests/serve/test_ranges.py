@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from served_site import ORIGIN, PAYLOAD, STORE, fetch, server, site  # noqa: F401  (fixtures: server needs site)
 
-from chronozarr.serve import StoreServer, Unsatisfiable, parse_range
+from chronozarr.serve import StoreServer, RangeNotSatisfiable, parse_range
 
 
 def test_full_get(server: StoreServer) -> None:
@@ -63,7 +63,7 @@ def test_parse_range_unit() -> None:
     assert parse_range("bytes=0-0", 1) == (0, 0)
     assert parse_range(" Bytes = 3 - ", 10) == (3, 9)
     assert parse_range("bytes=0-1, 3-4", 10) is None
-    with pytest.raises(Unsatisfiable):
+    with pytest.raises(RangeNotSatisfiable):
         parse_range("bytes=10-", 10)
 
 

@@ -8,6 +8,7 @@ finding, and the checks after it still run.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from typing import Any
 
 import urllib3
 
-from ..errors import ChronozarrError
+from ..errors import ChronozarrError, TimeUp
 from ..read.http_source import DEFAULT_TIMEOUT, MAX_REDIRECTS
 
 DEFAULT_TOTAL_TIMEOUT = 120.0  # seconds for the whole of doctor's checks
@@ -32,10 +33,6 @@ TRANSIENT = "transient errors"
 def is_url(target: str) -> bool:
     """True for the http(s) URLs doctor checks over HTTP; anything else is a directory."""
     return target.startswith(("http://", "https://"))
-
-
-class TimeUp(ChronozarrError):
-    """doctor's time limit is spent; the checks that remain are not run."""
 
 
 @dataclass
@@ -95,6 +92,19 @@ class DoctorClient:
     def wait(self) -> float:
         """The timeout of the next wait: the configured one, or what is left of the time limit."""
         return min(self.timeout, self.remaining())
+
+    def size_by_range(self, key: str) -> int | None:
+        """An object's length from a one-byte range read, for hosts whose HEAD is broken."""
+        answer = self.request("GET", key, {"Range": "bytes=0-0"}, limit=1 << 16)
+        if answer.status in (404, 410):
+            return None
+        span = content_range(answer.header("Content-Range"))
+        if answer.status == 206 and span is not None and span[2] is not None:
+            return span[2]
+        length = answer.header("Content-Length")
+        if answer.status == 200 and length is not None and length.strip().isdigit():
+            return int(length)
+        raise ChronozarrError(f"cannot learn the length of {self.key_url(key)}: {answer.what}")
 
     def request(self, method: str, key: str, headers: Mapping[str, str] | None = None, limit: int = 1 << 20) -> Answer:
         """One request (asked again once after a 5xx or a dropped connection); reads at most
@@ -167,3 +177,15 @@ class DoctorClient:
 
 def _lower(headers: Any) -> dict[str, str]:
     return {k.lower(): v for k, v in headers.items()}
+
+
+_CONTENT_RANGE = re.compile(r"\s*bytes\s+(\d+)-(\d+)/(\d+|\*)\s*", re.IGNORECASE)
+
+
+def content_range(value: str | None) -> tuple[int, int, int | None] | None:
+    """(first, last, total or None for `*`) of a Content-Range header, or None when it is not one."""
+    match = _CONTENT_RANGE.fullmatch(value or "")
+    if match is None:
+        return None
+    total = None if match.group(3) == "*" else int(match.group(3))
+    return int(match.group(1)), int(match.group(2)), total

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import ChronozarrError
+from ..errors import TimeUp
 from ..format.caching import chronozarr_block
 from ..format.geometry import cell_key, parse_shard_id
 from ..format.zarrjson import parse_json
 from ..read.http_source import DEFAULT_TIMEOUT
 from .doctor_caching import cache_control_finding, edge_cache_finding
-from .doctor_client import DEFAULT_TOTAL_TIMEOUT, TRANSIENT, Answer, DoctorClient, TimeUp
+from .doctor_client import DEFAULT_TOTAL_TIMEOUT, TRANSIENT, Answer, DoctorClient, content_range
 from .doctor_decode import decode_checks, validate_check
 from .doctor_plain import plain_http
 from .doctor_report import DoctorReport
@@ -25,7 +24,6 @@ WHOLE_READ = 16 << 20  # the content-length check reads the probe object whole u
 EXTRA = "+"  # section of the checks the checklist leaves to curl
 
 # The last path segment ends in a version or a date: chronozarr-3, v2, 2026-09, 20260930.
-_CONTENT_RANGE = re.compile(r"\s*bytes\s+(\d+)-(\d+)/(\d+|\*)\s*", re.IGNORECASE)
 
 
 class HttpDoctor:
@@ -133,9 +131,9 @@ class HttpDoctor:
             self._no_content_encoding(key)
             self._content_length(key, ranged)
         absent = self._absent_key(array_path)
-        source = HostTolerantSource(self, absent)
+        source = HostTolerantSource(self.url, self.client, absent)
         validate_check(r, source)
-        decode_checks(r, source, plain_reader=lambda meta: plain_http(self, meta))
+        decode_checks(r, source, plain_reader=lambda meta: plain_http(self.client, meta))
 
     def _cors(self, name: str, answer: Answer) -> None:
         allowed = answer.header("Access-Control-Allow-Origin")
@@ -164,7 +162,7 @@ class HttpDoctor:
 
     def _byte_range(self, key: str, answer: Answer, sharded: bool, layout: str) -> None:
         r, name = self.report, f"byte range on {key}"
-        span = _content_range(answer.header("Content-Range"))
+        span = content_range(answer.header("Content-Range"))
         if answer.status == 206 and span is not None:
             first, last, total = span
             expected_last = PROBE_RANGE - 1 if total is None else min(PROBE_RANGE - 1, total - 1)
@@ -188,7 +186,7 @@ class HttpDoctor:
     def _suffix_range(self, key: str, sharded: bool, layout: str) -> None:
         r, name = self.report, "suffix range"
         answer = self.request("GET", key, {"Range": f"bytes=-{SUFFIX}"}, limit=SUFFIX * 4)
-        span = _content_range(answer.header("Content-Range"))
+        span = content_range(answer.header("Content-Range"))
         first, last, total = span if span is not None else (0, 0, None)
         if answer.status == 206 and total is not None:
             if last == total - 1 and first == max(0, total - SUFFIX) and len(answer.body) == last - first + 1:
@@ -229,7 +227,7 @@ class HttpDoctor:
         r, name = self.report, "HEAD"
         answer = self.request("HEAD", key)
         length = answer.header("Content-Length")
-        span = _content_range(ranged.header("Content-Range"))
+        span = content_range(ranged.header("Content-Range"))
         total = span[2] if span else None
         problems = []
         if answer.status != 200:
@@ -263,7 +261,7 @@ class HttpDoctor:
         """A whole GET of the probe object brings as many bytes as its Content-Length says and
         the Content-Range total gave: a host that lies about lengths breaks every read."""
         name = "content-length"
-        span = _content_range(ranged.header("Content-Range"))
+        span = content_range(ranged.header("Content-Range"))
         total = span[2] if span else None
         whole = ranged.header("Content-Length") if ranged.status == 200 else None  # a range answered whole
         if total is None and whole is not None and whole.strip().isdigit():
@@ -300,18 +298,6 @@ class HttpDoctor:
             self.report.fail(EXTRA, name, f"{answer.what} for {key}: readers decode a 404 as fill and treat anything else as an error")
         return answer
 
-    def size_by_range(self, key: str) -> int | None:
-        """An object's length from a one-byte range read, for hosts whose HEAD is broken."""
-        answer = self.request("GET", key, {"Range": "bytes=0-0"}, limit=1 << 16)
-        if answer.status in (404, 410):
-            return None
-        span = _content_range(answer.header("Content-Range"))
-        if answer.status == 206 and span is not None and span[2] is not None:
-            return span[2]
-        length = answer.header("Content-Length")
-        if answer.status == 200 and length is not None and length.strip().isdigit():
-            return int(length)
-        raise ChronozarrError(f"cannot learn the length of {self.key_url(key)}: {answer.what}")
 
 
 def _json(raw: bytes) -> Any:
@@ -321,9 +307,3 @@ def _json(raw: bytes) -> Any:
         return None
 
 
-def _content_range(value: str | None) -> tuple[int, int, int | None] | None:
-    match = _CONTENT_RANGE.fullmatch(value or "")
-    if match is None:
-        return None
-    total = None if match.group(3) == "*" else int(match.group(3))
-    return int(match.group(1)), int(match.group(2)), total

@@ -5,55 +5,53 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import ChronozarrError
 from ..format.zarrjson import parse_json
 from ..read.object_source import DEFAULT_MAX_OBJECT_BYTES
+from .doctor_client import DoctorClient
 from .doctor_decode import ArrayMeta
-
-if TYPE_CHECKING:
-    from .doctor_http import HttpDoctor
 
 PlainRead = Callable[[tuple[int, ...]], tuple[Any, str]]
 
 
-def plain_http(doctor: HttpDoctor, meta: ArrayMeta) -> PlainRead:
+def plain_http(client: DoctorClient, meta: ArrayMeta) -> PlainRead:
     """The reader `decode_checks` compares with: fsspec first, a whole-object GET if it fails."""
 
     def read(index: tuple[int, ...]) -> tuple[Any, str]:
         try:
-            return _fsspec(doctor, meta, index), "fsspec HTTP"
+            return _fsspec(client, meta, index), "fsspec HTTP"
         except Exception as exc:  # noqa: BLE001 - the transport failure is reported by checks 4-8
-            value = _whole_object(doctor, meta, index)
+            value = _whole_object(client, meta, index)
             return value, f"whole-object GET; fsspec failed: {type(exc).__name__}: {str(exc)[:120]}"
 
     return read
 
 
-def _fsspec(doctor: HttpDoctor, meta: ArrayMeta, index: tuple[int, ...]) -> Any:
+def _fsspec(client: DoctorClient, meta: ArrayMeta, index: tuple[int, ...]) -> Any:
     import aiohttp
     import zarr
     from zarr.storage import FsspecStore
 
-    headers = {"Origin": doctor.origin, "Accept-Encoding": "identity"}
-    wait = doctor.client.wait()
-    timeout = aiohttp.ClientTimeout(total=doctor.client.remaining(), sock_connect=wait, sock_read=wait)
+    headers = {"Origin": client.origin, "Accept-Encoding": "identity"}
+    wait = client.wait()
+    timeout = aiohttp.ClientTimeout(total=client.remaining(), sock_connect=wait, sock_read=wait)
     options = {"headers": headers, "client_kwargs": {"timeout": timeout}}
-    store = FsspecStore.from_url(doctor.base, storage_options=options, read_only=True)
+    store = FsspecStore.from_url(client.base, storage_options=options, read_only=True)
     with warnings.catch_warnings():  # a fallback page makes zarr see v2 documents too
         warnings.simplefilter("ignore")
         return zarr.open_array(store=store, path=meta.path, mode="r")[index]
 
 
-def _whole_object(doctor: HttpDoctor, meta: ArrayMeta, index: tuple[int, ...]) -> Any:
+def _whole_object(client: DoctorClient, meta: ArrayMeta, index: tuple[int, ...]) -> Any:
     """zarr-python on a memory store holding the array's zarr.json and the one object that
     holds `index`, each fetched with a plain GET."""
     import zarr
     from zarr.core.buffer import default_buffer_prototype
     from zarr.storage import MemoryStore
 
-    doc_answer = doctor.request("GET", f"{meta.path}/zarr.json", limit=64 << 20)
+    doc_answer = client.request("GET", f"{meta.path}/zarr.json", limit=64 << 20)
     try:
         doc = parse_json(doc_answer.body) if doc_answer.status == 200 else None
     except ValueError:
@@ -65,7 +63,7 @@ def _whole_object(doctor: HttpDoctor, meta: ArrayMeta, index: tuple[int, ...]) -
     separator = (encoding.get("configuration") or {}).get("separator", "/")
     coords = [str(i // s) for i, s in zip(index, chunk_shape, strict=False)]
     key = "c" + separator + separator.join(coords) if encoding.get("name", "default") == "default" else ".".join(coords)
-    obj = doctor.request("GET", f"{meta.path}/{key}", {"Accept-Encoding": "identity"}, limit=DEFAULT_MAX_OBJECT_BYTES)
+    obj = client.request("GET", f"{meta.path}/{key}", {"Accept-Encoding": "identity"}, limit=DEFAULT_MAX_OBJECT_BYTES)
     buffer = default_buffer_prototype().buffer
     objects = {"zarr.json": buffer.from_bytes(doc_answer.body)}
     if obj.status == 200:

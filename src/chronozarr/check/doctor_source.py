@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
-from ..errors import StoreError
-
-if TYPE_CHECKING:
-    from .doctor_client import Answer
-    from .doctor_http import HttpDoctor
+from ..errors import FetchError, StoreError, TimeUp
+from ..read.deadline import call_deadline
+from ..read.http_source import HttpSource
+from .doctor_client import Answer, DoctorClient
 
 T = TypeVar("T")
 
@@ -23,13 +22,10 @@ class HostTolerantSource:
     doctor's time limit is spent: the reads fail fast instead, each a finding of check 12.
     """
 
-    def __init__(self, doctor: HttpDoctor, absent: Answer) -> None:
-        from ..read.http_source import HttpSource
-
-        self._doctor = doctor
-        self._client = doctor.client
+    def __init__(self, url: str, client: DoctorClient, absent: Answer) -> None:
+        self._client = client
         self._inner = HttpSource(
-            doctor.url, headers={"Origin": doctor.origin}, forbidden_is_not_found=absent.status == 403,
+            url, headers={"Origin": client.origin}, forbidden_is_not_found=absent.status == 403,
             timeout=self._client.timeout, retries=1,
         )
         self._fallback = absent.body if absent.status == 200 else None
@@ -37,9 +33,6 @@ class HostTolerantSource:
 
     def _bounded(self, call: Callable[[], T]) -> T:
         """The request, its retry included, under what is left of doctor's time limit."""
-        from ..read.deadline import call_deadline
-        from .doctor_client import TimeUp
-
         try:
             left = self._client.remaining()
         except TimeUp as exc:
@@ -61,12 +54,10 @@ class HostTolerantSource:
         return self._bounded(lambda: self._inner.get_suffix(key, length))
 
     def size(self, key: str) -> int | None:
-        from ..read.object_source import FetchError
-
         try:
             return self._bounded(lambda: self._inner.size(key))
         except FetchError:
-            return self._doctor.size_by_range(key)
+            return self._client.size_by_range(key)
 
     def close(self) -> None:
         close = getattr(self._inner, "close", None)

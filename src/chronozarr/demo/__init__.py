@@ -9,7 +9,8 @@ season dates carry residual clouds, flagged in the mask and with zero coverage.
 `series` builds the arrays from the river `scene`; `command` encodes, checks and serves them.
 """
 
-from .command import STORE_NAME, DemoError, main, verify_level0
+from ..errors import DemoError
+from .command import STORE_NAME, main, verify_level0
 from .scene import BANDS
 from .series import CRS, ORIGIN, PIXEL, PROVENANCE, START, cloudy_dates, demo_series
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from ..errors import ChronozarrError
+from ..errors import ChronozarrError, DemoError
 from ..format.geometry import size_text
 from .scene import BANDS
 from .series import CRS, PROVENANCE, demo_series
@@ -46,10 +46,6 @@ def verify_level0(store: Path, da: xr.DataArray, mask: xr.DataArray | None = Non
                 if plane is not None and (got is None or not np.array_equal(got, plane.values[t])):
                     raise DemoError(f"level 0 {name} of timestep {t} differs from the generated {name}")
     return expected.shape[0]
-
-
-class DemoError(ChronozarrError):
-    """The demo could not run to the end; the message says why."""
 
 
 MARKER = ".chronozarr-demo"  # validators skip root objects named .chronozarr*: the store stays clean

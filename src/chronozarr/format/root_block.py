@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..errors import BlockError
 from .metadata import Band, LevelMirror, Provenance, Temporal, check_spec_version
 from .times import from_iso
 
@@ -24,10 +25,6 @@ _KNOWN = (
     "spec_version", "variable", "times", "bands", "band_names", "nodata", "crs", "temporal",
     "volatility_path", "mask_variable", "coverage_variable", "provenance", "levels", "shard_bytes",
 )
-
-
-class BlockError(ValueError):
-    """A field of the block that a reader cannot use; the message names the field and the rule."""
 
 
 def is_legacy(spec_version: str) -> bool:

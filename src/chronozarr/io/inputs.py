@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, Unreadable
 from ..format.geometry import size_text
 from .casting import cast_counted, check_lossy
 from .datasets import SERIES_DIMS, Source, open_input_dataset
@@ -27,7 +27,7 @@ from .input_formats import DATED_FILES, LISTING, InputFormat, input_format
 from .listing import fetch_text, suffix
 from .manifest import manifest_of, parse_bounds
 from .raster_series import RasterSeries, check_series
-from .rasters import Raster, Unreadable, read_headers
+from .rasters import Raster, read_headers
 from .scenes import Asset, Scene, Timestep, uris, without
 from .stac_items import is_item_collection, stac_timesteps
 

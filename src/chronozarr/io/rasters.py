@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, Unreadable
 from ..extras import import_extra
 
 Affine6 = tuple[float, float, float, float, float, float]
@@ -61,17 +61,6 @@ class Raster:
 def rasterio_module() -> Any:
     """rasterio, or an error saying how to install it."""
     return import_extra("rasterio", "geo", "reading raster files (GeoTIFF, COG, PNG)")
-
-
-class Unreadable(InputError):
-    """A file GDAL cannot open or decode: named, and skipped only with --skip-unreadable."""
-
-    def __init__(self, uri: str, reason: str):
-        super().__init__(
-            f"cannot open source {uri}: {reason}. Check the uri (relative paths are read from the manifest's "
-            "folder) or replace the file; --skip-unreadable leaves such files out and lists them"
-        )
-        self.uri = uri
 
 
 def read_headers(uris: Sequence[str]) -> list[Raster | Unreadable]:

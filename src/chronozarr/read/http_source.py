@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from ..errors import StoreError
+from ..errors import FetchError, StoreError
 from .deadline import call_deadline, time_left
-from .object_source import DEFAULT_MAX_OBJECT_BYTES, FetchError, RequestStats, check_object_size
+from .object_source import DEFAULT_MAX_OBJECT_BYTES, RequestStats, check_object_size
 
 DEFAULT_TIMEOUT = 10.0  # seconds: connecting, the first byte of an answer, any pause in its body
 DEFAULT_RETRIES = 3

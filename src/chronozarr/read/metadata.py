@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import StoreError
+from ..errors import BlockError, StoreError
 from ..format.geometry import LevelGeometry, Transform, next_level_extent, object_key
 from ..format.metadata import DTYPES, Band, LevelMirror, Temporal
-from ..format.root_block import BlockError, RootBlock
+from ..format.root_block import RootBlock
 from ..format.temporal import STAR_DELTA, schedule_problems, star_delta_allowed
 from ..format.times import from_iso, iso_list
 from ..format.zarrjson import parse_json

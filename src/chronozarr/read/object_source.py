@@ -22,15 +22,6 @@ from ..errors import StoreError
 DEFAULT_MAX_OBJECT_BYTES = 4 * 2**30
 
 
-class FetchError(StoreError):
-    """An HTTP request failed in a way that is not a missing key; names the URL and status."""
-
-    def __init__(self, url: str, status: int | None, reason: str) -> None:
-        self.url = url
-        self.status = status
-        super().__init__(f"{reason}: {url}" + (f" (HTTP {status})" if status is not None else ""))
-
-
 @dataclass
 class RequestStats:
     """Requests by kind, for tests and benchmarks that count them."""

@@ -10,12 +10,13 @@ its Cache-Control, `options` holds the switches, `handler` answers one request, 
 server on a thread, and `command` is `chronozarr serve`.
 """
 
+from ..errors import RangeNotSatisfiable
 from .cache_control import ASSET_CACHE, ERROR_CACHE, IMMUTABLE_CACHE, MUTABLE_CACHE, CacheClasses
 from .command import serve_command, serve_forever
 from .handler import ALLOW_HEADERS, ALLOW_METHODS, CONTENT_TYPES, EXPOSE_HEADERS, FALLBACK_PAGE, PREFLIGHT_MAX_AGE, LoggedRequest
 from .options import ServeOptions
 from .paths import resolve
-from .ranges import Unsatisfiable, is_suffix_range, parse_range
+from .ranges import is_suffix_range, parse_range
 from .server import StoreServer
 
 __all__ = [
@@ -33,7 +34,7 @@ __all__ = [
     "LoggedRequest",
     "ServeOptions",
     "StoreServer",
-    "Unsatisfiable",
+    "RangeNotSatisfiable",
     "is_suffix_range",
     "parse_range",
     "resolve",

@@ -6,13 +6,11 @@ import os
 import stat
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from ..format.caching import IMMUTABLE_CACHE_CONTROL, SHORT_LIVED, chronozarr_block, object_class, short_cache_control
 from ..format.zarrjson import parse_json
-
-if TYPE_CHECKING:
-    from .options import ServeOptions
 
 IMMUTABLE_CACHE = IMMUTABLE_CACHE_CONTROL
 MUTABLE_CACHE = short_cache_control()  # the lifetime publish gives the same objects
@@ -51,13 +49,23 @@ class _JsonFiles:
         return doc
 
 
+@dataclass(frozen=True)
+class CachePolicy:
+    """The Cache-Control values a server gives each class (ServeOptions carries them)."""
+
+    mutable: str = MUTABLE_CACHE
+    immutable: str = IMMUTABLE_CACHE
+    asset: str = ASSET_CACHE
+    short_only: bool = False  # every object gets `mutable` (a host that caches nothing for long)
+
+
 class CacheClasses:
     """The Cache-Control of each object: short for what an append rewrites in place (spec 14
     "Publishing"), a year for every other store object, revalidation for viewer assets."""
 
-    def __init__(self, root: str, options: ServeOptions) -> None:
+    def __init__(self, root: str, policy: CachePolicy) -> None:
         self._root = root
-        self._options = options
+        self._policy = policy
         self._json = _JsonFiles()
 
     def store_depth(self, dirs: list[str]) -> int | None:
@@ -73,13 +81,13 @@ class CacheClasses:
         return chronozarr_block(doc)
 
     def header(self, parts: list[str]) -> str:
-        opts = self._options
-        if opts.short_cache or parts[-1] == "zarr.json":
-            return opts.mutable_cache
+        policy = self._policy
+        if policy.short_only or parts[-1] == "zarr.json":
+            return policy.mutable
         depth = self.store_depth(parts[:-1])
         if depth is None:
-            return opts.asset_cache
-        return opts.mutable_cache if self.object_class(parts, depth) in SHORT_LIVED else opts.immutable_cache
+            return policy.asset
+        return policy.mutable if self.object_class(parts, depth) in SHORT_LIVED else policy.immutable
 
     def object_class(self, parts: list[str], depth: int) -> str:
         """The spec 14 class of the object at `parts`, in the store whose root is `parts[:depth]`."""

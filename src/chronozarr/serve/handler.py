@@ -11,11 +11,12 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 from urllib.parse import quote
 
+from ..errors import RangeNotSatisfiable
 from . import faults
 from .cache_control import ASSET_CACHE, ERROR_CACHE
 from .listing import index_page
 from .paths import resolve
-from .ranges import Unsatisfiable, is_suffix_range, parse_range, skewed_range
+from .ranges import is_suffix_range, parse_range, skewed_range
 
 if TYPE_CHECKING:
     from .server import HttpServer
@@ -284,7 +285,7 @@ class RequestHandler(BaseHTTPRequestHandler):
             wanted = ""  # ignored: 200 with the whole body
         try:
             span = parse_range(wanted, size)
-        except Unsatisfiable:
+        except RangeNotSatisfiable:
             headers |= {"Content-Range": f"bytes */{size}", "Cache-Control": ERROR_CACHE, "Content-Type": "text/plain; charset=utf-8"}
             self._send(416, headers, b"", send_body=False)
             return

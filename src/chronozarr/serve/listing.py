@@ -9,15 +9,14 @@ from collections.abc import Iterable
 from urllib.parse import quote
 
 from ..webapps import web_root
-from .cache_control import CacheClasses
-from .options import ServeOptions
+from .cache_control import CacheClasses, CachePolicy
 
 VIEWER_DIRS = ("viewer", "lib", "src", "maplibre", "node_modules")  # what the viewer and map pages load
 
 
 def stores_near(root: str, depth: int = 2) -> Iterable[str]:
     """Store prefixes at most `depth` directories below root (and root itself: "")."""
-    classes = CacheClasses(root, ServeOptions())
+    classes = CacheClasses(root, CachePolicy())
     frontier: list[list[str]] = [[]]
     for _ in range(depth + 1):
         below: list[list[str]] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cache_control import ASSET_CACHE, IMMUTABLE_CACHE, MUTABLE_CACHE
+from .cache_control import ASSET_CACHE, IMMUTABLE_CACHE, MUTABLE_CACHE, CachePolicy
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,10 @@ class ServeOptions:
                 raise ValueError(f"{name} must be >= 0 seconds, got {getattr(self, name)!r}")
         if self.max_connections < 1 or not self.idle_timeout > 0:
             raise ValueError(f"max_connections must be >= 1 and idle_timeout > 0, got {self.max_connections!r}, {self.idle_timeout!r}")
+
+    def cache_policy(self) -> CachePolicy:
+        """The Cache-Control values these options give each class of object."""
+        return CachePolicy(mutable=self.mutable_cache, immutable=self.immutable_cache, asset=self.asset_cache, short_only=self.short_cache)
 
     def suffix_status(self) -> int | None:
         """None when suffix ranges are honoured, else the status a suffix range is answered with."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from ..errors import RangeNotSatisfiable
+
 # One range only. A list of ranges does not match, so it is ignored and answered 200 with the
 # whole body, which RFC 9110 (14.2) allows; readers never need multipart/byteranges.
 _RANGE = re.compile(r"\s*bytes\s*=\s*([0-9]*)\s*-\s*([0-9]*)\s*", re.IGNORECASE)
@@ -12,15 +14,11 @@ _RANGE = re.compile(r"\s*bytes\s*=\s*([0-9]*)\s*-\s*([0-9]*)\s*", re.IGNORECASE)
 MAX_DIGITS = 20  # 2^64 has 20 digits
 
 
-class Unsatisfiable(Exception):
-    """A range that selects no byte of the object: answered 416."""
-
-
 def parse_range(value: str, size: int) -> tuple[int, int] | None:
     """Inclusive (first, last) byte of a single `Range: bytes=...` against an object of `size`.
 
     None means the header is to be ignored (another unit, malformed, several ranges, last < first)
-    and the whole body sent with 200. Raises Unsatisfiable for a range past the end, a zero-length
+    and the whole body sent with 200. Raises RangeNotSatisfiable for a range past the end, a zero-length
     suffix, any range of an empty object, and a number longer than any object could need.
     """
     match = _RANGE.fullmatch(value)
@@ -29,20 +27,20 @@ def parse_range(value: str, size: int) -> tuple[int, int] | None:
     first, last = match.groups()
     if len(first) > MAX_DIGITS or len(last) > MAX_DIGITS:
         # No object has 10^20 bytes; Python would also refuse to read a number this long.
-        raise Unsatisfiable(value[:64])
+        raise RangeNotSatisfiable(value[:64])
     if not first:
         if not last:
             return None
         length = int(last)
         if length == 0 or size == 0:
-            raise Unsatisfiable(value)
+            raise RangeNotSatisfiable(value)
         return max(0, size - length), size - 1
     start = int(first)
     end = int(last) if last else size - 1
     if last and end < start:
         return None
     if start >= size:
-        raise Unsatisfiable(value)
+        raise RangeNotSatisfiable(value)
     return start, min(end, size - 1)
 
 

@@ -76,7 +76,7 @@ class HttpServer(ThreadingHTTPServer):
         self.mounts = dict(mounts)  # URL name -> real directory served under it
         self.options = options
         self.access_log = access_log
-        self.classes = CacheClasses(root, options)
+        self.classes = CacheClasses(root, options.cache_policy())
         self.log: deque[LoggedRequest] = deque(maxlen=REQUEST_LOG_LIMIT)
         self.lock = threading.Lock()
         self.connections: dict[socket.socket, float | None] = {}  # each open one, and since when it waits for a request
