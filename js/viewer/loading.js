@@ -6,26 +6,34 @@
  * @module
  */
 
+/** How often the bar looks at the loads between paints. */
+const CHECK_MS = 200;
+
 /**
  * @param {object} o
  * @param {HTMLElement} o.bar the indicator's element
  * @param {{ readonly progress: { loaded: number, needed: number, failed: number }, readonly settled: boolean }} o.scene
  */
 export function createLoading({ bar, scene }) {
-  let frame = 0;
+  /** @type {ReturnType<typeof setTimeout> | 0} */ let timer = 0;
   /** Failures counted when the current wait began: only newer ones are this view's. */
   let failedBefore = scene.progress.failed;
+  /** What the bar shows now: it is touched only when that changes (each change costs the page a frame). */
+  let shown = '';
 
   function show() {
     const { loaded, needed, failed } = scene.progress;
     const done = scene.settled;
+    const trouble = failed > failedBefore;
+    const state = done ? 'done' : `${loaded}/${needed}/${trouble}`;
+    if (state === shown) return !done;
+    shown = state;
     bar.hidden = done;
     if (done) {
       failedBefore = failed;
       return false;
     }
     const share = needed ? loaded / needed : 0;
-    const trouble = failed > failedBefore;
     bar.style.setProperty('--share', String(share));
     bar.classList.toggle('failed', trouble);
     bar.setAttribute('aria-valuenow', String(Math.round(100 * share)));
@@ -34,14 +42,18 @@ export function createLoading({ bar, scene }) {
     return true;
   }
 
-  /** Follow the loads until the frame is complete (called whenever the view or time changes). */
+  /**
+   * Follow the loads until the frame is complete (called whenever the view or time changes, and on
+   * every paint): checked a few times a second between paints, not on every animation frame, so
+   * waiting costs the page no frames of its own.
+   */
   function watch() {
-    if (frame || !show()) return;
+    if (!show() || timer) return;
     const tick = () => {
-      frame = show() ? requestAnimationFrame(tick) : 0;
+      timer = show() ? setTimeout(tick, CHECK_MS) : 0;
     };
-    frame = requestAnimationFrame(tick);
+    timer = setTimeout(tick, CHECK_MS);
   }
 
-  return { watch, stop: () => cancelAnimationFrame(frame) };
+  return { watch, stop: () => clearTimeout(timer) };
 }
