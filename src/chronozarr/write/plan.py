@@ -12,7 +12,7 @@ from ..format.temporal import NONE, STAR_DELTA, anchor_indices, nearest_referenc
 
 if TYPE_CHECKING:
     from .output import Output
-    from .selection import Sample
+    from .sample import Sample
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,9 @@ the directory, or a resumed run that lost it, compresses them again: the bytes a
 from __future__ import annotations
 
 import math
-import shutil
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -25,41 +24,11 @@ from .output import write_error
 from .plan import Schedule
 from .pyramid_planes import padded_cell
 from .readahead import ReadAhead
+from .sample import DELTA, PLAIN, Sample
 from .series import Series
 
 MIN_SAMPLED_CELLS = 3
 MAX_SAMPLED_CELLS = 8
-PLAIN, DELTA = "plain", "delta"
-
-
-@dataclass(frozen=True)
-class Sample:
-    """The measured cells, the ratio, and where their encoded chunks wait to be stored."""
-
-    cells: frozenset[tuple[int, int]]
-    times: frozenset[int]
-    ratio: float
-    directory: Path
-
-    def holds(self, t: int, row: int, col: int) -> bool:
-        return t in self.times and (row, col) in self.cells
-
-    def chunk_file(self, variant: str, t: int, row: int, col: int) -> Path:
-        return self.directory / variant / f"{t}.{row}.{col}"
-
-    def lookup(self, stored_as_delta: bool, t: int, row: int, col: int) -> tuple[bool, bytes | None]:
-        """(found, stored bytes) of a level-0 chunk: found is False when it was not sampled or its
-        file is not here; the bytes are None for an all-fill chunk."""
-        if not self.holds(t, row, col):
-            return False, None
-        try:
-            data = self.chunk_file(DELTA if stored_as_delta else PLAIN, t, row, col).read_bytes()
-        except OSError:
-            return False, None
-        return True, data or None
-
-    def discard(self) -> None:
-        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 def sample_cells(level: LevelGeometry) -> list[tuple[int, int]]:
