@@ -161,24 +161,26 @@ class HistoryLayout:
             raise HistoryError(f"chronozarr.history.chunk_shape: p = {chunk[2]} must be even and divide S = {shard[2]}")
         return cls(cap, chunk[1], chunk[2], shard[2], _shard_bytes(value.get("shard_bytes")), version)
 
-    def problems(self, level0_shape: Sequence[int], level0_chunk: int, array: HistoryArray) -> list[tuple[str, str]]:
+    def problems(self, level0: HistoryArray, array: HistoryArray) -> list[tuple[str, str]]:
         """(field, rule broken) of every disagreement between this declaration, the history array's
-        document and level 0; empty when a reader may use the array."""
+        document and level 0's data array; empty when a reader may use the array."""
         out: list[tuple[str, str]] = []
-        if self.n_band != level0_shape[1]:
-            out.append(("chunk_shape", f"has {self.n_band} bands, level 0 has {level0_shape[1]}"))
-        if self.shard % level0_chunk:
-            out.append(("shard_shape", f"S = {self.shard} must be a multiple of level 0's chunk size {level0_chunk}"))
-        if level0_chunk % self.inner:
-            out.append(("chunk_shape", f"p = {self.inner} must divide level 0's chunk size {level0_chunk}"))
+        cs = level0.chunk_shape[-1]
+        if self.n_band != level0.shape[1]:
+            out.append(("chunk_shape", f"declares {self.n_band} bands, level 0 has {level0.shape[1]}"))
+        if self.shard % cs or cs % self.inner:
+            out.append(("shard_shape", f"S = {self.shard} must be a multiple of level 0's chunk size {cs}, which p = {self.inner} must divide"))
         for name, found, expected in (
-            ("shape", tuple(array.shape), tuple(level0_shape)),
+            ("shape", tuple(array.shape), tuple(level0.shape)),
             ("chunk_shape", tuple(array.chunk_shape), self.chunk_shape),
             ("shard_shape", tuple(array.shard_shape or ()), self.shard_shape),
         ):
             if found != expected:
-                where = "level 0's data shape" if name == "shape" else "the declaration"
+                where = "level 0's data shape" if name == "shape" else "the declaration's"
                 out.append((name, f"the history array's {name} {list(found)} is not {where} {list(expected)}"))
+        if array.dtype != level0.dtype or not _same_value(array.fill_value, level0.fill_value):
+            mine, theirs = f"{array.dtype} with fill {array.fill_value!r}", f"{level0.dtype} with fill {level0.fill_value!r}"
+            out.append(("path", f"the history array is {mine}; level 0 is {theirs}"))
         if not array.index_at_end:
             out.append(("shard_shape", "the history array's shard index must be at the end"))
         return out
@@ -186,12 +188,20 @@ class HistoryLayout:
 
 @dataclass(frozen=True)
 class HistoryArray:
-    """What `problems` compares of the history array's document (parsed by the reader or validator)."""
+    """What `problems` compares of an array document (the history array's, or level 0's data
+    array's), as the reader or the validator parsed it."""
 
     shape: Sequence[int]
+    dtype: str
+    fill_value: Any
     chunk_shape: Sequence[int]
-    shard_shape: Sequence[int] | None
+    shard_shape: Sequence[int] | None = None
     index_at_end: bool = True
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Equal fill values, NaN equal to NaN."""
+    return bool(a == b) or (a != a and b != b)
 
 
 def history_shard_of(key: str) -> tuple[int, int, int] | None:

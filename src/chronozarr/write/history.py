@@ -152,3 +152,23 @@ def write_history(
     for task in tasks:
         merged.merge(finished[task.name])
     return merged
+
+
+def grown_blocks(layout: HistoryLayout, old_n: int, n_time: int) -> range:
+    """The time blocks an append from old_n to n_time timesteps writes: the last existing block
+    when it is not full, then the new ones."""
+    return range(old_n // layout.time_cap, layout.time_blocks(n_time))
+
+
+def stage_history(plan: Plan, layout: HistoryLayout, old_n: int, store: Output, writer: ObjectWriter, progress: bool | None) -> dict[str, int]:
+    """An append's history shards, read back from staging (new timesteps) and the store (old
+    ones) and written under staging; returns their shard_bytes entries."""
+    tasks = history_tasks(plan, layout, grown_blocks(layout, old_n, plan.n_time))
+    result = write_history(plan, layout, tasks, sources=(writer.output, store), writer=writer, progress=progress)
+    return result.shard_bytes.get(HISTORY_PATH, {})
+
+
+def history_keys(plan: Plan, layout: HistoryLayout, old_n: int) -> list[str]:
+    """Every object an append from old_n timesteps may write for the history array (a dry run)."""
+    tasks = history_tasks(plan, layout, grown_blocks(layout, old_n, plan.n_time))
+    return [layout.shard_key(t.tb, t.row, t.col) for t in tasks] + [f"{layout.path}/zarr.json"]
