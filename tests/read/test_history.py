@@ -69,7 +69,6 @@ def test_read_point_equals_the_source_at_random_pixels(stores, name):
         for y, x in _pixels(10, 4):
             np.testing.assert_array_equal(store.read_point(y, x), values[:, :, y, x])
         np.testing.assert_array_equal(store.read_point(63, 0, times=[123, 0, 60]), values[[123, 0, 60], :, 63, 0])
-        np.testing.assert_array_equal(store.read_point(10, 10, lod=1), store._gather(store.levels[1], store.levels[1].data, list(range(N_TIME)), slice(10, 11), slice(10, 11))[:, :, 0, 0])
 
 
 def _declared(doc: dict) -> dict:
