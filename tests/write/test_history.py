@@ -8,8 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import signal
-from collections.abc import Callable
 from pathlib import Path
 
 import distributed
@@ -19,8 +17,8 @@ import pytest
 import zarr
 
 import chronozarr
-from chronozarr.write import crashpoints
 from conftest import make_series
+from kill_helpers import count_steps, killed
 
 CRS = "EPSG:32631"
 OPTIONS = {"crs": CRS, "chunk_size": 32, "history": True, "history_time": 8, "progress": False, "workers": 2}
@@ -127,39 +125,11 @@ def test_an_append_rewrites_only_the_time_blocks_it_grows(tmp_path, source):
     assert {o.key for o in summary.objects if o.key.startswith("history/c/")} == {k for k in after if k.startswith("history/c/1/")}
 
 
-def _killed(run: Callable[[], object], kill_after: int) -> bool:
-    """Fork a child that runs with the kill hook armed; True when it was killed."""
-    pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            crashpoints.crash_points.kill_after, crashpoints.crash_points.count = kill_after, 0
-            run()
-        except BaseException:
-            code = 1
-        os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        assert os.WTERMSIG(status) == signal.SIGKILL
-        return True
-    assert os.WEXITSTATUS(status) == 0, "the armed run failed instead of being killed"
-    return False
-
-
-def _count_steps(run: Callable[[], object]) -> int:
-    crashpoints.crash_points.kill_after, crashpoints.crash_points.count = 10**9, 0
-    try:
-        run()
-        return crashpoints.crash_points.count
-    finally:
-        crashpoints.crash_points.kill_after, crashpoints.crash_points.count = None, 0
-
-
 def test_an_encode_killed_in_the_history_phase_is_completed_by_resume(tmp_path, source):
     options = OPTIONS | ENCODINGS["star-delta"]
     plain = {k: v for k, v in options.items() if not k.startswith("history")}
-    without = _count_steps(lambda: chronozarr.encode(source, tmp_path / "plain", **plain))
-    total = _count_steps(lambda: chronozarr.encode(source, tmp_path / "reference", **options))
+    without = count_steps(lambda: chronozarr.encode(source, tmp_path / "plain", **plain))
+    total = count_steps(lambda: chronozarr.encode(source, tmp_path / "reference", **options))
     expected = hashes(tmp_path / "reference")
     # After the history phase come the metadata: every zarr.json, coordinate and volatility chunk.
     metadata = sum(1 for k in expected if k.endswith("zarr.json") or k.split("/c/")[0].rpartition("/")[2] in ("time", "band", "y", "x", "volatility"))
@@ -169,7 +139,7 @@ def test_an_encode_killed_in_the_history_phase_is_completed_by_resume(tmp_path, 
     points = [start + 1, start + 2, start + 13, start + history_steps]
     for kill_after in points:
         out = tmp_path / f"killed-{kill_after}"
-        assert _killed(lambda out=out: chronozarr.encode(source, out, **options), kill_after)
+        assert killed(lambda out=out: chronozarr.encode(source, out, **options), kill_after)
         assert not (out / "zarr.json").exists() and len(hashes(out, "history/c/")) <= 12
         chronozarr.encode(source, out, **options, resume=True)
         assert hashes(out) == expected, f"killed after step {kill_after} of {total}"
@@ -179,12 +149,12 @@ def test_an_append_killed_while_writing_history_ends_identical(tmp_path, source)
     chronozarr.encode(source[:11], tmp_path / "base", **OPTIONS)
     reference = tmp_path / "reference"
     os.system(f"cp -r {tmp_path / 'base'} {reference}")
-    total = _count_steps(lambda: chronozarr.append(reference, source[11:20], progress=False, fsync=False))
+    total = count_steps(lambda: chronozarr.append(reference, source[11:20], progress=False, fsync=False))
     expected = hashes(reference)
     for kill_after in sorted({total // 2, total - 12, total - 3}):
         store = tmp_path / f"killed-{kill_after}"
         os.system(f"cp -r {tmp_path / 'base'} {store}")
-        assert _killed(lambda store=store: chronozarr.append(store, source[11:20], progress=False, fsync=False), kill_after)
+        assert killed(lambda store=store: chronozarr.append(store, source[11:20], progress=False, fsync=False), kill_after)
         chronozarr.append(store, source[11:20], progress=False, fsync=False)
         assert hashes(store) == expected, f"killed after step {kill_after} of {total}"
 
