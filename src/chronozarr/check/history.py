@@ -25,8 +25,8 @@ SECTION = "history"
 KEY = "chronozarr.history"
 
 
-def check_history(ctx: Context, sample: int | None = None) -> None:
-    """Every history rule, when the root declares the array; `sample` inner chunks (None: all)."""
+def check_history(ctx: Context) -> None:
+    """Every history rule, when the root declares the array; ctx.history_sample inner chunks (None: all)."""
     if "history" not in ctx.block:
         return
     try:
@@ -50,7 +50,7 @@ def check_history(ctx: Context, sample: int | None = None) -> None:
         _check_document(ctx, store, history, doc)
         ctx.arrays[layout.path] = ArrayFacts(layout.path, doc, tuple(history.info.shape), layout.shard_shape, layout.chunk_shape)
         _check_shard_bytes(ctx, layout, store)
-        _check_values(ctx, store, history, sample)
+        _check_values(ctx, store, history, ctx.history_sample)
     finally:
         store.close()
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from functools import partial
 
 from ..errors import AccessError, StoreError
 from ..format.append_rule import APPEND_JOURNAL, JOURNAL_MARK
@@ -52,7 +51,7 @@ def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bo
     else:
         source, root_dir = store, getattr(store, "root", None)
         report = Report(source.describe(""))
-    ctx = Context(source=source, report=report, local_root=root_dir)
+    ctx = Context(source=source, report=report, local_root=root_dir, history_sample=sample)
     if not _load_root(ctx):
         return report
     if not check_root(ctx) or _interrupted_append(ctx):
@@ -64,7 +63,7 @@ def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bo
         ("2.2", check_coordinates),
         ("3.3", check_grid_mapping),
         ("5", check_volatility),
-        ("history", partial(check_history, sample=sample)),
+        ("history", check_history),
         ("3.1", check_consolidated),
         ("2", check_objects),
         ("8", check_checksums),
@@ -126,5 +125,4 @@ def _guarded(ctx: Context, section: str, step: Step) -> None:
     try:
         step(ctx)
     except (StoreError, OSError, KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as exc:
-        name = getattr(step, "__name__", None) or step.func.__name__  # type: ignore[attr-defined]  # a partial
-        ctx.report.fail(section, "zarr.json", f"could not finish {name.replace('_', ' ')}: {type(exc).__name__}: {exc}")
+        ctx.report.fail(section, "zarr.json", f"could not finish {step.__name__.replace('_', ' ')}: {type(exc).__name__}: {exc}")
