@@ -130,3 +130,15 @@ def test_serve_gives_the_last_time_block_a_short_cache_life_and_the_others_a_lon
         }
     assert "immutable" in headers["0"] and "max-age=31536000" in headers["0"]
     assert "immutable" not in headers["2"], "an append grows the last time block in place"
+
+
+def test_the_xarray_engine_reads_a_pixels_history_from_the_array(stores):
+    import xarray as xr
+
+    root, values = stores
+    with StoreServer(root) as server:
+        ds = xr.open_dataset(f"{server.url}/with", engine="chronozarr")
+        server.clear_log()
+        np.testing.assert_array_equal(ds["data"].isel(y=20, x=45).values, values[:, :, 20, 45])
+        assert len(server.requests) == 2  # the shard's index and one inner chunk
+        np.testing.assert_array_equal(ds["data"].isel(y=20, x=45, time=slice(3, 9)).values, values[3:9, :, 20, 45])
