@@ -90,6 +90,42 @@ def encode(source: Path, store: Path, shape: dict[str, int], variant: tuple[str,
     return out
 
 
+TRIAL_CODECS = {  # what the codec table (spec 8) allows, on the inner chunks of one shard
+    "zstd 5 (level 0's)": ("zstd", 5, None),
+    "zstd 15": ("zstd", 15, None),
+    "gzip 5": ("gzip", 5, None),
+    "blosc zstd 5 shuffle": ("blosc", 5, "shuffle"),
+    "blosc lz4 5 shuffle": ("blosc-lz4", 5, "shuffle"),
+}
+
+
+def codec_trials(store: Path, chunk: int) -> dict[str, Any]:
+    """Bytes of the history inner chunks of the middle level-0 cell under each allowed codec and
+    p = 16 and 32, against the bytes of that cell's level-0 chunks."""
+    import numcodecs
+    import numpy as np
+    import zarr
+
+    history = zarr.open_group(store, mode="r")["history"]
+    rows, cols = -(-history.shape[2] // chunk), -(-history.shape[3] // chunk)
+    r, c = rows // 2, cols // 2
+    block = np.zeros((history.shards[0], *history.shape[1:2], chunk, chunk), history.dtype)
+    block[: history.shape[0]] = history[:, :, r * chunk : (r + 1) * chunk, c * chunk : (c + 1) * chunk]
+    level0 = sum(p.stat().st_size for p in (store / "0" / "data" / "c").glob(f"*/0/{r}/{c}"))
+    made = {
+        "zstd": lambda level, _: numcodecs.Zstd(level), "gzip": lambda level, _: numcodecs.GZip(level),
+        "blosc": lambda level, _: numcodecs.Blosc("zstd", level, numcodecs.Blosc.SHUFFLE),
+        "blosc-lz4": lambda level, _: numcodecs.Blosc("lz4", level, numcodecs.Blosc.SHUFFLE),
+    }
+    out: dict[str, Any] = {"cell": [r, c], "level0_bytes": level0}
+    for p in (16, 32):
+        for name, (kind, level, shuffle) in TRIAL_CODECS.items():
+            codec = made[kind](level, shuffle)
+            n = sum(len(codec.encode(np.ascontiguousarray(block[:, :, y : y + p, x : x + p]))) for y in range(0, chunk, p) for x in range(0, chunk, p))
+            out[f"p{p} {name}"] = {"bytes": n, "ratio": round(n / level0, 3)}
+    return out
+
+
 def read_history(url: str, server: ServedDir, pixels: list[tuple[int, int]], values: Any) -> dict[str, Any]:
     """Requests, bytes and seconds of one pixel's history on a cold handle, then of pixels of other
     shards on the warm one; every answer is checked against the source."""
@@ -150,6 +186,8 @@ def run(work: Path, shape: dict[str, int], output: Path) -> None:
     encodes = {name: encode(source, work / "stores" / name.replace(" ", "-"), shape, variant) for name, variant in VARIANTS.items()}
     for name, r in encodes.items():
         print(f"encode {name:24} {r['seconds']:7.2f} s, peak {r['peak_rss_mb']:6.0f} MB, history {r['history_bytes']}, level 0 {r['level0_bytes']}")
+    trials = codec_trials(work / "stores" / "star-delta+history", shape["chunk"])
+    print("codec trials:", trials)
     values = xr.open_zarr(source, consolidated=False)["reflectance"].values
     pixels = _pixels(shape)
     with ServedDir(work / "stores") as server:
@@ -166,7 +204,7 @@ def run(work: Path, shape: dict[str, int], output: Path) -> None:
         print(f"scale {size} history={history}: {r['seconds']:.1f} s, peak {r['peak_rss_mb']:.0f} MB")
     summary = _summary(encodes, reads, scale)
     print("targets:", summary["targets"])
-    record.write(_document(shape, generated, encodes, reads, scale, summary), output)
+    record.write(_document(shape, generated, encodes, reads, scale, {**summary, "codec_trials": trials}), output)
 
 
 def _summary(encodes: dict[str, Any], reads: dict[str, Any], scale: dict[int, Any]) -> dict[str, Any]:
