@@ -34,6 +34,11 @@ class BlockError(StoreError):
     """A field of the root `chronozarr` block that a reader cannot use; names the field and the rule."""
 
 
+class HistoryError(StoreError):
+    """A history declaration (docs/format-history.md) a reader cannot use; names the field
+    (`chronozarr.history.<field>`). Readers fall back to level 0; validate reports it."""
+
+
 class FetchError(StoreError):
     """An HTTP request failed in a way that is not a missing key; names the URL and status."""
 

@@ -10,7 +10,8 @@ resumed run skips them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from ..progress import work_bar
@@ -86,12 +87,16 @@ def write_phases(
             done[unit.name] = result
             bar.unit_done()
 
+        def finished_on_cluster(unit: Unit, result: WriteResult) -> None:
+            finished(unit, result)
+            bar.advance(step_bytes(plan, unit) * (unit.stop - unit.start))
+
         for phase_units in per_phase:
             todo = [u for u in phase_units if u.name not in done]
             if not todo:
                 continue
             if client is not None:
-                run_on_cluster(client, plan, pyramids, todo, finished, bar.advance)
+                run_on_cluster(client, partial(unit_task, plan, pyramids), todo, finished_on_cluster)
             else:
                 writer = ObjectWriter(plan.output, step=step)
                 write_units(plan, todo, pyramids, writer, progress=bar.advance, on_done=finished, read_ahead=read_ahead)
@@ -108,3 +113,23 @@ def _cluster_window(plan: Plan, client: Any) -> int | None:
         return None
     workers = max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
     return max(plan.schedule.anchor_interval, -(-plan.n_time // (2 * workers)))
+
+
+def unit_task(plan: Plan, pyramids: EncodePyramids, unit: Unit, abort_name: str) -> WriteResult | None:
+    """Write one unit on a worker; None when the caller raised the abort event before it ended.
+
+    The input is computed with dask's synchronous scheduler: a task must not compute through the
+    cluster, it holds the worker thread that computation would wait for.
+    """
+    import dask
+    from distributed import Event
+
+    abort = Event(abort_name)
+    finished: list[WriteResult] = []
+    local = replace(pyramids, series=replace(pyramids.series, scheduler="sync"))
+    with dask.config.set(scheduler="sync"):
+        write_units(
+            plan, [unit], local, ObjectWriter(plan.output), should_stop=abort.is_set,
+            on_done=lambda _, result: finished.append(result),
+        )
+    return finished[0] if finished else None
