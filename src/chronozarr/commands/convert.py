@@ -56,6 +56,7 @@ Examples:
   chronozarr convert floats.csv my_store --cast float32
   chronozarr convert cube.zarr my_store --variable reflectance
   chronozarr convert scenes.csv my_store --read-ahead 4 --resume
+  chronozarr convert scenes.csv my_store --history
 """
 
 

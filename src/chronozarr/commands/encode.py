@@ -42,6 +42,8 @@ Examples:
   chronozarr encode 'scenes/*.tif' my_store
   chronozarr encode 'S2/*.tif' my_store --date-format 'MSIL2A_%Y%m%dT%H%M%S_*'
   chronozarr encode mosaic.zarr s3://my-bucket/mosaic.zarr --variable data --resume
+  chronozarr encode scenes.nc my_store --history
+  chronozarr encode scenes.nc my_store --history --history-time 256
 """
 
 

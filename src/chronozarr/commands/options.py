@@ -103,6 +103,14 @@ WRITER_OPTIONS = (
         "input's CF packing (scale_factor, add_offset) or band names.",
     )),
     _option("provenance_json", Path | None, typer.Option(None, help="JSON object: sources, composite, gap_fill, notes.")),
+    _option("history", bool, typer.Option(
+        False, "--history", help="Also write the time-major history array: a pixel's whole history in one or two reads "
+        "(docs/history.md); costs about the size of level 0's data.",
+    )),
+    _option("history_time", int | None, typer.Option(
+        None, min=1, metavar="T", help="Timesteps per history time block (needs --history); default: the timesteps rounded "
+        "up to a power of two, 16 to 1024.",
+    )),
     _option("max_levels", int | None, typer.Option(None, min=1, help="Stop the pyramid after this many levels.")),
     _option("workers", int | None, typer.Option(None, min=1, help="Compression threads; default: all cores.")),
     _option("block_size", int | None, typer.Option(

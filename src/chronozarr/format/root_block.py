@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .history import HistoryError, HistoryLayout
 from .metadata import Band, LevelMirror, Provenance, Temporal, check_spec_version
 from .times import from_iso
 
@@ -19,10 +20,10 @@ MASK = "mask"
 COVERAGE = "coverage"
 VOLATILITY_PATH = "volatility"
 # The fields an append may change (spec 14); every other field of the block stays as it was.
-APPEND_GROWS = frozenset({"times", "temporal", "levels", "shard_bytes"})
+APPEND_GROWS = frozenset({"times", "temporal", "levels", "shard_bytes", "history"})
 _KNOWN = (
     "spec_version", "variable", "times", "bands", "band_names", "nodata", "crs", "temporal",
-    "volatility_path", "mask_variable", "coverage_variable", "provenance", "levels", "shard_bytes",
+    "volatility_path", "mask_variable", "coverage_variable", "provenance", "levels", "shard_bytes", "history",
 )
 
 
@@ -53,6 +54,8 @@ class RootBlock:
     provenance: Provenance | None = None
     levels: tuple[LevelMirror, ...] | None = None
     shard_bytes: Mapping[str, Mapping[str, int]] | None = None
+    history: HistoryLayout | None = None  # the time-major history array (docs/format-history.md)
+    history_problem: str | None = None  # why a declaration present was unusable (it is then kept in extra as found)
     bands_as_names: bool = False  # the v0.1 string form, kept when the block is written back
     omitted: frozenset[str] = frozenset()  # nodata, crs or temporal.encoding, when a v0.1 block left them out
     extra: Mapping[str, Any] = field(default_factory=dict)  # fields this version does not read, kept as found
@@ -86,6 +89,7 @@ class RootBlock:
             "provenance": self.provenance.to_dict() if self.provenance is not None else None,
             "levels": [m.to_dict() for m in self.levels] if self.levels is not None else None,
             "shard_bytes": ordered_shard_bytes(self.shard_bytes) if self.shard_bytes is not None else None,
+            "history": self.history.to_dict() if self.history is not None else None,
         }
         out.update({k: v for k, v in optional.items() if v is not None})
         out.update(self.extra)
@@ -107,6 +111,9 @@ class RootBlock:
             raise BlockError(f"chronozarr.bands must be a list of band objects or names, got {raw_bands!r}")
         names = block.get("band_names")
         provenance, extra = _provenance(block.get("provenance"))
+        history, history_problem = _history(block)
+        if history_problem is not None:
+            extra["history"] = block["history"]
         temporal_raw = block.get("temporal")
         omitted = {k for k in ("nodata", "crs") if k not in block}
         if isinstance(temporal_raw, Mapping) and "encoding" not in temporal_raw:
@@ -126,13 +133,20 @@ class RootBlock:
             provenance=provenance,
             levels=tuple(LevelMirror.from_dict(m) for m in levels) if isinstance(levels, list) else None,
             shard_bytes=_shard_bytes(block["shard_bytes"]) if "shard_bytes" in block else None,
+            history=history,
+            history_problem=history_problem,
             bands_as_names=bool(raw_bands) and all(isinstance(b, str) for b in raw_bands),
             omitted=frozenset(omitted),
             extra={**extra, **{k: v for k, v in block.items() if k not in _KNOWN}},
         )
 
     def appended(
-        self, times: Sequence[str], temporal: Temporal, n_time: int, shard_bytes: Mapping[str, Mapping[str, int]]
+        self,
+        times: Sequence[str],
+        temporal: Temporal,
+        n_time: int,
+        shard_bytes: Mapping[str, Mapping[str, int]],
+        history_bytes: Mapping[str, int] | None = None,
     ) -> RootBlock:
         """The block after an append to `n_time` timesteps (spec 14): only the fields in
         APPEND_GROWS change, each only where the block carries it."""
@@ -148,6 +162,7 @@ class RootBlock:
             temporal=temporal,
             levels=levels,
             shard_bytes=merged,
+            history=self.history.grown(history_bytes or {}) if self.history is not None else None,
         )
 
 
@@ -158,6 +173,17 @@ def ordered_shard_bytes(shard_bytes: Mapping[str, Mapping[str, int]]) -> dict[st
 
 def _shard_order(item: tuple[str, int]) -> tuple[int, ...]:
     return tuple(int(p) for p in item[0].split("/"))
+
+
+def _history(block: Mapping[str, Any]) -> tuple[HistoryLayout | None, str | None]:
+    """The history declaration, or (None, why) when one is present but unusable: a store is never
+    failed for it, its readers read histories from level 0 (docs/format-history.md)."""
+    if "history" not in block:
+        return None, None
+    try:
+        return HistoryLayout.from_dict(block["history"]), None
+    except HistoryError as exc:
+        return None, str(exc)
 
 
 def _provenance(value: Any) -> tuple[Provenance | None, dict[str, Any]]:

@@ -16,6 +16,7 @@ from ..format.temporal import STAR_DELTA, schedule_problems, star_delta_allowed
 from ..format.times import from_iso, iso_list
 from ..format.zarrjson import parse_json
 from .arrays import ArrayInfo, decode_chunk, parse_array
+from .history import StoreHistory, usable_history
 from .object_source import ObjectSource
 
 
@@ -83,6 +84,8 @@ class StoreMetadata:
     levels: tuple[Level, ...]
     shard_bytes: Mapping[str, Mapping[str, int]]
     requests_to_open: int
+    history: StoreHistory | None = None  # the time-major history array, when declared and usable
+    history_problem: str | None = None  # why a declared history array is not used
 
     @property
     def attrs(self) -> Mapping[str, Any]:
@@ -179,6 +182,7 @@ def _load(source: ObjectSource, root: Mapping[str, Any], raw: Mapping[str, Any],
     _check_schedule(temporal, n_time)
     if len(bands) != n_band:
         raise StoreError(f"chronozarr.bands lists {len(bands)} bands but the data array has {n_band}")
+    history, history_problem = usable_history(block, node, levels[0].data)
     return StoreMetadata(
         root=root,
         block=block,
@@ -195,6 +199,8 @@ def _load(source: ObjectSource, root: Mapping[str, Any], raw: Mapping[str, Any],
         levels=tuple(levels),
         shard_bytes=block.shard_bytes or {},
         requests_to_open=source.stats.requests + source.stats.missing - before,
+        history=history,
+        history_problem=history_problem,
     )
 
 

@@ -18,6 +18,7 @@ from .arrays import ArrayInfo, fill_chunk
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
 from .deadline import call_deadline
+from .history import HistoryReader, warn_unusable
 from .metadata import Level, StoreMetadata, load
 from .object_source import ObjectSource, RequestStats, is_remote, not_a_directory, open_object_source
 from .physical import physical_values
@@ -57,6 +58,9 @@ class ChronoStore:
         self.anchors = ByteLRU(cache_bytes)
         self.fetcher = ChunkFetcher(self.source, self.meta.shard_bytes, self.meta.variable, concurrency, 32 * 2**20)
         self._anchor_set = frozenset(self.meta.temporal.anchor_indices)
+        if self.meta.history_problem is not None:
+            warn_unusable(self.meta.history_problem, self.source.describe("zarr.json"))
+        self.history = HistoryReader(self.source, self.meta.history, self.fetcher.pool) if self.meta.history else None
 
     # -- description -------------------------------------------------------------------------
 
@@ -159,11 +163,15 @@ class ChronoStore:
         return self._gather(level, level.coverage, [self._t(t)], *request_window(level, window))[0]
 
     def read_point(self, row: int, col: int, lod: int = 0, times: Sequence[int] | None = None) -> np.ndarray:
-        """The (time, band) history of one pixel."""
+        """The (time, band) history of one pixel; at level 0 from the history array when the store
+        has one (one index read per time block, cached, and one range read per block)."""
         level = self._level(lod)
         if not (0 <= row < level.height and 0 <= col < level.width):
             raise IndexError(f"pixel ({row}, {col}) is outside level {lod} ({level.height} x {level.width})")
         steps = self._times(times)
+        if self.history is not None and level.index == 0:
+            with call_deadline(self.deadline):
+                return self.history.point(int(row), int(col), steps)
         return self._gather(level, level.data, steps, slice(row, row + 1), slice(col, col + 1))[:, :, 0, 0]
 
     def read_point_mask(self, row: int, col: int, lod: int = 0, times: Sequence[int] | None = None) -> np.ndarray | None:

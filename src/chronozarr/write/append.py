@@ -28,6 +28,7 @@ import xarray as xr
 
 from ..format.codecs import CodecSpec
 from ..format.geometry import object_key
+from ..format.history import HISTORY_PATH
 from ..format.metadata import Band
 from ..format.root_block import VOLATILITY_PATH
 from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, volatility_value
@@ -35,6 +36,7 @@ from ..format.times import iso_list
 from ..progress import work_bar
 from . import journal as jr
 from .existing import ExistingStore, open_existing, prepare_batch
+from .history import history_keys, stage_history
 from .layout import coordinate_chunk, volatility_chunk
 from .objects import ObjectCounter, ObjectWriter, ShardBase, ShardBuilder
 from .output import LocalOutput, Output, open_output
@@ -240,6 +242,9 @@ def _stage(store: ExistingStore, plan: Plan, series: Series, progress: bool | No
                 on_done=lambda unit, _: bar.unit_done(),
             )
             result.merge(done)
+    history = store.block.history
+    if history is not None:
+        result.shard_bytes[HISTORY_PATH] = stage_history(plan, history, store.n_time, existing, writer, progress)
     _stage_metadata(store, plan, series, result, writer)
     if fsync:
         writer.flush()
@@ -261,6 +266,9 @@ def _stage_metadata(store: ExistingStore, plan: Plan, series: Series, result: Wr
         doc["chunk_grid"]["configuration"]["chunk_shape"] = [plan.n_time]
         writer.put(object_key(key, (0,)), coordinate_chunk(times_ms, CodecSpec.from_json(doc["codecs"][-1])))
         nodes[key] = doc
+    if store.block.history is not None:
+        nodes[HISTORY_PATH] = store.node(HISTORY_PATH)
+        nodes[HISTORY_PATH]["shape"][0] = plan.n_time
     for key in sorted(nodes):
         writer.put_json(f"{key}/zarr.json", nodes[key])
     old, codec = store.volatility()
@@ -296,7 +304,8 @@ def _root_document(
     temporal = store.block.temporal
     if plan.encoding == STAR_DELTA:
         temporal = replace(temporal, anchor_indices=tuple(plan.schedule.anchors), delta_reference=dict(plan.schedule.references))
-    grown = store.block.appended(iso_list(times_ms), temporal, plan.n_time, result.shard_bytes if plan.sharded else {})
+    levels = {k: v for k, v in result.shard_bytes.items() if k != HISTORY_PATH} if plan.sharded else {}
+    grown = store.block.appended(iso_list(times_ms), temporal, plan.n_time, levels, result.shard_bytes.get(HISTORY_PATH))
     doc["attributes"]["chronozarr"] = grown.to_dict()
     consolidated = doc.get("consolidated_metadata", {}).get("metadata")
     if isinstance(consolidated, dict):
@@ -344,6 +353,8 @@ def _dry_run(store: ExistingStore, plan: Plan, series: Series, started: float) -
             keys.add(f"{level.path}/{name}/zarr.json")
         keys.update({f"{level.path}/time/zarr.json", object_key(f"{level.path}/time", (0,))})
     keys.update({object_key(store.block.volatility_path or VOLATILITY_PATH, (0, 0)), "zarr.json"})
+    if store.block.history is not None:
+        keys.update(history_keys(plan, store.block.history, old_n))
     ordered = sorted(keys, key=lambda k: (_rank(k), k))
     objects = tuple(WrittenObject(k, _kind(store, k), 0) for k in ordered)
     return AppendSummary(store.output.location, series.shape[0], plan.n_time, objects, time.perf_counter() - started, dry_run=True)

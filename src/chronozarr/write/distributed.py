@@ -9,13 +9,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import xarray as xr
 
 from .objects import ObjectWriter
 from .plan import Plan
-from .units import Unit, step_bytes
+from .units import Unit
 from .walk import WriteResult, write_units
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def _is_dask(data: xr.DataArray) -> bool:
     return type(data.variable._data).__module__.startswith("dask")
 
 
-def _unit_task(plan: Plan, pyramids: EncodePyramids, unit: Unit, abort_name: str) -> WriteResult | None:
+def unit_task(plan: Plan, pyramids: EncodePyramids, unit: Unit, abort_name: str) -> WriteResult | None:
     """Write one unit on a worker; None when the caller raised the abort event before it ended.
 
     The input is computed with dask's synchronous scheduler: a task must not compute through the
@@ -60,30 +60,38 @@ def _unit_task(plan: Plan, pyramids: EncodePyramids, unit: Unit, abort_name: str
     return finished[0] if finished else None
 
 
+class Named(Protocol):
+    """A task's item: a work unit or a history shard, named for the task key and the records."""
+
+    @property
+    def name(self) -> str: ...
+
+
+N = TypeVar("N", bound=Named)
+
+
 def run_on_cluster(
     client: Any,
-    plan: Plan,
-    pyramids: EncodePyramids,
-    units: list[Unit],
-    finished: Callable[[Unit, WriteResult], None],
-    advance: Callable[[int], None],
+    task: Callable[[N, str], WriteResult | None],
+    items: list[N],
+    finished: Callable[[N, WriteResult], None],
 ) -> None:
-    """Submit every unit, report each as it finishes; on any failure stop the others first."""
+    """Submit `task(item, abort event name)` for every item, report each as it finishes; on any
+    failure stop the others first."""
     from distributed import Event, as_completed
 
     abort = Event(f"chronozarr-abort-{uuid.uuid4().hex}", client=client)
     futures = {
-        client.submit(_unit_task, plan, pyramids, unit, abort.name, pure=False, key=f"chronozarr-{unit.name}-{uuid.uuid4().hex[:8]}"): unit
-        for unit in units
+        client.submit(task, item, abort.name, pure=False, key=f"chronozarr-{item.name}-{uuid.uuid4().hex[:8]}"): item
+        for item in items
     }
     try:
         for future in as_completed(futures):
-            unit = futures[future]
+            item = futures[future]
             result = future.result()
             if result is None:
-                raise RuntimeError(f"cluster task for {unit.name} stopped before it finished")
-            finished(unit, result)
-            advance(step_bytes(plan, unit) * (unit.stop - unit.start))
+                raise RuntimeError(f"cluster task for {item.name} stopped before it finished")
+            finished(item, result)
     except BaseException:
         _stop(abort, list(futures))
         raise

@@ -15,12 +15,15 @@ import xarray as xr
 from ..errors import InputError
 from ..format.codecs import CodecSpec
 from ..format.geometry import pyramid_levels
+from ..format.history import HISTORY_PATH, HistoryLayout
 from ..format.metadata import Band, LevelMirror, Provenance, Selection, Temporal
 from ..format.temporal import NONE, STAR_DELTA, star_delta_allowed, volatility_value
 from . import selection
 from .claim import claim, discard_claim, sample_scratch
 from .crashpoints import crash_points
-from .layout import chronozarr_block, level_nodes, root_attributes, volatility_node, write_metadata
+from .distributed import active_client
+from .history import history_tasks, write_history
+from .layout import chronozarr_block, history_node, level_nodes, root_attributes, volatility_node, write_metadata
 from .objects import ObjectCounter, ObjectWriter
 from .output import Output, open_output
 from .phases import write_phases
@@ -45,12 +48,14 @@ class EncodeSummary:
     objects: int
     nbytes: int
     seconds: float
+    history_nbytes: int | None = None  # the history array's shards, when it was written
 
     def __str__(self) -> str:
         ratio = f", star-delta/plain {self.selection_ratio:.3f}" if self.selection_ratio is not None else ""
+        history = f" (history {self.history_nbytes / 1e6:.1f} MB)" if self.history_nbytes is not None else ""
         return (
             f"{self.path}: {self.levels} levels, encoding {self.encoding}{ratio}, "
-            f"{self.objects} objects, {self.nbytes / 1e6:.1f} MB in {self.seconds:.1f} s"
+            f"{self.objects} objects, {self.nbytes / 1e6:.1f} MB{history} in {self.seconds:.1f} s"
         )
 
 
@@ -83,6 +88,9 @@ def encode(
     block_size: int | None = None,
     read_ahead: int = 2,
     storage_options: Mapping[str, Any] | None = None,
+    history: bool = False,
+    history_time: int | None = None,
+    history_inner: int | None = None,
 ) -> EncodeSummary | EncodePreview:
     """Write `da` (time, band, y, x) as a chronozarr 0.2 store at `path`, which must be new or empty.
 
@@ -107,17 +115,19 @@ def encode(
         provenance=provenance, variable=variable, max_levels=max_levels, workers=workers,
     )
     span = check_span(block_size) if block_size is not None else default_span(plan, series.spatial_chunks)
+    layout = _history_layout(plan, history, history_time, history_inner)
     if dry_run:
         return EncodePreview.of(plan, series, band_objects)
-    record = RunRecord(_options(plan, encoding, anchor_interval, band_objects, prov, max_levels), input_digest(series), span)
+    record = RunRecord(_options(plan, encoding, anchor_interval, band_objects, prov, max_levels, layout), input_digest(series), span)
     journal = Journal(output, step=crash_points.step)
     claimed = claim(output, resume=resume)
     try:
         record = _start(journal, record) if claimed.started else journal.resume(record)
         plan = _select(plan, series, journal, record)
         result = write_phases(plan, series, span, journal, progress=progress, read_ahead=read_ahead, step=crash_points.step)
+        written = _write_history(plan, layout, series, journal, progress)
         writer = ObjectWriter(output, ObjectCounter(), step=crash_points.step)
-        _write_layout(plan, series, band_objects, prov, result, writer)
+        _write_layout(plan, series, band_objects, prov, result, writer, (layout, written) if layout and written else None)
         journal.finish()
         if plan.sample is not None:
             plan.sample.discard()
@@ -125,14 +135,43 @@ def encode(
         if claimed.started:
             discard_claim(output, claimed)
         raise
+    return _summary(plan, result, writer, written, started)
+
+
+def _summary(plan: Plan, result: WriteResult, writer: ObjectWriter, history: WriteResult | None, started: float) -> EncodeSummary:
     return EncodeSummary(
-        path=output.location,
+        path=plan.output.location,
         levels=len(plan.levels),
         encoding=plan.encoding,
         selection_ratio=plan.selection[1] if plan.selection else None,
-        objects=result.objects + writer.counter.objects,
-        nbytes=result.nbytes + writer.counter.nbytes,
+        objects=result.objects + writer.counter.objects + (history.objects if history else 0),
+        nbytes=result.nbytes + writer.counter.nbytes + (history.nbytes if history else 0),
         seconds=time.perf_counter() - started,
+        history_nbytes=history.nbytes if history else None,
+    )
+
+
+def _history_layout(plan: Plan, history: bool, history_time: int | None, history_inner: int | None) -> HistoryLayout | None:
+    """The history array's layout when asked for; its options alone are a mistake."""
+    if not history:
+        if history_time is not None or history_inner is not None:
+            raise InputError("history_time and history_inner need history=True (--history)")
+        return None
+    try:
+        return HistoryLayout.create(plan.n_time, plan.n_band, plan.chunk_size, history_time, history_inner)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _write_history(plan: Plan, layout: HistoryLayout | None, series: Series, journal: Journal, progress: bool | None) -> WriteResult | None:
+    """Every history shard, after every level-0 chunk is stored (the shards read them back)."""
+    if layout is None:
+        return None
+    tasks = history_tasks(plan, layout)
+    done = journal.done_units()
+    return write_history(
+        plan, layout, tasks, writer=ObjectWriter(plan.output, step=crash_points.step), client=active_client(series.data),
+        done=done, on_done=journal.record_unit, progress=progress,
     )
 
 
@@ -142,7 +181,8 @@ def _start(journal: Journal, record: RunRecord) -> RunRecord:
 
 
 def _options(
-    plan: Plan, encoding: str, anchor_interval: int, bands: list[Band], provenance: Provenance | None, max_levels: int | None
+    plan: Plan, encoding: str, anchor_interval: int, bands: list[Band], provenance: Provenance | None, max_levels: int | None,
+    history: HistoryLayout | None,
 ) -> dict[str, Any]:
     """Every option that decides the bytes of the store, as resume compares them."""
     return {
@@ -159,6 +199,7 @@ def _options(
         "max_levels": max_levels,
         "mask": plan.has_mask,
         "coverage": plan.has_coverage,
+        **({"history": history.to_dict()} if history is not None else {}),
     }
 
 
@@ -274,6 +315,7 @@ def _write_layout(
     provenance: Provenance | None,
     result: WriteResult,
     writer: ObjectWriter,
+    history: tuple[HistoryLayout, WriteResult] | None,
 ) -> None:
     """Coordinates, volatility, then zarr.json below the root, then the root."""
     nodes: dict[str, dict[str, Any]] = {}
@@ -296,10 +338,15 @@ def _write_layout(
         for level in plan.levels
     ]
     shard_bytes = {level.path: result.shard_bytes.get(level.path, {}) for level in plan.levels} if plan.sharded else None
+    declared = None
+    if history is not None:
+        layout, written = history
+        declared = layout.grown(written.shard_bytes.get(HISTORY_PATH, {}))
+        nodes[HISTORY_PATH] = history_node(layout, plan.n_time, plan.levels[0], plan.dtype, plan.codec, plan.nodata)
     block = chronozarr_block(
         variable=plan.variable, times_ms=series.times_ms, bands=bands, nodata=plan.nodata, crs=series.crs,
         temporal=temporal, levels=mirrors, plane_variables=plan.plane_variables, provenance=provenance,
-        shard_bytes=shard_bytes,
+        shard_bytes=shard_bytes, history=declared,
     )
     write_metadata(writer, nodes, root_attributes([level.path for level in plan.levels], series.crs, block))
 

@@ -103,6 +103,8 @@ def open_existing(output: Output, source_options: Mapping[str, Any] | None = Non
     if isinstance(output, LocalOutput) and not output.root.is_dir():
         raise StoreError(f"no store at {str(output.root)!r}: {not_a_directory(output.root)}")
     meta = load(open_object_source(output.location, **dict(source_options or {})))
+    if meta.history_problem is not None:
+        raise StoreError(f"{output.describe()}: append grows the history array, and its declaration is unusable: {meta.history_problem}")
     document = json.loads(output.get("zarr.json") or b"{}")
     data = meta.levels[0].data
     if data.codec is None:

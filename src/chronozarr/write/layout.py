@@ -16,6 +16,7 @@ import numpy as np
 
 from ..format.codecs import CodecSpec
 from ..format.geometry import LevelGeometry, object_key
+from ..format.history import HISTORY_DIMS, HistoryLayout
 from ..format.metadata import GRID_MAPPING, GRID_MAPPING_REFS, SPEC_VERSION, Band, LevelMirror, Provenance, Temporal, crs_code, grid_mapping_attrs, multiscales
 from ..format.root_block import COVERAGE, MASK, VOLATILITY_PATH, RootBlock
 from ..format.times import TIME_CALENDAR, TIME_UNITS, iso_list
@@ -160,6 +161,7 @@ def chronozarr_block(
     plane_variables: Sequence[str],
     provenance: Provenance | None,
     shard_bytes: dict[str, dict[str, int]] | None,
+    history: HistoryLayout | None = None,
 ) -> RootBlock:
     """The root `chronozarr` attribute (spec 3.2) with its mirrors."""
     return RootBlock(
@@ -177,6 +179,22 @@ def chronozarr_block(
         provenance=provenance,
         levels=tuple(levels),
         shard_bytes=shard_bytes,
+        history=history,
+    )
+
+
+def history_node(layout: HistoryLayout, n_time: int, level0: LevelGeometry, dtype: str, codec: CodecSpec, nodata: float | None) -> dict[str, Any]:
+    """The history array's zarr.json: level 0's shape, dtype, fill, dims and codecs, chunked along
+    time in shards (docs/format-history.md)."""
+    return array_json(
+        shape=[n_time, layout.n_band, level0.height, level0.width],
+        dtype=dtype,
+        chunk_shape=layout.chunk_shape,
+        codec=codec,
+        dimension_names=HISTORY_DIMS,
+        fill_value=0 if nodata is None else nodata,
+        attributes={"nodata": nodata} if nodata is not None else None,
+        shard_shape=layout.shard_shape,
     )
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..progress import work_bar
-from .distributed import active_client, run_on_cluster
+from .distributed import active_client, run_on_cluster, unit_task
 from .objects import ObjectWriter
 from .plan import Plan
 from .pyramid_planes import Planes
@@ -86,12 +87,16 @@ def write_phases(
             done[unit.name] = result
             bar.unit_done()
 
+        def finished_on_cluster(unit: Unit, result: WriteResult) -> None:
+            finished(unit, result)
+            bar.advance(step_bytes(plan, unit) * (unit.stop - unit.start))
+
         for phase_units in per_phase:
             todo = [u for u in phase_units if u.name not in done]
             if not todo:
                 continue
             if client is not None:
-                run_on_cluster(client, plan, pyramids, todo, finished, bar.advance)
+                run_on_cluster(client, partial(unit_task, plan, pyramids), todo, finished_on_cluster)
             else:
                 writer = ObjectWriter(plan.output, step=step)
                 write_units(plan, todo, pyramids, writer, progress=bar.advance, on_done=finished, read_ahead=read_ahead)

@@ -33,15 +33,23 @@ class StoredLevels:
     plan: Plan
     outputs: tuple[Output, ...]
     _indexes: OrderedDict[tuple[int, str], ShardBase | None] = field(default_factory=OrderedDict, repr=False)
+    # The last anchor window read: consecutive timesteps of one window share it (history shards).
+    _anchor: tuple[tuple[int, int, int, int, int, int], np.ndarray] | None = field(default=None, repr=False)
 
     def window(self, t: int, level: LevelGeometry, rows: slice, cols: slice) -> Window:
         """Timestep t of `level` over rows x cols: (data (band, y, x), mask, coverage)."""
         data = self._variable(t, level, self.plan.variable, rows, cols)
         ref = self.plan.storage_reference(t)
         if ref is not None:
-            data = reconstruct(self._variable(ref, level, self.plan.variable, rows, cols), data)
+            data = reconstruct(self._anchor_window(ref, level, rows, cols), data)
         planes = {name: self._variable(t, level, name, rows, cols) for name in self.plan.plane_variables}
         return data, planes.get("mask"), planes.get("coverage")
+
+    def _anchor_window(self, t: int, level: LevelGeometry, rows: slice, cols: slice) -> np.ndarray:
+        key = (t, level.index, rows.start, rows.stop, cols.start, cols.stop)
+        if self._anchor is None or self._anchor[0] != key:
+            self._anchor = (key, self._variable(t, level, self.plan.variable, rows, cols))
+        return self._anchor[1]
 
     def _variable(self, t: int, level: LevelGeometry, name: str, rows: slice, cols: slice) -> np.ndarray:
         """Stored values of one variable over the window, assembled from the cells under it."""

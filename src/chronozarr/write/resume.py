@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import OutputExistsError, StoreError
+from .distributed import Named
 from .output import SCRATCH, Output
-from .units import Unit
 from .walk import WriteResult
 
 RECORD_VERSION = 1
@@ -163,7 +163,7 @@ class Journal:
                 raise StoreError(f"{self.output.describe()}/{key} is not a unit record ({exc}); remove it and resume again") from None
         return out
 
-    def record_unit(self, unit: Unit, result: WriteResult) -> None:
+    def record_unit(self, unit: Named, result: WriteResult) -> None:
         self._put(f"{UNITS}{unit.name}.json", _result_to_json(result))
 
     def finish(self) -> None:

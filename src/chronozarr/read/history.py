@@ -1,0 +1,126 @@
+"""A pixel's history from the time-major history array (docs/format-history.md).
+
+Per time block: the shard's index (one bounded range when `shard_bytes` lists the shard, else a
+suffix range; cached per store handle), then one range for the pixel's inner chunk. A declaration
+the reader cannot use is never an error: `usable_history` says why once and the store reads
+histories from level 0.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import StoreError
+from ..format.history import HistoryArray, HistoryLayout
+from ..format.root_block import RootBlock
+from ..format.shard_index import EMPTY
+from .arrays import ArrayInfo, decode_chunk, fill_chunk, parse_array, parse_shard_index
+from .cache import ByteLRU
+from .deadline import submit
+from .object_source import ObjectSource
+
+INDEX_BUDGET = 16 * 2**20
+
+
+class HistoryWarning(UserWarning):
+    """A store declares a history array this reader cannot use; it reads level 0 instead."""
+
+
+@dataclass(frozen=True)
+class StoreHistory:
+    """A usable history array: its declaration and its parsed document."""
+
+    layout: HistoryLayout
+    info: ArrayInfo
+
+
+def as_history_array(info: ArrayInfo) -> HistoryArray:
+    """The fields of an array document the format's history rules compare."""
+    return HistoryArray(info.shape, info.dtype.name, info.fill_value, info.chunk_shape, info.shard_shape, info.index_at_end)
+
+
+def usable_history(block: RootBlock, node: Callable[[str], Any], level0: ArrayInfo) -> tuple[StoreHistory | None, str | None]:
+    """(the history array, None) when the store declares one a reader can use; (None, why) when it
+    declares one it cannot; (None, None) when it declares none."""
+    if block.history_problem is not None:
+        return None, block.history_problem
+    layout = block.history
+    if layout is None:
+        return None, None
+    try:
+        info = parse_array(layout.path, node(layout.path))
+    except StoreError as exc:
+        return None, f"chronozarr.history.path: the history array's document cannot be used: {exc}"
+    problems = layout.problems(as_history_array(level0), as_history_array(info))
+    if problems:
+        field, rule = problems[0]
+        return None, f"chronozarr.history.{field}: {rule}"
+    return StoreHistory(layout, info), None
+
+
+def warn_unusable(why: str, where: str) -> None:
+    warnings.warn(f"{where}: the history array is not used ({why}); pixel histories are read from level 0", HistoryWarning, stacklevel=3)
+
+
+class HistoryReader:
+    """Pixel histories of one store handle; shard indexes are cached for the handle's life."""
+
+    def __init__(self, source: ObjectSource, history: StoreHistory, pool: Executor) -> None:
+        self.source, self.layout, self.info, self.pool = source, history.layout, history.info, pool
+        self.indexes = ByteLRU(INDEX_BUDGET)
+        self._missing: set[str] = set()
+        self._lock = threading.Lock()
+
+    def point(self, y: int, x: int, steps: Sequence[int]) -> np.ndarray:
+        """(len(steps), band) values of pixel (y, x) at the timesteps `steps`."""
+        layout = self.layout
+        row, col, position = layout.locate(y, x)
+        blocks = layout.blocks_of(steps)
+        jobs = {tb: submit(self.pool, self._inner_chunk, tb, row, col, position) for tb in blocks}
+        at = {t: i for i, t in enumerate(steps)}
+        out = np.empty((len(steps), self.info.shape[1]), dtype=self.info.dtype)
+        iy, ix = y % layout.inner, x % layout.inner
+        for tb, job in jobs.items():
+            chunk = job.result()
+            for t in blocks[tb]:
+                out[at[t]] = chunk[t - tb * layout.time_cap, :, iy, ix]
+        return out
+
+    def _inner_chunk(self, tb: int, row: int, col: int, position: int) -> np.ndarray:
+        key = self.layout.shard_key(tb, row, col)
+        index = self._index(key, self.layout.shard_bytes.get(self.layout.shard_id(tb, row, col)))
+        offset, length = (EMPTY, EMPTY) if index is None else (int(v) for v in index[position])
+        if offset == EMPTY and length == EMPTY:
+            return fill_chunk(self.info)
+        raw = self.source.get_range(key, offset, length)
+        if raw is None:
+            raise StoreError(f"{self.source.describe(key)} disappeared while it was being read")
+        return decode_chunk(self.info, raw, self.source.describe(key))
+
+    def _index(self, key: str, length: int | None) -> np.ndarray | None:
+        """The shard's checked index, from cache or one range read; None for a shard not stored."""
+        cached = self.indexes.get(key)
+        if cached is not None:
+            return cached
+        with self._lock:
+            if key in self._missing:
+                return None
+        n = self.layout.index_nbytes
+        where = self.source.describe(key)
+        if length is not None and length < n:
+            raise StoreError(f"{where}: chronozarr.history.shard_bytes gives {length} bytes, less than its {n}-byte index")
+        raw = self.source.get_suffix(key, n) if length is None else self.source.get_range(key, length - n, n)
+        if raw is None:
+            with self._lock:
+                self._missing.add(key)
+            return None
+        index = parse_shard_index(self.info, raw, length, where)
+        self.indexes.put(key, index)
+        return index
