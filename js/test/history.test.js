@@ -1,6 +1,6 @@
 // @ts-check
 // A pixel's history from the time-major history array (docs/format-history.md), in stores whose
-// array zarr-python wrote (history_zarr.py): exact values equal to the numpy source over a real
+// array chronozarr's writer or zarr-python wrote (history_zarr.py): exact values equal to the numpy source over a real
 // HTTP server, two requests on an open store handle, the declaration's fields checked (one that
 // cannot be used is named once and level 0 answers), a damaged array falls back to level 0, and a
 // store without the array reads as before.
@@ -73,11 +73,11 @@ describe('over HTTP', () => {
     });
   }
 
-  test('a pixel of a store whose axis fits one time block costs two requests on an open handle, its neighbours none', async () => {
+  for (const name of ['writer-star', 'none-one-block']) test(`a pixel of a store whose axis fits one time block costs two requests on an open handle, its neighbours none: ${name}`, async () => {
     const { fetch, log, reset } = countingFetch();
-    const store = await openStore(`${server.url}/none-one-block`, { fetch, workers: 0 });
+    const store = await openStore(`${server.url}/${name}`, { fetch, workers: 0 });
     try {
-      const px = /** @type {Pixel} */ (hx.index['none-one-block'].pixels.find((/** @type {Pixel} */ p) => p.y === 69 && p.x === 89));
+      const px = /** @type {Pixel} */ (hx.index[name].pixels.find((/** @type {Pixel} */ p) => p.y === 69 && p.x === 89));
       reset();
       assert.deepEqual(plain(await store.readPoint(px.y, px.x)), px.values);
       assert.equal(log.length, 2, JSON.stringify(log));
@@ -85,7 +85,7 @@ describe('over HTTP', () => {
       reset();
       await store.readPoint(px.y - 3, px.x - 1); // the same inner chunk
       await store.readPoint(64, 70); // another inner chunk of the same shard: its index is cached
-      const blank = /** @type {Pixel} */ (hx.index['none-one-block'].pixels.find((/** @type {Pixel} */ p) => p.y === 40 && p.x === 50));
+      const blank = /** @type {Pixel} */ (hx.index[name].pixels.find((/** @type {Pixel} */ p) => p.y === 40 && p.x === 50));
       assert.deepEqual(plain(await store.readPoint(blank.y, blank.x)), blank.values); // an inner chunk not stored: fill, after its shard's index
       assert.equal(log.length, 2, JSON.stringify(log));
       assert.equal(store.stats().shardIndexes, 2);

@@ -1,6 +1,7 @@
-"""Stores with the time-major history array (docs/format-history.md), the array written by a
-second writer: zarr-python from the format text, over a store today's `chronozarr.encode` wrote,
-and the expected pixel histories from the numpy source, for the JS reader's history tests.
+"""Stores with the time-major history array (docs/format-history.md), written by chronozarr's
+writer (`encode(history=True)`) and by a second writer: zarr-python from the format text, over a
+store `chronozarr.encode` wrote without it; and the expected pixel histories from the numpy
+source, for the JS reader's history tests.
 
 Usage: python history_zarr.py OUT_DIR
 
@@ -123,8 +124,11 @@ def series(dtype: str, n_time: int, n_band: int, height: int, width: int, seed: 
     )
 
 
-# name: (dtype, encode options, time_cap, p, s)
+# name: (dtype, encode options, time_cap, p, s); with time_cap None, chronozarr's own writer
+# (`encode(history=True)`) writes the array at its defaults instead of zarr-python.
 STORES = {
+    "writer-star": ("uint16", {"encoding": "star-delta", "anchor_interval": 4, "codec": "zstd", "checksum": True}, None, None, None),
+    "writer-none-blocks": ("uint16", {"encoding": "none", "codec": "blosc", "history_time": 16}, None, None, None),
     "none-one-block": ("uint16", {"encoding": "none", "codec": "zstd"}, 64, 16, 32),
     "star-blocks": ("uint16", {"encoding": "star-delta", "anchor_interval": 5, "codec": "blosc", "checksum": True}, 16, 8, 64),
     "float-gzip": ("float32", {"encoding": "none", "codec": "gzip", "shard": True}, 64, 16, 32),
@@ -138,8 +142,12 @@ def main(out_dir: str) -> None:
     for seed, (name, (dtype, options, time_cap, p, s)) in enumerate(STORES.items()):
         da = series(dtype, 40, 3, 70, 90, seed)
         path = out / "stores" / name
-        chronozarr.encode(da, path, crs="EPSG:32631", chunk_size=32, nodata=None, progress=False, **options)
-        declaration = add_history(path, da.values, time_cap, p, s)
+        if time_cap is None:
+            chronozarr.encode(da, path, crs="EPSG:32631", chunk_size=32, nodata=None, progress=False, history=True, **options)
+            declaration = json.loads((path / "zarr.json").read_text())["attributes"]["chronozarr"]["history"]
+        else:
+            chronozarr.encode(da, path, crs="EPSG:32631", chunk_size=32, nodata=None, progress=False, **options)
+            declaration = add_history(path, da.values, time_cap, p, s)
         picks = [(0, 0), (69, 89), (40, 50), (31, 31), (32, 32), (69, 0), (0, 89)]
         picks += [(int(y), int(x)) for y, x in zip(rng.integers(0, 70, 8), rng.integers(0, 90, 8))]
         pixels = [{"y": y, "x": x, "values": da.values[:, :, y, x].tolist()} for y, x in picks]
