@@ -9,6 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { valueAt } from '../maplibre/values.js';
 import { openStore } from '../src/index.js';
 import { fileFetch } from '../src/reader/file-fetch.js';
 import { parseDeclaration } from '../src/reader/history-format.js';
@@ -180,6 +181,19 @@ describe('over HTTP', () => {
 
 /** The reader's file fetch as a ReaderFetch, for counting requests to the copies on disk. @type {import('./helpers.js').ReaderFetch} */
 const asFileFetch = (url, init) => fileFetch(url, init);
+
+test("the MapLibre layer's getValueAt reads a store with the history array as any other", async () => {
+  const store = await openStore(join(hx.stores, 'writer-star'), { workers: 0 });
+  try {
+    const place = /** @type {any} */ ({ toPixel: (/** @type {number} */ lng, /** @type {number} */ lat) => ({ x: lng, y: lat }) });
+    for (const /** @type {Pixel} */ px of hx.index['writer-star'].pixels.slice(1, 5)) {
+      const v = await valueAt(store, place, [px.x + 0.5, px.y + 0.5], 7, new AbortController().signal);
+      assert.deepEqual(v?.bands.map((b) => b.stored), px.values[7]);
+    }
+  } finally {
+    store.close();
+  }
+});
 
 describe('declarations the reader cannot use', () => {
   const level0 = { shape: [40, 3, 70, 90], chunkSize: 32 };
