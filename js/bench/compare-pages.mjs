@@ -32,7 +32,7 @@ export function describe(storeDir, cogDir) {
 }
 
 /** @typedef {ReturnType<typeof describe>} Described */
-/** @typedef {'viewer' | 'zarr-layer' | 'cog' | 'maplibre'} Kind */
+/** @typedef {'viewer' | 'viewer-history' | 'zarr-layer' | 'cog' | 'maplibre'} Kind */
 /** @typedef {import('playwright-core').Page} Page */
 
 /** Lon/lat of a level-0 pixel centre. @param {Described} d @param {number} x @param {number} y @returns {[number, number]} */
@@ -43,9 +43,10 @@ function lonLat(d, x, y) {
 /**
  * The page URL of each tool, showing the same level-0 window at 1 CSS px per pixel.
  * @param {Described} d @param {string} base @param {string} storeUrl @param {string} cogUrl
+ * @param {string} historyUrl the same store written with the history array
  * @returns {Record<Kind, string>}
  */
-export function urls(d, base, storeUrl, cogUrl) {
+export function urls(d, base, storeUrl, cogUrl, historyUrl) {
   const x = CENTRE - VIEWPORT.width / 2;
   const y = Math.max(0, CENTRE - VIEWPORT.height / 2);
   const h = Math.min(VIEWPORT.height, d.height - y);
@@ -57,11 +58,15 @@ export function urls(d, base, storeUrl, cogUrl) {
   const common = `times=${d.times.join(',')}&lo=${STRETCH.lo}&hi=${STRETCH.hi}`;
   return {
     viewer: firstViewUrl(`${base}/viewer/index.html?store=${storeUrl}`, d.storeDir),
+    'viewer-history': firstViewUrl(`${base}/viewer/index.html?store=${historyUrl}`, d.storeDir),
     'zarr-layer': `${base}/bench/pages/zarr-layer.html?store=${storeUrl}&lon=${lon}&lat=${lat}&zoom=${zoom}&proj4=${encodeURIComponent(UTM(d.zone))}&bounds=${bounds}&${common}`,
     maplibre: `${base}/bench/pages/chronozarr-layer.html?store=${storeUrl}&lon=${lon}&lat=${lat}&zoom=${zoom}&${common}`,
     cog: `${base}/bench/pages/cog.html?base=${cogUrl}&files=${files.join(',')}&x=${x}&y=${y}&w=${VIEWPORT.width}&h=${h}&${common}`,
   };
 }
+
+/** The chronozarr viewer, on the store without or with the history array. @param {Kind} kind */
+export const isViewer = (kind) => kind === 'viewer' || kind === 'viewer-history';
 
 /** The pixel whose history is charted (inside the view, away from the centre cell). */
 export function historyPixel() {
@@ -74,7 +79,7 @@ export function historyPixel() {
  * @returns {{ firstCompleteAt?: number | null, firstPictureAt?: number | null, error: string | null, frames: { t: number | null, at: number, complete: boolean }[], setT(t: number): unknown, settled?: boolean } | undefined}
  */
 function hookOf(kind) {
-  if (kind !== 'viewer') return window.__bench;
+  if (kind !== 'viewer' && kind !== 'viewer-history') return window.__bench;
   const h = window.__chronozarrViewer;
   // The viewer paints nothing until a chunk is on the GPU: its first frame is its first picture.
   return h && { firstCompleteAt: h.firstCompleteAt, firstPictureAt: h.firstFrameAt, error: h.error, frames: h.frames, setT: (t) => h.api.setT(t), settled: h.api.state?.().settled };
@@ -119,13 +124,13 @@ export async function frames(page, kind) {
 /**
  * Ask for a pixel's history and wait for the whole chart: ms from the ask to the chart drawn.
  * The viewer's inspector charts as values arrive; it is whole when its caption counts 0 gaps
- * (the benchmark series has no invalid pixel).
+ * (the benchmark series has no invalid pixel; dates still being read are counted as such).
  * @param {Page} page @param {Kind} kind @param {Described} d
  * @returns {Promise<number>}
  */
 export async function history(page, kind, d) {
   const { x, y } = historyPixel();
-  if (kind === 'viewer') {
+  if (isViewer(kind)) {
     return page.evaluate(([px, py]) => new Promise((resolve, reject) => {
       const api = window.__chronozarrViewer.api;
       const host = /** @type {HTMLElement} */ (document.getElementById('chart-host'));

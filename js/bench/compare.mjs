@@ -3,7 +3,12 @@
 // MapLibre (same `none` store) and a COG-per-date page on geotiff.js (the store's export), in
 // Debian's Chromium, served by `chronozarr serve`, under CDP network profiles.
 //
-//   node bench/compare.mjs [--quick] [--json OUT] [--profile unthrottled|50|10] [--tools viewer,cog]
+//   node bench/compare.mjs [--quick] [--json OUT] [--profile unthrottled|50|10] [--tools viewer,cog] [--ops open,scrub,history]
+//
+// --tools: the pages to measure (default all: viewer, viewer-history, zarr-layer, cog, maplibre);
+// viewer-history is the viewer on the same series written with the history array (--history).
+// --ops: the operations to measure (default all); e.g. `--ops history --profile 10 --json
+// bench/results/history.json` measures only the pixel history at 10 Mbit/s.
 //
 // --quick (or BENCH_QUICK=1): a 12-date 1100 x 1000 store, 3 openings, 6 steps, and the
 // unthrottled and 50 Mbit/s profiles only.
@@ -47,12 +52,19 @@ const RUN_PROFILES = QUICK ? PROFILES.slice(0, 2) : PROFILES;
 /** @typedef {import('./compare-net.mjs').Profile} Profile */
 /** @typedef {Awaited<ReturnType<typeof runTool>>} Measured */
 /** @typedef {ReturnType<typeof row> & { profile?: Record<string, unknown>, target?: boolean }} Row */
-const TOOLS = /** @type {Kind[]} */ ((option('--tools') ?? 'viewer,zarr-layer,cog,maplibre').split(','));
+const TOOLS = /** @type {Kind[]} */ ((option('--tools') ?? 'viewer,viewer-history,zarr-layer,cog,maplibre').split(','));
+const OPS = (option('--ops') ?? 'open,scrub,history').split(',');
+// The subject: the viewer on the store with the history array when it is measured (the viewer
+// without it is then the baseline it is compared with, as a peer), else the viewer.
+const SUBJECT = TOOLS.includes('viewer-history') ? 'viewer-history' : 'viewer';
+/** The operation is measured in this run. @param {'open' | 'scrub' | 'history'} op */
+const want = (op) => OPS.includes(op);
 /** @type {Record<Kind, string>} */
-const LABEL = { viewer: 'chronozarr viewer', 'zarr-layer': 'zarr-layer on MapLibre', cog: 'geotiff.js, COG per date', maplibre: 'chronozarr layer on MapLibre' };
+const LABEL = { viewer: 'chronozarr viewer', 'viewer-history': 'chronozarr viewer, store with the history array', 'zarr-layer': 'zarr-layer on MapLibre', cog: 'geotiff.js, COG per date', maplibre: 'chronozarr layer on MapLibre' };
 /** @type {Record<Kind, string>} */
 const WORK = {
   viewer: 'the chronozarr viewer (js/viewer): true colour of B04/B03/B02 in WebGL, decode workers, prefetch around t',
+  'viewer-history': 'the chronozarr viewer on the same series encoded with --history: a pixel history is readPoint on the time-major history array (shard index, then the inner chunk)',
   'zarr-layer': '@carbonplan/zarr-layer on MapLibre GL: B04 with a colour map, reprojected from UTM (proj4 and bounds options), bundled by esbuild',
   cog: 'geotiff.js on the COG export: readRasters of the visible window (B04/B03/B02) on a worker pool, painted on a 2D canvas; 256 kB blocks and stale reads dropped, not aborted (geotiff.js 3.0.5 fails tiles with its 64 kB default and after aborts); esbuild bundle',
   maplibre: "chronozarr's MapLibre layer (js/maplibre) on the same map and view as zarr-layer's: B04 stretched over the same range, decode workers; esbuild bundle, codecs by import map",
@@ -61,9 +73,9 @@ const CATEGORIES = ['toplevel', 'blink.user_timing', 'devtools.timeline', 'gpu',
 
 // ---------------------------------------------------------------- setup: store, bundles, server
 
-const made = spawnSync(python, [join(here, 'make_store.py'), join(here, 'work'), '--browser', ...(QUICK ? ['--small'] : [])], { encoding: 'utf8' });
+const made = spawnSync(python, [join(here, 'make_store.py'), join(here, 'work'), '--browser', ...(QUICK ? ['--small'] : []), ...(TOOLS.includes('viewer-history') ? ['--history'] : [])], { encoding: 'utf8' });
 if (made.status !== 0) throw new Error(`make_store.py failed:\n${made.stderr}`);
-const storeName = made.stdout.trim().split('\n').pop() ?? '';
+const [storeName = '', historyName = ''] = made.stdout.trim().split('\n').filter((line) => line.endsWith('.zarr'));
 const storeDir = join(here, 'work', storeName);
 const cogName = storeName.replace(/\.zarr$/, '-cogs');
 const d = describe(storeDir, join(here, 'work', cogName));
@@ -79,7 +91,7 @@ const base = await new Promise((ok, fail) => {
   });
   server.on('exit', (code) => fail(new Error(`chronozarr serve exited ${code}: ${text}`)));
 });
-const pages = urls(d, base, `${base}/bench/work/${storeName}`, `${base}/bench/work/${cogName}`);
+const pages = urls(d, base, `${base}/bench/work/${storeName}`, `${base}/bench/work/${cogName}`, `${base}/bench/work/${historyName}`);
 const browser = await launchBrowser();
 /** @type {Row[]} */
 const rows = [];
@@ -101,10 +113,11 @@ try {
 }
 
 const doc = document({
-  benchmark: 'browser',
-  title: 'Browser: the viewer against zarr-layer and a COG-per-date page, under network profiles',
+  // A run of some operations only is a document of its own, beside the full comparison's.
+  benchmark: OPS.length === 3 ? 'browser' : `browser-${OPS.join('-')}`,
+  title: OPS.length === 3 ? 'Browser: the viewer against zarr-layer and a COG-per-date page, under network profiles' : `Browser (${OPS.join(', ')} only): the viewer against zarr-layer and a COG-per-date page`,
   setup: {
-    store: `${d.nTime} x 4 x ${d.height} x ${d.width} uint16, encoding none, zstd 5, 256 px chunks (${storeName}); COGs: \`chronozarr export-cog\` of level 0 (${cogName})`,
+    store: `${d.nTime} x 4 x ${d.height} x ${d.width} uint16, encoding none, zstd 5, 256 px chunks (${storeName}); the same with the history array (${historyName || 'not measured'}); COGs: \`chronozarr export-cog\` of level 0 (${cogName})`,
     view: '700 x 790 CSS px, 1 px per level-0 pixel, centred on pixel (384, 384): 3 x 3 cells of 256 px; the COG page reads the same window',
     browser: `${browser.version()} (Debian's Chromium, headless, SwiftShader WebGL), playwright-core; network profiles by CDP Network.emulateNetworkConditions`,
     server: '`chronozarr serve js/` on 127.0.0.1 (pages, bundles and data from one origin)',
@@ -125,33 +138,46 @@ console.log(`wrote ${out}`);
 async function runTool(profile, tool) {
   console.error(`${profile.name}: ${tool}`);
   const opens = [];
-  for (let i = 0; i < OPENS; i++) {
+  for (let i = 0; i < (want('open') ? OPENS : 0); i++) {
     const tab = await open(profile, tool);
     opens.push({ ms: tab.ms, picture: tab.picture, pictureAfterRoot: tab.pictureAfterRoot, store: storeRequests(tab.net.log, tool, tab.completeAt), ...counts(tab.net.log), log: [...tab.net.log] });
     await tab.context.close();
   }
-  const scrubbing = await open(profile, tool);
-  await idle(scrubbing.net);
-  const paced = await scrub(scrubbing, tool, 500);
-  verbose(`  ${tool} paced: ${paced.shown}/${STEPS} shown`);
-  await idle(scrubbing.net);
-  const burst = await scrub(scrubbing, tool, 100);
-  verbose(`  ${tool} burst: last step ${burst.latency.at(-1)} ms`);
-  await scrubbing.context.close();
-  const clicking = await open(profile, tool);
-  const from = mark(clicking.net);
-  const historyMs = await history(clicking.page, tool, d);
-  const historyLog = since(clicking.net, from);
-  verbose(`  ${tool} history: ${historyMs} ms`);
-  await clicking.context.close();
-  const replays = await replay(browser, profile, base, [...opens.slice(0, FLOOR_OPENS).map((o) => o.log), ...paced.logs.slice(0, FLOOR_STEPS), burst.logs.at(-1) ?? [], historyLog]);
-  return {
-    opens,
-    paced,
-    burst,
-    history: { ms: historyMs, ...counts(historyLog) },
-    floors: { open: replays.slice(0, FLOOR_OPENS), paced: replays.slice(FLOOR_OPENS, FLOOR_OPENS + Math.min(STEPS, FLOOR_STEPS)), burst: replays.at(-2), history: replays.at(-1) },
+  /** @type {Awaited<ReturnType<typeof scrub>>} */
+  const none = { everyMs: 0, latency: [], shown: 0, logs: [], perStep: [] };
+  let [paced, burst] = [none, none];
+  if (want('scrub')) {
+    const scrubbing = await open(profile, tool);
+    await idle(scrubbing.net);
+    paced = await scrub(scrubbing, tool, 500);
+    verbose(`  ${tool} paced: ${paced.shown}/${STEPS} shown`);
+    await idle(scrubbing.net);
+    burst = await scrub(scrubbing, tool, 100);
+    verbose(`  ${tool} burst: last step ${burst.latency.at(-1)} ms`);
+    await scrubbing.context.close();
+  }
+  let historyMs = 0;
+  /** @type {import('./compare-net.mjs').Logged[]} */
+  let historyLog = [];
+  if (want('history')) {
+    const clicking = await open(profile, tool);
+    const from = mark(clicking.net);
+    historyMs = await history(clicking.page, tool, d);
+    historyLog = since(clicking.net, from);
+    verbose(`  ${tool} history: ${historyMs} ms, ${historyLog.length} requests`);
+    await clicking.context.close();
+  }
+  // The floors: each measured operation's requests replayed, in groups split back after.
+  const groups = {
+    open: opens.slice(0, FLOOR_OPENS).map((o) => o.log),
+    paced: paced.logs.slice(0, FLOOR_STEPS),
+    burst: want('scrub') ? [burst.logs.at(-1) ?? []] : [],
+    history: want('history') ? [historyLog] : [],
   };
+  const replays = await replay(browser, profile, base, Object.values(groups).flat());
+  const take = (/** @type {number} */ n) => replays.splice(0, n);
+  const floors = { open: take(groups.open.length), paced: take(groups.paced.length), burst: take(groups.burst.length)[0], history: take(groups.history.length)[0] };
+  return { opens, paced, burst, history: { ms: historyMs, ...counts(historyLog) }, floors };
 }
 
 /** A fresh tab on the tool's page, once its first frame is complete. @param {Profile} profile @param {Kind} tool */
@@ -170,7 +196,7 @@ async function open(profile, tool) {
 
 /** A request for an object of the store (or of the COG export), not for a page's own files. @param {string} url @param {Kind} tool */
 function isStoreObject(url, tool) {
-  return url.includes(`/bench/work/${tool === 'cog' ? cogName : storeName}/`);
+  return url.includes(`/bench/work/${tool === 'cog' ? cogName : tool === 'viewer-history' ? historyName : storeName}/`);
 }
 
 /**
@@ -227,14 +253,15 @@ function profileRows(profile, measured) {
     [`burst scrub, 1 step / 100 ms: last-step latency`, (m) => ({ ms: stats([m.burst.latency.at(-1)]), requests: stats([sum(m.burst.perStep, 'requests')], 0), bytes: stats([sum(m.burst.perStep, 'bytes')], 0) }), (m) => [m.floors.burst]],
     [`pixel history (${d.nTime} dates): whole chart`, (m) => ({ ms: stats([m.history.ms]), requests: stats([m.history.requests], 0), bytes: stats([m.history.bytes], 0) }), (m) => [m.floors.history]],
   ];
-  for (const [op, values, floor] of ops) {
+  const measuredOps = ops.filter(([op]) => want(op.startsWith('pixel') ? 'history' : op.startsWith('cold') ? 'open' : 'scrub'));
+  for (const [op, values, floor] of measuredOps) {
     for (const [tool, m] of /** @type {[Kind, Measured][]} */ (Object.entries(measured))) {
       const facts = op.startsWith('burst') ? { steps_shown: m.burst.shown, steps: STEPS, aborted: sum(m.burst.perStep, 'aborted') } : op.startsWith('paced') ? { steps_shown: m.paced.shown, steps: STEPS } : op.endsWith('first picture') ? pictureFacts(profile, m) : op.endsWith('complete frame') ? openFacts(m) : undefined;
-      out.push(row(profile.name, op, LABEL[tool], tool === 'viewer' ? 'subject' : 'peer', WORK[tool], values(m), facts ? { facts } : {}));
+      out.push(row(profile.name, op, LABEL[tool], tool === SUBJECT ? 'subject' : 'peer', WORK[tool], values(m), facts ? { facts } : {}));
     }
     for (const [tool, m] of /** @type {[Kind, Measured][]} */ (Object.entries(measured))) {
       if (op.endsWith('first picture')) continue; // its bound is in the row's facts
-      out.push(row(profile.name, op, `fetch only, ${LABEL[tool]}'s requests`, 'floor', `the same finished requests made at once on a blank page, bodies read, nothing decoded or drawn`, { ms: stats(floor(m)) }, { target: tool === 'viewer' }));
+      out.push(row(profile.name, op, `fetch only, ${LABEL[tool]}'s requests`, 'floor', `the same finished requests made at once on a blank page, bodies read, nothing decoded or drawn`, { ms: stats(floor(m)) }, { target: tool === SUBJECT }));
     }
   }
   return out;
@@ -274,19 +301,20 @@ async function profileMisses(profile, block) {
     const ms = (/** @type {Row} */ r) => /** @type {{ median?: number } | undefined} */ (r.values.ms)?.median ?? 0;
     const missed = same.some((r) => (r.kind === 'peer' && ms(r) && ms(subject) >= ms(r)) || (r.kind === 'floor' && r.target && ms(r) && ms(subject) > 1.2 * ms(r)));
     if (!missed || subject.op.startsWith('burst')) continue;
+    const tool = SUBJECT;
     const tab = await newTab(browser, profile);
     const isOpen = subject.op.startsWith('cold open');
     if (!isOpen) {
-      await tab.page.goto(pages.viewer);
-      await firstComplete(tab.page, 'viewer');
+      await tab.page.goto(pages[tool]);
+      await firstComplete(tab.page, tool);
       await idle(tab.net);
     }
     await browser.startTracing(tab.page, { categories: CATEGORIES });
     if (isOpen) {
-      await tab.page.goto(pages.viewer);
-      await firstComplete(tab.page, 'viewer');
-    } else if (subject.op.startsWith('pixel')) await history(tab.page, 'viewer', d);
-    else await scrub(tab, 'viewer', 500);
+      await tab.page.goto(pages[tool]);
+      await firstComplete(tab.page, tool);
+    } else if (subject.op.startsWith('pixel')) await history(tab.page, tool, d);
+    else await scrub(tab, tool, 500);
     const trace = JSON.parse((await browser.stopTracing()).toString('utf8'));
     await tab.context.close();
     const result = split(trace, null);

@@ -2,12 +2,14 @@
 (bench/_common.py).
 
     python make_store.py OUT_DIR                  # none.zarr, none-sharded.zarr (run.mjs)
-    python make_store.py OUT_DIR --browser [--small]   # browser-*.zarr and its COGs (compare.mjs)
+    python make_store.py OUT_DIR --browser [--small] [--history]   # browser-*.zarr and its COGs (compare.mjs)
 
 run.mjs: 24 x 4 x 2765 x 2759 uint16, zstd 5, chunk 512, encoding none, unsharded and sharded
 (whole time axis per shard, with shard_bytes). compare.mjs: the same series (or 12 x 4 x 1100 x
 1000 with --small) with 256 px chunks, encoding none, and `chronozarr export-cog` of its level 0
-(one COG per date), both written once. Prints the browser store's directory name.
+(one COG per date), both written once; with --history also the same store written with the
+time-major history array (`encode(history=True)`, browser-*-history.zarr). Prints the browser
+store's directory name, then the history store's.
 """
 
 from __future__ import annotations
@@ -54,8 +56,21 @@ def browser(out: str, shape: tuple[int, int, int, int]) -> Path:
     return path
 
 
+def browser_history(out: str, shape: tuple[int, int, int, int]) -> Path:
+    """The browser store again, with the history array, made once."""
+    path = Path(out) / f"browser-{'x'.join(map(str, shape))}-history.zarr"
+    if not (path / "zarr.json").exists():
+        started = time.perf_counter()
+        chronozarr.encode(make_dataarray(make_values(*shape)), path, crs="EPSG:32631", encoding="none", chunk_size=256, codec="zstd", progress=False, history=True)
+        print(f"{path.name}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return path
+
+
 if __name__ == "__main__":
     if "--browser" in sys.argv:
-        print(browser(sys.argv[1], BROWSER_SMALL if "--small" in sys.argv else SHAPE).name)
+        chosen = BROWSER_SMALL if "--small" in sys.argv else SHAPE
+        print(browser(sys.argv[1], chosen).name)
+        if "--history" in sys.argv:
+            print(browser_history(sys.argv[1], chosen).name)
     else:
         main(sys.argv[1])

@@ -92,6 +92,15 @@ export function foreignStores() {
   return { stores: join(dir, 'stores'), names: Object.keys(index), truth };
 }
 
+/**
+ * Stores whose history array zarr-python wrote over today's encode (history_zarr.py), with the
+ * numpy source's values of a few pixels: index[name] = { shape, dtype, history, pixels: [{ y, x, values }] }.
+ */
+export function historyStores() {
+  const dir = generate('history_zarr.py');
+  return { stores: join(dir, 'stores'), index: JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) };
+}
+
 const TYPES = { uint8: Uint8Array, uint16: Uint16Array, int16: Int16Array, float32: Float32Array };
 /** @typedef {keyof typeof TYPES} Dtype */
 /** @typedef {Uint8Array | Uint16Array | Int16Array | Float32Array} TypedArray */

@@ -1,7 +1,8 @@
 /**
  * The pixel history panel: up to four pixels held at once (each its colour, on the chart and as a
- * marker on the map, each removable), their values at every date read through the reader, the
- * chart with its time window, and the CSV and PNG exports.
+ * marker on the map, each removable), their values at every date read through the reader (from
+ * the store's history array when it has one: the whole series in a request or two), the chart
+ * with its time window, and the CSV and PNG exports.
  * @module
  */
 import { findElement } from '../lib/dom.js';
@@ -62,8 +63,10 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
     const used = new Set(pixels.map((p) => p.color));
     const color = PIXEL_COLORS.find((c) => !used.has(c)) ?? PIXEL_COLORS[0];
     const ctrl = new AbortController();
+    // With a history array the level-0 pixel is read, whatever level is drawn: a request or two.
+    const at = store.hasHistory ? { lod: 0, x: hit.x0, y: hit.y0 } : { lod: hit.lod, x: hit.x, y: hit.y };
     /** @type {Held} */
-    const p = { id: nextId++, color, lod: hit.lod, x: hit.x, y: hit.y, x0: hit.x0, y0: hit.y0, got: new Array(store.times.length).fill(undefined), ctrl, loaded: Promise.resolve() };
+    const p = { id: nextId++, color, ...at, x0: hit.x0, y0: hit.y0, got: new Array(store.times.length).fill(undefined), ctrl, loaded: Promise.resolve() };
     p.loaded = load(p);
     pixels.push(p);
     q('.hist-add').setAttribute('aria-pressed', 'false');
@@ -72,18 +75,35 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
     return true;
   }
 
-  /** Read the pixel at every timestep (the reader caches), charting as values come in. @param {Held} p */
+  /**
+   * Read the pixel's history: all of it at once from the store's history array (readPoint), else
+   * (or for the mask of each date, which the history array does not hold) date by date, charting
+   * as values come in (the reader caches).
+   * @param {Held} p
+   */
   async function load(p) {
+    const { signal } = p.ctrl;
+    const bands = p.lod === 0 && store.hasHistory ? await store.readPoint(p.y, p.x, { signal }).catch(() => null) : null;
+    if (signal.aborted) return;
+    /** @param {import('../src/reader/arrays.js').DataValues} v @param {number} [mask] */
+    const one = (v, mask) => pixelValues(store, { data: v, mask: mask == null ? undefined : Uint8Array.of(mask), chunkWidth: 1, chunkHeight: 1 }, 0, 0);
+    if (bands && !store.hasMask) {
+      bands.forEach((v, t) => (p.got[t] = one(v)));
+      draw();
+      return;
+    }
     const at = pixelCell(store.levels[p.lod], p.x, p.y);
     let next = 0;
     const reader = async () => {
-      while (next < p.got.length && !p.ctrl.signal.aborted) {
+      while (next < p.got.length && !signal.aborted) {
         const t = next++;
         try {
-          const cell = await store.getCell(p.lod, at.row, at.col, t, { signal: p.ctrl.signal });
-          p.got[t] = pixelValues(store, cell, at.x, at.y);
+          if (bands) {
+            const mask = await store.getMask(p.lod, at.row, at.col, t, { signal });
+            p.got[t] = one(bands[t], mask ? mask.data[at.y * mask.chunkWidth + at.x] : undefined);
+          } else p.got[t] = pixelValues(store, await store.getCell(p.lod, at.row, at.col, t, { signal }), at.x, at.y);
         } catch {
-          if (p.ctrl.signal.aborted) return;
+          if (signal.aborted) return;
           p.got[t] = null;
         }
         if (!timer) timer = setTimeout(draw, 60);
@@ -136,7 +156,10 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
     const { title, series } = historySeries(store, pixels, look());
     chart.render({ title, times: store.times, series, t: look().t });
     const gaps = series.map((s) => s.values.filter((v) => v === null).length);
-    const where = pixels.length === 1 ? `${pixels[0].lod ? `level ${pixels[0].lod}` : 'level 0'} · ${gaps[0]} gap${gaps[0] === 1 ? '' : 's'}` : `${pixels.length} pixels`;
+    // Dates still being read are no gaps: until the last arrives the caption counts what is in.
+    const read = pixels[0].got.filter((v) => v !== undefined).length;
+    const count = read < store.times.length ? `${read} of ${store.times.length} dates read` : `${gaps[0]} gap${gaps[0] === 1 ? '' : 's'}`;
+    const where = pixels.length === 1 ? `${pixels[0].lod ? `level ${pixels[0].lod}` : 'level 0'} · ${count}` : `${pixels.length} pixels`;
     q('.chart-caption').textContent = `${title} · ${where}. Click the chart to jump to a date, drag across it to zoom in time.`;
   }
 

@@ -76,17 +76,20 @@ export function createChunkBytes(ctx) {
 
   /**
    * The shard's index from cache or store; null when the shard does not exist (all fill).
+   * `lengthsListed`: the array's shard lengths are listed, so one that is not listed costs a HEAD
+   * (the level arrays' when chronozarr.shard_bytes has entries; the history array's always).
    * @param {ArrayInfo} info @param {string} shardKey @param {number | null} listed
    * @param {AbortSignal | undefined} signal @param {import('./limiter.js').Ticket} priority
+   * @param {boolean} [lengthsListed]
    * @returns {Promise<import('./shards.js').ShardIndex | null>}
    */
-  function shardIndex(info, shardKey, listed, signal, priority) {
+  function shardIndex(info, shardKey, listed, signal, priority, lengthsListed = Object.keys(meta.shardBytes).length > 0) {
     const known = /** @type {import('./shards.js').ShardIndex | null | undefined} */ (indexes.get(shardKey)); // what keep() put there
     if (known !== undefined) return Promise.resolve(known);
     return shared(inflight, `i|${shardKey}`, signal, priority, async (s) => {
       const n = info.indexBytes;
       let length = listed;
-      if (length == null && info.indexAtEnd && Object.keys(meta.shardBytes).length > 0) {
+      if (length == null && info.indexAtEnd && lengthsListed) {
         // The store lists shard lengths; one it does not list (a mask shard) costs a HEAD (spec 7.3).
         length = await transport.size(shardKey, { signal: s, priority });
         if (length == null) return keep(shardKey, null);
@@ -110,5 +113,5 @@ export function createChunkBytes(ctx) {
     return index;
   }
 
-  return { compressed };
+  return { compressed, shardIndex };
 }

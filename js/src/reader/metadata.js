@@ -9,6 +9,7 @@ import { isObject, parseBands, parseNodata, parsePlaneName, parseSchedule, parse
 import { decodeBytes } from './codecs.js';
 import { StoreError } from './errors.js';
 import { cellGrid, checkLevelLayout, checkLevelShapes } from './geometry.js';
+import { historyLayout } from './history-format.js';
 
 /**
  * @typedef {object} Level
@@ -41,6 +42,7 @@ import { cellGrid, checkLevelLayout, checkLevelShapes } from './geometry.js';
  * @property {string | null} coverageVariable
  * @property {Record<string, Record<string, number>>} shardBytes
  * @property {Level[]} levels
+ * @property {import('./history-format.js').HistoryLayout | null} history the time-major history array, when declared and usable
  * @property {Record<string, any>} block the chronozarr attribute block as stored (untrusted JSON)
  */
 
@@ -191,6 +193,7 @@ async function parseRoot(transport, root, block, signal) {
   if (times.length !== nTime) throw new StoreError(`chronozarr.times lists ${times.length} timesteps but the data array has ${nTime}`);
   if (bands.length !== nBand) throw new StoreError(`chronozarr.bands lists ${bands.length} bands but the data array has ${nBand}`);
   const { anchorIndices, references } = encoding === 'star-delta' ? parseSchedule(temporal, nTime) : { anchorIndices: [], references: new Int32Array(nTime).fill(-1) };
+  const history = await historyLayout(block.history, node, checked[0], transport.url('zarr.json'), signal);
   return {
     specVersion,
     variable,
@@ -205,6 +208,7 @@ async function parseRoot(transport, root, block, signal) {
     coverageVariable,
     shardBytes: parseShardBytes(block.shard_bytes),
     levels: checked,
+    history,
     block,
   };
 }

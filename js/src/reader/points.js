@@ -1,20 +1,29 @@
 /**
  * One pixel read through getCell: its bands at one timestep (`samplePixel(lod, x, y, t)`) or its
  * history over time (`readPoint(row, col, { lod, times })`, the Python reader's `read_point`: row
- * first, as there).
+ * first, as there). A level-0 history comes from the time-major history array when the store has
+ * one (two requests instead of one per timestep); a history array that turns out damaged is named
+ * once and level 0 answers instead.
  * @module
  */
 import { samplePixelFrom } from './arrays.js';
+import { StoreError } from './errors.js';
 import { pixelCell } from './geometry.js';
+import { ticketFor } from './limiter.js';
 
 /**
  * @param {object} o
  * @param {(lod: number) => import('./metadata.js').Level} o.level the level, or a RangeError
- * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal, mask: false }) => Promise<Readonly<import('./store.js').Cell>>} o.getCell
+ * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal, mask: false, priority?: import('./limiter.js').Priority }) => Promise<Readonly<import('./store.js').Cell>>} o.getCell
  * @param {number} o.nBand
  * @param {number} o.nTime
+ * @param {ReturnType<typeof import('./history.js').createHistoryReads> | null} o.history
+ * @param {import('./store.js').Bounded} o.bounded
+ * @param {string} o.where the store's URL, for the warning
+ * @param {() => boolean} o.closed the store is closed (its reads fail for that, not for damage)
  */
-export function createPointReads({ level, getCell, nBand, nTime }) {
+export function createPointReads({ level, getCell, nBand, nTime, history, bounded, where, closed }) {
+  let historyUsable = history != null;
   /** The level and the cell position of pixel (x, y), or a RangeError. @param {number} lod @param {number} x @param {number} y */
   function locate(lod, x, y) {
     const lvl = level(lod);
@@ -26,9 +35,10 @@ export function createPointReads({ level, getCell, nBand, nTime }) {
 
   /**
    * @param {number} lod @param {ReturnType<typeof pixelCell>} at @param {number} t @param {AbortSignal | undefined} signal
+   * @param {import('./limiter.js').Priority} [priority]
    */
-  async function bandsAt(lod, at, t, signal) {
-    const cell = await getCell(lod, at.row, at.col, t, { signal, mask: false });
+  async function bandsAt(lod, at, t, signal, priority) {
+    const cell = await getCell(lod, at.row, at.col, t, { signal, mask: false, priority });
     return samplePixelFrom(cell.data, { nBand, chunkWidth: cell.chunkWidth, chunkHeight: cell.chunkHeight }, at.x, at.y);
   }
 
@@ -43,14 +53,25 @@ export function createPointReads({ level, getCell, nBand, nTime }) {
 
   /**
    * The history of one pixel (row, col of level `lod`): its bands at each of `times` (every
-   * timestep by default), in that order, as [time][band].
+   * timestep by default), in that order, as [time][band]. `priority` ranks its requests
+   * (limiter.js; `frame` by default: someone waits for the answer).
    * @param {number} row @param {number} col
-   * @param {{ lod?: number, times?: number[], signal?: AbortSignal }} [options]
+   * @param {{ lod?: number, times?: number[], signal?: AbortSignal, priority?: import('./limiter.js').Priority }} [options]
    */
-  async function readPoint(row, col, { lod = 0, times, signal } = {}) {
+  async function readPoint(row, col, { lod = 0, times, signal, priority = 'frame' } = {}) {
     const at = locate(lod, col, row);
     const steps = times ?? Array.from({ length: nTime }, (_, t) => t);
-    return Promise.all(steps.map((t) => bandsAt(lod, at, t, signal)));
+    if (history && historyUsable && lod === 0) {
+      const ticket = ticketFor(priority);
+      try {
+        return await bounded(signal, (call) => history.pixelHistory(row, col, steps, call, ticket));
+      } catch (err) {
+        if (!(err instanceof StoreError) || signal?.aborted || closed()) throw err;
+        historyUsable = false;
+        console.warn(`chronozarr: ${where}: the history array cannot be read (${err.message}); pixel histories are read from level 0`);
+      }
+    }
+    return Promise.all(steps.map((t) => bandsAt(lod, at, t, signal, priority)));
   }
 
   return { samplePixel, readPoint };

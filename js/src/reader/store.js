@@ -13,6 +13,7 @@ import { anchorOf } from './context.js';
 import { createDecoding } from './decoding.js';
 import { StoreError, abortError } from './errors.js';
 import { cellExtent } from './geometry.js';
+import { createHistoryReads } from './history.js';
 import { createLimiter, ticketFor } from './limiter.js';
 import { loadMetadata } from './metadata.js';
 import { createPointReads } from './points.js';
@@ -45,7 +46,7 @@ import { createTransport, emptyTransportStats } from './transport.js';
 /**
  * What openStore resolves to (`store instanceof ChronoStore`): the store's description (url, times,
  * bands, bandNames, dtype, crs, nodata, encoding, levels, attrs, hasMask, hasCoverage,
- * anchorIndices, referenceOf) and its calls (getCell, getMask, getCoverage, samplePixel, readPoint,
+ * anchorIndices, referenceOf, hasHistory) and its calls (getCell, getMask, getCoverage, samplePixel, readPoint,
  * prefetch, stats, close). A store is made by openStore or `ChronoStore.open`, which opens it first.
  */
 export class ChronoStore {
@@ -102,7 +103,7 @@ export async function openStore(location, options = {}) {
     state: { closed: false, decodes: 0 },
     reorder: limiter.reorder,
   };
-  const { compressed } = createChunkBytes(ctx);
+  const { compressed, shardIndex } = createChunkBytes(ctx);
   const { values, storedValues } = createDecoding(ctx, compressed);
   const prefetcher = createPrefetcher(ctx, settings, { compressed, values, storedValues }, root.signal);
   const onUserAbort = () => close();
@@ -130,7 +131,8 @@ export async function openStore(location, options = {}) {
       call.dispose();
     }
   };
-  const reads = createReads(ctx, { values, storedValues, prefetch: prefetcher.prefetch, bounded });
+  const history = meta.history ? createHistoryReads(ctx, meta.history, shardIndex) : null;
+  const reads = createReads(ctx, { values, storedValues, prefetch: prefetcher.prefetch, bounded, history });
   const members = {
     url: base,
     ...describe(meta),
@@ -164,9 +166,9 @@ function prepareCodecs(meta, pool) {
 /**
  * The calls that read: cells, planes, pixels and prefetch, with their arguments checked.
  * @param {import('./context.js').StoreContext} ctx
- * @param {{ values: import('./decoding.js').ChunkRead, storedValues: import('./decoding.js').ChunkRead, prefetch: ReturnType<typeof createPrefetcher>['prefetch'], bounded: Bounded }} parts
+ * @param {{ values: import('./decoding.js').ChunkRead, storedValues: import('./decoding.js').ChunkRead, prefetch: ReturnType<typeof createPrefetcher>['prefetch'], bounded: Bounded, history: ReturnType<typeof createHistoryReads> | null }} parts
  */
-function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bounded }) {
+function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bounded, history }) {
   const { meta } = ctx;
   const nTime = meta.times.length;
   const nBand = meta.bands.length;
@@ -264,7 +266,7 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bound
     return prefetchCells(lvl, pairs, request);
   }
 
-  const { samplePixel, readPoint } = createPointReads({ level, getCell, nBand, nTime });
+  const { samplePixel, readPoint } = createPointReads({ level, getCell, nBand, nTime, history, bounded, where: ctx.transport.url('zarr.json'), closed: () => ctx.state.closed });
   return { getCell, getMask: plane('mask'), getCoverage: plane('coverage'), samplePixel, readPoint, prefetch };
 }
 
@@ -304,6 +306,8 @@ function describe(meta) {
     attrs: Object.freeze({ ...meta.block, bands }),
     hasMask: meta.maskVariable != null,
     hasCoverage: meta.coverageVariable != null,
+    /** The store has a usable time-major history array: a level-0 pixel's readPoint costs a request or two per time block. */
+    hasHistory: meta.history != null,
   };
 }
 
