@@ -7,8 +7,7 @@ chunks of one shard merged into one range. Requests run concurrently in two phas
 
 The calling thread works too: it and up to `concurrency - 1` pool threads take the next object as
 each finishes one, so a read of one chunk runs where it was asked, with no handoff to a pool. Each
-thread reads objects (from a directory) and decodes chunks into buffers of its own, reused from
-chunk to chunk: fresh buffers for every chunk cost as much in page faults as the decoding.
+thread reads objects (from a directory) and decodes chunks into buffers of its own (buffers).
 """
 
 from __future__ import annotations
@@ -26,13 +25,13 @@ from ..errors import StoreError
 from ..format.geometry import cell_key, shard_id, time_shard
 from ..format.shard_index import EMPTY
 from .arrays import ArrayInfo, decode_chunk, parse_shard_index
+from .buffers import ThreadBuffers
 from .cache import ByteLRU
 from .deadline import submit
 from .object_source import ObjectSource
 
 MERGE_GAP = 0
 MAX_RUN_BYTES = 8 * 2**20
-SCRATCH_KEPT_BYTES = 64 * 2**20  # a thread keeps buffers up to this size; a larger object gets a fresh one
 
 
 @dataclass(frozen=True)
@@ -70,22 +69,6 @@ Into = Callable[[ChunkRef], "np.ndarray | None"]
 Task = Callable[[], None]
 
 
-class _Scratch(threading.local):
-    """Buffers of one thread, by purpose ("object", "chunk"), grown to the largest asked for."""
-
-    def __init__(self) -> None:
-        self.buffers: dict[str, np.ndarray] = {}
-
-    def buffer(self, purpose: str, nbytes: int) -> np.ndarray:
-        kept = self.buffers.get(purpose)
-        if kept is not None and kept.nbytes >= nbytes:
-            return kept
-        fresh = np.empty(nbytes, dtype=np.uint8)
-        if nbytes <= SCRATCH_KEPT_BYTES:
-            self.buffers[purpose] = fresh
-        return fresh
-
-
 class ChunkFetcher:
     """Reads stored (not reconstructed) chunks for one store handle, caching shard indexes."""
 
@@ -102,7 +85,7 @@ class ChunkFetcher:
         self.data_variable = data_variable
         self.concurrency = max(1, concurrency)
         self.pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="chronozarr-read")
-        self.scratch = _Scratch()
+        self.scratch = ThreadBuffers()
         self.indexes = ByteLRU(index_budget)
         self._missing_shards: set[str] = set()
         self._lock = threading.Lock()
@@ -155,7 +138,7 @@ class ChunkFetcher:
         key, _ = ref.object_key()
         get_into = getattr(self.source, "get_into", None)
         if get_into is not None:
-            raw: bytes | memoryview | None = get_into(key, functools.partial(self.scratch.buffer, "object"))
+            raw: bytes | memoryview | None = get_into(key, functools.partial(self.scratch.raw, "object"))
         else:
             raw = self.source.get(key)
         on_chunk(ref, None if raw is None else self._decode(ref, raw, self.source.describe(key), into))
@@ -163,7 +146,7 @@ class ChunkFetcher:
     def _decode(self, ref: ChunkRef, raw: bytes | memoryview, where: str, into: Into | None) -> np.ndarray:
         target = into(ref) if into is not None else None
         if target is None:
-            target = self.scratch.buffer("chunk", ref.info.chunk_bound)
+            target = self.scratch.raw("chunk", ref.info.chunk_bound)
         return decode_chunk(ref.info, raw, where, target)
 
     def _sharded_tasks(self, refs: list[ChunkRef], on_chunk: OnChunk, into: Into | None) -> list[Task]:
