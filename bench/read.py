@@ -16,6 +16,8 @@ pixel at every timestep), level3 (a whole level-3 timestep). Every reader return
 (checked first; the COG overviews are GDAL's averages, so level3 is compared between Zarr readers
 only). Each operation gets a fresh reader (untimed), one warm-up, then --reps timed runs on
 other timesteps or pixels; requests and bytes are counted at the server on one more run.
+A dask mean over time of the whole level 0 (xarray, one chunk per dask chunk) is timed through
+the chronozarr engine and through xr.open_zarr on the same store, alternating, on local disk.
 Floors, per operation and run: the same chunks read (or fetched, 16 at a time) and decoded on
 every core; the same chunks decoded from memory; the COG tiles decoded from memory.
 Results: bench/results/read.json, format of bench/record.py.
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import statistics
 import subprocess
 import sys
 import time
@@ -234,6 +237,21 @@ def rows_for(group: str, ctx: Context, results: dict[str, dict[str, Any]], floor
 METRICS = [record.metric("seconds", "time", "s", primary=True), record.metric("requests", "requests", "count"), record.metric("bytes", "bytes", "B")]
 
 
+def dask_means(ctx: Context, reps: int) -> list[dict[str, Any]]:
+    """The dask mean over time through each engine, runs alternating; values checked equal first."""
+    first = {name: rt.dask_mean(name, ctx.path) for name in rt.DASK_MEAN_TOOLS}
+    if not np.array_equal(first["chronozarr"], first["xr.open_zarr"]):
+        raise SystemExit("the chronozarr engine and xr.open_zarr disagree on the mean over time")
+    seconds: dict[str, list[float]] = {name: [] for name in rt.DASK_MEAN_TOOLS}
+    for _ in range(reps):
+        for name in rt.DASK_MEAN_TOOLS:
+            seconds[name] += timed(lambda _: rt.dask_mean(name, ctx.path), range(1))
+    print("  dask mean: " + "  ".join(f"{n} {statistics.median(s):.2f} s" for n, s in seconds.items()), flush=True)
+    op = f"dask mean over time ({ctx.shape[0]} dates, xarray)"
+    return [record.row("local disk", op, name, "subject" if name == "chronozarr" else "peer", work, {"seconds": record.stats(seconds[name])})
+            for name, work in rt.DASK_MEAN_TOOLS.items()]
+
+
 def profile_misses(rows: list[dict[str, Any]], ctx: Context, base: str, reps: int) -> None:
     """For each operation where chronozarr misses a target, where its time goes: the operation
     run `reps` times on a fresh reader under the all-thread sampler (bench/profiling.py)."""
@@ -280,6 +298,7 @@ def main() -> None:
     local = {name: measure(name, ctx.location(name, str(WORK)), ctx, args.reps, None) for name in TOOLS}
     rows += rows_for("local disk", ctx, local, {op: floors(ctx, op, args.reps, None) for op in OPS})
     profile_misses(rows, ctx, str(WORK), args.reps)
+    rows += dask_means(ctx, min(args.reps, 3))
     if not args.no_http:
         with ServedDir(WORK, latency=LATENCY) as server:
             base = server.url

@@ -228,3 +228,24 @@ def fetch_all(getters: list[Callable[[], bytes]], decode: Callable[[bytes], np.n
     step = (lambda g: decode(g())) if decode else (lambda g: np.frombuffer(g(), dtype=np.uint8))
     with ThreadPoolExecutor(max_workers=in_flight) as pool:
         return sum(a.nbytes for a in pool.map(step, getters))
+
+
+# ---------------------------------------------------------------- xarray + dask
+
+
+DASK_MEAN_TOOLS = {
+    "chronozarr": "xr.open_dataset(store, engine='chronozarr', chunks={}, physical=False)['data'].mean('time'), dask's threaded scheduler",
+    "xr.open_zarr": "xr.open_zarr(store/0, consolidated=False)['data'].mean('time') on the same objects, dask's threaded scheduler",
+}
+
+
+def dask_mean(name: str, path: Path) -> np.ndarray:
+    """The mean over time of level 0 through dask, one stored chunk per dask chunk."""
+    import xarray as xr
+
+    if name == "chronozarr":
+        ds = xr.open_dataset(path, engine="chronozarr", chunks={}, physical=False)
+    else:
+        ds = xr.open_zarr(path / "0", consolidated=False, zarr_format=3)
+    with ds:
+        return ds["data"].mean("time").values

@@ -15,7 +15,7 @@ def with_checksum(data: bytes) -> bytes:
     return data + int(google_crc32c.value(data)).to_bytes(CHECKSUM_BYTES, "little")
 
 
-def verified(data: bytes) -> bytes:
+def verified(data: bytes | memoryview) -> bytes:
     """The compressed bytes without their crc32c; ValueError when it does not match them."""
     if len(data) < CHECKSUM_BYTES:
         raise ValueError(f"chunk of {len(data)} bytes is shorter than its {CHECKSUM_BYTES}-byte crc32c")

@@ -8,6 +8,7 @@ headers disagree with the array's codec settings rather than decode it into wron
 
 from __future__ import annotations
 
+import functools
 import struct
 import zlib
 from dataclasses import dataclass, replace
@@ -131,6 +132,9 @@ class CodecSpec:
 
     def compressor(self, dtype: np.dtype) -> numcodecs.abc.Codec:
         """A numcodecs codec producing exactly the bytes a Zarr v3 reader expects."""
+        return _compressor(self, np.dtype(dtype))
+
+    def _new_compressor(self, dtype: np.dtype) -> numcodecs.abc.Codec:
         if self.name == "zstd":
             return numcodecs.Zstd(level=self.level, checksum=False)
         if self.name == "gzip":
@@ -138,27 +142,30 @@ class CodecSpec:
         shuffle = numcodecs.Blosc.SHUFFLE if self.shuffle == "shuffle" else numcodecs.Blosc.NOSHUFFLE
         return numcodecs.Blosc(cname=self.cname, clevel=self.level, shuffle=shuffle, blocksize=0)
 
-    def decode(self, data: bytes, nbytes: int, dtype: np.dtype) -> bytes | memoryview:
+    def decode(self, data: bytes | memoryview, nbytes: int, dtype: np.dtype, out: np.ndarray | None = None) -> bytes | memoryview:
         """Decompress one chunk to at most `nbytes` bytes; ValueError when the chunk is not one.
 
-        The result is shorter than `nbytes` only for a gzip chunk that inflates to less, which the
-        caller refuses by its length.
+        `out`, a uint8 array of at least `nbytes`, receives the bytes when given and the result is
+        a view of it: a reader decodes into a buffer it reuses, or straight into its output. The result
+        is shorter than `nbytes` only for a gzip chunk that inflates to less, which the caller
+        refuses by its length.
         """
-        return self._decompress(verified(data) if self.checksum else data, nbytes, dtype)
+        return self._decompress(verified(data) if self.checksum else data, nbytes, dtype, out)
 
-    def _decompress(self, data: bytes, nbytes: int, dtype: np.dtype) -> bytes | memoryview:
+    def _decompress(self, data: bytes | memoryview, nbytes: int, dtype: np.dtype, out: np.ndarray | None = None) -> bytes | memoryview:
         if self.name == "gzip":
-            return _inflate(data, nbytes)
+            inflated = _inflate(data, nbytes)
+            return inflated if out is None else copy_into(inflated, out)
         if self.name == "blosc":
             check_blosc_header(data, nbytes, self, np.dtype(dtype).itemsize)
         else:
             data = zstd_with_size(data, nbytes)
-        out = np.empty(nbytes, dtype=np.uint8)
+        target = np.empty(nbytes, dtype=np.uint8) if out is None else out[:nbytes]
         try:
-            self.compressor(dtype).decode(data, out=out)
+            _compressor(self, np.dtype(dtype)).decode(data, out=target)
         except (RuntimeError, ValueError, TypeError) as exc:
             raise ValueError(f"{self.name} chunk does not decode to the bytes its shape holds, expected {nbytes} ({exc})") from None
-        return out.data
+        return target.data
 
     def decode_at_most(self, data: bytes, limit: int, itemsize: int = 1) -> bytes | memoryview:
         """Decompress a chunk whose decoded size is not fixed (strings) to at most `limit` bytes,
@@ -176,6 +183,20 @@ class CodecSpec:
             return memoryview(numcodecs.Zstd().decode(data)).cast("B")
         except (RuntimeError, ValueError, TypeError) as exc:
             raise ValueError(f"zstd chunk does not decode ({exc})") from None
+
+
+def copy_into(data: bytes | memoryview, out: np.ndarray) -> memoryview:
+    """`data` copied to the start of the uint8 array `out`, as a view of those bytes of it."""
+    target = out[: len(data)]
+    target[:] = np.frombuffer(data, dtype=np.uint8)
+    return target.data
+
+
+@functools.lru_cache(maxsize=64)
+def _compressor(codec: CodecSpec, dtype: np.dtype) -> numcodecs.abc.Codec:
+    """One numcodecs codec per setting, shared by every thread (their encode and decode keep no
+    state between calls), so reading a chunk does not build a codec object."""
+    return codec._new_compressor(dtype)
 
 
 def _blosc_declared(data: bytes) -> int:
@@ -214,7 +235,7 @@ class FixedHeaderGZip(numcodecs.GZip):
         return header + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
 
 
-def _inflate(data: bytes, nbytes: int) -> bytes:
+def _inflate(data: bytes | memoryview, nbytes: int) -> bytes:
     """A gzip member inflated to at most nbytes + 1 bytes, so a bomb stops one byte past the bound."""
     inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
     try:
@@ -235,7 +256,7 @@ BLOSC_FORMATS = {"lz4": 1, "zstd": 4}  # the compressor code in the flags' top t
 BLOSC_MAX_SPLITS, BLOSC_MIN_SPLIT = 16, 128  # c-blosc splits a block by item byte up to 16-byte items, 128 items a block
 
 
-def check_blosc_header(data: bytes, nbytes: int, codec: CodecSpec, itemsize: int) -> None:
+def check_blosc_header(data: bytes | memoryview, nbytes: int, codec: CodecSpec, itemsize: int) -> None:
     """The 16-byte blosc header must describe this chunk with the array's settings.
 
     blosc trusts its header: it reads past a truncated chunk, and decodes a chunk whose flags name
@@ -265,7 +286,7 @@ def check_blosc_header(data: bytes, nbytes: int, codec: CodecSpec, itemsize: int
     _check_blosc_streams(data, flags, typesize, nbytes)
 
 
-def _check_blosc_streams(data: bytes, flags: int, typesize: int, nbytes: int) -> None:
+def _check_blosc_streams(data: bytes | memoryview, flags: int, typesize: int, nbytes: int) -> None:
     """The compressed streams of every block must fill the chunk exactly.
 
     After the header come the start of each block and, in each, one length-prefixed stream, or

@@ -104,11 +104,11 @@ def references_from_json(mapping: Mapping[str, Any]) -> dict[int, int]:
 _DECIMAL = re.compile(r"0|[1-9]\d*")
 
 
-def residual(source: np.ndarray, anchor: np.ndarray) -> np.ndarray:
-    """(source - anchor) mod 2^bits in the stored unsigned dtype (spec 4.2.4)."""
+def residual(source: np.ndarray, anchor: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """(source - anchor) mod 2^bits in the stored unsigned dtype (spec 4.2.4), into `out` when given."""
     if source.dtype != anchor.dtype or not star_delta_allowed(source.dtype.name):
         raise TypeError(f"residuals need matching uint8/uint16 arrays, got {source.dtype} and {anchor.dtype}")
-    return np.subtract(source, anchor, dtype=source.dtype)
+    return np.subtract(source, anchor, out=out, dtype=source.dtype)
 
 
 def reconstruct(anchor: np.ndarray, stored: np.ndarray) -> np.ndarray:
@@ -116,16 +116,17 @@ def reconstruct(anchor: np.ndarray, stored: np.ndarray) -> np.ndarray:
     return np.add(anchor, stored, dtype=stored.dtype)
 
 
-def abs_difference_sum(source: np.ndarray, reference: np.ndarray) -> float:
+def abs_difference_sum(source: np.ndarray, reference: np.ndarray, scratch: np.ndarray | None = None) -> float:
     """Exact sum of |source - reference| (spec 5).
 
     Integers (8 and 16 bits) are differenced in int32, where every difference is exact, and
-    summed in int64: one widening pass is cheaper than the casts of an unsigned 64-bit sum.
-    Floats are differenced in float64.
+    summed in int64: one widening pass is cheaper than the casts of an unsigned 64-bit sum; the
+    differences go to `scratch` (int32, of the inputs' shape) when given. Floats are differenced
+    in float64.
     """
     if source.dtype.kind == "f":
         return float(np.abs(source.astype(np.float64) - reference.astype(np.float64)).sum())
-    distance = np.subtract(source, reference, dtype=np.int32)
+    distance = np.subtract(source, reference, out=scratch, dtype=np.int32)
     np.abs(distance, out=distance)
     return float(distance.sum(dtype=np.int64))
 

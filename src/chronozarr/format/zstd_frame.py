@@ -7,7 +7,7 @@ from __future__ import annotations
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
-def zstd_content_size(data: bytes) -> int | None:
+def zstd_content_size(data: bytes | memoryview) -> int | None:
     """The content size a zstd frame header declares, None when the frame does not say (RFC 8878
     3.1.1.1); ValueError for bytes that are not a zstd frame."""
     if len(data) < 6 or data[:4] != ZSTD_MAGIC:
@@ -24,7 +24,7 @@ def zstd_content_size(data: bytes) -> int | None:
     return size + 256 if size_bytes == 2 else size
 
 
-def zstd_with_size(data: bytes, nbytes: int) -> bytes:
+def zstd_with_size(data: bytes | memoryview, nbytes: int) -> bytes | memoryview:
     """The frame, declaring `nbytes` as its content size when it declared none.
 
     A streamed frame (no size in its header) makes a decoder grow its output without bound, so
@@ -40,7 +40,7 @@ def zstd_with_size(data: bytes, nbytes: int) -> bytes:
     fields = 6 + (0, 1, 2, 4)[descriptor & 0x03]  # magic, descriptor, window, dictionary id
     if len(data) < fields:
         raise ValueError("zstd frame header is truncated")
-    return data[:4] + bytes([descriptor | 0xC0]) + data[5:fields] + nbytes.to_bytes(8, "little") + data[fields:]
+    return bytes(data[:4]) + bytes([descriptor | 0xC0]) + bytes(data[5:fields]) + nbytes.to_bytes(8, "little") + bytes(data[fields:])
 
 
 BLOCK_MAX = 1 << 17  # no block decodes to more than 128 KiB (RFC 8878 3.1.1.2.3)

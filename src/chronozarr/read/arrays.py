@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..format.codecs import CodecSpec
+from ..format.codecs import CodecSpec, copy_into
 from ..format.shard_index import data_span, index_nbytes, parse_index
 
 READ_DTYPES = ("uint8", "uint16", "int16", "float32", "int64", "float64", "int32")
@@ -200,14 +200,17 @@ def _nonneg_int(value: Any, where: str) -> int:
     return value
 
 
-def decode_chunk(info: ArrayInfo, data: bytes, where: str) -> np.ndarray:
-    """Decode one stored chunk to its chunk shape, never allocating more than the shape holds."""
+def decode_chunk(info: ArrayInfo, data: bytes | memoryview, where: str, out: np.ndarray | None = None) -> np.ndarray:
+    """Decode one stored chunk to its chunk shape, never allocating more than the shape holds.
+
+    With `out` (a uint8 array of at least the chunk's bytes) the chunk is decoded into it and the
+    result is a view of it, valid until `out` is reused."""
     expected = info.chunk_bound
     if info.codec is None:
-        raw: bytes | memoryview = data
+        raw: bytes | memoryview = data if out is None or len(data) != expected else copy_into(data, out)
     else:
         try:
-            raw = info.codec.decode(data, expected, info.dtype)
+            raw = info.codec.decode(data, expected, info.dtype, out)
         except ValueError as exc:
             raise StoreError(f"{where}: {exc}") from None
         except Exception as exc:  # codec libraries raise their own types for corrupt input

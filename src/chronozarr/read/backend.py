@@ -70,7 +70,12 @@ class _StoreArray(BackendArray):
 
 
 def _span(key: Any, size: int) -> tuple[slice, Any]:
-    """The covering slice of an axis key and the selection within it."""
+    """The covering slice of an axis key and the selection within it: a slice for a slice, so
+    the common case (dask's chunks) is a view of what was read, not a copy."""
+    if isinstance(key, slice):
+        start, stop, step = key.indices(size)
+        if step > 0 and stop > start:
+            return slice(start, stop), slice(0, stop - start, step)
     picked = np.arange(size)[key]
     if np.ndim(picked) == 0:
         return slice(int(picked), int(picked) + 1), 0

@@ -4,14 +4,19 @@ Unsharded: one GET per chunk. Sharded: the shard index once per shard and handle
 when shard_bytes gives the length, else a suffix range), then one range per chunk, with adjacent
 chunks of one shard merged into one range. Requests run concurrently in two phases at most
 (indexes, then chunks), so a batch costs about one round trip per `concurrency` requests.
+
+The calling thread works too: it and up to `concurrency - 1` pool threads take the next object as
+each finishes one, so a read of one chunk runs where it was asked, with no handoff to a pool. Each
+thread reads objects (from a directory) and decodes chunks into buffers of its own (buffers).
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +25,7 @@ from ..errors import StoreError
 from ..format.geometry import cell_key, shard_id, time_shard
 from ..format.shard_index import EMPTY
 from .arrays import ArrayInfo, decode_chunk, parse_shard_index
+from .buffers import ThreadBuffers
 from .cache import ByteLRU
 from .deadline import submit
 from .object_source import ObjectSource
@@ -55,7 +61,12 @@ class ChunkRef:
         return shard_id(time_shard(self.t, self.info.shard_shape[0])[0], self.row, self.col)
 
 
+# Called with each chunk decoded (None for fill); the array is valid only during the call (its
+# buffer is reused for the thread's next chunk), so a callback that keeps it keeps a copy.
 OnChunk = Callable[[ChunkRef, "np.ndarray | None"], None]
+# Where a chunk is to be decoded instead (a uint8 view of the caller's output), or None.
+Into = Callable[[ChunkRef], "np.ndarray | None"]
+Task = Callable[[], None]
 
 
 class ChunkFetcher:
@@ -72,7 +83,9 @@ class ChunkFetcher:
         self.source = source
         self.shard_bytes = shard_bytes
         self.data_variable = data_variable
-        self.pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="chronozarr-read")
+        self.concurrency = max(1, concurrency)
+        self.pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="chronozarr-read")
+        self.scratch = ThreadBuffers()
         self.indexes = ByteLRU(index_budget)
         self._missing_shards: set[str] = set()
         self._lock = threading.Lock()
@@ -80,31 +93,75 @@ class ChunkFetcher:
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
-    def fetch(self, refs: Iterable[ChunkRef], on_chunk: OnChunk) -> None:
-        """Call on_chunk(ref, decoded chunk or None for fill) for every ref; returns when all are done."""
+    def fetch(self, refs: Iterable[ChunkRef], on_chunk: OnChunk, into: Into | None = None) -> None:
+        """Call on_chunk(ref, decoded chunk or None for fill) for every ref; returns when all are
+        done. A chunk is decoded into `into(ref)` when that gives a buffer (the chunk passed is
+        then a view of it), else into the thread's own buffer."""
         refs = list(dict.fromkeys(refs))
-        jobs = [submit(self.pool, self._plain, r, on_chunk) for r in refs if not r.info.sharded]
+        self._run([functools.partial(self._plain, r, on_chunk, into) for r in refs if not r.info.sharded])
         sharded = [r for r in refs if r.info.sharded]
         if sharded:
-            jobs += self._sharded_jobs(sharded, on_chunk)
-        for job in jobs:
-            job.result()
+            self._run(self._sharded_tasks(sharded, on_chunk, into))
 
-    def _plain(self, ref: ChunkRef, on_chunk: OnChunk) -> None:
+    def _run(self, tasks: list[Task]) -> None:
+        """Run every task on this thread and up to concurrency - 1 pool threads, each taking the
+        next task when it is done with one; the first error is raised once all have stopped."""
+        if len(tasks) <= 1:
+            for task in tasks:
+                task()
+            return
+        queue = iter(tasks)
+        lock = threading.Lock()
+        errors: list[BaseException] = []
+
+        def drain() -> None:
+            while True:
+                with lock:
+                    task = None if errors else next(queue, None)
+                if task is None:
+                    return
+                try:
+                    task()
+                except BaseException as exc:  # kept for the caller, which raises it
+                    with lock:
+                        errors.append(exc)
+
+        helpers = [submit(self.pool, drain) for _ in range(min(len(tasks), self.concurrency) - 1)]
+        drain()
+        for helper in helpers:
+            if not helper.cancel():  # one that never started has nothing to finish
+                helper.result()
+        if errors:
+            raise errors[0]
+
+    def _plain(self, ref: ChunkRef, on_chunk: OnChunk, into: Into | None) -> None:
         key, _ = ref.object_key()
-        raw = self.source.get(key)
-        on_chunk(ref, None if raw is None else decode_chunk(ref.info, raw, self.source.describe(key)))
+        get_into = getattr(self.source, "get_into", None)
+        if get_into is not None:
+            raw: bytes | memoryview | None = get_into(key, functools.partial(self.scratch.raw, "object"))
+        else:
+            raw = self.source.get(key)
+        on_chunk(ref, None if raw is None else self._decode(ref, raw, self.source.describe(key), into))
 
-    def _sharded_jobs(self, refs: list[ChunkRef], on_chunk: OnChunk) -> list[Future]:
-        """Phase one reads every missing index at once; phase two the chunk ranges."""
+    def _decode(self, ref: ChunkRef, raw: bytes | memoryview, where: str, into: Into | None) -> np.ndarray:
+        target = into(ref) if into is not None else None
+        if target is None:
+            target = self.scratch.raw("chunk", ref.info.chunk_bound)
+        return decode_chunk(ref.info, raw, where, target)
+
+    def _sharded_tasks(self, refs: list[ChunkRef], on_chunk: OnChunk, into: Into | None) -> list[Task]:
+        """Phase one reads every missing index at once; the tasks returned read the chunk ranges."""
         by_shard: dict[str, list[tuple[int, ChunkRef]]] = defaultdict(list)
         for ref in refs:
             key, position = ref.object_key()
             by_shard[key].append((position, ref))
-        keys = list(by_shard)
-        pending = [submit(self.pool, self._index, k, by_shard[k][0][1]) for k in keys]
-        indexes = {k: job.result() for k, job in zip(keys, pending, strict=True)}
-        jobs = []
+        indexes: dict[str, np.ndarray | None] = {}
+
+        def read_index(key: str) -> None:
+            indexes[key] = self._index(key, by_shard[key][0][1])
+
+        self._run([functools.partial(read_index, k) for k in by_shard])
+        tasks: list[Task] = []
         for key, members in by_shard.items():
             index = indexes[key]
             wanted = []
@@ -114,11 +171,10 @@ class ChunkFetcher:
                     on_chunk(ref, None)
                 else:
                     wanted.append((offset, length, ref))
-            for run in _adjacent_runs(wanted):
-                jobs.append(submit(self.pool, self._ranged, key, run, on_chunk))
-        return jobs
+            tasks += [functools.partial(self._ranged, key, run, on_chunk, into) for run in _adjacent_runs(wanted)]
+        return tasks
 
-    def _ranged(self, key: str, run: list[tuple[int, int, ChunkRef]], on_chunk: OnChunk) -> None:
+    def _ranged(self, key: str, run: list[tuple[int, int, ChunkRef]], on_chunk: OnChunk, into: Into | None) -> None:
         """One range covering adjacent chunks of a shard, decoded chunk by chunk."""
         start = run[0][0]
         end = max(offset + length for offset, length, _ in run)
@@ -127,7 +183,7 @@ class ChunkFetcher:
         if raw is None:
             raise StoreError(f"{where} disappeared while it was being read")
         for offset, length, ref in run:
-            on_chunk(ref, decode_chunk(ref.info, raw[offset - start : offset - start + length], where))
+            on_chunk(ref, self._decode(ref, memoryview(raw)[offset - start : offset - start + length], where, into))
 
     def _index(self, key: str, ref: ChunkRef) -> np.ndarray | None:
         """The shard's index from cache or store; None when the shard does not exist (all fill)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -11,6 +12,7 @@ import numpy as np
 import xarray as xr
 
 from ..errors import StoreError
+from ..format.geometry import LevelGeometry
 from ..format.metadata import Band, Temporal
 from ..format.temporal import STAR_DELTA, reconstruct
 from ..format.times import as_nanoseconds
@@ -289,24 +291,32 @@ class ChronoStore:
         anchor_pieces: dict[tuple[int, int, int], np.ndarray] = {}
         delta_pieces: dict[tuple[int, int, int], np.ndarray] = {}
         lock = threading.Lock()
+        direct = not star and _one_whole_chunk(info, geometry, cells, rows, cols)
+
+        def into(ref: ChunkRef) -> np.ndarray | None:
+            return out[position[ref.t]].reshape(-1).view(np.uint8) if direct else None
 
         def accept(ref: ChunkRef, chunk: np.ndarray | None) -> None:
+            # `chunk` lives in the fetching thread's buffer (or, direct, already in `out`): what
+            # outlives this call is copied.
+            if direct and chunk is not None:
+                return
             if chunk is None:
                 chunk = fill_chunk(info)
             chunk = chunk[0]
             cy, cx, oy, ox = geometry.overlap(ref.row, ref.col, rows, cols)
-            piece = chunk[..., cy, cx]
             key = (ref.t, ref.row, ref.col)
             if star and ref.t in self._anchor_set:
+                chunk = chunk.copy()
                 self.anchors.put((info.key, *key), chunk)
                 with lock:
-                    anchor_pieces[key] = piece
+                    anchor_pieces[key] = chunk[..., cy, cx]
             if ref.t in position:
                 if reference.get(ref.t) is not None:
                     with lock:
-                        delta_pieces[key] = piece
+                        delta_pieces[key] = chunk[..., cy, cx].copy()
                 else:
-                    out[position[ref.t]][..., oy, ox] = piece
+                    out[position[ref.t]][..., oy, ox] = chunk[..., cy, cx]
 
         refs = [ChunkRef(info, t, r, c) for t in steps for r, c in cells]
         if star:
@@ -318,11 +328,22 @@ class ChronoStore:
                         anchor_pieces[(anchor, r, c)] = cached[..., cy, cx]
                     else:
                         refs.append(ChunkRef(info, anchor, r, c))
-        self.fetcher.fetch(refs, accept)
+        self.fetcher.fetch(refs, accept, into)
         for (t, r, c), piece in delta_pieces.items():
             _, _, oy, ox = geometry.overlap(r, c, rows, cols)
             out[position[t]][..., oy, ox] = reconstruct(anchor_pieces[(reference[t], r, c)], piece)
         return out
+
+
+def _one_whole_chunk(info: ArrayInfo, geometry: LevelGeometry, cells: list[tuple[int, int]], rows: slice, cols: slice) -> bool:
+    """Whether a window is exactly one uncropped chunk, whose bytes are then each timestep's
+    output bytes: a chunk is decoded straight into the output (on a little-endian machine, as
+    chunks are stored)."""
+    if len(cells) != 1 or info.dtype.kind == "O" or sys.byteorder != "little":
+        return False
+    cell_rows, cell_cols = geometry.cell_slice(*cells[0])
+    size = info.chunk_shape[-2:]
+    return (rows, cols) == (cell_rows, cell_cols) and (rows.stop - rows.start, cols.stop - cols.start) == size
 
 
 def open_store(location: str | os.PathLike[str] | ObjectSource, **options: Any) -> ChronoStore:

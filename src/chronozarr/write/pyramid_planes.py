@@ -35,11 +35,16 @@ def build_pyramid(read: list[Planes], n_levels: int, nodata: float | None) -> li
     return planes
 
 
-def padded_cell(plane: np.ndarray, rows: slice, cols: slice, chunk_size: int, fill: float) -> np.ndarray:
-    """The cell's chunk at full chunk_size x chunk_size, padded with fill beyond the array (spec 2.1)."""
+def padded_cell(plane: np.ndarray, rows: slice, cols: slice, chunk_size: int, fill: float, out: np.ndarray | None = None) -> np.ndarray:
+    """The cell's chunk at full chunk_size x chunk_size, padded with fill beyond the array (spec 2.1),
+    written into `out` (of that shape and the plane's dtype) when given."""
     block = plane[..., rows, cols]
-    if block.shape[-2:] == (chunk_size, chunk_size):
-        return np.ascontiguousarray(block)
-    out = np.full(plane.shape[:-2] + (chunk_size, chunk_size), fill, dtype=plane.dtype)
+    shape = plane.shape[:-2] + (chunk_size, chunk_size)
+    if out is None:
+        if block.shape[-2:] == (chunk_size, chunk_size):
+            return np.ascontiguousarray(block)
+        out = np.empty(shape, dtype=plane.dtype)
+    if block.shape[-2:] != (chunk_size, chunk_size):
+        out[...] = fill
     out[..., : block.shape[-2], : block.shape[-1]] = block
     return out

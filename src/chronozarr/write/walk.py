@@ -19,6 +19,7 @@ import numpy as np
 
 from ..format.geometry import LevelGeometry, time_shard
 from ..format.temporal import abs_difference_sum, residual
+from ..read.buffers import ThreadBuffers
 from .chunks import encode_chunk
 from .objects import ObjectWriter, ShardBuilder
 from .plan import Plan
@@ -27,6 +28,7 @@ from .readahead import ReadAhead
 from .units import Unit, step_bytes
 
 Window = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]
+_BUFFERS = ThreadBuffers()  # each compressing thread's cells and differences, reused from cell to cell
 PyramidOf = Callable[[Unit, int], list[Planes]]  # what step t of a unit reads: its block at levels base.., at least base
 OpenShard = Callable[[ObjectWriter, str, int], ShardBuilder]
 Encoded = list[tuple[str, "bytes | None"]]
@@ -119,23 +121,29 @@ def _cell_job(
     if level.index == 0 and plan.sample is not None:
         found, data = plan.sample.lookup(anchor is not None, t, row, col)
     if not found:
-        chunk = padded_cell(planes.data, rows, cols, cs, plan.fill)
+        chunk = padded_cell(planes.data, rows, cols, cs, plan.fill, _cell_buffer("cell", planes.data, cs))
         if anchor is not None:
-            chunk = residual(chunk, padded_cell(anchor.data, rows, cols, cs, plan.fill))
+            residual(chunk, padded_cell(anchor.data, rows, cols, cs, plan.fill, _cell_buffer("anchor", anchor.data, cs)), out=chunk)
         data = encode_chunk(plan.codec, chunk, plan.fill)
     out: Encoded = [(plan.variable, data)]
     for name in plan.plane_variables:
         plane = planes.mask if name == "mask" else planes.coverage
         assert plane is not None, f"a store with {name} has it at every timestep"
-        out.append((name, encode_chunk(plan.codec, padded_cell(plane, rows, cols, cs, 0), 0)))
+        out.append((name, encode_chunk(plan.codec, padded_cell(plane, rows, cols, cs, 0, _cell_buffer("plane", plane, cs)), 0)))
     if _jobs_store(plan, writer):
         for name, encoded in out:
             if encoded is not None:
                 writer.put(plan.object_key(level, name, t, row, col), encoded)
     vol = None
     if vol_reference is not None:
-        vol = abs_difference_sum(planes.data[:, rows, cols], vol_reference.data[:, rows, cols])
+        source = planes.data[:, rows, cols]
+        vol = abs_difference_sum(source, vol_reference.data[:, rows, cols], _BUFFERS.array("difference", source.shape, np.dtype(np.int32)))
     return out, vol
+
+
+def _cell_buffer(purpose: str, plane: np.ndarray, chunk_size: int) -> np.ndarray:
+    """The compressing thread's own buffer for a chunk of `plane`: compressed at once, never kept."""
+    return _BUFFERS.array(purpose, plane.shape[:-2] + (chunk_size, chunk_size), plane.dtype)
 
 
 def _jobs_store(plan: Plan, writer: ObjectWriter) -> bool:
