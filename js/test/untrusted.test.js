@@ -92,6 +92,23 @@ test('every blosc flags byte either decodes to the values or is refused', async 
   assert.throws(() => checkBloscHeader(new Uint8Array(8), 16, {}), /shorter than its 16-byte header/);
 });
 
+test('a blosc header naming a stream format other than 1 is refused, not decoded to other values', async () => {
+  const bytes = new Uint8Array(readFileSync(join(dir, 'blosc', 'raw.bin')));
+  for (const cname of ['zstd', 'lz4']) {
+    for (const shuffle of ['noshuffle', 'shuffle']) {
+      const encoded = new Uint8Array(readFileSync(join(dir, 'blosc', `${cname}-${shuffle}.bin`)));
+      /** @type {import('../src/reader/codecs.js').CodecSpec} */
+      const codec = { name: 'blosc', cname, shuffle, itemSize: 2 };
+      for (let version = 0; version < 256; version++) {
+        if (version === encoded[1]) continue;
+        const damaged = encoded.slice();
+        damaged[1] = version;
+        await assert.rejects(decodeBytes(codec, damaged, bytes.length, 'x'), (/** @type {Error} */ err) => err.name === 'StoreError' && /stream format/.test(err.message));
+      }
+    }
+  }
+});
+
 test('a zstd frame that declares no size decodes within the bound the chunk implies', async () => {
   const frame = streamedZstd(1 << 20);
   assert.deepEqual(await decodeBytes({ name: 'zstd' }, frame, 1 << 20, 'x'), new Uint8Array(1 << 20).fill(7));
