@@ -5,6 +5,7 @@ PY := $(VENV)/bin/python
 DEMO_DIR ?= demo-output
 DEMO_PORT ?= 8000
 FUZZ_SECONDS ?= 60
+CORPUS_SECONDS ?= 1860
 FUZZ_DIR := .fuzz
 
 # CPython 3.12 from pyenv when the machine has it, else the python3 on PATH.
@@ -58,18 +59,26 @@ test-js: venv js
 
 # Every fuzz target for FUZZ_SECONDS (make test runs a short deterministic slice of each), then
 # every hostile-store, hostile-host and serve case, then the default timeouts waited out against a
-# server that never answers; docs/reliability.md is written from the results.
+# server that never answers. Meanwhile the hostile corpus (tests/fuzz/corpus.py) gives mutated
+# stores to each reader for CORPUS_SECONDS (the Python one with info, validate and doctor), both
+# at once. docs/reliability.md is written from the results, failures included.
 fuzz: venv js
 	rm -rf $(FUZZ_DIR) && mkdir -p $(FUZZ_DIR)
+	git rev-parse --short HEAD > $(FUZZ_DIR)/commit
+	status=0; \
+	$(PY) tests/fuzz/corpus.py --reader python --seconds $(CORPUS_SECONDS) $(FUZZ_DIR)/corpus-python.jsonl > $(FUZZ_DIR)/corpus-python.log 2>&1 & python_corpus=$$!; \
+	$(PY) tests/fuzz/corpus.py --reader js --seconds $(CORPUS_SECONDS) $(FUZZ_DIR)/corpus-js.jsonl > $(FUZZ_DIR)/corpus-js.log 2>&1 & js_corpus=$$!; \
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl \
 		$(PY) -m pytest -q tests/fuzz tests/read/test_untrusted.py tests/read/test_hostile_http.py \
-		tests/check/test_doctor_hosts.py tests/serve tests/write/test_reproducible.py --junitxml=$(FUZZ_DIR)/cases-python.xml
-	cd js && FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl \
+		tests/check/test_doctor_hosts.py tests/serve tests/write/test_reproducible.py --junitxml=$(FUZZ_DIR)/cases-python.xml || status=1; \
+	(cd js && FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl \
 		node --test --test-reporter=tap --test-reporter-destination=../$(FUZZ_DIR)/cases-js.tap \
-		test/fuzz.test.js test/untrusted.test.js test/hosts.test.js
-	FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl $(PY) tests/fuzz/defaults.py
-	cd js && FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl node test/defaults.mjs
-	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) tests/fuzz/reliability.py $(FUZZ_DIR) docs/reliability.md
+		test/fuzz.test.js test/untrusted.test.js test/hosts.test.js) || status=1; \
+	FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl $(PY) tests/fuzz/defaults.py || status=1; \
+	(cd js && FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl node test/defaults.mjs) || status=1; \
+	wait $$python_corpus || status=1; wait $$js_corpus || status=1; \
+	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) tests/fuzz/reliability.py $(FUZZ_DIR) docs/reliability.md || status=1; \
+	exit $$status
 
 # The demo installs what it needs and nothing more: the package without extras, and the viewer's
 # npm dependencies without the dev ones (no test tools, no browser, no Debian packages). When

@@ -104,6 +104,13 @@ def _directory_of_objects(path: Path) -> None:
     (path / "0").write_bytes(b"\x00" * 8)
 
 
+def _directory_as_file(store: Path) -> None:
+    """The directory holding the chunk replaced by a file: the chunks under it are gone."""
+    directory = (store / CHUNK_KEY).parent
+    shutil.rmtree(directory)
+    directory.write_bytes(b"\x00" * 8)
+
+
 def _bind_socket(path: Path) -> None:
     """A Unix socket file at `path` (it stays after the socket is closed)."""
     import socket
@@ -220,6 +227,7 @@ CASES: dict[str, Case] = {
     "chunk_is_a_fifo": Case("star", lambda s: _replace(s, CHUNK_KEY, lambda p: os.mkfifo(p)), "not a regular file"),
     "chunk_is_a_socket": Case("star", lambda s: _replace(s, CHUNK_KEY, _bind_socket), "not a regular file"),
     "chunk_is_a_directory": Case("star", lambda s: _replace(s, CHUNK_KEY, _directory_of_objects), "is a directory"),
+    "chunk_directory_is_a_file": Case("star", _directory_as_file, "a directory above it is a file"),
     "deep_json": Case("star", _deep_json, "nested", phase="open"),
     # json.dumps writes float("inf") as Infinity, which Python's json reads back and JSON.parse refuses
     "infinite_level_shape": Case("star", lambda s: edit_block(s, _infinite_shape), "shape", js=False, phase="open"),
@@ -267,6 +275,7 @@ ABOUT: dict[str, str] = {
     "chunk_is_a_fifo": "a chunk that is a FIFO nobody writes to",
     "chunk_is_a_socket": "a chunk that is a Unix socket",
     "chunk_is_a_directory": "a chunk key that is a directory holding a file (a copy gone wrong)",
+    "chunk_directory_is_a_file": "the directory above a chunk is a file (a copy gone wrong): its chunks are lost, not fill",
     "deep_json": "a root zarr.json with a list nested 100,000 deep",
     "infinite_level_shape": "Infinity in chronozarr.levels[0].shape",
     "huge_sharded_shape": "a sharded level of 2^31 x 2^31 pixels (more bytes than an address space)",

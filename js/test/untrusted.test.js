@@ -64,32 +64,49 @@ test('shard index entries must each have bytes of their own inside the shard (as
   assert.throws(() => parseShardIndex(rawIndex([[10, 10], [40, 10]]), info(2, false), null, 's'), /entry 0 .* does not lie/);
 });
 
-test('every blosc flags byte either decodes to the values or is refused', async () => {
+/** The blosc samples js/test/hostile.py wrote (numcodecs, every cname and shuffle), with their codec and values. */
+function bloscSamples() {
   const bytes = new Uint8Array(readFileSync(join(dir, 'blosc', 'raw.bin')));
-  for (const cname of ['zstd', 'lz4']) {
-    for (const shuffle of ['noshuffle', 'shuffle']) {
-      const encoded = new Uint8Array(readFileSync(join(dir, 'blosc', `${cname}-${shuffle}.bin`)));
+  return ['zstd', 'lz4'].flatMap((cname) =>
+    ['noshuffle', 'shuffle'].map((shuffle) => {
       /** @type {import('../src/reader/codecs.js').CodecSpec} */
       const codec = { name: 'blosc', cname, shuffle, itemSize: 2 };
-      assert.deepEqual(await decodeBytes(codec, encoded, bytes.length, 'x'), bytes);
-      let accepted = 0;
-      for (let flags = 0; flags < 256; flags++) {
-        const damaged = encoded.slice();
-        damaged[2] = flags;
-        let out;
-        try {
-          out = await decodeBytes(codec, damaged, bytes.length, 'x');
-        } catch (err) {
-          assert.equal(/** @type {Error} */ (err).name, 'StoreError');
-          continue;
-        }
-        assert.deepEqual(out, bytes, `${cname}/${shuffle}: flags 0x${flags.toString(16)} decoded to other values`);
-        accepted++;
+      return { cname, shuffle, codec, bytes, encoded: new Uint8Array(readFileSync(join(dir, 'blosc', `${cname}-${shuffle}.bin`))) };
+    }),
+  );
+}
+
+test('every blosc flags byte either decodes to the values or is refused', async () => {
+  for (const { cname, shuffle, codec, bytes, encoded } of bloscSamples()) {
+    assert.deepEqual(await decodeBytes(codec, encoded, bytes.length, 'x'), bytes);
+    let accepted = 0;
+    for (let flags = 0; flags < 256; flags++) {
+      const damaged = encoded.slice();
+      damaged[2] = flags;
+      let out;
+      try {
+        out = await decodeBytes(codec, damaged, bytes.length, 'x');
+      } catch (err) {
+        assert.equal(/** @type {Error} */ (err).name, 'StoreError');
+        continue;
       }
-      assert.ok(accepted >= 1);
+      assert.deepEqual(out, bytes, `${cname}/${shuffle}: flags 0x${flags.toString(16)} decoded to other values`);
+      accepted++;
     }
+    assert.ok(accepted >= 1);
   }
   assert.throws(() => checkBloscHeader(new Uint8Array(8), 16, {}), /shorter than its 16-byte header/);
+});
+
+test('a blosc header naming a stream format other than 1 is refused, not decoded to other values', async () => {
+  for (const { codec, bytes, encoded } of bloscSamples()) {
+    for (let version = 0; version < 256; version++) {
+      if (version === encoded[1]) continue;
+      const damaged = encoded.slice();
+      damaged[1] = version;
+      await assert.rejects(decodeBytes(codec, damaged, bytes.length, 'x'), (/** @type {Error} */ err) => err.name === 'StoreError' && /stream format/.test(err.message));
+    }
+  }
 });
 
 test('a zstd frame that declares no size decodes within the bound the chunk implies', async () => {

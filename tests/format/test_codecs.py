@@ -102,3 +102,16 @@ def test_a_blosc_chunk_claiming_another_compressor_is_refused():
     encoded = bytearray(_blosc("zstd", "noshuffle"))
     with pytest.raises(ValueError, match="declares lz4"):
         CodecSpec("blosc", 5, "lz4", "noshuffle").decode(bytes(encoded), NBYTES, VALUES.dtype)
+
+
+@pytest.mark.parametrize(("cname", "shuffle"), [("zstd", "noshuffle"), ("lz4", "shuffle")])
+def test_a_blosc_header_naming_another_stream_format_is_refused(cname, shuffle):
+    """Byte 1 names the compressor's stream format; c-blosc reads only format 1 (the JS decoder
+    read others into wrong values, found by the hostile corpus)."""
+    encoded = _blosc(cname, shuffle)
+    assert encoded[1] == 1
+    for version in (0, 2, 255):
+        damaged = bytearray(encoded)
+        damaged[1] = version
+        with pytest.raises(ValueError, match="stream format"):
+            CodecSpec("blosc", 5, cname, shuffle).decode(bytes(damaged), NBYTES, VALUES.dtype)

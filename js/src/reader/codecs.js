@@ -178,6 +178,7 @@ const BLOSC_RESERVED = 0x08;
 const BLOSC_DONT_SPLIT = 0x10;
 /** @type {Record<string, number>} the compressor code in the top three bits of the flags, for the cnames spec 8 allows */
 const BLOSC_FORMATS = { lz4: 1, zstd: 4 };
+const BLOSC_COMPRESSOR_VERSION = 1; // header byte 1: the only lz4 and zstd stream format blosc reads
 
 /**
  * The 16-byte blosc header must describe this chunk with the array's settings (the Python
@@ -203,6 +204,7 @@ export function checkBloscHeader(bytes, expected, codec) {
   }
   const cname = codec.cname ?? 'zstd';
   if (flags >> 5 !== BLOSC_FORMATS[cname]) throw new Error(`blosc flags ${hex} name compressor ${flags >> 5}, the array declares ${cname}`);
+  if (bytes[1] !== BLOSC_COMPRESSOR_VERSION) throw new Error(`blosc header names ${cname} stream format ${bytes[1]}, not ${BLOSC_COMPRESSOR_VERSION}`);
   const shuffled = (codec.shuffle ?? 'noshuffle') === 'shuffle';
   if (Boolean(flags & BLOSC_SHUFFLE) !== shuffled) throw new Error(`blosc flags ${hex} disagree with the array's shuffle "${codec.shuffle ?? 'noshuffle'}"`);
   if (flags & BLOSC_SHUFFLE && codec.itemSize != null && typesize !== codec.itemSize) {

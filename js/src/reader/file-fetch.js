@@ -22,7 +22,9 @@ export async function fileFetch(input, init = {}) {
     handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code; // what fs/promises rejects with
-    if (code === 'ENOENT' || code === 'ENOTDIR') return new Response(null, { status: 404 });
+    if (code === 'ENOENT') return new Response(null, { status: 404 });
+    // not a missing object: the objects under that file are lost (as src/chronozarr/read/object_source.py)
+    if (code === 'ENOTDIR') throw new StoreError(`${path} cannot be read: a directory above it is a file, not a directory (left by a copy or sync that went wrong?): remove it and copy the objects under it again`);
     if (code === 'EISDIR') throw isDirectory(path);
     if (code === 'EACCES') return new Response(null, { status: 403 });
     if (code === 'ENXIO') throw notRegular(path); // a socket: there is nothing to open

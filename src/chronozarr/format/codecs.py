@@ -253,6 +253,7 @@ BLOSC_HEADER_BYTES = 16
 BLOSC_SHUFFLE, BLOSC_MEMCPYED, BLOSC_BITSHUFFLE, BLOSC_RESERVED = 0x01, 0x02, 0x04, 0x08
 BLOSC_DONT_SPLIT = 0x10
 BLOSC_FORMATS = {"lz4": 1, "zstd": 4}  # the compressor code in the flags' top three bits
+BLOSC_COMPRESSOR_VERSION = 1  # header byte 1: the only lz4 and zstd stream format c-blosc reads
 BLOSC_MAX_SPLITS, BLOSC_MIN_SPLIT = 16, 128  # c-blosc splits a block by item byte up to 16-byte items, 128 items a block
 
 
@@ -279,6 +280,8 @@ def check_blosc_header(data: bytes | memoryview, nbytes: int, codec: CodecSpec, 
         return
     if flags >> 5 != BLOSC_FORMATS[codec.cname]:
         raise ValueError(f"blosc flags {flags:#04x} name compressor {flags >> 5}, the array declares {codec.cname}")
+    if data[1] != BLOSC_COMPRESSOR_VERSION:
+        raise ValueError(f"blosc header names {codec.cname} stream format {data[1]}, not {BLOSC_COMPRESSOR_VERSION}")
     if bool(flags & BLOSC_SHUFFLE) != (codec.shuffle == "shuffle"):
         raise ValueError(f"blosc flags {flags:#04x} disagree with the array's shuffle {codec.shuffle!r}")
     if flags & BLOSC_SHUFFLE and typesize != itemsize:

@@ -90,7 +90,7 @@ class LocalSource:
         """
         try:
             fd = os.open(self._path(key), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-        except (FileNotFoundError, NotADirectoryError):
+        except FileNotFoundError:
             self.stats.count("missing")
             return None
         except OSError as exc:
@@ -115,6 +115,11 @@ class LocalSource:
             return self._special_error(key, stat.S_IFDIR)
         if exc.errno == errno.ENXIO:  # a socket, or a FIFO on some systems: nothing to open
             return self._special_error(key, stat.S_IFSOCK)
+        if exc.errno == errno.ENOTDIR:  # not a missing object: the objects under that file are lost
+            return StoreError(
+                f"{self.describe(key)} cannot be read: a directory above it is a file, not a directory "
+                "(left by a copy or sync that went wrong?): remove it and copy the objects under it again"
+            )
         return StoreError(f"{self.describe(key)} cannot be read ({exc.strerror or exc}): check its permissions")
 
     def _refuse_special(self, key: str, mode: int) -> None:
@@ -172,7 +177,7 @@ class LocalSource:
     def size(self, key: str) -> int | None:
         try:
             info = self._path(key).stat()
-        except (FileNotFoundError, NotADirectoryError):
+        except FileNotFoundError:
             self.stats.count("missing")
             return None
         except OSError as exc:
