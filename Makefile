@@ -75,7 +75,7 @@ fuzz: venv js
 		node --test --test-reporter=tap --test-reporter-destination=../$(FUZZ_DIR)/cases-js.tap \
 		test/fuzz.test.js test/untrusted.test.js test/hosts.test.js) || status=1; \
 	FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl $(PY) tests/fuzz/defaults.py || status=1; \
-	(cd js && FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl node test/defaults.mjs) || status=1; \
+	(cd js && FUZZ_REPORT=$(CURDIR)/$(FUZZ_DIR)/targets.jsonl node tools/defaults.mjs) || status=1; \
 	wait $$python_corpus || status=1; wait $$js_corpus || status=1; \
 	FUZZ_SECONDS=$(FUZZ_SECONDS) $(PY) tests/fuzz/reliability.py $(FUZZ_DIR) docs/reliability.md || status=1; \
 	exit $$status

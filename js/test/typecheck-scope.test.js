@@ -1,5 +1,5 @@
 // @ts-check
-// tsconfig.tests.json checks test/, e2e/ and bench/ strictly, file by file: each file opts in with
+// tsconfig.tests.json checks test/, e2e/, bench/ and tools/ strictly, file by file: each file opts in with
 // `// @ts-check` (checkJs stays off there, so the shipped modules the tests import are judged by
 // tsconfig.json alone). A new file without the line would go unchecked; this test says so.
 import assert from 'node:assert/strict';
@@ -23,7 +23,7 @@ function scripts(dir) {
 }
 
 test('every test, e2e and bench script opts into the strict type check of tsconfig.tests.json', () => {
-  const files = ['test', 'e2e', 'bench'].flatMap(scripts);
+  const files = ['test', 'e2e', 'bench', 'tools'].flatMap(scripts);
   assert.ok(files.length >= 40, `found ${files.length} scripts`);
   const unchecked = files.filter((f) => readFileSync(join(root, f), 'utf8').split('\n', 1)[0].trim() !== '// @ts-check');
   assert.deepEqual(unchecked, []);

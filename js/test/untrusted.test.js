@@ -21,7 +21,7 @@ const GROWTH_BOUND = 64 * 2 ** 20; // one 512-byte chunk read, whatever a stored
 
 for (const [name, { message, t, phase }] of Object.entries(index.cases)) {
   test(`a hostile store ends in our error: ${name}`, async () => {
-    const { stdout } = await run(process.execPath, [join(repo, 'js/test/hostile-read.mjs'), join(stores, name), String(t), phase], { timeout: DEADLINE_MS });
+    const { stdout } = await run(process.execPath, [join(repo, 'js/tools/hostile-read.mjs'), join(stores, name), String(t), phase], { timeout: DEADLINE_MS });
     const ending = JSON.parse(stdout.trim().split('\n').at(-1) ?? '');
     assert.equal(ending.outcome, 'error', `${name} read as values`);
     assert.ok(['StoreError', 'FetchError'].includes(ending.name), `${name}: ${ending.name}: ${ending.message}`);

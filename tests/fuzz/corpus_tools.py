@@ -180,8 +180,8 @@ def judge_cli(result: dict[str, Any], exits: dict[int, str]) -> dict[str, Any]:
 
 
 def js_read(store: Path, truth: Path, out: Path, baseline: int) -> dict[str, Any]:
-    """js/test/corpus-read.mjs on `store` in a node process of its own."""
-    script = REPO / "js" / "test" / "corpus-read.mjs"
+    """js/tools/corpus-read.mjs on `store` in a node process of its own."""
+    script = REPO / "js" / "tools" / "corpus-read.mjs"
     with open(out.with_suffix(".err"), "w") as err:
         child = subprocess.Popen([NODE, str(script), str(store), str(truth)], stdout=subprocess.PIPE, stderr=err, start_new_session=True)
     seconds, status, usage = _wait(child.pid, HANG_SECONDS)

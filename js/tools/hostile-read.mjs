@@ -1,4 +1,5 @@
 // @ts-check
+// (Run by test/untrusted.test.js, not a test itself: node --test takes every file under test/.)
 // One read of a store in a process of its own, for tests that bound its time and memory:
 // node hostile-read.mjs STORE T PHASE prints one JSON line: how the read ended and how much the
 // process's peak resident memory grew during it (bytes).

@@ -6,7 +6,7 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore } from '../src/index.js';
 import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS } from '../src/reader/transport.js';
-import { hostileServer, hostileStores } from './helpers.js';
+import { hostileServer, hostileStores } from '../test/helpers.js';
 
 const { hosts } = hostileStores();
 const server = await hostileServer(join(hosts, 'plain'), 'stall_before_headers');
