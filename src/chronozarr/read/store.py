@@ -15,6 +15,7 @@ from ..format.metadata import Band, Temporal
 from ..format.temporal import STAR_DELTA, reconstruct
 from ..format.times import as_nanoseconds
 from .arrays import ArrayInfo, fill_chunk
+from .attributes import StoreAttrs
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
 from .deadline import call_deadline
@@ -98,7 +99,13 @@ class ChronoStore:
         return self.meta.temporal
 
     @property
-    def attrs(self) -> Mapping[str, Any]:
+    def attrs(self) -> StoreAttrs:
+        """The root `chronozarr` block, bands as Band objects (`attrs.bands[0].scale`), as in JS."""
+        return StoreAttrs(self.meta.attrs.get("chronozarr", {}), self.meta.bands, self.meta.attrs)
+
+    @property
+    def root_attrs(self) -> Mapping[str, Any]:
+        """Every attribute of the root group (`chronozarr`, `multiscales`, ...), as stored."""
         return self.meta.attrs
 
     @property
@@ -187,15 +194,17 @@ class ChronoStore:
         return physical_values(values, valid, self.meta.bands, band_axis)
 
     def to_xarray(self, lod: int = 0, times: Sequence[int] | None = None, physical: bool = False) -> xr.DataArray:
-        """A level in memory as a (time, band, y, x) DataArray with coordinates."""
+        """A level in memory as a (time, band, y, x) DataArray with coordinates; a store with a mask
+        adds it as the (time, y, x) coordinate `mask` (1 valid), as the water-mask guide uses it."""
         level = self._level(lod)
         steps = self._times(times)
-        coords = self.coords(lod, steps)  # before the read: a time axis xarray cannot hold fails fast
-        values = self._gather(level, level.data, steps, slice(0, level.height), slice(0, level.width))
+        coords: dict[str, Any] = self.coords(lod, steps)  # before the read: a time axis xarray cannot hold fails fast
+        whole = (slice(0, level.height), slice(0, level.width))
+        values = self._gather(level, level.data, steps, *whole)
+        mask = None if level.mask is None else self._gather(level, level.mask, steps, *whole)
+        if mask is not None:
+            coords["mask"] = (("time", "y", "x"), mask)
         if physical:
-            mask = None
-            if level.mask is not None:
-                mask = self._gather(level, level.mask, steps, slice(0, level.height), slice(0, level.width))
             values = self.physical(values, self.validity(values, mask), band_axis=1)
         return xr.DataArray(values, dims=("time", "band", "y", "x"), coords=coords, attrs=self._xr_attrs(level))
 
