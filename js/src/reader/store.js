@@ -45,8 +45,9 @@ import { createTransport, emptyTransportStats } from './transport.js';
 /**
  * What openStore resolves to (`store instanceof ChronoStore`): the store's description (url, times,
  * bands, bandNames, dtype, crs, nodata, encoding, levels, attrs, hasMask, hasCoverage,
- * anchorIndices, referenceOf) and its calls (getCell, getMask, getCoverage, samplePixel, readPoint,
- * prefetch, stats, close). A store is made by openStore or `ChronoStore.open`, which opens it first.
+ * anchorIndices, referenceOf) and its calls (getCell, getMask, getCoverage, readPixel, readPoint,
+ * prefetch, stats, close; samplePixel is readPixel's deprecated column-first form). A store is
+ * made by openStore or `ChronoStore.open`, which opens it first.
  */
 export class ChronoStore {
   constructor() {
@@ -263,8 +264,8 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bound
     return prefetchCells(lvl, pairs, request);
   }
 
-  const { samplePixel, readPoint } = createPointReads({ level, getCell, nBand, nTime });
-  return { getCell, getMask: plane('mask'), getCoverage: plane('coverage'), samplePixel, readPoint, prefetch };
+  const { readPixel, samplePixel, readPoint } = createPointReads({ level, getCell, nBand, nTime });
+  return { getCell, getMask: plane('mask'), getCoverage: plane('coverage'), readPixel, samplePixel, readPoint, prefetch };
 }
 
 /**

@@ -173,6 +173,10 @@ class ChronoStore:
         steps = self._times(times)
         return self._gather(level, level.data, steps, slice(row, row + 1), slice(col, col + 1))[:, :, 0, 0]
 
+    def read_pixel(self, t: int, row: int, col: int, lod: int = 0) -> np.ndarray:
+        """The bands (band,) of one pixel at timestep t: read_cell's order, JS readPixel(lod, row, col, t)."""
+        return self.read_point(row, col, lod, times=[t])[0]
+
     def read_point_mask(self, row: int, col: int, lod: int = 0, times: Sequence[int] | None = None) -> np.ndarray | None:
         """The mask history (time,) of one pixel, or None without a mask."""
         level = self._level(lod)
