@@ -49,7 +49,9 @@ for (const name of ['u16-sd-plain-zstd', 'f32-none-shard-zstd']) {
         // getCell's padded chunk, cropped to the array, is read_cell's (band, y, x)
         const cell = await store.getCell(lod, cr, cc, t);
         const [h, w] = [py.cell[0].length, py.cell[0][0].length];
-        const cropped = py.cell.map((/** @type {unknown} */ _, b) => Array.from({ length: h }, (_, y) => Array.from({ length: w }, (_, x) => cell.data[(b * cell.chunkHeight + y) * cell.chunkWidth + x])));
+        /** @param {number} b @param {number} y @param {number} x */
+        const at = (b, y, x) => cell.data[(b * cell.chunkHeight + y) * cell.chunkWidth + x];
+        const cropped = py.cell.map((/** @type {unknown} */ _, /** @type {number} */ b) => Array.from({ length: h }, (_, y) => Array.from({ length: w }, (_, x) => at(b, y, x))));
         assert.deepEqual(cropped, py.cell);
         assert.deepEqual(store.attrs.bands.map((/** @type {any} */ b) => [b.name, b.scale, b.offset]), py.bands);
         assert.deepEqual([...store.times], py.times);
