@@ -42,6 +42,7 @@ import { cellGrid, checkLevelLayout, checkLevelShapes } from './geometry.js';
  * @property {Record<string, Record<string, number>>} shardBytes
  * @property {Level[]} levels
  * @property {Record<string, any>} block the chronozarr attribute block as stored (untrusted JSON)
+ * @property {Record<string, any>} rootAttributes every attribute of the root group as stored (untrusted JSON)
  */
 
 /**
@@ -206,6 +207,7 @@ async function parseRoot(transport, root, block, signal) {
     shardBytes: parseShardBytes(block.shard_bytes),
     levels: checked,
     block,
+    rootAttributes: root.attributes,
   };
 }
 

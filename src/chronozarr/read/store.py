@@ -68,6 +68,7 @@ class ChronoStore:
 
     @property
     def times_iso(self) -> list[str]:
+        """Timestamps as ISO-8601 strings, the JS reader's `times` (and `timesIso`)."""
         return list(self.meta.times_iso)
 
     @property
@@ -99,6 +100,14 @@ class ChronoStore:
         return self.meta.temporal
 
     @property
+    def anchor_indices(self) -> list[int]:
+        return list(self.meta.temporal.anchor_indices)
+
+    def reference_of(self, t: int) -> int | None:
+        """The anchor timestep t decodes through, or None when it holds true values (JS `referenceOf`)."""
+        return self.meta.temporal.delta_reference.get(self._t(t))
+
+    @property
     def attrs(self) -> StoreAttrs:
         """The root `chronozarr` block, bands as Band objects (`attrs.bands[0].scale`), as in JS."""
         return StoreAttrs(self.meta.attrs.get("chronozarr", {}), self.meta.bands, self.meta.attrs)
@@ -118,6 +127,7 @@ class ChronoStore:
 
     @property
     def stats(self) -> RequestStats:
+        """Live request counters; `store.stats()` is a snapshot dict under the JS reader's names."""
         return self.source.stats
 
     @property
