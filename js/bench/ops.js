@@ -84,7 +84,7 @@ export async function runOps({ openChrono, openZarrita, zarr, reps = 5 }) {
     /** @type {{ data: ArrayLike<number> }} */
     let theirs = { data: [] };
     out.history.chronozarr.push(await timed(async () => {
-      ours = await Promise.all(Array.from({ length: nTime }, (_, tt) => s2.samplePixel(0, x, y, tt)));
+      ours = await Promise.all(Array.from({ length: nTime }, (_, tt) => s2.readPixel(0, y, x, tt)));
     }));
     out.history.zarrita.push(await timed(async () => {
       theirs = await zarr.get(a2, [null, null, y, x]);

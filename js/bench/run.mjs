@@ -167,7 +167,7 @@ console.log(`wrote ${file} and results/reader.json`);
 function readerDocument(r) {
   const ops = { cell: 'one level-0 chunk', frame: 'level-0 frame (36 chunks)', history: 'pixel history (24 dates)' };
   /** @type {Record<string, string>} */
-  const work = { chronozarr: 'chronozarr JS reader: openStore().getCell / samplePixel', zarrita: 'zarrita 0.7.5: getChunk per chunk (frame, cell), zarr.get (history)', zarritaGet: 'zarrita zarr.get of the whole frame' };
+  const work = { chronozarr: 'chronozarr JS reader: openStore().getCell / readPixel', zarrita: 'zarrita 0.7.5: getChunk per chunk (frame, cell), zarr.get (history)', zarritaGet: 'zarrita zarr.get of the whole frame' };
   const groups = { 'Node, disk, no workers': r.nodeDisk, 'Node, disk, 2 workers': r.nodeDiskWorkers2, 'Chromium, HTTP, 2 workers': r.chromium?.workers2, 'Chromium, HTTP, no workers': r.chromium?.workers0 };
   const rows = [];
   for (const [group, g] of Object.entries(groups)) {

@@ -99,7 +99,7 @@ describe('every cell equals the Python reader, from disk', () => {
     }
   });
 
-  test('samplePixel gives one pixel\'s bands', async () => {
+  test('readPixel gives one pixel\'s bands, row first; samplePixel, deprecated, column first', async () => {
     const name = 'u16-sd-plain-zstd';
     const store = await openStore(join(fx.stores, name));
     try {
@@ -111,9 +111,10 @@ describe('every cell equals the Python reader, from disk', () => {
       const [, h, w] = entry[6];
       const x = 2 * 16 + 5;
       const y = 16 + 7;
-      const pixel = await store.samplePixel(0, x, y, 4);
+      const pixel = await store.readPixel(0, y, x, 4);
       assert.deepEqual(Array.from(pixel), [expected[7 * w + 5], expected[h * w + 7 * w + 5]]);
-      await assert.rejects(store.samplePixel(0, 45, 0, 0), RangeError);
+      await assert.rejects(store.readPixel(0, 0, 45, 0), RangeError);
+      assert.deepEqual(Array.from(await store.samplePixel(0, x, y, 4)), Array.from(pixel));
     } finally {
       store.close();
     }

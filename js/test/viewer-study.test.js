@@ -23,7 +23,7 @@ const s2 = {
   hasMask: false,
   crs: 'EPSG:32631',
   times: ['2020-01-01T00:00:00Z', '2020-02-01T00:00:00Z', '2020-03-01T00:00:00Z'],
-  levels: [{ index: 0, path: '0', gridRows: 1, gridCols: 1, width: 100, height: 100, resolution: 10, transform: [10, 0, 500000, 0, -10, 5000000], chunkSize: 128, sharded: false }],
+  levels: [{ index: 0, path: '0', gridRows: 1, gridCols: 1, grid: [1, 1], shape: [3, 4, 100, 100], width: 100, height: 100, resolution: 10, transform: [10, 0, 500000, 0, -10, 5000000], chunkSize: 128, sharded: false }],
 };
 
 test('round numbers: 1, 2 or 5 times a power of ten, ticks inside the range', () => {

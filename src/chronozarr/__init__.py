@@ -7,6 +7,7 @@ from .errors import ChronozarrError, InputError, OutputError, OutputExistsError,
 from .export.cog import ExportSummary, export_cog
 from .export.stac import StacSummary, write_stac
 from .format.metadata import SPEC_VERSION, Band, Provenance
+from .notebook_map import add_chronozarr
 from .read.store import ChronoStore, open_store
 from .view import view
 from .write.append import AppendSummary, append
@@ -28,6 +29,7 @@ __all__ = [
     "Provenance",
     "StacSummary",
     "StoreError",
+    "add_chronozarr",
     "append",
     "convert",
     "encode",

@@ -77,3 +77,47 @@ def test_gdal_refuses_a_checksummed_store_by_name_or_reads_it_exactly(tmp_path) 
         assert rasterio.__gdal_version__.startswith("3.12"), "docs/reliability.md names GDAL 3.12 as the one that refuses it"
     else:
         np.testing.assert_array_equal(read.reshape(series.shape), series.values)
+
+
+def _without_crs_attribute(store, name: str) -> None:
+    """Drop one attribute from every level's data array, in its zarr.json and in the consolidated root."""
+    import json
+
+    def strip(node: object) -> None:
+        if isinstance(node, dict):
+            if "_ARRAY_DIMENSIONS" in node and "proj:code" in node:  # a data array's attributes
+                node.pop(name, None)
+            for value in node.values():
+                strip(value)
+        elif isinstance(node, list):
+            for value in node:
+                strip(value)
+
+    for doc in [store / "zarr.json", *store.glob("*/data/zarr.json")]:
+        parsed = json.loads(doc.read_text())
+        strip(parsed)
+        doc.write_text(json.dumps(parsed))
+
+
+def test_gdal_takes_the_crs_from_the_grid_mapping_when_crs_attribute_is_absent(stores, tmp_path) -> None:
+    import shutil
+
+    import rasterio
+    root, _, _ = stores
+    store = shutil.copytree(root / "none", tmp_path / "no-crs-attr")
+    _without_crs_attribute(store, "_CRS")
+    with rasterio.open(f'ZARR:"{store}":/0/data') as src:
+        assert src.crs == rasterio.crs.CRS.from_epsg(32631)  # from grid_mapping -> spatial_ref
+    _without_crs_attribute(store, "grid_mapping")
+    with rasterio.open(f'ZARR:"{store}":/0/data') as src:
+        assert src.crs is None  # proj:code alone is not read
+
+
+def test_gdal_3_12_refuses_the_string_band_array(stores) -> None:
+    import rasterio
+    root, values, _ = stores
+    with rasterio.open(f'ZARR:"{root / "none"}":/0/data') as src:
+        assert src.count == values.shape[0] * values.shape[1]  # the data array opens: bands are numbered
+    if tuple(int(v) for v in rasterio.__gdal_version__.split(".")[:2]) < (3, 13):
+        with pytest.raises(rasterio.errors.RasterioIOError, match="data_type: string"):
+            rasterio.open(f'ZARR:"{root / "none"}":/0/band')

@@ -47,7 +47,7 @@ function setT(t) {
 async function history(x, y) {
   const store = layer.store;
   if (!store) throw new Error('the store is not open');
-  const values = await Promise.all(times.map((_, t) => store.samplePixel(0, x, y, t).then((/** @type {ArrayLike<number>} */ v) => Number(v[2]))));
+  const values = await Promise.all(times.map((_, t) => store.readPixel(0, y, x, t).then((/** @type {ArrayLike<number>} */ v) => Number(v[2]))));
   return hook.chart(values, 'B04');
 }
 

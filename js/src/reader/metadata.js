@@ -44,6 +44,7 @@ import { historyLayout } from './history-format.js';
  * @property {Level[]} levels
  * @property {import('./history-format.js').HistoryLayout | null} history the time-major history array, when declared and usable
  * @property {Record<string, any>} block the chronozarr attribute block as stored (untrusted JSON)
+ * @property {Record<string, any>} rootAttributes every attribute of the root group as stored (untrusted JSON)
  */
 
 /**
@@ -210,6 +211,7 @@ async function parseRoot(transport, root, block, signal) {
     levels: checked,
     history,
     block,
+    rootAttributes: root.attributes,
   };
 }
 

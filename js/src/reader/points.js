@@ -1,9 +1,12 @@
 /**
- * One pixel read through getCell: its bands at one timestep (`samplePixel(lod, x, y, t)`) or its
- * history over time (`readPoint(row, col, { lod, times })`, the Python reader's `read_point`: row
- * first, as there). A level-0 history comes from the time-major history array when the store has
- * one (two requests instead of one per timestep); a history array that turns out damaged is named
- * once and level 0 answers instead.
+ * One pixel read through getCell: its bands at one timestep (`readPixel(lod, row, col, t)`, in
+ * getCell's order; Python's `read_pixel(t, row, col, lod)`) or its history over time
+ * (`readPoint(row, col, { lod, times })`, Python's `read_point`). Row first everywhere, as in
+ * Python: `samplePixel(lod, x, y, t)`, which took the column first, is kept as a deprecated alias
+ * that warns once, so old code keeps working while the same two numbers stop naming two pixels.
+ * A level-0 history comes from the time-major history array when the store has one (two requests
+ * instead of one per timestep); a history array that turns out damaged is named once and level 0
+ * answers instead.
  * @module
  */
 import { samplePixelFrom } from './arrays.js';
@@ -43,12 +46,22 @@ export function createPointReads({ level, getCell, nBand, nTime, history, bounde
   }
 
   /**
-   * The bands of one pixel (column x, row y of the level) at timestep t.
+   * The bands of one pixel (row, col of level `lod`) at timestep t.
+   * @param {number} lod @param {number} row @param {number} col @param {number} t
+   * @param {{ signal?: AbortSignal }} [options]
+   */
+  async function readPixel(lod, row, col, t, { signal } = {}) {
+    return bandsAt(lod, locate(lod, col, row), t, signal);
+  }
+
+  /**
+   * Deprecated: readPixel(lod, y, x, t). The bands of pixel (column x, row y) at timestep t.
    * @param {number} lod @param {number} x @param {number} y @param {number} t
    * @param {{ signal?: AbortSignal }} [options]
    */
-  async function samplePixel(lod, x, y, t, { signal } = {}) {
-    return bandsAt(lod, locate(lod, x, y), t, signal);
+  async function samplePixel(lod, x, y, t, options) {
+    warnOnce('samplePixel(lod, x, y, t)', 'readPixel(lod, row, col, t), row first as in Python');
+    return readPixel(lod, y, x, t, options);
   }
 
   /**
@@ -74,5 +87,15 @@ export function createPointReads({ level, getCell, nBand, nTime, history, bounde
     return Promise.all(steps.map((t) => bandsAt(lod, at, t, signal, priority)));
   }
 
-  return { samplePixel, readPoint };
+  return { readPixel, samplePixel, readPoint };
+}
+
+/** @type {Set<string>} */
+const warned = new Set();
+
+/** One console warning per renamed call and page (a loop over pixels warns once). @param {string} old @param {string} now */
+export function warnOnce(old, now) {
+  if (warned.has(old)) return;
+  warned.add(old);
+  console.warn(`chronozarr: ${old} is deprecated; use ${now} (docs/api.md)`);
 }

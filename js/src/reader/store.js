@@ -11,6 +11,7 @@ import { prepareCodec } from './codecs.js';
 import { createChunkBytes } from './chunk-bytes.js';
 import { anchorOf } from './context.js';
 import { createDecoding } from './decoding.js';
+import { describe } from './description.js';
 import { StoreError, abortError } from './errors.js';
 import { cellExtent } from './geometry.js';
 import { createHistoryReads } from './history.js';
@@ -45,9 +46,10 @@ import { createTransport, emptyTransportStats } from './transport.js';
 
 /**
  * What openStore resolves to (`store instanceof ChronoStore`): the store's description (url, times,
- * bands, bandNames, dtype, crs, nodata, encoding, levels, attrs, hasMask, hasCoverage,
- * anchorIndices, referenceOf, hasHistory) and its calls (getCell, getMask, getCoverage, samplePixel, readPoint,
- * prefetch, stats, close). A store is made by openStore or `ChronoStore.open`, which opens it first.
+ * timesIso, bands, bandNames, dtype, crs, nodata, encoding, levels, levelForResolution, attrs,
+ * rootAttrs, hasMask, hasCoverage, anchorIndices, referenceOf, hasHistory; description.js) and its calls (getCell, getMask, getCoverage, readPixel, readPoint,
+ * prefetch, stats, close; samplePixel is readPixel's deprecated column-first form). A store is
+ * made by openStore or `ChronoStore.open`, which opens it first.
  */
 export class ChronoStore {
   constructor() {
@@ -266,49 +268,8 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bound
     return prefetchCells(lvl, pairs, request);
   }
 
-  const { samplePixel, readPoint } = createPointReads({ level, getCell, nBand, nTime, history, bounded, where: ctx.transport.url('zarr.json'), closed: () => ctx.state.closed });
-  return { getCell, getMask: plane('mask'), getCoverage: plane('coverage'), samplePixel, readPoint, prefetch };
-}
-
-/**
- * What the store is: times, bands, levels and schedule, frozen.
- * @param {import('./metadata.js').StoreMetadata} meta
- */
-function describe(meta) {
-  const levels = meta.levels.map((l) =>
-    Object.freeze({
-      index: l.index,
-      path: l.path,
-      gridRows: l.gridRows,
-      gridCols: l.gridCols,
-      width: l.width,
-      height: l.height,
-      resolution: l.resolution,
-      transform: Object.freeze([...l.transform]),
-      chunkSize: l.chunkSize,
-      sharded: Boolean(l.data.shardShape),
-    }),
-  );
-  const bands = meta.bands.map((b) => Object.freeze(b));
-  return {
-    specVersion: meta.specVersion,
-    times: Object.freeze([...meta.times]),
-    bands: Object.freeze(bands),
-    bandNames: Object.freeze(bands.map((b) => b.name)),
-    dtype: meta.levels[0].data.dtype,
-    crs: meta.crs,
-    nodata: meta.nodata,
-    encoding: meta.encoding,
-    anchorIndices: Object.freeze([...meta.anchorIndices]),
-    /** The anchor timestep t decodes through, or null when it holds true values. @param {number} t */
-    referenceOf: (t) => (meta.references[t] >= 0 ? meta.references[t] : null),
-    levels: Object.freeze(levels),
-    attrs: Object.freeze({ ...meta.block, bands }),
-    hasMask: meta.maskVariable != null,
-    hasCoverage: meta.coverageVariable != null,
-    /** The store has a usable time-major history array: a level-0 pixel's readPoint costs a request or two per time block. */
-    hasHistory: meta.history != null,
-  };
+  const { readPixel, samplePixel, readPoint } = createPointReads({ level, getCell, nBand, nTime, history, bounded, where: ctx.transport.url('zarr.json'), closed: () => ctx.state.closed });
+  return { getCell, getMask: plane('mask'), getCoverage: plane('coverage'), readPixel, samplePixel, readPoint, prefetch };
 }
 
 /**

@@ -86,6 +86,7 @@ class HttpDoctor:
             return
         n_time = len(block.get("times") or [])
         r.passed("1", "root zarr.json", f"200, chronozarr {block.get('spec_version')} group, {n_time} timesteps")
+        legacy_tile_size(r, doc)
         self._cors("CORS on zarr.json", root)
         meta = doc.get("consolidated_metadata") if isinstance(doc, dict) else None
         consolidated = meta.get("metadata") if isinstance(meta, dict) else None
@@ -298,6 +299,18 @@ class HttpDoctor:
             self.report.fail(EXTRA, name, f"{answer.what} for {key}: readers decode a 404 as fill and treat anything else as an error")
         return answer
 
+
+
+def legacy_tile_size(report: DoctorReport, root: Any) -> None:
+    """One info line for a root still carrying `pixels_per_tile` (spec 3.4: no longer written, ignored
+    by readers): zarr-layer 0.10 takes it for a slippy-map pyramid and draws the store off the view."""
+    scales = root.get("attributes", {}).get("multiscales") if isinstance(root, dict) else None
+    datasets = scales[0].get("datasets") if isinstance(scales, list) and scales and isinstance(scales[0], dict) else None
+    if isinstance(datasets, list) and any(isinstance(d, dict) and "pixels_per_tile" in d for d in datasets):
+        report.info("1", "pixels_per_tile", (
+            "multiscales datasets still carry pixels_per_tile, which readers ignore; zarr-layer reads it as a web-map "
+            "tile pyramid and draws the store elsewhere unless given crs and bounds: upload a root zarr.json without it"
+        ))
 
 
 def _json(raw: bytes) -> Any:

@@ -198,7 +198,7 @@ def _description(source: ChronoStore, name: str, times: list[str]) -> str:
         f"({', '.join(source.band_names)}) of {source.dtype.name}, {size_text(width, height)} at level 0 in "
         f"{source.crs}, {len(levels)} pyramid levels, temporal encoding {source.encoding}."
     )
-    provenance = source.attrs.get("chronozarr", {}).get("provenance")
+    provenance = source.attrs.get("provenance")
     if isinstance(provenance, dict) and provenance.get("sources"):
         text += f" Sources: {', '.join(map(str, provenance['sources']))}."
     return text

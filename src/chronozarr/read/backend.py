@@ -121,7 +121,7 @@ class ChronozarrBackend(BackendEntrypoint):
             variables[name] = xr.Variable(dims, array, attrs, encoding={"preferred_chunks": {d: preferred[d] for d in dims}})
         bands = store.bands
         coords = store.coords(lod)
-        dataset = xr.Dataset(variables, coords=coords, attrs=dict(store._xr_attrs(level), lod=lod))
+        dataset = xr.Dataset(variables, coords=coords, attrs=dict(store.level_attrs(lod), lod=lod))
         dataset["band"].attrs["scale"] = [b.scale for b in bands]
         dataset["band"].attrs["offset"] = [b.offset for b in bands]
         dataset.set_close(store.close)

@@ -61,6 +61,16 @@ class Level:
     def grid(self) -> tuple[int, int]:
         return self.geometry.grid
 
+    @property
+    def grid_rows(self) -> int:
+        """Rows of cells (JS `gridRows`)."""
+        return self.grid[0]
+
+    @property
+    def grid_cols(self) -> int:
+        """Columns of cells (JS `gridCols`)."""
+        return self.grid[1]
+
     def cell_slice(self, row: int, col: int) -> tuple[slice, slice]:
         return self.geometry.cell_slice(row, col)
 

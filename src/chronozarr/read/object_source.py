@@ -49,6 +49,16 @@ class RequestStats:
     def requests(self) -> int:
         return self.get + self.range + self.suffix + self.head
 
+    def __call__(self) -> dict[str, int]:
+        """A snapshot under the JS reader's names (`store.stats()` there), so `store.stats()` reads
+        the same in both; `store.stats.get` and friends stay the live counters."""
+        with self._lock:
+            return {
+                "requests": self.requests, "gets": self.get, "ranges": self.range, "suffixes": self.suffix,
+                "heads": self.head, "bytes": self.bytes, "missing": self.missing, "retries": self.retries,
+                "range_answered_whole": self.range_answered_whole,
+            }
+
     def reset(self) -> None:
         with self._lock:
             for name in ("get", "range", "suffix", "head", "missing", "range_answered_whole", "retries", "bytes"):

@@ -40,3 +40,13 @@ def physical_values(values: np.ndarray, valid: np.ndarray, bands: Sequence[Band]
     out = (values.astype(np.float64) * scale + offset).astype(physical_dtype(values.dtype, bands), copy=False)
     out[~valid] = np.nan
     return out
+
+
+def validity(values: np.ndarray, mask: np.ndarray | None, nodata: float | int | None) -> np.ndarray:
+    """Validity of stored values by spec 2.3 (the mask when there is one, else nodata), broadcast
+    to their shape (band axis before y, x)."""
+    if mask is not None:
+        return np.broadcast_to(mask.astype(bool)[..., None, :, :] if values.ndim > mask.ndim else mask.astype(bool), values.shape)
+    if nodata is None:
+        return np.ones(values.shape, dtype=bool)
+    return values != np.asarray(nodata, dtype=values.dtype)

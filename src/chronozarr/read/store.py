@@ -15,15 +15,16 @@ from ..errors import StoreError
 from ..format.geometry import LevelGeometry
 from ..format.metadata import Band, Temporal
 from ..format.temporal import STAR_DELTA, reconstruct
-from ..format.times import as_nanoseconds
 from .arrays import ArrayInfo, fill_chunk
+from .attributes import StoreAttrs
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
+from .coordinates import level_attrs, level_coords
 from .deadline import call_deadline
 from .history import HistoryReader, warn_unusable
 from .metadata import Level, StoreMetadata, load
 from .object_source import ObjectSource, RequestStats, is_remote, not_a_directory, open_object_source
-from .physical import physical_values
+from .physical import physical_values, validity
 from .request import allocate, check_cell, request_window
 
 
@@ -73,6 +74,7 @@ class ChronoStore:
 
     @property
     def times_iso(self) -> list[str]:
+        """Timestamps as ISO-8601 strings, the JS reader's `times` (and `timesIso`)."""
         return list(self.meta.times_iso)
 
     @property
@@ -104,7 +106,21 @@ class ChronoStore:
         return self.meta.temporal
 
     @property
-    def attrs(self) -> Mapping[str, Any]:
+    def anchor_indices(self) -> list[int]:
+        return list(self.meta.temporal.anchor_indices)
+
+    def reference_of(self, t: int) -> int | None:
+        """The anchor timestep t decodes through, or None when it holds true values (JS `referenceOf`)."""
+        return self.meta.temporal.delta_reference.get(self._t(t))
+
+    @property
+    def attrs(self) -> StoreAttrs:
+        """The root `chronozarr` block, bands as Band objects (`attrs.bands[0].scale`), as in JS."""
+        return StoreAttrs(self.meta.attrs.get("chronozarr", {}), self.meta.bands, self.meta.attrs)
+
+    @property
+    def root_attrs(self) -> Mapping[str, Any]:
+        """Every attribute of the root group (`chronozarr`, `multiscales`, ...), as stored."""
         return self.meta.attrs
 
     @property
@@ -117,6 +133,7 @@ class ChronoStore:
 
     @property
     def stats(self) -> RequestStats:
+        """Live request counters; `store.stats()` is a snapshot dict under the JS reader's names."""
         return self.source.stats
 
     @property
@@ -176,6 +193,10 @@ class ChronoStore:
                 return self.history.point(int(row), int(col), steps)
         return self._gather(level, level.data, steps, slice(row, row + 1), slice(col, col + 1))[:, :, 0, 0]
 
+    def read_pixel(self, t: int, row: int, col: int, lod: int = 0) -> np.ndarray:
+        """The bands (band,) of one pixel at timestep t: read_cell's order, JS readPixel(lod, row, col, t)."""
+        return self.read_point(row, col, lod, times=[t])[0]
+
     def read_point_mask(self, row: int, col: int, lod: int = 0, times: Sequence[int] | None = None) -> np.ndarray | None:
         """The mask history (time,) of one pixel, or None without a mask."""
         level = self._level(lod)
@@ -186,53 +207,34 @@ class ChronoStore:
 
     def validity(self, values: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """Validity of stored values by spec 2.3, broadcast to their shape (band axis before y, x)."""
-        if mask is not None:
-            return np.broadcast_to(mask.astype(bool)[..., None, :, :] if values.ndim > mask.ndim else mask.astype(bool), values.shape)
-        if self.nodata is None:
-            return np.ones(values.shape, dtype=bool)
-        return values != np.asarray(self.nodata, dtype=values.dtype)
+        return validity(values, mask, self.nodata)
 
     def physical(self, values: np.ndarray, valid: np.ndarray, band_axis: int) -> np.ndarray:
         """stored * scale + offset per band, NaN where invalid (spec 3.6), in physical_dtype."""
         return physical_values(values, valid, self.meta.bands, band_axis)
 
     def to_xarray(self, lod: int = 0, times: Sequence[int] | None = None, physical: bool = False) -> xr.DataArray:
-        """A level in memory as a (time, band, y, x) DataArray with coordinates."""
+        """A level in memory as a (time, band, y, x) DataArray with coordinates; a store with a mask
+        adds it as the (time, y, x) coordinate `mask` (1 valid), as the water-mask guide uses it."""
         level = self._level(lod)
         steps = self._times(times)
-        coords = self.coords(lod, steps)  # before the read: a time axis xarray cannot hold fails fast
-        values = self._gather(level, level.data, steps, slice(0, level.height), slice(0, level.width))
+        coords: dict[str, Any] = self.coords(lod, steps)  # before the read: a time axis xarray cannot hold fails fast
+        whole = (slice(0, level.height), slice(0, level.width))
+        values = self._gather(level, level.data, steps, *whole)
+        mask = None if level.mask is None else self._gather(level, level.mask, steps, *whole)
+        if mask is not None:
+            coords["mask"] = (("time", "y", "x"), mask)
         if physical:
-            mask = None
-            if level.mask is not None:
-                mask = self._gather(level, level.mask, steps, slice(0, level.height), slice(0, level.width))
             values = self.physical(values, self.validity(values, mask), band_axis=1)
-        return xr.DataArray(values, dims=("time", "band", "y", "x"), coords=coords, attrs=self._xr_attrs(level))
+        return xr.DataArray(values, dims=("time", "band", "y", "x"), coords=coords, attrs=level_attrs(level, self.crs, self.nodata))
 
     def coords(self, lod: int, steps: Sequence[int] | None = None) -> dict[str, Any]:
         """time, band, y and x coordinate values of a level."""
-        level = self._level(lod)
-        times = self.meta.times if steps is None else self.meta.times[list(steps)]
-        try:
-            nanoseconds = as_nanoseconds(times)
-        except ValueError as exc:
-            raise StoreError(
-                f"chronozarr.times{exc}, so the store has no xarray time axis; read such timesteps with read(t)"
-            ) from None
-        return {
-            "time": nanoseconds,
-            "band": self.band_names,
-            "y": level.geometry.y_centres(),
-            "x": level.geometry.x_centres(),
-        }
+        return level_coords(self._level(lod), self.meta.times if steps is None else self.meta.times[list(steps)], self.band_names)
 
-    def _xr_attrs(self, level: Level) -> dict[str, Any]:
-        attrs: dict[str, Any] = {"transform": list(level.transform), "resolution": level.resolution}
-        if self.crs:
-            attrs["crs"] = self.crs
-        if self.nodata is not None:
-            attrs["nodata"] = self.nodata
-        return attrs
+    def level_attrs(self, lod: int) -> dict[str, Any]:
+        """The attributes xarray gives a level: transform, resolution, crs and nodata."""
+        return level_attrs(self._level(lod), self.crs, self.nodata)
 
     def close(self) -> None:
         self.fetcher.close()

@@ -1,0 +1,136 @@
+"""The examples run end to end as a user runs them: the water-mask scripts as commands, and the
+leafmap notebook executed in a real Jupyter kernel (nbclient, ipykernel)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+from nbclient import NotebookClient
+from served_files import http_site  # noqa: F401  (a fixture)
+
+import chronozarr
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(chronozarr.__file__).parents[1]), os.environ.get("PYTHONPATH", "")])}
+
+
+def _run(*args: str | Path) -> str:
+    run = subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, env=ENV, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_water_masks_build_and_check(tmp_path: Path) -> None:
+    store = Path(_run(EXAMPLES / "water_masks" / "build_water_stack.py", tmp_path).strip())
+    out = _run(EXAMPLES / "water_masks" / "check_water_stack.py", store)
+    assert "ndwi 0.0001 0 'index', water 0.0001 0 'fraction'" in out and out.rstrip().endswith("ok")
+    # the CSV against the stored level 0, read without chronozarr's xarray path
+    rows = (tmp_path / "water-1.months.csv").read_text().splitlines()[1:]
+    with chronozarr.open_store(store) as s:
+        for t, row in enumerate(rows):
+            water, mask = s.read(t)[1], s.read_mask(t)
+            assert float(row.split(",")[3]) == round(float((water[mask == 1] == 10000).mean()), 4)
+            assert np.all(water[mask == 0] == 0)
+
+
+def test_leafmap_notebook_runs_in_a_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    notebook = nbformat.read(EXAMPLES / "leafmap" / "demo.ipynb", as_version=4)
+    monkeypatch.setenv("PYTHONPATH", ENV["PYTHONPATH"])  # the kernel inherits it
+    NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(EXAMPLES / "leafmap")}}).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    widget = next(o for o in outputs if o.output_type in ("display_data", "execute_result") and "application/vnd.jupyter.widget-view+json" in o.data)
+    assert widget.data["application/vnd.jupyter.widget-view+json"]["model_id"]
+    texts = [o.get("text", "") or o.get("data", {}).get("text/plain", "") for o in outputs]
+    assert "200 *\n" in texts and texts[-1] == "3"
+
+
+def _cli(*args: str | Path) -> str:
+    """A chronozarr command in its own process, as a user types it."""
+    return _run("-c", "import sys; from chronozarr.cli import main; sys.argv[0] = 'chronozarr'; sys.exit(main())", *args)
+
+
+S2_CONVERT = ("--assets", "blue,green,red,nir", "--group-by", "day", "--grid", "EPSG:32718", "--resolution", "10",
+              "--bounds", "500000,9160000,501120,9160640", "--resampling", "nearest", "--chunk-size", "64")
+
+
+def _first_valid_mosaics(items_json: Path) -> tuple[list[str], np.ndarray]:
+    """Each day's items merged by rasterio.merge, first valid pixel in the listed order: the oracle."""
+    import rasterio
+    from rasterio.merge import merge
+
+    days: dict[str, list[dict]] = {}
+    for feature in json.loads(items_json.read_text())["features"]:
+        days.setdefault(feature["properties"]["datetime"][:10], []).append(feature)
+    frames = []
+    for features in days.values():
+        bands = []
+        for key in ("blue", "green", "red", "nir"):
+            sources = [rasterio.open(items_json.parent / f["assets"][key]["href"]) for f in features]
+            merged, _ = merge(sources, bounds=(500_000, 9_160_000, 501_120, 9_160_640), res=10, nodata=0, method="first")
+            bands.append(merged[0])
+            for source in sources:
+                source.close()
+        frames.append(np.stack(bands))
+    return list(days), np.stack(frames)
+
+
+def test_sentinel2_stac_items_from_disk_and_over_http(tmp_path: Path, http_site: tuple[Path, str]) -> None:  # noqa: F811
+    fetch = EXAMPLES / "sentinel2_stac" / "fetch_items.py"
+    assert _run(fetch, tmp_path).strip().endswith("items.json: 8 items")
+    out = _cli("convert", tmp_path / "items.json", tmp_path / "store", *S2_CONVERT)
+    assert "32 file(s) read exactly where they land" in out and "131072 stored as read, 0 resampled" in out
+    days, expected = _first_valid_mosaics(tmp_path / "items.json")
+    assert "4 from 2024-06-03T00:00:00Z to 2024-07-03T00:00:00Z, every 10 days" in _cli("info", tmp_path / "store")
+    site, url = http_site
+    _run(fetch, site, "--base-url", url)
+    _cli("convert", f"{url}/items.json", tmp_path / "over-http", *S2_CONVERT)
+    for path in (tmp_path / "store", tmp_path / "over-http"):
+        assert chronozarr.validate(path).ok
+        with chronozarr.open_store(path) as store:
+            assert [str(t)[:10] for t in store.times] == days
+            assert [(b.name, b.common_name, b.scale, b.offset) for b in store.bands] == [
+                (k, k, 1e-4, -0.1) for k in ("blue", "green", "red", "nir")
+            ]
+            for t in range(len(days)):
+                np.testing.assert_array_equal(store.read(t), expected[t])
+                np.testing.assert_array_equal(store.read_mask(t), (expected[t] != 0).any(axis=0))
+    assert (expected[1] == 0).all(axis=0).sum() == 8 * 64  # the clipped pass leaves 8 columns uncovered
+
+
+def _png_rgba(path: Path) -> np.ndarray:
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return np.asarray(image.convert("RGBA")).transpose(2, 0, 1)
+
+
+def test_png_frames_with_world_files_and_with_bounds(tmp_path: Path) -> None:
+    render = EXAMPLES / "png_frames" / "render_frames.py"
+    manifest = Path(_run(render, tmp_path / "frames").strip())
+    _cli("convert", manifest, tmp_path / "png-1", "--crs", "EPSG:32718", "--chunk-size", "64")
+    out = _run(EXAMPLES / "png_frames" / "check_store.py", tmp_path / "png-1", manifest)
+    assert "6 frames bit-exact" in out and "upper-left corner 498450, 9162200; 10 m pixels" in out and out.endswith("ok\n")
+    bare = Path(_run(render, tmp_path / "bare", "--sidecar", "none").strip())
+    assert not list(bare.parent.glob("*.pgw"))
+    _cli("convert", bare, tmp_path / "png-2", "--crs", "EPSG:32718", "--bounds", "498450,9161240,499730,9162200", "--chunk-size", "64")
+    a, b, c, d, centre_x, centre_y = map(float, (tmp_path / "frames" / "2019-01.pgw").read_text().split())
+    with chronozarr.open_store(tmp_path / "png-1") as one, chronozarr.open_store(tmp_path / "png-2") as two:
+        assert [band.name for band in one.bands] == ["red", "green", "blue"] and one.has_mask and len(one.levels) == 2
+        xs, ys = one.to_xarray(lod=0, times=[0]).x.values, one.to_xarray(lod=0, times=[0]).y.values
+        assert (xs[0], ys[0], xs[1] - xs[0], ys[1] - ys[0]) == (centre_x, centre_y, a, d)
+        for t, row in enumerate(manifest.read_text().splitlines()[1:]):
+            frame = _png_rgba(manifest.parent / row.split(",")[0])
+            np.testing.assert_array_equal(one.read(t), frame[:3])
+            np.testing.assert_array_equal(one.read_mask(t), frame[3] != 0)
+            np.testing.assert_array_equal(two.read(t), one.read(t))
+            np.testing.assert_array_equal(two.read_mask(t), one.read_mask(t))
+        np.testing.assert_array_equal(two.to_xarray(lod=0, times=[0]).x.values, xs)
+        np.testing.assert_array_equal(two.to_xarray(lod=0, times=[0]).y.values, ys)
