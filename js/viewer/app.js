@@ -9,6 +9,7 @@ import { productList } from '../lib/products.js';
 import { createScene } from '../lib/scene.js';
 import { openStore } from '../src/index.js';
 import { createAddress } from './address.js';
+import { readCatalog, showPicker } from './catalog.js';
 import { createChrome } from './chrome.js';
 import { createClock } from './clock.js';
 import { createCompare } from './compare.js';
@@ -20,6 +21,7 @@ import { initialState, warmFirstView } from './first-view.js';
 import { createLoading } from './loading.js';
 import { createNavigation } from './navigate.js';
 import { createNotices } from './notices.js';
+import { storeUrl } from './params.js';
 import { STORE_BUTTONS } from './markup.js';
 import { createPick } from './pick.js';
 import { snapSpeed } from './playback.js';
@@ -142,10 +144,28 @@ export function runViewer(root, params, env) {
   });
 
   async function open() {
-    if (!params.store) {
+    const catalog = readCatalog(params, env.page);
+    let url = params.store;
+    if (!url && catalog) {
+      // The full viewer with a catalog and no store opens the catalog's first store, and says so in the address.
+      try {
+        url = (await catalog)[0].url;
+      } catch (err) {
+        fatal('no_store', err instanceof Error ? err.message : String(err));
+        return;
+      }
+      history.replaceState(history.state, '', storeUrl(location.href, url));
+    }
+    if (!url) {
       fatal('no_store', 'No store to show: open the viewer with ?store=URL of a chronozarr store (the directory holding zarr.json).');
       return;
     }
+    const current = new URL(url, location.href).href;
+    catalog?.then(
+      (entries) => showPicker({ field: $('catalog-field'), select: $('catalog-select', HTMLSelectElement), storeName: $('store-name'), entries, current, onPick: (e) => location.assign(storeUrl(location.href, e.url)) }),
+      (err) => Object.assign($('toast'), { textContent: err.message, hidden: false }),
+    );
+    const opened = { ...params, store: url };
     $('status').textContent = 'Opening store…';
     let store;
     hook.openStartAt = performance.now();
@@ -154,15 +174,15 @@ export function runViewer(root, params, env) {
       // and their masks plus the coarsest level's), so none waits for a slot the busy main thread holds.
       // The standalone page asked for the root zarr.json before this script loaded (index.html).
       const early = env.page ? earlyFetch(/** @type {any} */ (window).__chronozarrEarly) : undefined;
-      const opening = openStore(new URL(params.store, location.href).href, { maxRequests: 24, fetch: early });
+      const opening = openStore(current, { maxRequests: 24, fetch: early });
       acquireContext($('map', HTMLCanvasElement));
       store = await opening;
       hook.openedAt = performance.now();
     } catch (err) {
-      fatal('store_open_failed', `Could not open the store ${params.store}: ${err instanceof Error ? err.message : err}`);
+      fatal('store_open_failed', `Could not open the store ${url}: ${err instanceof Error ? err.message : err}`);
       return;
     }
-    app = await start(store, { params, $, hook, embed, env, root });
+    app = await start(store, { params: opened, $, hook, embed, env, root });
     hook.ready = true;
     embed.ready();
   }

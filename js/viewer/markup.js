@@ -25,6 +25,7 @@ export const viewerMarkup = (p, page) => {
     <${bar} class="bar"${region} aria-label="Viewer controls">
       <a id="${p}wordmark" class="wordmark" href="./">chronozarr</a>
       <span id="${p}store-name" class="store-name"></span>
+      <label id="${p}catalog-field" class="field catalog" hidden>Store <select id="${p}catalog-select" aria-label="Store from the catalog"></select></label>
       <div id="${p}product-buttons" class="products" role="group" aria-label="Product"></div>
       <label class="product-select"><span class="sr-only">Product</span><select id="${p}product-select" aria-label="Product"></select></label>
       <label id="${p}band-field" class="field" hidden>Band <select id="${p}band-select" aria-label="Band"></select></label>

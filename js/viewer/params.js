@@ -6,6 +6,7 @@
 /**
  * @typedef {object} ViewerParams
  * @property {string | null} store
+ * @property {string | null} catalog URL of the catalog of stores the full viewer offers (catalog.js)
  * @property {boolean} embed
  * @property {boolean} controls
  * @property {'dark' | 'light'} theme
@@ -48,6 +49,7 @@ export function readParams(search) {
   const split = num('split');
   return {
     store: q.get('store') || null,
+    catalog: q.get('catalog') || null,
     embed,
     controls: !(embed && q.get('controls') === '0'),
     theme: embed && q.get('theme') === 'light' ? 'light' : 'dark',
@@ -88,15 +90,35 @@ export function stateUrl(href, state) {
     q.delete('compare');
     q.delete('split');
   }
-  // Keep "store" first and readable: URLSearchParams would percent-encode its slashes and colon.
-  const parts = [];
-  for (const [k, v] of q) parts.push(`${k}=${k === 'store' ? encodeStore(v) : encodeURIComponent(v)}`);
-  url.search = parts.join('&');
+  url.search = readableQuery(q);
   return url.href;
 }
 
+/** The view's parameters: they belong to one store, so another store starts without them. */
+const VIEW_KEYS = ['t', 'p', 'b', 'z', 'c', 'range', 'compare', 'split'];
+
+/**
+ * The URL of the page on another store (a catalog's pick): `store` set, the view's parameters
+ * dropped, the rest (catalog, embed, ...) kept.
+ * @param {string} href current location @param {string} store
+ */
+export function storeUrl(href, store) {
+  const url = new URL(href);
+  for (const key of VIEW_KEYS) url.searchParams.delete(key);
+  url.searchParams.set('store', store);
+  url.search = readableQuery(url.searchParams);
+  return url.href;
+}
+
+/** Keep the URLs in "store" and "catalog" readable: URLSearchParams would percent-encode their slashes and colon. @param {URLSearchParams} q */
+function readableQuery(q) {
+  const parts = [];
+  for (const [k, v] of q) parts.push(`${k}=${k === 'store' || k === 'catalog' ? encodeUrl(v) : encodeURIComponent(v)}`);
+  return parts.join('&');
+}
+
 /** @param {string} v */
-function encodeStore(v) {
+function encodeUrl(v) {
   return encodeURIComponent(v).replace(/%2F/gi, '/').replace(/%3A/gi, ':');
 }
 
