@@ -20,7 +20,7 @@ const GREYS = Array.from({ length: 256 }, (_, i) => [i, i, i]);
 /**
  * What zarr_layer_stores.py prints for each store: its CRS, bounds, time and band drawn, and
  * positions from pyproj (the map's fit, the footprint's corners, sampled pixels inside).
- * @typedef {{ crs: string, bounds: [number, number, number, number], proj4: string | null, t: number, band: number, clim: [number, number], lonlat_bbox: [[number, number], [number, number]], corners: [number, number][], inside: { x: number, y: number, lon: number, lat: number, value: number }[], outside: [number, number][] }} StoreFacts
+ * @typedef {{ store: string, crs: string, bounds: [number, number, number, number], size: [number, number], proj4: string | null, t: number, band: number, clim: [number, number], lonlat_bbox: [[number, number], [number, number]], corners: [number, number][], inside: { x: number, y: number, lon: number, lat: number, value: number }[], outside: [number, number][] }} StoreFacts
  */
 /** @typedef {import('playwright-core').Page} Page */
 
@@ -54,10 +54,12 @@ describe(`@carbonplan/zarr-layer ${VERSION} on chronozarr stores`, { skip, timeo
   after(() => close?.());
 
   /**
-   * A page with the layer on `name`'s store; returns the page and the console errors it logged.
+   * A page with the layer on the store of `name`'s facts, the map fitted to where they place it;
+   * returns the page and the console errors it logged.
    * @param {string} name @param {Partial<ZarrLayerOptions>} extra
+   * @param {{ viewport?: { width: number, height: number }, wait?: number }} [o] how long to wait for a drawing that does not come
    */
-  async function draw(name, extra, viewport = { width: 640, height: 480 }) {
+  async function draw(name, extra, { viewport = { width: 640, height: 480 }, wait = 20_000 } = {}) {
     const e = expected[name];
     const page = await browser.newPage({ viewport });
     /** @type {string[]} */
@@ -69,7 +71,7 @@ describe(`@carbonplan/zarr-layer ${VERSION} on chronozarr stores`, { skip, timeo
     /** @type {ZarrLayerOptions} */
     const options = {
       id: 'chronozarr',
-      source: `${stores}/${name}`,
+      source: `${stores}/${e.store}`,
       variable: 'data',
       zarrVersion: 3, // else it first asks for .zmetadata, .zattrs and .zgroup (404s)
       selector: { time: { selected: e.t, type: 'index' }, band: { selected: e.band, type: 'index' } },
@@ -78,8 +80,6 @@ describe(`@carbonplan/zarr-layer ${VERSION} on chronozarr stores`, { skip, timeo
       ...extra,
     };
     await page.evaluate(([bbox, o]) => window.show(bbox, o), /** @type {const} */ ([e.lonlat_bbox, options]));
-    // A layer that draws nothing (UTM without proj4) is given 3 s to show that it does not.
-    const wait = options.proj4 || e.crs === 'EPSG:4326' ? 20_000 : 3000;
     await page.evaluate(([bg, ms]) => window.settled(bg, ms), /** @type {[number[], number]} */ ([BACKGROUND, wait]));
     return { page, errors };
   }
@@ -87,9 +87,13 @@ describe(`@carbonplan/zarr-layer ${VERSION} on chronozarr stores`, { skip, timeo
   /** The footprint's box on screen and the box of everything the layer drew. @param {Page} page @param {string} name */
   const boxes = (page, name) => page.evaluate(([corners, bg]) => /** @type {const} */ ([window.footprintBox(corners), window.drawnBox(bg)]), /** @type {[[number, number][], number[]]} */ ([expected[name].corners, BACKGROUND]));
 
-  /** Every sampled pixel drawn (`dy` CSS px lower) as its stored value's grey. @param {Page} page @param {string} name */
-  async function assertValuesDrawn(page, name, dy = 0) {
-    const e = expected[name];
+  /**
+   * Every sampled pixel (that `which` keeps) drawn (`dy` CSS px lower) as its stored value's grey.
+   * @param {Page} page @param {string} name @param {(p: { x: number, y: number }) => boolean} [which]
+   */
+  async function assertValuesDrawn(page, name, dy = 0, which = () => true) {
+    const e = { ...expected[name], inside: expected[name].inside.filter(which) };
+    assert.ok(e.inside.length >= 5);
     const inside = await page.evaluate(([pts, dy]) => window.colours(pts, dy), /** @type {[[number, number][], number]} */ ([e.inside.map((p) => [p.lon, p.lat]), dy]));
     const [lo, hi] = e.clim;
     e.inside.forEach((p, i) => {
@@ -101,8 +105,7 @@ describe(`@carbonplan/zarr-layer ${VERSION} on chronozarr stores`, { skip, timeo
 
   /** queryData at sampled pixel centres gives their stored values. @param {Page} page @param {string} name */
   async function assertQueriesExact(page, name) {
-    const e = expected[name];
-    const sample = e.inside.filter((_, i) => i % 7 === 0);
+    const sample = expected[name].inside.filter((_, i) => i % 7 === 0);
     const got = await page.evaluate((pts) => Promise.all(pts.map(([lon, lat]) => window.zarrLayer.queryData({ type: 'Point', coordinates: [lon, lat] }).then((q) => q.data))), sample.map((p) => [p.lon, p.lat]));
     sample.forEach((p, i) => assert.deepEqual(got[i], [p.value], `queryData at pixel ${p.x},${p.y}`));
     assert.ok(sample.length >= 5);
@@ -123,7 +126,7 @@ describe(`@carbonplan/zarr-layer ${VERSION} on chronozarr stores`, { skip, timeo
   test('UTM: drawn in its values and exact queryData (options: proj4, bounds, latIsAscending), but displaced south', async () => {
     const e = expected.utm;
     // Tall enough that the displaced drawing stays on screen.
-    const { page, errors } = await draw('utm', { proj4: e.proj4 ?? undefined, bounds: e.bounds, latIsAscending: false }, { width: 640, height: 1000 });
+    const { page, errors } = await draw('utm', { proj4: e.proj4 ?? undefined, bounds: e.bounds, latIsAscending: false }, { viewport: { width: 640, height: 1000 } });
     const [footprint, drawn] = await boxes(page, 'utm');
     assert.ok(drawn, 'the layer drew something');
     const dy = drawn[1] - footprint[1];
@@ -139,13 +142,36 @@ describe(`@carbonplan/zarr-layer ${VERSION} on chronozarr stores`, { skip, timeo
     await page.close();
   });
 
-  test('UTM without proj4: nothing drawn and queryData empty (it reads neither proj:code nor spatial_ref)', async () => {
+  test('UTM without proj4: nothing where the store is, queryData there empty (it reads neither proj:code nor spatial_ref)', async () => {
     const e = expected.utm;
-    const { page } = await draw('utm', {});
-    assert.equal((await boxes(page, 'utm'))[1], null, 'a UTM store without proj4 is drawn blank');
+    // Given 3 s to draw nothing over the store's footprint.
+    const { page } = await draw('utm', {}, { wait: 3000 });
+    assert.equal((await boxes(page, 'utm'))[1], null, 'nothing drawn over the footprint of a UTM store without proj4');
     const q = await page.evaluate(([lon, lat]) => window.zarrLayer.queryData({ type: 'Point', coordinates: [lon, lat] }), [e.inside[0].lon, e.inside[0].lat]);
     assert.deepEqual(q.data, []);
     await page.close();
   });
-});
 
+  test('UTM without proj4: drawn elsewhere, its metres read as Web Mercator ones, and only its south-west chunk', async () => {
+    // utm_as_3857 places the store's pixels where pyproj puts their x, y read as EPSG:3857 (what
+    // zarr-layer assumes of coordinates above 360 without proj4): about 4 degrees south and 1.5 east
+    // of the store at 45 N. Of the 3 x 4 chunks (interop_stores.py writes chunks of 16), 0.5.0 draws
+    // only the last row's first one (in this view), in its place and values there.
+    const CHUNK = 16;
+    const e = expected.utm_as_3857;
+    const [[, south], [east]] = expected.utm.lonlat_bbox;
+    assert.ok(e.lonlat_bbox[1][1] < south - 3 && e.lonlat_bbox[0][0] > east, `${JSON.stringify(e.lonlat_bbox)} is south-east of the store`);
+    const { page } = await draw('utm_as_3857', {});
+    const [footprint, drawn] = await boxes(page, 'utm_as_3857');
+    assert.ok(drawn, 'the layer drew something');
+    const [w, h] = e.size;
+    const rows = h - CHUNK * Math.floor((h - 1) / CHUNK);  // the height of the last row of chunks
+    const px = (footprint[2] - footprint[0]) / w;
+    const chunk = [footprint[0], footprint[3] - rows * px, footprint[0] + CHUNK * px, footprint[3]];
+    chunk.forEach((v, i) => assert.ok(Math.abs(drawn[i] - v) <= 2.5, `drawn box ${drawn} against the south-west chunk's ${chunk}`));
+    await assertValuesDrawn(page, 'utm_as_3857', 0, (p) => p.x < CHUNK && p.y >= h - rows);
+    // queryData, though, reads the whole store there: every pixel's stored value at its Web Mercator place.
+    await assertQueriesExact(page, 'utm_as_3857');
+    await page.close();
+  });
+});

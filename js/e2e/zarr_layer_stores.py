@@ -4,6 +4,8 @@ The stores are tests/interop's (a `none` UTM store and a `none` EPSG:4326 one). 
 the options zarr-layer needs (edge bounds in the store's CRS, a proj4 string for UTM), level-0
 pixels on a grid with their WGS84 centre and stored value at the timestep and band drawn, and
 points just outside the footprint. Positions come from pyproj on the input grid, not from the store.
+`utm_as_3857` is the UTM store placed where its coordinates are read as Web Mercator metres: where
+zarr-layer 0.5.0 draws a store whose x exceeds 360 when it is given no proj4.
 Usage: python e2e/zarr_layer_stores.py OUTDIR   (prints JSON)
 """
 
@@ -22,8 +24,9 @@ from interop_stores import UTM, write_stores  # noqa: E402
 T, BAND, EVERY = 1, 0, 3
 
 
-def describe(name: str, da, crs: str) -> dict:
-    to_wgs84 = pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
+def describe(name: str, da, crs: str, read_as: str | None = None) -> dict:
+    """The store's facts, its positions those of its coordinates read in `read_as` (default: its CRS)."""
+    to_wgs84 = pyproj.Transformer.from_crs(read_as or crs, "EPSG:4326", always_xy=True)
     xs, ys = da.x.values, da.y.values
     step = float(xs[1] - xs[0])
     left, right, top, bottom = xs[0] - step / 2, xs[-1] + step / 2, ys[0] + step / 2, ys[-1] - step / 2
@@ -42,6 +45,7 @@ def describe(name: str, da, crs: str) -> dict:
         "store": name,
         "crs": crs,
         "bounds": [float(left), float(bottom), float(right), float(top)],
+        "size": [len(xs), len(ys)],
         "proj4": pyproj.CRS(crs).to_proj4() if crs == UTM else None,
         "t": T,
         "band": BAND,
@@ -61,7 +65,9 @@ def _lonlat_bbox(to_wgs84, left: float, bottom: float, right: float, top: float)
 
 def main(out: Path) -> None:
     stores = write_stores(out)
-    print(json.dumps({name: describe(name, da, UTM if name == "utm" else "EPSG:4326") for name, (_, da) in stores.items()}))
+    facts = {name: describe(name, da, UTM if name == "utm" else "EPSG:4326") for name, (_, da) in stores.items()}
+    facts["utm_as_3857"] = describe("utm", stores["utm"][1], UTM, read_as="EPSG:3857")
+    print(json.dumps(facts))
 
 
 if __name__ == "__main__":
