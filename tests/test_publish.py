@@ -263,3 +263,24 @@ def test_plan_and_newer_than_parsing(stores, tmp_path: Path) -> None:
         parse_newer_than("not a time")
     with pytest.raises(PublishError, match="s3://"):
         publish(stores["sharded"], "/tmp/elsewhere", echo=lambda line: None)
+
+
+def test_a_store_with_history_is_published_whole_and_its_append_accepted(s3, tmp_path: Path, recorded) -> None:
+    """The history shards go up with their cache class (the last time block short-lived), and an
+    append that grew the array is accepted as growth of the published store."""
+    endpoint, client = s3
+    prefix = _prefix()
+    dest = f"s3://{BUCKET}/{prefix}"
+    da = make_series(n_time=10, height=40, width=30)
+    options = {"crs": "EPSG:32631", "chunk_size": 16, "encoding": "none", "progress": False, "history": True, "history_time": 4}
+    chronozarr.encode(da[:6], tmp_path / "s", **options)
+    publish(tmp_path / "s", dest, object_store=_target(endpoint, prefix), echo=lambda line: None)
+    remote = _remote(client, prefix)
+    assert set(remote) == _local(tmp_path / "s")
+    assert remote["history/c/0/0/0/0"]["CacheControl"] == IMMUTABLE and remote["history/c/1/0/0/0"]["CacheControl"] == SHORT
+    chronozarr.append(tmp_path / "s", da[6:10], progress=False)
+    recorded.clear()
+    publish(tmp_path / "s", dest, endpoint=endpoint, echo=lambda line: None)
+    assert {k for k in recorded if k.startswith("history/c/")} >= {"history/c/1/0/0/0", "history/c/2/0/0/0"}
+    remote_root = json.loads(client.get_object(Bucket=BUCKET, Key=f"{prefix}/zarr.json")["Body"].read())
+    assert chronozarr_block(remote_root)["history"] == json.loads((tmp_path / "s" / "zarr.json").read_text())["attributes"]["chronozarr"]["history"]

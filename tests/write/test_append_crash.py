@@ -18,6 +18,7 @@ from chronozarr.format.append_rule import APPEND_STAGING_MARK
 from chronozarr.write import crashpoints, journal
 from conftest import make_series
 from append_helpers import file_hashes
+from kill_helpers import count_steps, killed
 
 CRS = "EPSG:32631"
 LAYOUTS = {
@@ -36,31 +37,12 @@ def _base(tmp_path: Path, options: dict):
 
 def _run_killed(store: Path, full, mask, kill_after: int) -> bool:
     """Fork a child that appends with the kill hook armed; True when it was killed."""
-    pid = os.fork()
-    if pid == 0:  # child: append, dying at the kill_after-th step
-        code = 0
-        try:
-            journal.crash_points.kill_after, journal.crash_points.count = kill_after, 0
-            chronozarr.append(store, full[3:5], mask=mask[3:5], workers=2, fsync=False)
-        except BaseException:
-            code = 1
-        os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        assert os.WTERMSIG(status) == signal.SIGKILL
-        return True
-    assert os.WEXITSTATUS(status) == 0
-    return False
+    return killed(lambda: chronozarr.append(store, full[3:5], mask=mask[3:5], workers=2, fsync=False), kill_after)
 
 
 def _steps(store: Path, full, mask) -> int:
     """Steps of one uninterrupted append (counted with the hook armed but never reached)."""
-    journal.crash_points.kill_after, journal.crash_points.count = 10**9, 0
-    try:
-        chronozarr.append(store, full[3:5], mask=mask[3:5], workers=2, fsync=False)
-        return journal.crash_points.count
-    finally:
-        journal.crash_points.kill_after, journal.crash_points.count = None, 0
+    return count_steps(lambda: chronozarr.append(store, full[3:5], mask=mask[3:5], workers=2, fsync=False))
 
 
 def _check_after_kill(store: Path, old: dict[str, str], final: dict[str, str], full, mask) -> str:

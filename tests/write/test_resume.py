@@ -18,6 +18,7 @@ import xarray as xr
 
 import chronozarr
 from chronozarr.write import crashpoints
+from kill_helpers import count_steps, killed
 from store_matrix import CASES, HASHES, encode_case, object_hashes, series
 
 EXPECTED = json.loads(HASHES.read_text())
@@ -28,31 +29,12 @@ SCRATCH = ".chronozarr-encode"
 
 def _killed_encode(name: str, out: Path, kill_after: int) -> bool:
     """Fork a child that encodes with the kill hook armed; True when it was killed."""
-    pid = os.fork()
-    if pid == 0:  # child
-        code = 0
-        try:
-            crashpoints.crash_points.kill_after, crashpoints.crash_points.count = kill_after, 0
-            encode_case(name, out, block_size=BLOCK, workers=2)
-        except BaseException:
-            code = 1
-        os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        assert os.WTERMSIG(status) == signal.SIGKILL
-        return True
-    assert os.WEXITSTATUS(status) == 0, "the armed encode failed instead of being killed"
-    return False
+    return killed(lambda: encode_case(name, out, block_size=BLOCK, workers=2), kill_after)
 
 
 def _steps(name: str, out: Path) -> int:
     """Write steps of one uninterrupted encode (hook armed, never reached)."""
-    crashpoints.crash_points.kill_after, crashpoints.crash_points.count = 10**9, 0
-    try:
-        encode_case(name, out, block_size=BLOCK, workers=2)
-        return crashpoints.crash_points.count
-    finally:
-        crashpoints.crash_points.kill_after, crashpoints.crash_points.count = None, 0
+    return count_steps(lambda: encode_case(name, out, block_size=BLOCK, workers=2))
 
 
 def _tear_newest_object(out: Path) -> bool:
@@ -133,6 +115,7 @@ def test_resume_on_a_complete_store_or_an_unrelated_directory(tmp_path):
 CLI_SCRIPT = """
 import sys
 sys.path.insert(0, {tests!r})
+from kill_helpers import count_steps, killed
 from store_matrix import CASES, series
 da, _ = series(CASES["delta-sharded"])
 da.to_dataset(name="data").to_zarr({source!r}, zarr_format=3, consolidated=False)

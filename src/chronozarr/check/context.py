@@ -88,6 +88,7 @@ class Context:
     levels: list[LevelFacts] = field(default_factory=list)
     arrays: dict[str, ArrayFacts] = field(default_factory=dict)
     groups: set[str] = field(default_factory=set)
+    history_sample: int | None = None  # inner chunks of the history array to compare (None: every one)
     _docs: dict[str, Any] = field(default_factory=dict)
 
     def doc(self, node: str, section: str = "2") -> Any | None:

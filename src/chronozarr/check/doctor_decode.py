@@ -65,6 +65,25 @@ def decode_checks(report: DoctorReport, location: Any, plain_reader: Any, **open
             shown = " and ".join(str(t) for t in steps)
             report.passed("12", name, f"cell (0, 0) of timestep {shown} decodes ({level.shape[2]} x {level.shape[3]}, grid {level.grid[0]} x {level.grid[1]})")
         _plain_zarr_check(report, store, plain_reader)
+        _history_check(report, store)
+
+
+def _history_check(report: DoctorReport, store: Any) -> None:
+    """A declared history array is served: its first shard's index by one range, then an inner chunk."""
+    name = "history array"
+    if store.meta.history_problem is not None:
+        report.fail("12", name, f"declared but unusable, so readers fall back to level 0: {store.meta.history_problem}")
+        return
+    if store.history is None:
+        return
+    key = store.history.layout.shard_key(0, 0, 0)
+    before = store.stats.requests
+    try:
+        store.history.inner_chunk(0, 0, 0, 0)
+    except Exception as exc:  # noqa: BLE001
+        report.fail("12", name, f"{key}: the shard index or an inner chunk cannot be read by range: {type(exc).__name__}: {exc}")
+        return
+    report.passed("12", name, f"{key}: shard index and inner chunk read with {store.stats.requests - before} range request(s)")
 
 
 def _plain_zarr_check(report: DoctorReport, store: Any, plain_reader: Any) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 from ..crs import crs_unit
 from ..format.geometry import size_text
 from ..format.times import cadence
+from ..read.metadata import StoreMetadata
 from ..read.object_source import ObjectSource
 from ..read.store import ChronoStore
 from .context import local_root
@@ -64,10 +65,35 @@ def info(store: str | os.PathLike[str] | ObjectSource) -> dict[str, Any]:
             "crs": meta.crs,
         }
     root = local_root(store) if isinstance(store, (str, os.PathLike)) else getattr(store, "root", None)
-    if root is not None and root.is_dir():
-        sizes = [size for _, size in list_files(root)]
-        out["objects"] = {"count": len(sizes), "bytes": sum(sizes)}
+    files = list(list_files(root)) if root is not None and root.is_dir() else None
+    if files is not None:
+        out["objects"] = {"count": len(files), "bytes": sum(size for _, size in files)}
+    history = _history(meta, files)
+    if history is not None:
+        out["history"] = history
     return out
+
+
+def _history(meta: StoreMetadata, files: list[tuple[str, int]] | None) -> dict[str, Any] | None:
+    """The history array: its blocks, its stored bytes and their ratio to level 0's data bytes
+    (from shard_bytes, or the listing of a local store); why it is not used, when it is not."""
+    if meta.history is None:
+        return {"unusable": meta.history_problem} if meta.history_problem else None
+    layout = meta.history.layout
+    level0 = f"0/{meta.variable}/c/"
+    data = sum(meta.shard_bytes.get("0", {}).values()) if meta.shard_bytes else None
+    if files is not None:
+        data = sum(size for key, size in files if key.startswith(level0))
+    stored = sum(layout.shard_bytes.values())
+    return {
+        "time_cap": layout.time_cap,
+        "chunk_shape": list(layout.chunk_shape),
+        "shard_shape": list(layout.shard_shape),
+        "shards": len(layout.shard_bytes),
+        "bytes": stored,
+        "level0_bytes": data,
+        "ratio": stored / data if data else None,
+    }
 
 
 def info_text(summary: dict[str, Any]) -> str:
@@ -87,9 +113,21 @@ def info_text(summary: dict[str, Any]) -> str:
         "levels",
         *(f"  {_level(level, unit)}" for level in summary["levels"]),
     ]
+    if summary.get("history"):
+        lines.append(f"history    {_history_text(summary['history'])}")
     if "objects" in summary:
         lines.append(f"objects    {summary['objects']['count']} objects, {_bytes(summary['objects']['bytes'])}")
     return "\n".join(lines)
+
+
+def _history_text(history: dict[str, Any]) -> str:
+    if "unusable" in history:
+        return f"declared but not used: {history['unusable']}"
+    ratio = f", {history['ratio']:.2f}x level 0's data ({_bytes(history['level0_bytes'])})" if history["ratio"] is not None else ""
+    return (
+        f"time-major, {history['time_cap']} timesteps per block, inner chunk {history['chunk_shape']}, "
+        f"{history['shards']} shards, {_bytes(history['bytes'])}{ratio}"
+    )
 
 
 def _nodata(value: Any) -> str:

@@ -71,7 +71,7 @@ def _extra_nodes(ctx: Context, keys: list[str]) -> list[str]:
     The spec defines the nodes a store has, not a ban on others: another convention's arrays
     (thumbnails, statistics) may sit beside them, and readers ignore them.
     """
-    layout = {"", ctx.volatility_path}
+    layout = {"", ctx.volatility_path, *ctx.arrays}  # arrays: the levels' and a declared history array
     for path in ctx.level_paths:
         layout |= {path, f"{path}/{ctx.variable}", *(f"{path}/{m}" for m in LEVEL_MEMBERS)}
     extra = []

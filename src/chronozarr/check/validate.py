@@ -19,6 +19,7 @@ from .context import Context, local_root
 from .coords import check_consolidated, check_coordinates, check_volatility
 from .findings import Report
 from .gridmapping import check_grid_mapping
+from .history import check_history
 from .levels import check_levels
 from .objects import check_objects
 from .pyramid import check_pyramid
@@ -27,12 +28,13 @@ from .root import check_nodata_dtype, check_root, check_temporal
 Step = Callable[[Context], None]
 
 
-def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bool = True) -> Report:
+def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bool = True, sample: int | None = None) -> Report:
     """A Report of every rule the store breaks; `report.ok` is True when no MUST is broken.
 
     `store` is a directory, an http(s) or s3://, gs://, az:// URL, or an open source. A store that
     cannot be read at all (credentials, permissions, no such bucket) raises AccessError. Local stores are also listed for
     unexpected objects. `sample_pyramid` reads a few cells per level to check the reductions.
+    A history array's inner chunks are compared with level 0, all of them or `sample` chosen at random.
     """
     if isinstance(store, (str, os.PathLike)):
         name = os.fspath(store)
@@ -49,7 +51,7 @@ def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bo
     else:
         source, root_dir = store, getattr(store, "root", None)
         report = Report(source.describe(""))
-    ctx = Context(source=source, report=report, local_root=root_dir)
+    ctx = Context(source=source, report=report, local_root=root_dir, history_sample=sample)
     if not _load_root(ctx):
         return report
     if not check_root(ctx) or _interrupted_append(ctx):
@@ -61,6 +63,7 @@ def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bo
         ("2.2", check_coordinates),
         ("3.3", check_grid_mapping),
         ("5", check_volatility),
+        ("history", check_history),
         ("3.1", check_consolidated),
         ("2", check_objects),
         ("8", check_checksums),

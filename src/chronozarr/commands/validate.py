@@ -19,6 +19,7 @@ Examples:
   chronozarr validate my_store
   chronozarr validate https://example.org/stores/aoi --json
   chronozarr validate my_store --no-sample-pyramid
+  chronozarr validate my_store --sample 200
   chronozarr validate s3://my-bucket/aoi/chronozarr-3
 """
 
@@ -35,6 +36,10 @@ def validate_command(
     sample_pyramid: bool = typer.Option(
         True, "--sample-pyramid/--no-sample-pyramid", help="Read a few cells per level to check the pyramid reductions."
     ),
+    sample: int | None = typer.Option(
+        None, "--sample", min=1, metavar="N",
+        help="Compare N inner chunks of the history array, chosen at random, with level 0; default: every one.",
+    ),
     endpoint: str | None = endpoint_option(),
 ) -> None:
-    finish_with(validate(store_location(store, endpoint), sample_pyramid=sample_pyramid), as_json)
+    finish_with(validate(store_location(store, endpoint), sample_pyramid=sample_pyramid, sample=sample), as_json)

@@ -33,7 +33,7 @@ def growth_mismatch(published: RootBlock, local: RootBlock) -> str | None:
         return "the published timesteps are not the first timesteps of the local store"
     if len(new_times) == len(old_times):
         return "the local store has no timesteps beyond the published ones: it is already published"
-    return _temporal_mismatch(published, local) or _levels_mismatch(published, local)
+    return _temporal_mismatch(published, local) or _levels_mismatch(published, local) or _history_mismatch(published, local)
 
 
 def _temporal_mismatch(published: RootBlock, local: RootBlock) -> str | None:
@@ -60,3 +60,19 @@ def _levels_mismatch(published: RootBlock, local: RootBlock) -> str | None:
         return "shard_bytes lost a level"
     return None
 
+
+
+def _history_mismatch(published: RootBlock, local: RootBlock) -> str | None:
+    """The history array kept with its layout, and its full published time blocks unchanged
+    (docs/format-history.md: an append rewrites only the blocks it grows)."""
+    old, new = published.history, local.history
+    if (old is None) != (new is None) or (published.history_problem is None) != (local.history_problem is None):
+        return "the history array was added or removed"
+    if old is None or new is None:
+        return None
+    if (old.time_cap, old.chunk_shape, old.shard_shape) != (new.time_cap, new.chunk_shape, new.shard_shape):
+        return "the history array's time_cap, chunk_shape or shard_shape differs"
+    last = max((int(key.split("/")[0]) for key in old.shard_bytes), default=0)
+    if any(new.shard_bytes.get(key) != n for key, n in old.shard_bytes.items() if int(key.split("/")[0]) < last):
+        return "a published history shard of a full time block changed"
+    return None

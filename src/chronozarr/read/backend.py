@@ -55,6 +55,9 @@ class _StoreArray(BackendArray):
         assert info is not None  # the backend makes arrays only for the variables the store has
         if len(steps) == 0:
             values = np.empty((0, *info.shape[1:-2], rows.stop - rows.start, cols.stop - cols.start), dtype=info.dtype)
+        elif self.variable == "data" and (rows.stop - rows.start, cols.stop - cols.start) == (1, 1):
+            # One pixel's history: the history array when the store has one (read_point knows).
+            values = self.store.read_point(rows.start, cols.start, self.lod, [int(t) for t in steps])[:, :, None, None]
         else:
             values = self.store._gather(level, info, [int(t) for t in steps], rows, cols)
         if self.variable == "data" and self.physical:

@@ -83,7 +83,7 @@ class HistoryReader:
         layout = self.layout
         row, col, position = layout.locate(y, x)
         blocks = layout.blocks_of(steps)
-        jobs = {tb: submit(self.pool, self._inner_chunk, tb, row, col, position) for tb in blocks}
+        jobs = {tb: submit(self.pool, self.inner_chunk, tb, row, col, position) for tb in blocks}
         at = {t: i for i, t in enumerate(steps)}
         out = np.empty((len(steps), self.info.shape[1]), dtype=self.info.dtype)
         iy, ix = y % layout.inner, x % layout.inner
@@ -93,7 +93,8 @@ class HistoryReader:
                 out[at[t]] = chunk[t - tb * layout.time_cap, :, iy, ix]
         return out
 
-    def _inner_chunk(self, tb: int, row: int, col: int, position: int) -> np.ndarray:
+    def inner_chunk(self, tb: int, row: int, col: int, position: int) -> np.ndarray:
+        """The decoded (T, band, p, p) inner chunk at `position` of shard (tb, row, col)."""
         key = self.layout.shard_key(tb, row, col)
         index = self._index(key, self.layout.shard_bytes.get(self.layout.shard_id(tb, row, col)))
         offset, length = (EMPTY, EMPTY) if index is None else (int(v) for v in index[position])

@@ -103,7 +103,9 @@ def encode(
     input and options). `block_size` is the cells per side of a block (a power of two; default: about 64 MB of input),
     `read_ahead` the blocks read ahead of the one being encoded; `storage_options` (endpoint, region, anonymous) open an
     object-store `path` (credentials come from the environment). `dry_run=True` checks everything and returns what would be
-    written, writing nothing. `checksum=True` ends every chunk with its crc32c (docs/reliability.md).
+    written, writing nothing. `checksum=True` ends every chunk with its crc32c (docs/reliability.md). `history=True` adds the
+    time-major history array (docs/history.md): `history_time` timesteps per time block (default: n_time rounded up to a
+    power of two, 16..1024), `history_inner` pixels per side of its inner chunks (default 16).
     """
     started = time.perf_counter()
     output = open_output(path, storage_options)

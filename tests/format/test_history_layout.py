@@ -1,0 +1,82 @@
+"""The history array's model (format/history.py): defaults, keys and positions against a
+brute-force placement, parsing that names the field, and what a publish accepts as its growth."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from chronozarr.format.append_rule import growth_mismatch
+from chronozarr.format.history import HistoryError, HistoryLayout, default_time_cap, history_shard_of
+from chronozarr.format.root_block import RootBlock
+
+
+@pytest.mark.parametrize(("n_time", "cap"), [(1, 16), (16, 16), (17, 32), (120, 128), (128, 128), (129, 256), (1000, 1024), (5000, 1024)])
+def test_the_default_time_cap_is_n_time_rounded_up_to_a_power_of_two_within_16_and_1024(n_time, cap):
+    assert default_time_cap(n_time) == cap
+
+
+def test_every_pixel_lands_in_the_inner_chunk_that_holds_it():
+    layout = HistoryLayout.create(n_time=40, n_band=3, chunk_size=64, time_cap=16)
+    assert (layout.inner, layout.shard, layout.inner_per_shard, layout.index_nbytes) == (16, 64, 16, 16 * 16 + 4)
+    for y, x in np.random.default_rng(1).integers(0, 300, size=(50, 2)):
+        row, col, position = layout.locate(int(y), int(x))
+        rows, cols = layout.inner_window(position)
+        assert (row * 64 + rows.start <= y < row * 64 + rows.stop) and (col * 64 + cols.start <= x < col * 64 + cols.stop)
+    assert layout.shard_key(2, 1, 3) == "history/c/2/0/1/3" and history_shard_of("history/c/2/0/1/3") == (2, 1, 3)
+    assert history_shard_of("history/c/2/1/1/3") is None and history_shard_of("0/data/c/0/0/0/0") is None
+    assert layout.time_blocks(40) == 3 and list(layout.block_steps(2, 40)) == list(range(32, 40))
+    assert layout.blocks_of([33, 1, 17, 2]) == {0: [1, 2], 1: [17], 2: [33]}
+
+
+def test_a_layout_round_trips_through_its_json():
+    layout = HistoryLayout.create(n_time=40, n_band=3, chunk_size=32, inner=8).grown({"1/0/0": 10, "0/0/0": 7})
+    doc = layout.to_dict()
+    assert doc == {
+        "version": "1.0", "path": "history", "time_cap": 64, "chunk_shape": [64, 3, 8, 8], "shard_shape": [64, 3, 32, 32],
+        "shard_bytes": {"0/0/0": 7, "1/0/0": 10},
+    }
+    assert HistoryLayout.from_dict(doc) == layout
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"version": "2.0"}, "version"),
+        ({"path": "0/history"}, "path"),
+        ({"time_cap": True}, "time_cap"),
+        ({"time_cap": 32}, "time_cap"),
+        ({"chunk_shape": [64, 3, 8]}, "chunk_shape"),
+        ({"chunk_shape": [64, 3, 6, 6], "shard_shape": [64, 3, 32, 32]}, "chunk_shape"),
+        ({"shard_bytes": {"0/0": 5}}, "shard_bytes"),
+        ({"shard_bytes": {"0/0/0": -1}}, "shard_bytes"),
+    ],
+)
+def test_a_declaration_that_breaks_a_rule_is_refused_naming_the_field(change, field):
+    doc = HistoryLayout.create(n_time=40, n_band=3, chunk_size=32, inner=8).to_dict() | change
+    with pytest.raises(HistoryError, match=rf"chronozarr\.history\.{field}"):
+        HistoryLayout.from_dict(doc)
+
+
+def _block(n_time: int, history: dict | None) -> RootBlock:
+    block = {
+        "spec_version": "0.2.0", "variable": "data", "times": [f"2024-01-{t + 1:02d}T00:00:00Z" for t in range(n_time)],
+        "bands": [{"name": "b"}], "nodata": 0, "crs": "EPSG:32631", "temporal": {"encoding": "none"},
+    }
+    return RootBlock.from_dict(block | ({"history": history} if history is not None else {}))
+
+
+def test_a_root_block_keeps_an_unusable_declaration_as_found_with_the_reason():
+    block = _block(3, {"version": "1.0", "path": "history"})
+    assert block.history is None and "time_cap" in (block.history_problem or "")
+    assert block.to_dict()["history"] == {"version": "1.0", "path": "history"}
+
+
+def test_publish_accepts_a_grown_history_and_refuses_a_changed_one():
+    layout = HistoryLayout.create(n_time=6, n_band=1, chunk_size=16, time_cap=4)
+    old = _block(6, layout.grown({"0/0/0": 100, "1/0/0": 50}).to_dict())
+    assert growth_mismatch(old, _block(9, layout.grown({"0/0/0": 100, "1/0/0": 80, "2/0/0": 20}).to_dict())) is None
+    assert "full time block" in growth_mismatch(old, _block(9, layout.grown({"0/0/0": 101, "1/0/0": 80}).to_dict()))
+    assert "added or removed" in growth_mismatch(old, _block(9, None))
+    other = HistoryLayout.create(n_time=6, n_band=1, chunk_size=16, time_cap=8).to_dict()
+    assert "time_cap" in growth_mismatch(old, _block(9, other))
