@@ -18,7 +18,7 @@ from .arrays import ArrayInfo, fill_chunk
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
 from .deadline import call_deadline
-from .history import HistoryReader, warn_unusable
+from .history import HistoryReader, history_readers, warn_unusable
 from .metadata import Level, StoreMetadata, load
 from .object_source import ObjectSource, RequestStats, is_remote, not_a_directory, open_object_source
 from .physical import physical_values
@@ -60,7 +60,10 @@ class ChronoStore:
         self._anchor_set = frozenset(self.meta.temporal.anchor_indices)
         if self.meta.history_problem is not None:
             warn_unusable(self.meta.history_problem, self.source.describe("zarr.json"))
-        self.history = HistoryReader(self.source, self.meta.history, self.fetcher.pool) if self.meta.history else None
+        self.history: HistoryReader | None = None
+        self.history_mask: HistoryReader | None = None
+        if self.meta.history is not None:
+            self.history, self.history_mask = history_readers(self.source, self.meta.history, self.fetcher.pool)
 
     # -- description -------------------------------------------------------------------------
 
@@ -166,8 +169,7 @@ class ChronoStore:
         """The (time, band) history of one pixel; at level 0 from the history array when the store
         has one (one index read per time block, cached, and one range read per block)."""
         level = self._level(lod)
-        if not (0 <= row < level.height and 0 <= col < level.width):
-            raise IndexError(f"pixel ({row}, {col}) is outside level {lod} ({level.height} x {level.width})")
+        self._check_pixel(level, row, col)
         steps = self._times(times)
         if self.history is not None and level.index == 0:
             with call_deadline(self.deadline):
@@ -175,11 +177,16 @@ class ChronoStore:
         return self._gather(level, level.data, steps, slice(row, row + 1), slice(col, col + 1))[:, :, 0, 0]
 
     def read_point_mask(self, row: int, col: int, lod: int = 0, times: Sequence[int] | None = None) -> np.ndarray | None:
-        """The mask history (time,) of one pixel, or None without a mask."""
+        """The mask history (time,) of one pixel, or None without a mask; at level 0 from the
+        history's mask copy when the store has one (the same two reads as read_point's)."""
         level = self._level(lod)
         if level.mask is None:
             return None
+        self._check_pixel(level, row, col)
         steps = self._times(times)
+        if self.history_mask is not None and level.index == 0:
+            with call_deadline(self.deadline):
+                return self.history_mask.point(int(row), int(col), steps)
         return self._gather(level, level.mask, steps, slice(row, row + 1), slice(col, col + 1))[:, 0, 0]
 
     def validity(self, values: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
@@ -248,6 +255,11 @@ class ChronoStore:
         if not isinstance(lod, (int, np.integer)) or not 0 <= lod < len(self.meta.levels):
             raise IndexError(f"level {lod!r} does not exist; the store has levels 0..{len(self.meta.levels) - 1}")
         return self.meta.levels[int(lod)]
+
+    @staticmethod
+    def _check_pixel(level: Level, row: int, col: int) -> None:
+        if not (0 <= row < level.height and 0 <= col < level.width):
+            raise IndexError(f"pixel ({row}, {col}) is outside level {level.index} ({level.height} x {level.width})")
 
     def _t(self, t: int) -> int:
         n = len(self.meta.times)
