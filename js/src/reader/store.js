@@ -46,7 +46,7 @@ import { createTransport, emptyTransportStats } from './transport.js';
 /**
  * What openStore resolves to (`store instanceof ChronoStore`): the store's description (url, times,
  * bands, bandNames, dtype, crs, nodata, encoding, levels, attrs, hasMask, hasCoverage,
- * anchorIndices, referenceOf, hasHistory) and its calls (getCell, getMask, getCoverage, samplePixel, readPoint,
+ * anchorIndices, referenceOf, hasHistory, hasHistoryMask) and its calls (getCell, getMask, getCoverage, samplePixel, readPoint, readPointMask,
  * prefetch, stats, close). A store is made by openStore or `ChronoStore.open`, which opens it first.
  */
 export class ChronoStore {
@@ -265,8 +265,9 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bound
     return prefetchCells(lvl, pairs, request);
   }
 
-  const { samplePixel, readPoint } = createPointReads({ level, getCell, nBand, nTime, history, bounded, where: ctx.transport.url('zarr.json'), closed: () => ctx.state.closed });
-  return { getCell, getMask: plane('mask'), getCoverage: plane('coverage'), samplePixel, readPoint, prefetch };
+  const getMask = plane('mask');
+  const { samplePixel, readPoint, readPointMask } = createPointReads({ level, getCell, getMask, nBand, nTime, history, bounded, where: ctx.transport.url('zarr.json'), closed: () => ctx.state.closed });
+  return { getCell, getMask, getCoverage: plane('coverage'), samplePixel, readPoint, readPointMask, prefetch };
 }
 
 /**
@@ -307,6 +308,8 @@ function describe(meta) {
     hasCoverage: meta.coverageVariable != null,
     /** The store has a usable time-major history array: a level-0 pixel's readPoint costs a request or two per time block. */
     hasHistory: meta.history != null,
+    /** The history has a mask copy (version 1.1): a level-0 pixel's readPointMask costs the same as its readPoint. */
+    hasHistoryMask: meta.history?.mask != null,
   };
 }
 
