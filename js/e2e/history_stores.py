@@ -5,6 +5,10 @@ hist.zarr        uint16 B04/B03/B02 (reflectance, scale 1e-4), no nodata, star-d
                  dates (a decade), 96 x 128 pixels, chunk 32, written by `encode(history=True)`.
 hist-zarrpy.zarr the same series without the writer's history; zarr-python adds the array
                  (js/test/history_zarr.py), a second writer.
+hist-mask.zarr   the same series with a mask (about one date in four invalid, per pixel), written
+                 by `encode(history=True)`: the history has its mask copy (version 1.1).
+hist-mask-none.zarr  the same masked store without the history arrays (the baseline of the figure
+                 in docs/history.md).
 """
 
 import json
@@ -21,6 +25,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test"))
 from history_zarr import add_history  # noqa: E402
 
 PIXELS = [(70, 40), (120, 5), (0, 95)]  # level-0 pixels (x, y)
+
+
+def mask_of(da: xr.DataArray) -> xr.DataArray:
+    """A (time, y, x) mask: about one date in four invalid at each pixel."""
+    values = (np.random.default_rng(26).random((da.sizes["time"], da.sizes["y"], da.sizes["x"])) > 0.25).astype(np.uint8)
+    return xr.DataArray(values, dims=("time", "y", "x"))
 
 
 def series() -> xr.DataArray:
@@ -44,7 +54,10 @@ def main(out: Path) -> None:
     encode(da, out / "hist.zarr", history=True, **common)
     encode(da, out / "hist-zarrpy.zarr", **common)
     add_history(out / "hist-zarrpy.zarr", da.values, 128, 16, 32)
-    pixels = [{"x": x, "y": y, "history": da.values[:, :, y, x].tolist()} for x, y in PIXELS]
+    mask = mask_of(da)
+    encode(da, out / "hist-mask.zarr", history=True, mask=mask, **common)
+    encode(da, out / "hist-mask-none.zarr", mask=mask, **common)
+    pixels = [{"x": x, "y": y, "history": da.values[:, :, y, x].tolist(), "mask": mask.values[:, y, x].tolist()} for x, y in PIXELS]
     print(json.dumps({"times": len(da.time), "pixels": pixels}))
 
 

@@ -2,7 +2,9 @@
 // The viewer's pixel history from the store's time-major history array (docs/format-history.md),
 // in Debian's Chromium: a click on a pixel charts its whole decade (120 dates) with the numpy
 // source's values after at most two requests for the history, and its CSV holds the same values.
-// Stores: e2e/history_stores.py (chronozarr's writer, and zarr-python's array over the same series).
+// On a masked store the history's mask copy gives each date's validity: at most four history
+// requests and no per-date mask read. Stores: e2e/history_stores.py (chronozarr's writer, and
+// zarr-python's array over the same series; the masked series with and without the arrays).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -12,7 +14,7 @@ import { clickPixel, downloadOf, settled, viewerPages } from './viewer-page.mjs'
 describe('viewer pixel history from the history array', { skip, timeout: 300_000 }, () => {
   /** @type {Awaited<ReturnType<typeof startBrowserStores>>} */
   let s;
-  /** @type {{ times: number, pixels: { x: number, y: number, history: number[][] }[] }} */
+  /** @type {{ times: number, pixels: { x: number, y: number, history: number[][], mask: number[] }[] }} */
   let made;
   /** @type {string[]} */
   const consoleErrors = [];
@@ -58,4 +60,83 @@ describe('viewer pixel history from the history array', { skip, timeout: 300_000
       await page.context().close();
     });
   }
+
+  /**
+   * Click each pixel of the masked store and wait until every date is read; per pixel, the
+   * requests after the click that read its history (the history arrays, or its level-0 cell's data
+   * and mask chunks: the map's read-ahead of other cells and dates goes on meanwhile), their
+   * response bytes, and what the viewer holds.
+   * @param {string} name
+   */
+  async function chartMasked(name) {
+    const { openViewer } = viewerPages(s.browser, s.base, consoleErrors);
+    const page = await openViewer(`store=${s.stores}/${name}&t=0&z=4&c=500700,8999600`, { downloads: true });
+    await settled(page);
+    /** @type {{ url: string, range: string | undefined, bytes: Promise<number> }[]} */
+    const log = [];
+    page.on('request', (r) => log.push({ url: r.url(), range: r.headers().range, bytes: r.response().then((res) => res?.body()).then((b) => b?.length ?? 0, () => 0) }));
+    const out = [];
+    for (const px of made.pixels) {
+      const from = log.length;
+      assert.ok(await clickPixel(page, px.x, px.y), `pixel (${px.x}, ${px.y}) is on the map`);
+      await page.waitForFunction(() => /· \d+ gaps?\./.test(document.querySelector('.chart-caption')?.textContent ?? ''), null, { timeout: 120_000 });
+      const [row, col] = [Math.floor(px.y / 32), Math.floor(px.x / 32)];
+      const own = new RegExp(`/(history(_mask)?/c/.*|0/data/c/\\d+/0/${row}/${col}|0/mask/c/\\d+/${row}/${col})$`);
+      const requests = log.slice(from).filter((r) => own.test(r.url));
+      const bytes = (await Promise.all(requests.map((r) => r.bytes))).reduce((a, b) => a + b, 0);
+      const held = await page.evaluate(() => window.__chronozarrViewer.api.inspector.history.pixels.map((p) => ({
+        stored: p.got.map((v) => (v ? v.bands.map((b) => b.stored) : null)),
+        valid: p.got.map((v) => (v ? v.valid : null)),
+      })));
+      out.push({ px, requests, bytes, held });
+    }
+    return { page, out };
+  }
+
+  test('on a masked store a click charts values and validity from the history and its mask copy, no per-date mask read', async () => {
+    const { page, out } = await chartMasked('hist-mask.zarr');
+    for (const [i, { px, requests, held }] of out.entries()) {
+      const history = requests.filter((r) => /\/history(_mask)?\//.test(r.url));
+      assert.ok(history.length <= 4 && history.every((r) => /^bytes=\d+-\d+$/.test(String(r.range))), `history requests: ${JSON.stringify(history)}`);
+      if (i === 0) assert.equal(history.filter((r) => r.url.includes('/history_mask/')).length, 2, "the first pixel: the copy's shard index and inner chunk");
+      // The map's read-ahead of the next dates may read the cell's masks meanwhile; the history reads none.
+      const masks = requests.filter((r) => r.url.includes('/0/mask/'));
+      assert.ok(masks.length < made.times / 4, `no per-date mask chunk: ${JSON.stringify(masks.map((r) => r.url))}`);
+      assert.deepEqual(held, [{ stored: px.history, valid: px.mask.map((m) => m === 1) }]);
+    }
+    const download = await downloadOf(page, () => page.click('.hist-csv'));
+    const rows = readFileSync(String(await download.path()), 'utf8').trim().split('\n').slice(1).map((line) => line.split(','));
+    const last = made.pixels.at(-1);
+    assert.ok(last);
+    assert.equal(rows.length, made.times * 3);
+    rows.forEach((row, k) => {
+      const t = Math.floor(k / 3);
+      assert.deepEqual([Number(row[10]), row[12]], [last.history[t][k % 3], String(last.mask[t] === 1)], `CSV row ${k + 1}`);
+    });
+    assert.deepEqual(consoleErrors, []);
+    await page.context().close();
+  });
+
+  test('the masked store without the history arrays charts the same, at one data and one mask read per date', async () => {
+    const { page, out } = await chartMasked('hist-mask-none.zarr');
+    for (const { px, requests, held } of out) {
+      assert.deepEqual(held, [{ stored: px.history, valid: px.mask.map((m) => m === 1) }]);
+      assert.equal(requests.filter((r) => r.url.includes('/history')).length, 0);
+    }
+    const first = out[0].requests;
+    assert.ok(first.filter((r) => r.url.includes('/0/mask/')).length >= made.times - 5, 'a mask chunk per date (the frames the map read ahead are cached)');
+    await page.context().close();
+  });
+
+  test('the figure in docs/history.md: one masked pixel, with and without the history arrays', async () => {
+    const runs = [];
+    for (const name of ['hist-mask.zarr', 'hist-mask-none.zarr']) {
+      const { page, out } = await chartMasked(name);
+      const { requests, bytes } = out[0];
+      runs.push({ name, requests: requests.length, bytes, history: requests.filter((r) => r.url.includes('/history')).length });
+      await page.context().close();
+    }
+    console.log(`history-mask figure: ${JSON.stringify(runs)}`);
+    assert.ok(runs[0].history === 4 && runs[1].requests >= 2 * (made.times - 5), JSON.stringify(runs));
+  });
 });

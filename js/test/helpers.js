@@ -3,9 +3,9 @@
 // test files), a `chronozarr serve` process, and a counting fetch.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -267,4 +267,32 @@ export function streamedZstd(total) {
     out.set([header & 255, (header >> 8) & 255, (header >> 16) & 255, 7], 6 + 4 * i);
   }
   return out;
+}
+
+/** Warnings printed while `run` runs, and its result. @template T @param {() => Promise<T>} run */
+export async function warnings(run) {
+  const said = /** @type {string[]} */ ([]);
+  const original = console.warn;
+  console.warn = (/** @type {unknown[]} */ ...args) => void said.push(args.join(' '));
+  try {
+    return { said, result: await run() };
+  } finally {
+    console.warn = original;
+  }
+}
+
+/**
+ * A copy of the store at `store` (in a new temporary directory, under the same name) whose root
+ * `change` rewrites: change(root block, root document).
+ * @param {string} store @param {(block: any, root: any) => void} change
+ */
+export function copyWithRoot(store, change) {
+  const dir = mkdtempSync(join(tmpdir(), 'chronozarr-history-'));
+  const name = basename(store);
+  cpSync(store, join(dir, name), { recursive: true });
+  const path = join(dir, name, 'zarr.json');
+  const root = JSON.parse(readFileSync(path, 'utf8'));
+  change(root.attributes.chronozarr, root);
+  writeFileSync(path, JSON.stringify(root));
+  return { path: join(dir, name), dir };
 }

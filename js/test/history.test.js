@@ -5,15 +5,14 @@
 // cannot be used is named once and level 0 answers), a damaged array falls back to level 0, and a
 // store without the array reads as before.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { valueAt } from '../maplibre/values.js';
 import { openStore } from '../src/index.js';
 import { fileFetch } from '../src/reader/file-fetch.js';
 import { parseDeclaration } from '../src/reader/history-format.js';
-import { asFetch, countingFetch, historyStores, serve } from './helpers.js';
+import { asFetch, copyWithRoot, countingFetch, historyStores, serve, warnings } from './helpers.js';
 
 const hx = historyStores();
 const NAMES = Object.keys(hx.index);
@@ -22,28 +21,8 @@ const NAMES = Object.keys(hx.index);
 /** @param {ArrayLike<number>[]} got */
 const plain = (got) => got.map((bands) => Array.from(bands));
 
-/** Warnings printed while `run` runs, and its result. @template T @param {() => Promise<T>} run */
-async function warnings(run) {
-  const said = /** @type {string[]} */ ([]);
-  const original = console.warn;
-  console.warn = (/** @type {unknown[]} */ ...args) => void said.push(args.join(' '));
-  try {
-    return { said, result: await run() };
-  } finally {
-    console.warn = original;
-  }
-}
-
 /** A copy of a store whose root block's history declaration `change` rewrites. @param {string} name @param {(block: any, root: any) => void} change */
-function withDeclaration(name, change) {
-  const dir = mkdtempSync(join(tmpdir(), 'chronozarr-history-'));
-  cpSync(join(hx.stores, name), join(dir, name), { recursive: true });
-  const path = join(dir, name, 'zarr.json');
-  const root = JSON.parse(readFileSync(path, 'utf8'));
-  change(root.attributes.chronozarr, root);
-  writeFileSync(path, JSON.stringify(root));
-  return { path: join(dir, name), dir };
-}
+const withDeclaration = (name, change) => copyWithRoot(join(hx.stores, name), change);
 
 describe('over HTTP', () => {
   /** @type {import('./helpers.js').Server} */

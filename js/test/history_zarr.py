@@ -7,7 +7,8 @@ Usage: python history_zarr.py OUT_DIR
 
 OUT_DIR/stores/NAME is each store; OUT_DIR/index.json gives per store its shape, declaration and
 the source's values of a few pixels: {"name": {"shape", "history", "pixels": [{"y", "x",
-"values": [[band values] per timestep]}]}}.
+"values": [[band values] per timestep], "mask": [0 or 1 per timestep] (masked stores)}]}}.
+The masked stores (MASKED) get a random mask, so chronozarr's writer adds the history's mask copy.
 
 `add_history(path, values, time_cap, p, s)` is also what the browser tests and the benchmark use
 to give a store the array.
@@ -132,7 +133,17 @@ STORES = {
     "none-one-block": ("uint16", {"encoding": "none", "codec": "zstd"}, 64, 16, 32),
     "star-blocks": ("uint16", {"encoding": "star-delta", "anchor_interval": 5, "codec": "blosc", "checksum": True}, 16, 8, 64),
     "float-gzip": ("float32", {"encoding": "none", "codec": "gzip", "shard": True}, 64, 16, 32),
+    "writer-masked": ("uint16", {"encoding": "star-delta", "anchor_interval": 4, "codec": "zstd", "history_time": 16}, None, None, None),
+    "writer-masked-one-block": ("uint16", {"encoding": "none", "codec": "blosc", "checksum": True}, None, None, None),
 }
+MASKED = ("writer-masked", "writer-masked-one-block")
+
+
+def random_mask(shape: tuple[int, ...], seed: int) -> xr.DataArray:
+    """A (time, y, x) mask, about one date in four invalid, all invalid in one inner chunk."""
+    mask = (np.random.default_rng(seed).random(shape) > 0.25).astype(np.uint8)
+    mask[:, 48:64, 0:16] = 0
+    return xr.DataArray(mask, dims=("time", "y", "x"))
 
 
 def main(out_dir: str) -> None:
@@ -142,15 +153,20 @@ def main(out_dir: str) -> None:
     for seed, (name, (dtype, options, time_cap, p, s)) in enumerate(STORES.items()):
         da = series(dtype, 40, 3, 70, 90, seed)
         path = out / "stores" / name
+        mask = random_mask((40, 70, 90), seed) if name in MASKED else None
         if time_cap is None:
-            chronozarr.encode(da, path, crs="EPSG:32631", chunk_size=32, nodata=None, progress=False, history=True, **options)
+            chronozarr.encode(da, path, crs="EPSG:32631", chunk_size=32, nodata=None, progress=False, history=True, mask=mask, **options)
             declaration = json.loads((path / "zarr.json").read_text())["attributes"]["chronozarr"]["history"]
         else:
             chronozarr.encode(da, path, crs="EPSG:32631", chunk_size=32, nodata=None, progress=False, **options)
             declaration = add_history(path, da.values, time_cap, p, s)
         picks = [(0, 0), (69, 89), (40, 50), (31, 31), (32, 32), (69, 0), (0, 89)]
         picks += [(int(y), int(x)) for y, x in zip(rng.integers(0, 70, 8), rng.integers(0, 90, 8))]
+        picks += [(50, 5)] if mask is not None else []  # in the inner chunk the mask copy omits
         pixels = [{"y": y, "x": x, "values": da.values[:, :, y, x].tolist()} for y, x in picks]
+        if mask is not None:
+            for px in pixels:
+                px["mask"] = mask.values[:, px["y"], px["x"]].tolist()
         index[name] = {"shape": list(da.shape), "dtype": dtype, "history": declaration, "pixels": pixels}
     (out / "index.json").write_text(json.dumps(index))
 

@@ -1,7 +1,8 @@
 /**
  * The pixel history panel: up to four pixels held at once (each its colour, on the chart and as a
  * marker on the map, each removable), their values at every date read through the reader (from
- * the store's history array when it has one: the whole series in a request or two), the chart
+ * the store's history array when it has one: the whole series in a request or two, and its
+ * validity from the history's mask copy in as many more, side by side), the chart
  * with its time window, and the CSV and PNG exports.
  * @module
  */
@@ -76,19 +77,23 @@ export function createHistory({ store, host, markers, screenOf, onJump, look, fi
   }
 
   /**
-   * Read the pixel's history: all of it at once from the store's history array (readPoint), else
-   * (or for the mask of each date, which the history array does not hold) date by date, charting
-   * as values come in (the reader caches).
+   * Read the pixel's history: all of it at once from the store's history array (readPoint) and,
+   * on a masked store, its mask copy (readPointMask) side by side; else (or for the mask of each
+   * date when the history has no copy) date by date, charting as values come in (the reader caches).
    * @param {Held} p
    */
   async function load(p) {
     const { signal } = p.ctrl;
-    const bands = p.lod === 0 && store.hasHistory ? await store.readPoint(p.y, p.x, { signal }).catch(() => null) : null;
+    const whole = p.lod === 0 && store.hasHistory;
+    const [bands, masks] = await Promise.all([
+      whole ? store.readPoint(p.y, p.x, { signal }).catch(() => null) : null,
+      whole && store.hasMask && store.hasHistoryMask ? store.readPointMask(p.y, p.x, { signal }).catch(() => null) : null,
+    ]);
     if (signal.aborted) return;
     /** @param {import('../src/reader/arrays.js').DataValues} v @param {number} [mask] */
     const one = (v, mask) => pixelValues(store, { data: v, mask: mask == null ? undefined : Uint8Array.of(mask), chunkWidth: 1, chunkHeight: 1 }, 0, 0);
-    if (bands && !store.hasMask) {
-      bands.forEach((v, t) => (p.got[t] = one(v)));
+    if (bands && (!store.hasMask || masks)) {
+      bands.forEach((v, t) => (p.got[t] = one(v, masks ? masks[t] : undefined)));
       draw();
       return;
     }

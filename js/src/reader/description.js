@@ -57,5 +57,7 @@ export function describe(meta) {
     hasCoverage: meta.coverageVariable != null,
     /** The store has a usable time-major history array: a level-0 pixel's readPoint costs a request or two per time block. */
     hasHistory: meta.history != null,
+    /** The history has a mask copy (version 1.1): a level-0 pixel's readPointMask costs the same as its readPoint. */
+    hasHistoryMask: meta.history?.mask != null,
   };
 }

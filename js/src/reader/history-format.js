@@ -1,9 +1,10 @@
 /**
- * The time-major history array (docs/format-history.md, version 1): the JS side's one copy of its
- * rules. The root block's `history` declaration is checked field by field and against the array's
- * document and level 0; a declaration this reader cannot use is named once and the store reads
- * pixel histories from level 0, as the format asks (never a failed store, never other values).
- * Also here: the history shard keys, their shard_bytes ids and where a pixel lies in the array.
+ * The time-major history array (docs/format-history.md, version 1.1): the JS side's one copy of its
+ * rules. The root block's `history` declaration is checked field by field and against the arrays'
+ * documents (the data's, and the mask copy's when declared) and level 0; a declaration this reader
+ * cannot use is named once and the store reads pixel histories from level 0, as the format asks
+ * (never a failed store, never other values). Also here: the history shard keys (data and mask
+ * copy), their shard_bytes ids and where a pixel lies in the arrays.
  * @module
  */
 import { parseArray } from './arrays.js';
@@ -21,7 +22,20 @@ export const HISTORY_MAJOR = 1;
  * @property {number} shard S, the side of a shard's square of pixels
  * @property {Record<string, number>} shardBytes "{tb}/{r}/{c}" → byte length of each history shard stored
  * @property {import('./arrays.js').DataArrayInfo} array the array's document as the reader uses it
+ * @property {HistoryMask | null} mask the mask copy (version 1.1), when declared
  */
+
+/**
+ * The history's copy of level 0's mask: inner chunks [T, p, p] in shards [T, S, S], keys
+ * `history_mask/c/{tb}/{r}/{c}`, at the same places as the data's.
+ * @typedef {object} HistoryMask
+ * @property {string} path "history_mask"
+ * @property {Record<string, number>} shardBytes "{tb}/{r}/{c}" → byte length of each mask shard stored
+ * @property {import('./arrays.js').DataArrayInfo} array its document as the reader uses it (uint8)
+ */
+
+/** The mask copy's path (version 1.1). */
+export const HISTORY_MASK_PATH = 'history_mask';
 
 /**
  * Where pixel (y, x) of level 0 lies in the history array.
@@ -71,38 +85,74 @@ export function parseDeclaration(value, { shape, chunkSize }) {
   const p = chunk[2];
   if (p % 2 || chunkSize % p) throw new Unusable('chunk_shape', `${show(chunk)}: p = ${p} must be even and divide the chunk size ${chunkSize}`);
   if (shard[2] % chunkSize) throw new Unusable('shard_shape', `${show(shard)}: S = ${shard[2]} must be a multiple of the chunk size ${chunkSize}`);
-  const lengths = value.shard_bytes;
-  if (!isObject(lengths)) throw new Unusable('shard_bytes', `must map "{tb}/{r}/{c}" to byte lengths, got ${show(lengths)}`);
-  for (const [id, n] of Object.entries(lengths)) {
-    if (!/^\d+\/\d+\/\d+$/.test(id)) throw new Unusable(`shard_bytes[${show(id)}]`, 'is not a "{tb}/{r}/{c}" shard id');
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new Unusable(`shard_bytes[${show(id)}]`, `is ${show(n)}, not a byte length`);
+  const shardBytes = lengthsOf(value.shard_bytes, 'shard_bytes');
+  let maskBytes = null;
+  if ('mask_path' in value || 'mask_shard_bytes' in value) {
+    if (value.mask_path !== HISTORY_MASK_PATH) throw new Unusable('mask_path', `must be "${HISTORY_MASK_PATH}" beside mask_shard_bytes, got ${show(value.mask_path)}`);
+    maskBytes = lengthsOf(value.mask_shard_bytes, 'mask_shard_bytes');
   }
-  return { path: 'history', timeCap, inner: p, shard: shard[2], chunkShape: chunk, shardShape: shard, shardBytes: /** @type {Record<string, number>} */ (lengths) };
+  return { path: 'history', timeCap, inner: p, shard: shard[2], chunkShape: chunk, shardShape: shard, shardBytes, maskBytes };
 }
 
 /**
- * The array's document must be what the declaration and level 0 say it is.
- * @param {ReturnType<typeof parseDeclaration>} declared @param {any} doc the array's zarr.json (untrusted)
- * @param {import('./arrays.js').DataArrayInfo} data level 0's data array
- * @returns {HistoryLayout}
+ * A checked shard_bytes map. @param {unknown} lengths @param {string} field
+ * @returns {Record<string, number>}
  */
-export function checkArray(declared, doc, data) {
+function lengthsOf(lengths, field) {
+  if (!isObject(lengths)) throw new Unusable(field, `must map "{tb}/{r}/{c}" to byte lengths, got ${show(lengths)}`);
+  for (const [id, n] of Object.entries(lengths)) {
+    if (!/^\d+\/\d+\/\d+$/.test(id)) throw new Unusable(`${field}[${show(id)}]`, 'is not a "{tb}/{r}/{c}" shard id');
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new Unusable(`${field}[${show(id)}]`, `is ${show(n)}, not a byte length`);
+  }
+  return /** @type {Record<string, number>} */ (lengths);
+}
+
+/**
+ * A history array's document must be what the declaration and level 0 say it is.
+ * @param {string} path the array's key ("history" or "history_mask")
+ * @param {string} field the declaration's field that names it ("path" or "mask_path")
+ * @param {any} doc its zarr.json (untrusted)
+ * @param {import('./arrays.js').ArrayInfo} copied the level-0 array it copies
+ * @param {{ chunkShape: number[], shardShape: number[] }} declared its inner chunk and shard shapes
+ */
+function checkCopy(path, field, doc, copied, declared) {
   let array;
   try {
-    array = parseArray(declared.path, doc);
+    array = parseArray(path, doc);
   } catch (err) {
-    throw new Unusable('path', `names an array the reader cannot read (${err instanceof Error ? err.message : err})`);
+    throw new Unusable(field, `names an array the reader cannot read (${err instanceof Error ? err.message : err})`);
   }
   const same = (/** @type {unknown} */ a, /** @type {unknown} */ b) => JSON.stringify(a) === JSON.stringify(b);
-  if (!same(array.shape, data.shape)) throw new Unusable('path', `names an array of shape ${show(array.shape)}; level 0's is ${show(data.shape)}`);
-  if (array.dtype !== data.dtype || !Object.is(array.fillValue, data.fillValue)) {
-    throw new Unusable('path', `names an array of ${array.dtype} with fill_value ${array.fillValue}; level 0's is ${data.dtype} with ${data.fillValue}`);
+  if (!same(array.shape, copied.shape)) throw new Unusable(field, `names an array of shape ${show(array.shape)}; level 0's is ${show(copied.shape)}`);
+  if (array.dtype !== copied.dtype || !Object.is(array.fillValue, copied.fillValue)) {
+    throw new Unusable(field, `names an array of ${array.dtype} with fill_value ${array.fillValue}; level 0's is ${copied.dtype} with ${copied.fillValue}`);
   }
-  if (!array.shardShape || !array.indexAtEnd) throw new Unusable('path', 'names an array that is not sharded with its index at the end');
-  if (!same(array.chunkShape, declared.chunkShape)) throw new Unusable('chunk_shape', `${show(declared.chunkShape)} is not the array's inner chunk ${show(array.chunkShape)}`);
-  if (!same(array.shardShape, declared.shardShape)) throw new Unusable('shard_shape', `${show(declared.shardShape)} is not the array's shard ${show(array.shardShape)}`);
-  const { path, timeCap, inner, shard, shardBytes } = declared;
-  return { path, timeCap, inner, shard, shardBytes, array: /** @type {import('./arrays.js').DataArrayInfo} */ (array) };
+  if (!array.shardShape || !array.indexAtEnd) throw new Unusable(field, 'names an array that is not sharded with its index at the end');
+  const shapes = field === 'path' ? ['chunk_shape', 'shard_shape'] : [field, field];
+  if (!same(array.chunkShape, declared.chunkShape)) throw new Unusable(shapes[0], `${show(declared.chunkShape)} is not the array's inner chunk ${show(array.chunkShape)}`);
+  if (!same(array.shardShape, declared.shardShape)) throw new Unusable(shapes[1], `${show(declared.shardShape)} is not the array's shard ${show(array.shardShape)}`);
+  return array;
+}
+
+/**
+ * The arrays' documents must be what the declaration and level 0 say they are.
+ * @param {ReturnType<typeof parseDeclaration>} declared
+ * @param {any} doc the data array's zarr.json (untrusted) @param {any} maskDoc the mask copy's (when declared)
+ * @param {{ data: import('./arrays.js').DataArrayInfo, mask: import('./arrays.js').ArrayInfo | null }} level0
+ * @returns {HistoryLayout}
+ */
+export function checkArray(declared, doc, maskDoc, level0) {
+  const array = checkCopy(declared.path, 'path', doc, level0.data, declared);
+  const { path, timeCap, inner, shard, shardBytes, maskBytes, chunkShape, shardShape } = declared;
+  let mask = null;
+  if (maskBytes) {
+    if (!level0.mask) throw new Unusable('mask_path', 'declares a mask copy but the store has no mask');
+    const without = (/** @type {number[]} */ shape) => [shape[0], shape[2], shape[3]];
+    const maskArray = checkCopy(HISTORY_MASK_PATH, 'mask_path', maskDoc, level0.mask, { chunkShape: without(chunkShape), shardShape: without(shardShape) });
+    if (maskArray.dtype !== 'uint8') throw new Unusable('mask_path', `names an array of ${maskArray.dtype}; a mask is uint8`);
+    mask = { path: HISTORY_MASK_PATH, shardBytes: maskBytes, array: /** @type {import('./arrays.js').DataArrayInfo} */ (maskArray) };
+  }
+  return { path, timeCap, inner, shard, shardBytes, array: /** @type {import('./arrays.js').DataArrayInfo} */ (array), mask };
 }
 
 /**
@@ -110,7 +160,7 @@ export function checkArray(declared, doc, data) {
  * a warning names the field, once per opening, and histories come from level 0).
  * @param {unknown} declared the root block's `history`
  * @param {(key: string) => Promise<any>} node reads a node's zarr.json (consolidated or its own)
- * @param {{ data: import('./arrays.js').DataArrayInfo, chunkSize: number }} level0
+ * @param {{ data: import('./arrays.js').DataArrayInfo, mask: import('./arrays.js').ArrayInfo | null, chunkSize: number }} level0
  * @param {string} where the store's root URL, for the warning
  * @param {AbortSignal | undefined} signal the opening's: once it aborts, its error goes on
  * @returns {Promise<HistoryLayout | null>}
@@ -119,14 +169,18 @@ export async function historyLayout(declared, node, level0, where, signal) {
   if (declared === undefined) return null;
   try {
     const fields = parseDeclaration(declared, { shape: level0.data.shape, chunkSize: level0.chunkSize });
-    let doc;
-    try {
-      doc = await node(fields.path);
-    } catch (err) {
-      if (signal?.aborted) throw err; // the opening ended, not the declaration
-      throw new Unusable('path', `names an array whose zarr.json cannot be read (${err instanceof Error ? err.message : err})`);
-    }
-    return checkArray(fields, doc, level0.data);
+    /** @param {string} path @param {string} field */
+    const read = async (path, field) => {
+      try {
+        return await node(path);
+      } catch (err) {
+        if (signal?.aborted) throw err; // the opening ended, not the declaration
+        throw new Unusable(field, `names an array whose zarr.json cannot be read (${err instanceof Error ? err.message : err})`);
+      }
+    };
+    const wantMask = fields.maskBytes && level0.mask;
+    const [doc, maskDoc] = await Promise.all([read(fields.path, 'path'), wantMask ? read(HISTORY_MASK_PATH, 'mask_path') : null]);
+    return checkArray(fields, doc, maskDoc, level0);
   } catch (err) {
     if (!(err instanceof Unusable)) throw err;
     console.warn(`chronozarr: ${where}: ${err.message}; pixel histories are read from level 0`);
@@ -136,6 +190,9 @@ export async function historyLayout(declared, node, level0, where, signal) {
 
 /** The key of history shard (tb, r, c). @param {HistoryLayout} layout @param {number} tb @param {number} r @param {number} c */
 export const historyShardKey = (layout, tb, r, c) => `${layout.path}/c/${tb}/0/${r}/${c}`;
+
+/** The key of the mask copy's shard (tb, r, c): no band axis. @param {number} tb @param {number} r @param {number} c */
+export const historyMaskShardKey = (tb, r, c) => `${HISTORY_MASK_PATH}/c/${tb}/${r}/${c}`;
 
 /** The shard's id in the declaration's shard_bytes. @param {number} tb @param {number} r @param {number} c */
 export const historyShardId = (tb, r, c) => `${tb}/${r}/${c}`;

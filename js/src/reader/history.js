@@ -4,12 +4,14 @@
  * handle with the other shard indexes) and the inner chunk's range, decoded where the level's
  * chunks are (a decode worker when there are workers). A store whose axis fits one block answers
  * with two requests. The decoded inner chunks are cached, so the pixels around one cost nothing.
+ * The mask copy (version 1.1) is read the same way; asked together, the data's and the mask's
+ * reads go out side by side: four requests in two round trips.
  * @module
  */
 import { fillChunk, typedView } from './arrays.js';
 import { decodeBytes } from './codecs.js';
 import { StoreError } from './errors.js';
-import { historyPlace, historyShardId, historyShardKey } from './history-format.js';
+import { historyMaskShardKey, historyPlace, historyShardId, historyShardKey } from './history-format.js';
 import { decodesFirst } from './limiter.js';
 import { shared } from './signals.js';
 
@@ -27,25 +29,33 @@ import { shared } from './signals.js';
  */
 export function createHistoryReads(ctx, layout, shardIndex) {
   const { transport, cache, inflight, pool, state } = ctx;
-  const info = layout.array;
-  const [, nBand, p] = info.chunkShape;
-  const nTime = info.shape[0];
+  const [, nBand, p] = layout.array.chunkShape;
+  const nTime = layout.array.shape[0];
+  /**
+   * One of the history's arrays: the data's, or the mask copy's.
+   * @typedef {{ tag: string, info: import('./arrays.js').DataArrayInfo, key: (tb: number, r: number, c: number) => string, shardBytes: Record<string, number> }} Part
+   */
+  /** @type {Part} */
+  const dataPart = { tag: 'h', info: layout.array, key: (tb, r, c) => historyShardKey(layout, tb, r, c), shardBytes: layout.shardBytes };
+  /** @type {Part | null} */
+  const maskPart = layout.mask && { tag: 'hm', info: layout.mask.array, key: historyMaskShardKey, shardBytes: layout.mask.shardBytes };
 
   /**
-   * The decoded inner chunk [T][band][p][p] holding a place in time block tb (fill when not stored).
-   * @param {number} tb @param {import('./history-format.js').HistoryPlace} at
+   * The decoded inner chunk ([T][band] or [T]) x [p][p] of a part holding a place in time block tb
+   * (fill when not stored).
+   * @param {Part} part @param {number} tb @param {import('./history-format.js').HistoryPlace} at
    * @param {AbortSignal} signal @param {Ticket} priority
    * @returns {Promise<Values>}
    */
-  function innerChunk(tb, at, signal, priority) {
-    const key = `h|${tb}|${at.r}|${at.c}|${at.inner}`;
-    const hit = /** @type {Values | undefined} */ (cache.get(key)); // the h keys hold decoded inner chunks
+  function innerChunk(part, tb, at, signal, priority) {
+    const key = `${part.tag}|${tb}|${at.r}|${at.c}|${at.inner}`;
+    const hit = /** @type {Values | undefined} */ (cache.get(key)); // the h and hm keys hold decoded inner chunks
     if (hit !== undefined) return Promise.resolve(hit);
     return shared(inflight, key, signal, priority, async (s) => {
-      const shardKey = historyShardKey(layout, tb, at.r, at.c);
-      const listed = layout.shardBytes[historyShardId(tb, at.r, at.c)];
-      const index = await shardIndex(info, shardKey, Number.isInteger(listed) ? listed : null, s, priority, true);
-      const out = index && index.offsets[at.inner] >= 0 ? await decoded(shardKey, index.offsets[at.inner], index.lengths[at.inner], s, priority) : fillChunk(info);
+      const shardKey = part.key(tb, at.r, at.c);
+      const listed = part.shardBytes[historyShardId(tb, at.r, at.c)];
+      const index = await shardIndex(part.info, shardKey, Number.isInteger(listed) ? listed : null, s, priority, true);
+      const out = index && index.offsets[at.inner] >= 0 ? await decoded(part.info, shardKey, index.offsets[at.inner], index.lengths[at.inner], s, priority) : fillChunk(part.info);
       if (!state.closed) cache.set(key, out, out.byteLength, 'decoded');
       return out;
     });
@@ -53,10 +63,10 @@ export function createHistoryReads(ctx, layout, shardIndex) {
 
   /**
    * One stored inner chunk, read by its range and decoded.
-   * @param {string} shardKey @param {number} offset @param {number} length
+   * @param {import('./arrays.js').DataArrayInfo} info @param {string} shardKey @param {number} offset @param {number} length
    * @param {AbortSignal} signal @param {Ticket} priority
    */
-  async function decoded(shardKey, offset, length, signal, priority) {
+  async function decoded(info, shardKey, offset, length, signal, priority) {
     const bytes = await transport.range(shardKey, offset, length, { signal, priority });
     const where = `${transport.url(shardKey)} (bytes ${offset}-${offset + length - 1})`;
     if (bytes == null) throw new StoreError(`${transport.url(shardKey)} disappeared while it was being read`);
@@ -70,6 +80,21 @@ export function createHistoryReads(ctx, layout, shardIndex) {
   }
 
   /**
+   * The inner chunks of a part holding level-0 pixel (y, x) for the time blocks of `times`, read
+   * at once, each once; by time block.
+   * @param {Part} part @param {number} y @param {number} x @param {number[]} times
+   * @param {AbortSignal} signal @param {Ticket} priority
+   */
+  async function blocksOf(part, y, x, times, signal, priority) {
+    for (const t of times) if (!Number.isInteger(t) || t < 0 || t >= nTime) throw new RangeError(`timestep ${t} does not exist; the store has ${nTime} timesteps`);
+    const at = historyPlace(layout, y, x);
+    const blocks = [...new Set(times.map((t) => Math.floor(t / layout.timeCap)))];
+    const reading = Promise.all(blocks.map(async (tb) => /** @type {const} */ ([tb, await innerChunk(part, tb, at, signal, priority)])));
+    ctx.reorder(); // a read-ahead of the same index this joined may go now
+    return { chunks: new Map(await reading), pixel: at.iy * p + at.ix };
+  }
+
+  /**
    * The bands of level-0 pixel (y, x) at each of `times`, as [time][band]: the time blocks they
    * fall in are read at once, each once.
    * @param {number} y @param {number} x @param {number[]} times
@@ -77,14 +102,8 @@ export function createHistoryReads(ctx, layout, shardIndex) {
    * @returns {Promise<Values[]>}
    */
   async function pixelHistory(y, x, times, signal, priority) {
-    for (const t of times) if (!Number.isInteger(t) || t < 0 || t >= nTime) throw new RangeError(`timestep ${t} does not exist; the store has ${nTime} timesteps`);
-    const at = historyPlace(layout, y, x);
     const T = layout.timeCap;
-    const blocks = [...new Set(times.map((t) => Math.floor(t / T)))];
-    const reading = Promise.all(blocks.map(async (tb) => /** @type {const} */ ([tb, await innerChunk(tb, at, signal, priority)])));
-    ctx.reorder(); // a read-ahead of the same index this joined may go now
-    const chunks = new Map(await reading);
-    const pixel = at.iy * p + at.ix;
+    const { chunks, pixel } = await blocksOf(dataPart, y, x, times, signal, priority);
     return times.map((t) => {
       const data = /** @type {Values} */ (chunks.get(Math.floor(t / T)));
       const out = /** @type {Values} */ (new (/** @type {new (n: number) => Values} */ (data.constructor))(nBand));
@@ -93,5 +112,19 @@ export function createHistoryReads(ctx, layout, shardIndex) {
     });
   }
 
-  return { pixelHistory };
+  /**
+   * The mask (1 valid, 0 not) of level-0 pixel (y, x) at each of `times`, from the mask copy;
+   * null when the history has none.
+   * @param {number} y @param {number} x @param {number[]} times
+   * @param {AbortSignal} signal @param {Ticket} priority
+   * @returns {Promise<Uint8Array | null>}
+   */
+  async function pixelMaskHistory(y, x, times, signal, priority) {
+    if (!maskPart) return null;
+    const T = layout.timeCap;
+    const { chunks, pixel } = await blocksOf(maskPart, y, x, times, signal, priority);
+    return Uint8Array.from(times, (t) => /** @type {Values} */ (chunks.get(Math.floor(t / T)))[(t % T) * p * p + pixel]);
+  }
+
+  return { pixelHistory, pixelMaskHistory, hasMask: maskPart != null };
 }

@@ -1,12 +1,12 @@
 /**
  * One pixel read through getCell: its bands at one timestep (`readPixel(lod, row, col, t)`, in
- * getCell's order; Python's `read_pixel(t, row, col, lod)`) or its history over time
- * (`readPoint(row, col, { lod, times })`, Python's `read_point`). Row first everywhere, as in
- * Python: `samplePixel(lod, x, y, t)`, which took the column first, is kept as a deprecated alias
- * that warns once, so old code keeps working while the same two numbers stop naming two pixels.
- * A level-0 history comes from the time-major history array when the store has one (two requests
- * instead of one per timestep); a history array that turns out damaged is named once and level 0
- * answers instead.
+ * getCell's order; Python's `read_pixel(t, row, col, lod)`), its history over time
+ * (`readPoint(row, col, { lod, times })`, Python's `read_point`) and its mask history
+ * (`readPointMask`, `read_point_mask`). Row first everywhere, as in Python: `samplePixel(lod, x, y, t)`,
+ * which took the column first, is kept as a deprecated alias that warns once. A level-0 history
+ * comes from the time-major history array when the store has one (two requests instead of one per
+ * timestep), its mask history from the history's mask copy when it has one; a history array that
+ * turns out damaged is named once and level 0 answers instead.
  * @module
  */
 import { samplePixelFrom } from './arrays.js';
@@ -18,6 +18,7 @@ import { ticketFor } from './limiter.js';
  * @param {object} o
  * @param {(lod: number) => import('./metadata.js').Level} o.level the level, or a RangeError
  * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal, mask: false, priority?: import('./limiter.js').Priority }) => Promise<Readonly<import('./store.js').Cell>>} o.getCell
+ * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal }) => Promise<Readonly<import('./store.js').Cell> | null>} o.getMask
  * @param {number} o.nBand
  * @param {number} o.nTime
  * @param {ReturnType<typeof import('./history.js').createHistoryReads> | null} o.history
@@ -25,7 +26,7 @@ import { ticketFor } from './limiter.js';
  * @param {string} o.where the store's URL, for the warning
  * @param {() => boolean} o.closed the store is closed (its reads fail for that, not for damage)
  */
-export function createPointReads({ level, getCell, nBand, nTime, history, bounded, where, closed }) {
+export function createPointReads({ level, getCell, getMask, nBand, nTime, history, bounded, where, closed }) {
   let historyUsable = history != null;
   /** The level and the cell position of pixel (x, y), or a RangeError. @param {number} lod @param {number} x @param {number} y */
   function locate(lod, x, y) {
@@ -74,20 +75,50 @@ export function createPointReads({ level, getCell, nBand, nTime, history, bounde
   async function readPoint(row, col, { lod = 0, times, signal, priority = 'frame' } = {}) {
     const at = locate(lod, col, row);
     const steps = times ?? Array.from({ length: nTime }, (_, t) => t);
-    if (history && historyUsable && lod === 0) {
-      const ticket = ticketFor(priority);
-      try {
-        return await bounded(signal, (call) => history.pixelHistory(row, col, steps, call, ticket));
-      } catch (err) {
-        if (!(err instanceof StoreError) || signal?.aborted || closed()) throw err;
-        historyUsable = false;
-        console.warn(`chronozarr: ${where}: the history array cannot be read (${err.message}); pixel histories are read from level 0`);
-      }
-    }
-    return Promise.all(steps.map((t) => bandsAt(lod, at, t, signal, priority)));
+    const found = lod === 0 && history ? await fromHistory(history.pixelHistory, row, col, steps, signal, priority) : null;
+    return found ?? Promise.all(steps.map((t) => bandsAt(lod, at, t, signal, priority)));
   }
 
-  return { readPixel, samplePixel, readPoint };
+  /**
+   * The mask history of one pixel (row, col of level `lod`): 1 valid, 0 not at each of `times`
+   * (every timestep by default); null when the store has no mask. At level 0 from the history's
+   * mask copy when it has one (two requests, side by side with readPoint's), else a mask chunk per date.
+   * @param {number} row @param {number} col
+   * @param {{ lod?: number, times?: number[], signal?: AbortSignal, priority?: import('./limiter.js').Priority }} [options]
+   * @returns {Promise<Uint8Array | null>}
+   */
+  async function readPointMask(row, col, { lod = 0, times, signal, priority = 'frame' } = {}) {
+    const at = locate(lod, col, row);
+    if (!level(lod).mask) return null;
+    const steps = times ?? Array.from({ length: nTime }, (_, t) => t);
+    const found = lod === 0 && history?.hasMask ? await fromHistory(history.pixelMaskHistory, row, col, steps, signal, priority) : null;
+    if (found) return found;
+    const masks = await Promise.all(steps.map((t) => getMask(lod, at.row, at.col, t, { signal })));
+    return Uint8Array.from(masks, (m) => (m ? m.data[at.y * m.chunkWidth + at.x] : 1));
+  }
+
+  /**
+   * A read from the history arrays, or null once they turned out damaged (named once; level 0 answers).
+   * @template R
+   * @param {(y: number, x: number, times: number[], signal: AbortSignal, priority: import('./limiter.js').Ticket) => Promise<R>} read
+   * @param {number} row @param {number} col @param {number[]} steps
+   * @param {AbortSignal | undefined} signal @param {import('./limiter.js').Priority} priority
+   * @returns {Promise<R | null>}
+   */
+  async function fromHistory(read, row, col, steps, signal, priority) {
+    if (!historyUsable) return null;
+    const ticket = ticketFor(priority);
+    try {
+      return await bounded(signal, (call) => read(row, col, steps, call, ticket));
+    } catch (err) {
+      if (!(err instanceof StoreError) || signal?.aborted || closed()) throw err;
+      if (historyUsable) console.warn(`chronozarr: ${where}: the history array cannot be read (${err.message}); pixel histories are read from level 0`);
+      historyUsable = false;
+      return null;
+    }
+  }
+
+  return { readPixel, samplePixel, readPoint, readPointMask };
 }
 
 /** @type {Set<string>} */

@@ -47,7 +47,8 @@ import { createTransport, emptyTransportStats } from './transport.js';
 /**
  * What openStore resolves to (`store instanceof ChronoStore`): the store's description (url, times,
  * timesIso, bands, bandNames, dtype, crs, nodata, encoding, levels, levelForResolution, attrs,
- * rootAttrs, hasMask, hasCoverage, anchorIndices, referenceOf, hasHistory; description.js) and its calls (getCell, getMask, getCoverage, readPixel, readPoint,
+ * rootAttrs, hasMask, hasCoverage, anchorIndices, referenceOf, hasHistory, hasHistoryMask;
+ * description.js) and its calls (getCell, getMask, getCoverage, readPixel, readPoint, readPointMask,
  * prefetch, stats, close; samplePixel is readPixel's deprecated column-first form). A store is
  * made by openStore or `ChronoStore.open`, which opens it first.
  */
@@ -268,8 +269,9 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bound
     return prefetchCells(lvl, pairs, request);
   }
 
-  const { readPixel, samplePixel, readPoint } = createPointReads({ level, getCell, nBand, nTime, history, bounded, where: ctx.transport.url('zarr.json'), closed: () => ctx.state.closed });
-  return { getCell, getMask: plane('mask'), getCoverage: plane('coverage'), readPixel, samplePixel, readPoint, prefetch };
+  const getMask = plane('mask');
+  const { readPixel, samplePixel, readPoint, readPointMask } = createPointReads({ level, getCell, getMask, nBand, nTime, history, bounded, where: ctx.transport.url('zarr.json'), closed: () => ctx.state.closed });
+  return { getCell, getMask, getCoverage: plane('coverage'), readPixel, samplePixel, readPoint, readPointMask, prefetch };
 }
 
 /**

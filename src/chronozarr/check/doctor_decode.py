@@ -69,21 +69,22 @@ def decode_checks(report: DoctorReport, location: Any, plain_reader: Any, **open
 
 
 def _history_check(report: DoctorReport, store: Any) -> None:
-    """A declared history array is served: its first shard's index by one range, then an inner chunk."""
-    name = "history array"
+    """A declared history is served: for the data and the mask copy, the first shard's index by
+    one range, then an inner chunk."""
     if store.meta.history_problem is not None:
-        report.fail("12", name, f"declared but unusable, so readers fall back to level 0: {store.meta.history_problem}")
+        report.fail("12", "history array", f"declared but unusable, so readers fall back to level 0: {store.meta.history_problem}")
         return
-    if store.history is None:
-        return
-    key = store.history.layout.shard_key(0, 0, 0)
-    before = store.stats.requests
-    try:
-        store.history.inner_chunk(0, 0, 0, 0)
-    except Exception as exc:  # noqa: BLE001
-        report.fail("12", name, f"{key}: the shard index or an inner chunk cannot be read by range: {type(exc).__name__}: {exc}")
-        return
-    report.passed("12", name, f"{key}: shard index and inner chunk read with {store.stats.requests - before} range request(s)")
+    for name, reader in (("history array", store.history), ("history mask copy", store.history_mask)):
+        if reader is None:
+            continue
+        key = reader.part.shard_key(0, 0, 0)
+        before = store.stats.requests
+        try:
+            reader.inner_chunk(0, 0, 0, 0)
+        except Exception as exc:  # noqa: BLE001
+            report.fail("12", name, f"{key}: the shard index or an inner chunk cannot be read by range: {type(exc).__name__}: {exc}")
+            continue
+        report.passed("12", name, f"{key}: shard index and inner chunk read with {store.stats.requests - before} range request(s)")
 
 
 def _plain_zarr_check(report: DoctorReport, store: Any, plain_reader: Any) -> None:

@@ -85,6 +85,7 @@ def _history(meta: StoreMetadata, files: list[tuple[str, int]] | None) -> dict[s
     if files is not None:
         data = sum(size for key, size in files if key.startswith(level0))
     stored = sum(layout.shard_bytes.values())
+    masks = layout.mask_shard_bytes
     return {
         "time_cap": layout.time_cap,
         "chunk_shape": list(layout.chunk_shape),
@@ -93,6 +94,9 @@ def _history(meta: StoreMetadata, files: list[tuple[str, int]] | None) -> dict[s
         "bytes": stored,
         "level0_bytes": data,
         "ratio": stored / data if data else None,
+        # The mask copy (version 1.1): None when the history has none.
+        "mask_shards": len(masks) if masks is not None else None,
+        "mask_bytes": sum(masks.values()) if masks is not None else None,
     }
 
 
@@ -124,9 +128,10 @@ def _history_text(history: dict[str, Any]) -> str:
     if "unusable" in history:
         return f"declared but not used: {history['unusable']}"
     ratio = f", {history['ratio']:.2f}x level 0's data ({_bytes(history['level0_bytes'])})" if history["ratio"] is not None else ""
+    mask = f"; mask copy {history['mask_shards']} shards, {_bytes(history['mask_bytes'])}" if history.get("mask_bytes") is not None else ""
     return (
         f"time-major, {history['time_cap']} timesteps per block, inner chunk {history['chunk_shape']}, "
-        f"{history['shards']} shards, {_bytes(history['bytes'])}{ratio}"
+        f"{history['shards']} shards, {_bytes(history['bytes'])}{ratio}{mask}"
     )
 
 

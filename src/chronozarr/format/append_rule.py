@@ -72,7 +72,10 @@ def _history_mismatch(published: RootBlock, local: RootBlock) -> str | None:
         return None
     if (old.time_cap, old.chunk_shape, old.shard_shape) != (new.time_cap, new.chunk_shape, new.shard_shape):
         return "the history array's time_cap, chunk_shape or shard_shape differs"
+    if (old.mask_shard_bytes is None) != (new.mask_shard_bytes is None):
+        return "the history's mask copy was added or removed"
     last = max((int(key.split("/")[0]) for key in old.shard_bytes), default=0)
-    if any(new.shard_bytes.get(key) != n for key, n in old.shard_bytes.items() if int(key.split("/")[0]) < last):
-        return "a published history shard of a full time block changed"
+    for before, after in ((old.shard_bytes, new.shard_bytes), (old.mask_shard_bytes or {}, new.mask_shard_bytes or {})):
+        if any(after.get(key) != n for key, n in before.items() if int(key.split("/")[0]) < last):
+            return "a published history shard of a full time block changed"
     return None

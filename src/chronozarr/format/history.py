@@ -12,14 +12,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from ..errors import HistoryError
 from .geometry import chunk_grid, object_key, parse_shard_id, shard_id
 from .shard_index import index_nbytes
 
-HISTORY_VERSION = "1.0"
+HISTORY_VERSION = "1.1"
 HISTORY_PATH = "history"
+HISTORY_MASK_PATH = "history_mask"
 HISTORY_DIMS = ("time", "band", "y", "x")
+HISTORY_MASK_DIMS = ("time", "y", "x")
 DEFAULT_INNER = 16
+MIN_INNER = 8
+INNER_BUDGET = 128 * 1024  # bytes of one inner chunk before compression, chosen by default
 MIN_TIME_CAP, MAX_TIME_CAP = 16, 1024
 _MAJOR = HISTORY_VERSION.split(".")[0]
 
@@ -30,15 +36,67 @@ def default_time_cap(n_time: int) -> int:
     return min(MAX_TIME_CAP, max(MIN_TIME_CAP, 1 << max(0, n_time - 1).bit_length()))
 
 
-def default_inner(chunk_size: int) -> int:
-    """The inner chunk's edge p: 16 when it divides cs, else the largest even divisor of cs below 16."""
-    return math.gcd(chunk_size, DEFAULT_INNER)
+def default_inner(chunk_size: int, time_cap: int, n_band: int, itemsize: int) -> int:
+    """The inner chunk's edge p: 16 when it divides cs (else the largest even divisor of cs below
+    16), halved down to 8 while one inner chunk would hold more than INNER_BUDGET bytes before
+    compression, so a pixel's history stays a small read however many dates and bands a block has."""
+    p = math.gcd(chunk_size, DEFAULT_INNER)
+    while p > MIN_INNER and p % 4 == 0 and time_cap * n_band * p * p * itemsize > INNER_BUDGET:
+        p //= 2
+    return p
+
+
+@dataclass(frozen=True)
+class HistoryPart:
+    """One array of the history: the data values (`history`, [T, n_band, p, p] inner chunks) or the
+    mask copy (`history_mask`, [T, p, p], no band axis). Both share the layout's time blocks,
+    shards and inner positions; they differ in path, leading axes, keys and shard lengths."""
+
+    path: str
+    lead: tuple[int, ...]  # (n_band,) for the data, () for the mask copy
+    time_cap: int
+    inner: int
+    shard: int
+    shard_bytes: Mapping[str, int]
+
+    @property
+    def is_mask(self) -> bool:
+        return self.path == HISTORY_MASK_PATH
+
+    @property
+    def chunk_shape(self) -> tuple[int, ...]:
+        return (self.time_cap, *self.lead, self.inner, self.inner)
+
+    @property
+    def shard_shape(self) -> tuple[int, ...]:
+        return (self.time_cap, *self.lead, self.shard, self.shard)
+
+    @property
+    def dims(self) -> tuple[str, ...]:
+        return HISTORY_MASK_DIMS if self.is_mask else HISTORY_DIMS
+
+    def shard_key(self, tb: int, row: int, col: int) -> str:
+        """`history/c/{tb}/0/{r}/{c}` (the band chunk index is always 0) or `history_mask/c/{tb}/{r}/{c}`."""
+        return object_key(self.path, (tb, row, col) if self.is_mask else (tb, 0, row, col))
+
+    def shard_of(self, key: str) -> tuple[int, int, int] | None:
+        """(tb, row, col) of one of this array's shard keys, else None."""
+        prefix = f"{self.path}/c/"
+        if not key.startswith(prefix):
+            return None
+        parts = key[len(prefix) :].split("/")
+        if not self.is_mask:
+            if len(parts) != 4 or parts[1] != "0":
+                return None
+            parts = [parts[0], parts[2], parts[3]]
+        return parse_shard_id("/".join(parts)) if len(parts) == 3 else None
 
 
 @dataclass(frozen=True)
 class HistoryLayout:
-    """The history array's declaration and geometry: inner chunks [T, n_band, p, p] in shards
-    [T, n_band, S, S]; time block tb holds timesteps tb*T .. tb*T + T - 1."""
+    """The history's declaration and geometry: inner chunks [T, n_band, p, p] in shards
+    [T, n_band, S, S]; time block tb holds timesteps tb*T .. tb*T + T - 1. `mask_shard_bytes` is
+    None when the history has no mask copy (a store without a mask, or a version 1.0 writer)."""
 
     time_cap: int
     n_band: int
@@ -47,17 +105,39 @@ class HistoryLayout:
     shard_bytes: Mapping[str, int] = field(default_factory=dict)
     version: str = HISTORY_VERSION
     path: str = HISTORY_PATH
+    mask_shard_bytes: Mapping[str, int] | None = None
 
     @classmethod
-    def create(cls, n_time: int, n_band: int, chunk_size: int, time_cap: int | None = None, inner: int | None = None) -> HistoryLayout:
-        """A writer's layout: S = cs, T and p as given or the defaults; ValueError names a bad choice."""
+    def create(
+        cls, n_time: int, n_band: int, chunk_size: int, time_cap: int | None = None, inner: int | None = None, mask: bool = False,
+        dtype: str = "uint16",
+    ) -> HistoryLayout:
+        """A writer's layout: S = cs, T and p as given or the defaults (p from the values' `dtype`),
+        a mask copy when the store has a mask; ValueError names a bad choice."""
         cap = default_time_cap(n_time) if time_cap is None else time_cap
-        p = default_inner(chunk_size) if inner is None else inner
         if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
             raise ValueError(f"history_time must be an integer >= 1, got {cap!r}")
+        p = default_inner(chunk_size, cap, n_band, np.dtype(dtype).itemsize) if inner is None else inner
         if isinstance(p, bool) or not isinstance(p, int) or p < 2 or p % 2 or chunk_size % p:
             raise ValueError(f"the history inner chunk must be even and divide the chunk size {chunk_size}, got {p!r}")
-        return cls(cap, n_band, p, chunk_size)
+        return cls(cap, n_band, p, chunk_size, mask_shard_bytes={} if mask else None)
+
+    @property
+    def data(self) -> HistoryPart:
+        return HistoryPart(self.path, (self.n_band,), self.time_cap, self.inner, self.shard, self.shard_bytes)
+
+    @property
+    def mask(self) -> HistoryPart | None:
+        """The mask copy, when declared."""
+        if self.mask_shard_bytes is None:
+            return None
+        return HistoryPart(HISTORY_MASK_PATH, (), self.time_cap, self.inner, self.shard, self.mask_shard_bytes)
+
+    @property
+    def parts(self) -> tuple[HistoryPart, ...]:
+        """The data, then the mask copy when declared."""
+        mask = self.mask
+        return (self.data,) if mask is None else (self.data, mask)
 
     @property
     def chunk_shape(self) -> tuple[int, int, int, int]:
@@ -101,8 +181,8 @@ class HistoryLayout:
         return [(tb, r, c) for tb in range(self.time_blocks(n_time)) for r in range(rows) for c in range(cols)]
 
     def shard_key(self, tb: int, row: int, col: int) -> str:
-        """`history/c/{tb}/0/{r}/{c}`: the band chunk index is always 0."""
-        return object_key(self.path, (tb, 0, row, col))
+        """The data array's shard key `history/c/{tb}/0/{r}/{c}`."""
+        return self.data.shard_key(tb, row, col)
 
     @staticmethod
     def shard_id(tb: int, row: int, col: int) -> str:
@@ -122,20 +202,28 @@ class HistoryLayout:
         p = self.inner
         return slice(iy * p, (iy + 1) * p), slice(ix * p, (ix + 1) * p)
 
-    def grown(self, shard_bytes: Mapping[str, int]) -> HistoryLayout:
+    def grown(self, shard_bytes: Mapping[str, int], mask_shard_bytes: Mapping[str, int] | None = None) -> HistoryLayout:
         """The declaration after shards were (re)written: their lengths replace or join the old ones."""
-        return replace(self, shard_bytes={**self.shard_bytes, **shard_bytes})
+        mask = None if self.mask_shard_bytes is None else {**self.mask_shard_bytes, **(mask_shard_bytes or {})}
+        return replace(self, shard_bytes={**self.shard_bytes, **shard_bytes}, mask_shard_bytes=mask)
+
+    def written(self, by_path: Mapping[str, Mapping[str, int]]) -> HistoryLayout:
+        """`grown` with the lengths of a write keyed by array path (`history`, `history_mask`)."""
+        return self.grown(by_path.get(self.path, {}), by_path.get(HISTORY_MASK_PATH, {}))
 
     def to_dict(self) -> dict[str, Any]:
-        ordered = sorted(self.shard_bytes.items(), key=lambda kv: tuple(int(p) for p in kv[0].split("/")))
-        return {
+        out: dict[str, Any] = {
             "version": self.version,
             "path": self.path,
             "time_cap": self.time_cap,
             "chunk_shape": list(self.chunk_shape),
             "shard_shape": list(self.shard_shape),
-            "shard_bytes": dict(ordered),
+            "shard_bytes": _ordered(self.shard_bytes),
         }
+        if self.mask_shard_bytes is not None:
+            out["mask_path"] = HISTORY_MASK_PATH
+            out["mask_shard_bytes"] = _ordered(self.mask_shard_bytes)
+        return out
 
     @classmethod
     def from_dict(cls, value: Any) -> HistoryLayout:
@@ -156,31 +244,50 @@ class HistoryLayout:
             raise HistoryError(f"chronozarr.history.chunk_shape {list(chunk)} and shard_shape {list(shard)} must be [T, n_band, p, p] and [T, n_band, S, S]")
         if chunk[2] % 2 or shard[2] % chunk[2]:
             raise HistoryError(f"chronozarr.history.chunk_shape: p = {chunk[2]} must be even and divide S = {shard[2]}")
-        return cls(cap, chunk[1], chunk[2], shard[2], _shard_bytes(value.get("shard_bytes")), version)
+        return cls(cap, chunk[1], chunk[2], shard[2], _shard_bytes(value.get("shard_bytes"), "shard_bytes"), version, mask_shard_bytes=_mask(value))
 
-    def problems(self, level0: HistoryArray, array: HistoryArray) -> list[tuple[str, str]]:
-        """(field, rule broken) of every disagreement between this declaration, the history array's
-        document and level 0's data array; empty when a reader may use the array."""
+    def problems(
+        self, level0: HistoryArray, array: HistoryArray, mask0: HistoryArray | None = None, mask_array: HistoryArray | None = None
+    ) -> list[tuple[str, str]]:
+        """(field, rule broken) of every disagreement between this declaration, the history arrays'
+        documents (data, and the mask copy when declared) and level 0's data and mask arrays;
+        empty when a reader may use the history."""
         out: list[tuple[str, str]] = []
         cs = level0.chunk_shape[-1]
         if self.n_band != level0.shape[1]:
             out.append(("chunk_shape", f"declares {self.n_band} bands, level 0 has {level0.shape[1]}"))
         if self.shard % cs or cs % self.inner:
             out.append(("shard_shape", f"S = {self.shard} must be a multiple of level 0's chunk size {cs}, which p = {self.inner} must divide"))
-        for name, found, expected in (
-            ("shape", tuple(array.shape), tuple(level0.shape)),
-            ("chunk_shape", tuple(array.chunk_shape), self.chunk_shape),
-            ("shard_shape", tuple(array.shard_shape or ()), self.shard_shape),
-        ):
-            if found != expected:
-                where = "level 0's data shape" if name == "shape" else "the declaration's"
-                out.append((name, f"the history array's {name} {list(found)} is not {where} {list(expected)}"))
-        if array.dtype != level0.dtype or not _same_value(array.fill_value, level0.fill_value):
-            mine, theirs = f"{array.dtype} with fill {array.fill_value!r}", f"{level0.dtype} with fill {level0.fill_value!r}"
-            out.append(("path", f"the history array is {mine}; level 0 is {theirs}"))
-        if not array.index_at_end:
-            out.append(("shard_shape", "the history array's shard index must be at the end"))
+        out += _array_problems(self.data, level0, array, "path")
+        mask = self.mask
+        if mask is not None:
+            if mask0 is None:
+                out.append(("mask_path", "declares a mask copy but the store has no mask"))
+            elif mask_array is None:
+                out.append(("mask_path", f"the mask copy {HISTORY_MASK_PATH!r} has no usable array document"))
+            else:
+                out += [("mask_path", rule) for _, rule in _array_problems(mask, mask0, mask_array, "mask_path")]
         return out
+
+
+def _array_problems(part: HistoryPart, level0: HistoryArray, array: HistoryArray, dtype_field: str) -> list[tuple[str, str]]:
+    """One history array's document against level 0's array it copies and the declaration."""
+    out: list[tuple[str, str]] = []
+    name_of = f"the {part.path} array's"
+    for name, found, expected in (
+        ("shape", tuple(array.shape), tuple(level0.shape)),
+        ("chunk_shape", tuple(array.chunk_shape), part.chunk_shape),
+        ("shard_shape", tuple(array.shard_shape or ()), part.shard_shape),
+    ):
+        if found != expected:
+            where = "level 0's shape" if name == "shape" else "the declaration's"
+            out.append((name, f"{name_of} {name} {list(found)} is not {where} {list(expected)}"))
+    if array.dtype != level0.dtype or not _same_value(array.fill_value, level0.fill_value):
+        mine, theirs = f"{array.dtype} with fill {array.fill_value!r}", f"{level0.dtype} with fill {level0.fill_value!r}"
+        out.append((dtype_field, f"the {part.path} array is {mine}; level 0 is {theirs}"))
+    if not array.index_at_end:
+        out.append(("shard_shape", f"{name_of} shard index must be at the end"))
+    return out
 
 
 @dataclass(frozen=True)
@@ -201,15 +308,18 @@ def _same_value(a: Any, b: Any) -> bool:
     return bool(a == b) or (a != a and b != b)
 
 
-def history_shard_of(key: str) -> tuple[int, int, int] | None:
-    """(tb, row, col) of a history shard key `history/c/{tb}/0/{r}/{c}`, else None."""
-    prefix = f"{HISTORY_PATH}/c/"
-    if not key.startswith(prefix):
+def _ordered(shard_bytes: Mapping[str, int]) -> dict[str, int]:
+    return dict(sorted(shard_bytes.items(), key=lambda kv: tuple(int(p) for p in kv[0].split("/"))))
+
+
+def _mask(value: Mapping[str, Any]) -> dict[str, int] | None:
+    """The mask copy's shard lengths (version 1.1); None when the declaration has none. Either
+    field without the other is a broken declaration."""
+    if "mask_path" not in value and "mask_shard_bytes" not in value:
         return None
-    parts = key[len(prefix) :].split("/")
-    if len(parts) != 4 or parts[1] != "0":
-        return None
-    return parse_shard_id("/".join((parts[0], parts[2], parts[3])))
+    if value.get("mask_path") != HISTORY_MASK_PATH:
+        raise HistoryError(f"chronozarr.history.mask_path must be {HISTORY_MASK_PATH!r} beside mask_shard_bytes, got {value.get('mask_path')!r}")
+    return _shard_bytes(value.get("mask_shard_bytes"), "mask_shard_bytes")
 
 
 def _positive(value: Any, name: str) -> int:
@@ -225,10 +335,10 @@ def _shape(value: Any, name: str) -> tuple[int, int, int, int]:
     return (t, b, y, x)
 
 
-def _shard_bytes(value: Any) -> dict[str, int]:
+def _shard_bytes(value: Any, name: str) -> dict[str, int]:
     if not isinstance(value, Mapping):
-        raise HistoryError(f"chronozarr.history.shard_bytes must map \"tb/r/c\" to byte lengths, got {type(value).__name__}")
+        raise HistoryError(f"chronozarr.history.{name} must map \"tb/r/c\" to byte lengths, got {type(value).__name__}")
     for key, n in value.items():
         if parse_shard_id(str(key)) is None or isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise HistoryError(f"chronozarr.history.shard_bytes[{key!r}] must be a \"tb/r/c\" key with a byte length, got {n!r}")
+            raise HistoryError(f"chronozarr.history.{name}[{key!r}] must be a \"tb/r/c\" key with a byte length, got {n!r}")
     return dict(value)

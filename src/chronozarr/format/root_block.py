@@ -143,7 +143,7 @@ class RootBlock:
         temporal: Temporal,
         n_time: int,
         shard_bytes: Mapping[str, Mapping[str, int]],
-        history_bytes: Mapping[str, int] | None = None,
+        history_bytes: Mapping[str, Mapping[str, int]] | None = None,
     ) -> RootBlock:
         """The block after an append to `n_time` timesteps (spec 14): only the fields in
         APPEND_GROWS change, each only where the block carries it."""
@@ -159,7 +159,7 @@ class RootBlock:
             temporal=temporal,
             levels=levels,
             shard_bytes=merged,
-            history=self.history.grown(history_bytes or {}) if self.history is not None else None,
+            history=self.history.written(history_bytes or {}) if self.history is not None else None,
         )
 
 

@@ -1,4 +1,5 @@
-"""A pixel's history from the time-major history array (docs/format-history.md).
+"""A pixel's history from the time-major history arrays (docs/format-history.md): the data, and
+the mask copy when the store declares one (version 1.1).
 
 Per time block: the shard's index (one bounded range when `shard_bytes` lists the shard, else a
 suffix range; cached per store handle), then one range for the pixel's inner chunk. A declaration
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..format.history import HistoryArray, HistoryLayout
+from ..format.history import HistoryArray, HistoryLayout, HistoryPart
 from ..format.root_block import RootBlock
 from ..format.shard_index import EMPTY
 from .arrays import ArrayInfo, decode_chunk, fill_chunk, parse_array, parse_shard_index
@@ -35,10 +36,11 @@ class HistoryWarning(UserWarning):
 
 @dataclass(frozen=True)
 class StoreHistory:
-    """A usable history array: its declaration and its parsed document."""
+    """A usable history: its declaration and its parsed documents (the mask copy's when declared)."""
 
     layout: HistoryLayout
     info: ArrayInfo
+    mask_info: ArrayInfo | None = None
 
 
 def as_history_array(info: ArrayInfo) -> HistoryArray:
@@ -46,9 +48,11 @@ def as_history_array(info: ArrayInfo) -> HistoryArray:
     return HistoryArray(info.shape, info.dtype.name, info.fill_value, info.chunk_shape, info.shard_shape, info.index_at_end)
 
 
-def usable_history(block: RootBlock, node: Callable[[str], Any], level0: ArrayInfo) -> tuple[StoreHistory | None, str | None]:
-    """(the history array, None) when the store declares one a reader can use; (None, why) when it
-    declares one it cannot; (None, None) when it declares none."""
+def usable_history(
+    block: RootBlock, node: Callable[[str], Any], level0: ArrayInfo, mask0: ArrayInfo | None = None
+) -> tuple[StoreHistory | None, str | None]:
+    """(the history, None) when the store declares one a reader can use; (None, why) when it
+    declares one it cannot, a broken mask copy included; (None, None) when it declares none."""
     if block.history_problem is not None:
         return None, block.history_problem
     layout = block.history
@@ -58,45 +62,66 @@ def usable_history(block: RootBlock, node: Callable[[str], Any], level0: ArrayIn
         info = parse_array(layout.path, node(layout.path))
     except StoreError as exc:
         return None, f"chronozarr.history.path: the history array's document cannot be used: {exc}"
-    problems = layout.problems(as_history_array(level0), as_history_array(info))
+    mask = layout.mask
+    mask_info = None
+    if mask is not None and mask0 is not None:
+        try:
+            mask_info = parse_array(mask.path, node(mask.path))
+        except StoreError as exc:
+            return None, f"chronozarr.history.mask_path: the mask copy's document cannot be used: {exc}"
+    problems = layout.problems(
+        as_history_array(level0), as_history_array(info),
+        as_history_array(mask0) if mask0 is not None else None, as_history_array(mask_info) if mask_info is not None else None,
+    )
     if problems:
         field, rule = problems[0]
         return None, f"chronozarr.history.{field}: {rule}"
-    return StoreHistory(layout, info), None
+    return StoreHistory(layout, info, mask_info), None
 
 
 def warn_unusable(why: str, where: str) -> None:
     warnings.warn(f"{where}: the history array is not used ({why}); pixel histories are read from level 0", HistoryWarning, stacklevel=3)
 
 
-class HistoryReader:
-    """Pixel histories of one store handle; shard indexes are cached for the handle's life."""
+def history_readers(source: ObjectSource, history: StoreHistory, pool: Executor) -> tuple[HistoryReader, HistoryReader | None]:
+    """Readers of the data history and of its mask copy (None when the history has none)."""
+    data = HistoryReader(source, history.layout, history.layout.data, history.info, pool)
+    mask_part = history.layout.mask
+    if mask_part is None or history.mask_info is None:
+        return data, None
+    return data, HistoryReader(source, history.layout, mask_part, history.mask_info, pool)
 
-    def __init__(self, source: ObjectSource, history: StoreHistory, pool: Executor) -> None:
-        self.source, self.layout, self.info, self.pool = source, history.layout, history.info, pool
+
+class HistoryReader:
+    """Pixel histories from one history array (data or mask copy) of one store handle; shard
+    indexes are cached for the handle's life."""
+
+    def __init__(self, source: ObjectSource, layout: HistoryLayout, part: HistoryPart, info: ArrayInfo, pool: Executor) -> None:
+        self.source, self.layout, self.part, self.info, self.pool = source, layout, part, info, pool
         self.indexes = ByteLRU(INDEX_BUDGET)
         self._missing: set[str] = set()
         self._lock = threading.Lock()
 
     def point(self, y: int, x: int, steps: Sequence[int]) -> np.ndarray:
-        """(len(steps), band) values of pixel (y, x) at the timesteps `steps`."""
+        """Values of pixel (y, x) at the timesteps `steps`: (len(steps), band) from the data
+        history, (len(steps),) from the mask copy."""
         layout = self.layout
         row, col, position = layout.locate(y, x)
         blocks = layout.blocks_of(steps)
         jobs = {tb: submit(self.pool, self.inner_chunk, tb, row, col, position) for tb in blocks}
         at = {t: i for i, t in enumerate(steps)}
-        out = np.empty((len(steps), self.info.shape[1]), dtype=self.info.dtype)
+        out = np.empty((len(steps), *self.part.lead), dtype=self.info.dtype)
         iy, ix = y % layout.inner, x % layout.inner
         for tb, job in jobs.items():
             chunk = job.result()
             for t in blocks[tb]:
-                out[at[t]] = chunk[t - tb * layout.time_cap, :, iy, ix]
+                out[at[t]] = chunk[t - tb * layout.time_cap, ..., iy, ix]
         return out
 
     def inner_chunk(self, tb: int, row: int, col: int, position: int) -> np.ndarray:
-        """The decoded (T, band, p, p) inner chunk at `position` of shard (tb, row, col)."""
-        key = self.layout.shard_key(tb, row, col)
-        index = self._index(key, self.layout.shard_bytes.get(self.layout.shard_id(tb, row, col)))
+        """The decoded ([T, band | T], p, p) inner chunk at `position` of shard (tb, row, col)."""
+        key = self.part.shard_key(tb, row, col)
+        index = self._index(key, self.part.shard_bytes.get(self.layout.shard_id(tb, row, col)))
         offset, length = (EMPTY, EMPTY) if index is None else (int(v) for v in index[position])
         if offset == EMPTY and length == EMPTY:
             return fill_chunk(self.info)
@@ -116,7 +141,8 @@ class HistoryReader:
         n = self.layout.index_nbytes
         where = self.source.describe(key)
         if length is not None and length < n:
-            raise StoreError(f"{where}: chronozarr.history.shard_bytes gives {length} bytes, less than its {n}-byte index")
+            name = "mask_shard_bytes" if self.part.is_mask else "shard_bytes"
+            raise StoreError(f"{where}: chronozarr.history.{name} gives {length} bytes, less than its {n}-byte index")
         raw = self.source.get_suffix(key, n) if length is None else self.source.get_range(key, length - n, n)
         if raw is None:
             with self._lock:

@@ -192,7 +192,7 @@ def _load(source: ObjectSource, root: Mapping[str, Any], raw: Mapping[str, Any],
     _check_schedule(temporal, n_time)
     if len(bands) != n_band:
         raise StoreError(f"chronozarr.bands lists {len(bands)} bands but the data array has {n_band}")
-    history, history_problem = usable_history(block, node, levels[0].data)
+    history, history_problem = usable_history(block, node, levels[0].data, levels[0].mask)
     return StoreMetadata(
         root=root,
         block=block,

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
-import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -12,20 +10,20 @@ import numpy as np
 import xarray as xr
 
 from ..errors import StoreError
-from ..format.geometry import LevelGeometry
 from ..format.metadata import Band, Temporal
-from ..format.temporal import STAR_DELTA, reconstruct
-from .arrays import ArrayInfo, fill_chunk
+from ..format.temporal import STAR_DELTA
+from .arrays import ArrayInfo
+from .assemble import AnchorCache, assemble
 from .attributes import StoreAttrs
 from .cache import ByteLRU
-from .chunks import ChunkFetcher, ChunkRef
+from .chunks import ChunkFetcher
 from .coordinates import level_attrs, level_coords
 from .deadline import call_deadline
-from .history import HistoryReader, warn_unusable
+from .history import HistoryReader, history_readers, warn_unusable
 from .metadata import Level, StoreMetadata, load
 from .object_source import ObjectSource, RequestStats, is_remote, not_a_directory, open_object_source
 from .physical import physical_values, validity
-from .request import allocate, check_cell, request_window
+from .request import check_cell, request_window
 
 
 class ChronoStore:
@@ -63,7 +61,10 @@ class ChronoStore:
         self._anchor_set = frozenset(self.meta.temporal.anchor_indices)
         if self.meta.history_problem is not None:
             warn_unusable(self.meta.history_problem, self.source.describe("zarr.json"))
-        self.history = HistoryReader(self.source, self.meta.history, self.fetcher.pool) if self.meta.history else None
+        self.history: HistoryReader | None = None
+        self.history_mask: HistoryReader | None = None
+        if self.meta.history is not None:
+            self.history, self.history_mask = history_readers(self.source, self.meta.history, self.fetcher.pool)
 
     # -- description -------------------------------------------------------------------------
 
@@ -185,8 +186,7 @@ class ChronoStore:
         """The (time, band) history of one pixel; at level 0 from the history array when the store
         has one (one index read per time block, cached, and one range read per block)."""
         level = self._level(lod)
-        if not (0 <= row < level.height and 0 <= col < level.width):
-            raise IndexError(f"pixel ({row}, {col}) is outside level {lod} ({level.height} x {level.width})")
+        self._check_pixel(level, row, col)
         steps = self._times(times)
         if self.history is not None and level.index == 0:
             with call_deadline(self.deadline):
@@ -198,11 +198,16 @@ class ChronoStore:
         return self.read_point(row, col, lod, times=[t])[0]
 
     def read_point_mask(self, row: int, col: int, lod: int = 0, times: Sequence[int] | None = None) -> np.ndarray | None:
-        """The mask history (time,) of one pixel, or None without a mask."""
+        """The mask history (time,) of one pixel, or None without a mask; at level 0 from the
+        history's mask copy when the store has one (the same two reads as read_point's)."""
         level = self._level(lod)
         if level.mask is None:
             return None
+        self._check_pixel(level, row, col)
         steps = self._times(times)
+        if self.history_mask is not None and level.index == 0:
+            with call_deadline(self.deadline):
+                return self.history_mask.point(int(row), int(col), steps)
         return self._gather(level, level.mask, steps, slice(row, row + 1), slice(col, col + 1))[:, 0, 0]
 
     def validity(self, values: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
@@ -253,6 +258,11 @@ class ChronoStore:
             raise IndexError(f"level {lod!r} does not exist; the store has levels 0..{len(self.meta.levels) - 1}")
         return self.meta.levels[int(lod)]
 
+    @staticmethod
+    def _check_pixel(level: Level, row: int, col: int) -> None:
+        if not (0 <= row < level.height and 0 <= col < level.width):
+            raise IndexError(f"pixel ({row}, {col}) is outside level {level.index} ({level.height} x {level.width})")
+
     def _t(self, t: int) -> int:
         n = len(self.meta.times)
         if not isinstance(t, (int, np.integer)) or not -n <= t < n:
@@ -279,73 +289,9 @@ class ChronoStore:
         star-delta timesteps of the data array through their recorded anchor; every read goes
         through here, so every read's requests share one deadline."""
         with call_deadline(self.deadline):
-            return self._assemble(level, info, steps, rows, cols)
-
-    def _assemble(self, level: Level, info: ArrayInfo, steps: list[int], rows: slice, cols: slice) -> np.ndarray:
-        banded = len(info.shape) == 4
-        lead = (info.shape[1],) if banded else ()
-        out = allocate((len(steps), *lead, rows.stop - rows.start, cols.stop - cols.start), info)
-        geometry = level.geometry
-        cells = geometry.cells_under(rows, cols)
-        star = info is level.data and self.encoding == STAR_DELTA
-        position = {t: i for i, t in enumerate(steps)}
-        reference = {t: a for t in steps if (a := self.meta.temporal.reference(t)) is not None} if star else {}
-        anchor_pieces: dict[tuple[int, int, int], np.ndarray] = {}
-        delta_pieces: dict[tuple[int, int, int], np.ndarray] = {}
-        lock = threading.Lock()
-        direct = not star and _one_whole_chunk(info, geometry, cells, rows, cols)
-
-        def into(ref: ChunkRef) -> np.ndarray | None:
-            return out[position[ref.t]].reshape(-1).view(np.uint8) if direct else None
-
-        def accept(ref: ChunkRef, chunk: np.ndarray | None) -> None:
-            # `chunk` lives in the fetching thread's buffer (or, direct, already in `out`): what
-            # outlives this call is copied.
-            if direct and chunk is not None:
-                return
-            if chunk is None:
-                chunk = fill_chunk(info)
-            chunk = chunk[0]
-            cy, cx, oy, ox = geometry.overlap(ref.row, ref.col, rows, cols)
-            key = (ref.t, ref.row, ref.col)
-            if star and ref.t in self._anchor_set:
-                chunk = chunk.copy()
-                self.anchors.put((info.key, *key), chunk)
-                with lock:
-                    anchor_pieces[key] = chunk[..., cy, cx]
-            if ref.t in position:
-                if reference.get(ref.t) is not None:
-                    with lock:
-                        delta_pieces[key] = chunk[..., cy, cx].copy()
-                else:
-                    out[position[ref.t]][..., oy, ox] = chunk[..., cy, cx]
-
-        refs = [ChunkRef(info, t, r, c) for t in steps for r, c in cells]
-        if star:
-            for anchor in set(reference.values()):
-                for r, c in cells:
-                    cached = self.anchors.get((info.key, anchor, r, c))
-                    if cached is not None:
-                        cy, cx, _, _ = geometry.overlap(r, c, rows, cols)
-                        anchor_pieces[(anchor, r, c)] = cached[..., cy, cx]
-                    else:
-                        refs.append(ChunkRef(info, anchor, r, c))
-        self.fetcher.fetch(refs, accept, into)
-        for (t, r, c), piece in delta_pieces.items():
-            _, _, oy, ox = geometry.overlap(r, c, rows, cols)
-            out[position[t]][..., oy, ox] = reconstruct(anchor_pieces[(reference[t], r, c)], piece)
-        return out
-
-
-def _one_whole_chunk(info: ArrayInfo, geometry: LevelGeometry, cells: list[tuple[int, int]], rows: slice, cols: slice) -> bool:
-    """Whether a window is exactly one uncropped chunk, whose bytes are then each timestep's
-    output bytes: a chunk is decoded straight into the output (on a little-endian machine, as
-    chunks are stored)."""
-    if len(cells) != 1 or info.dtype.kind == "O" or sys.byteorder != "little":
-        return False
-    cell_rows, cell_cols = geometry.cell_slice(*cells[0])
-    size = info.chunk_shape[-2:]
-    return (rows, cols) == (cell_rows, cell_cols) and (rows.stop - rows.start, cols.stop - cols.start) == size
+            star = info is level.data and self.encoding == STAR_DELTA
+            anchors = AnchorCache(self.anchors, self._anchor_set, self.meta.temporal.reference) if star else None
+            return assemble(self.fetcher, level, info, steps, rows, cols, anchors)
 
 
 def open_store(location: str | os.PathLike[str] | ObjectSource, **options: Any) -> ChronoStore:

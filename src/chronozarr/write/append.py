@@ -28,7 +28,6 @@ import xarray as xr
 
 from ..format.codecs import CodecSpec
 from ..format.geometry import object_key
-from ..format.history import HISTORY_PATH
 from ..format.metadata import Band
 from ..format.root_block import VOLATILITY_PATH
 from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, volatility_value
@@ -244,7 +243,7 @@ def _stage(store: ExistingStore, plan: Plan, series: Series, progress: bool | No
             result.merge(done)
     history = store.block.history
     if history is not None:
-        result.shard_bytes[HISTORY_PATH] = stage_history(plan, history, store.n_time, existing, writer, progress)
+        result.shard_bytes.update(stage_history(plan, history, store.n_time, existing, writer, progress))
     _stage_metadata(store, plan, series, result, writer)
     if fsync:
         writer.flush()
@@ -266,9 +265,9 @@ def _stage_metadata(store: ExistingStore, plan: Plan, series: Series, result: Wr
         doc["chunk_grid"]["configuration"]["chunk_shape"] = [plan.n_time]
         writer.put(object_key(key, (0,)), coordinate_chunk(times_ms, CodecSpec.from_json(doc["codecs"][-1])))
         nodes[key] = doc
-    if store.block.history is not None:
-        nodes[HISTORY_PATH] = store.node(HISTORY_PATH)
-        nodes[HISTORY_PATH]["shape"][0] = plan.n_time
+    for part in store.block.history.parts if store.block.history is not None else ():
+        nodes[part.path] = store.node(part.path)
+        nodes[part.path]["shape"][0] = plan.n_time
     for key in sorted(nodes):
         writer.put_json(f"{key}/zarr.json", nodes[key])
     old, codec = store.volatility()
@@ -304,8 +303,9 @@ def _root_document(
     temporal = store.block.temporal
     if plan.encoding == STAR_DELTA:
         temporal = replace(temporal, anchor_indices=tuple(plan.schedule.anchors), delta_reference=dict(plan.schedule.references))
-    levels = {k: v for k, v in result.shard_bytes.items() if k != HISTORY_PATH} if plan.sharded else {}
-    grown = store.block.appended(iso_list(times_ms), temporal, plan.n_time, levels, result.shard_bytes.get(HISTORY_PATH))
+    history = {part.path for part in store.block.history.parts} if store.block.history is not None else set()
+    levels = {k: v for k, v in result.shard_bytes.items() if k not in history} if plan.sharded else {}
+    grown = store.block.appended(iso_list(times_ms), temporal, plan.n_time, levels, {k: result.shard_bytes[k] for k in history & set(result.shard_bytes)})
     doc["attributes"]["chronozarr"] = grown.to_dict()
     consolidated = doc.get("consolidated_metadata", {}).get("metadata")
     if isinstance(consolidated, dict):

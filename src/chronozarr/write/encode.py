@@ -15,7 +15,7 @@ import xarray as xr
 from ..errors import InputError
 from ..format.codecs import CodecSpec
 from ..format.geometry import pyramid_levels
-from ..format.history import HISTORY_PATH, HistoryLayout
+from ..format.history import HistoryLayout
 from ..format.metadata import Band, LevelMirror, Provenance, Selection, Temporal
 from ..format.temporal import NONE, STAR_DELTA, star_delta_allowed, volatility_value
 from . import selection
@@ -23,7 +23,7 @@ from .claim import claim, discard_claim, sample_scratch
 from .crashpoints import crash_points
 from .distributed import active_client
 from .history import history_tasks, write_history
-from .layout import chronozarr_block, history_node, level_nodes, root_attributes, volatility_node, write_metadata
+from .layout import chronozarr_block, history_nodes, level_nodes, root_attributes, volatility_node, write_metadata
 from .objects import ObjectCounter, ObjectWriter
 from .output import Output, open_output
 from .phases import write_phases
@@ -159,7 +159,7 @@ def _history_layout(plan: Plan, history: bool, history_time: int | None, history
             raise InputError("history_time and history_inner need history=True (--history)")
         return None
     try:
-        return HistoryLayout.create(plan.n_time, plan.n_band, plan.chunk_size, history_time, history_inner)
+        return HistoryLayout.create(plan.n_time, plan.n_band, plan.chunk_size, history_time, history_inner, mask=plan.has_mask, dtype=plan.dtype)
     except ValueError as exc:
         raise InputError(str(exc)) from None
 
@@ -342,8 +342,8 @@ def _write_layout(
     declared = None
     if history is not None:
         layout, written = history
-        declared = layout.grown(written.shard_bytes.get(HISTORY_PATH, {}))
-        nodes[HISTORY_PATH] = history_node(layout, plan.n_time, plan.levels[0], plan.dtype, plan.codec, plan.nodata)
+        declared = layout.written(written.shard_bytes)
+        nodes.update(history_nodes(layout, plan.n_time, plan.levels[0], plan.dtype, plan.codec, plan.nodata))
     block = chronozarr_block(
         variable=plan.variable, times_ms=series.times_ms, bands=bands, nodata=plan.nodata, crs=series.crs,
         temporal=temporal, levels=mirrors, plane_variables=plan.plane_variables, provenance=provenance,

@@ -1,10 +1,11 @@
-"""The history array (docs/format-history.md) built from level 0 as stored.
+"""The history arrays (docs/format-history.md) built from level 0 as stored.
 
 A task is one shard: a time block of one square of S x S level-0 pixels. It reads the block's
-finished level-0 chunks back (true values: star-delta residuals added to their anchor), cuts the
-(T, band, S, S) block into inner chunks of (T, band, p, p), compresses them on a thread pool and
-stores them as one shard in position order, so its bytes never depend on thread timing. Memory is
-one shard's values. Tasks are independent: locally they run one after another, on a
+finished level-0 chunks back (true values: star-delta residuals added to their anchor; the mask as
+stored), cuts the (T, band, S, S) block into inner chunks of (T, band, p, p), compresses them on a
+thread pool and stores them as one shard in position order, so its bytes never depend on thread
+timing; the mask copy's (T, S, S) block likewise, as the task's second shard. Memory is one
+shard's values. Tasks are independent: locally they run one after another, on a
 dask.distributed cluster each is a task writing its own shard; each finished one is recorded, so
 a resumed encode skips it. Append runs the same tasks for the time blocks it grows.
 """
@@ -19,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..format.history import HISTORY_PATH, HistoryLayout
+from ..errors import StoreError
+from ..format.history import HistoryLayout, HistoryPart
 from ..progress import work_bar
 from .chunks import encode_chunk
 from .distributed import run_on_cluster
@@ -59,44 +61,71 @@ def history_tasks(plan: Plan, layout: HistoryLayout, blocks: Iterable[int] | Non
 
 def task_bytes(plan: Plan, layout: HistoryLayout) -> int:
     """Raw bytes one task reads back (progress)."""
-    return layout.time_cap * plan.n_band * layout.shard**2 * np.dtype(plan.dtype).itemsize
+    mask = 1 if layout.mask is not None else 0
+    return layout.time_cap * (plan.n_band * np.dtype(plan.dtype).itemsize + mask) * layout.shard**2
 
 
-def shard_values(plan: Plan, layout: HistoryLayout, task: HistoryTask, stored: StoredLevels) -> np.ndarray:
-    """The (T, band, S, S) true values of a task's shard; fill past n_time and past the array."""
+def shard_values(plan: Plan, layout: HistoryLayout, task: HistoryTask, stored: StoredLevels) -> list[np.ndarray]:
+    """A task's shard values, one array per history part: the (T, band, S, S) true values, then
+    the (T, S, S) mask when the history has a mask copy; fill past n_time and past the array."""
     level0 = plan.levels[0]
     s = layout.shard
     rows = slice(task.row * s, min((task.row + 1) * s, level0.height))
     cols = slice(task.col * s, min((task.col + 1) * s, level0.width))
-    block = np.full(layout.shard_shape, plan.fill, dtype=np.dtype(plan.dtype))
+    h, w = rows.stop - rows.start, cols.stop - cols.start
+    blocks = [np.full(part.shard_shape, _fill(plan, part), dtype=_dtype(plan, part)) for part in layout.parts]
     for i, t in enumerate(layout.block_steps(task.tb, plan.n_time)):
-        block[i, :, : rows.stop - rows.start, : cols.stop - cols.start] = stored.window(t, level0, rows, cols)[0]
-    return block
+        data, mask, _ = stored.window(t, level0, rows, cols)
+        blocks[0][i, :, :h, :w] = data
+        if len(blocks) > 1:
+            if mask is None:
+                raise StoreError("the history declares a mask copy but the store has no mask")
+            blocks[1][i, :h, :w] = mask
+    return blocks
+
+
+def _fill(plan: Plan, part: HistoryPart) -> float | int:
+    return 0 if part.is_mask else plan.fill
+
+
+def _dtype(plan: Plan, part: HistoryPart) -> np.dtype:
+    return np.dtype(np.uint8) if part.is_mask else np.dtype(plan.dtype)
 
 
 def write_history_shard(
     plan: Plan, layout: HistoryLayout, task: HistoryTask, stored: StoredLevels, writer: ObjectWriter, pool: ThreadPoolExecutor
 ) -> WriteResult:
-    """Read, cut, compress and store one shard; returns what it wrote (its length in shard_bytes)."""
-    block = shard_values(plan, layout, task, stored)
+    """Read, cut, compress and store one task's shards (data, then mask copy); returns what it
+    wrote (their lengths in shard_bytes, keyed by array path)."""
+    result = WriteResult(shard_bytes={})
+    for part, block in zip(layout.parts, shard_values(plan, layout, task, stored), strict=True):
+        size = _store_shard(plan, layout, part, task, block, writer, pool)
+        written = result.shard_bytes.setdefault(part.path, {})
+        if size is not None:
+            result.objects, result.nbytes = result.objects + 1, result.nbytes + size
+            written[layout.shard_id(task.tb, task.row, task.col)] = size
+    return result
+
+
+def _store_shard(
+    plan: Plan, layout: HistoryLayout, part: HistoryPart, task: HistoryTask, block: np.ndarray, writer: ObjectWriter, pool: ThreadPoolExecutor
+) -> int | None:
+    """Compress `block`'s inner chunks on the pool and store them as one shard in position order;
+    its length, or None when every inner chunk was fill and nothing was stored."""
+    fill = _fill(plan, part)
 
     def encoded(position: int) -> bytes | None:
         rows, cols = layout.inner_window(position)
-        return encode_chunk(plan.codec, np.ascontiguousarray(block[:, :, rows, cols]), plan.fill)
+        return encode_chunk(plan.codec, np.ascontiguousarray(block[..., rows, cols]), fill)
 
-    builder = ShardBuilder(writer, layout.shard_key(task.tb, task.row, task.col), layout.inner_per_shard)
+    builder = ShardBuilder(writer, part.shard_key(task.tb, task.row, task.col), layout.inner_per_shard)
     try:
         for position, data in enumerate(pool.map(encoded, range(layout.inner_per_shard))):
             builder.add(position, data)
-        size = builder.finish()
+        return builder.finish()
     except BaseException:
         builder.discard()
         raise
-    result = WriteResult(shard_bytes={HISTORY_PATH: {}})
-    if size is not None:
-        result.objects, result.nbytes = 1, size
-        result.shard_bytes[HISTORY_PATH][layout.shard_id(task.tb, task.row, task.col)] = size
-    return result
 
 
 def _history_task(plan: Plan, layout: HistoryLayout, task: HistoryTask, abort_name: str) -> WriteResult | None:
@@ -160,15 +189,17 @@ def grown_blocks(layout: HistoryLayout, old_n: int, n_time: int) -> range:
     return range(old_n // layout.time_cap, layout.time_blocks(n_time))
 
 
-def stage_history(plan: Plan, layout: HistoryLayout, old_n: int, store: Output, writer: ObjectWriter, progress: bool | None) -> dict[str, int]:
+def stage_history(
+    plan: Plan, layout: HistoryLayout, old_n: int, store: Output, writer: ObjectWriter, progress: bool | None
+) -> dict[str, dict[str, int]]:
     """An append's history shards, read back from staging (new timesteps) and the store (old
-    ones) and written under staging; returns their shard_bytes entries."""
+    ones) and written under staging; returns their shard_bytes entries keyed by array path."""
     tasks = history_tasks(plan, layout, grown_blocks(layout, old_n, plan.n_time))
     result = write_history(plan, layout, tasks, sources=(writer.output, store), writer=writer, progress=progress)
-    return result.shard_bytes.get(HISTORY_PATH, {})
+    return {part.path: dict(result.shard_bytes.get(part.path, {})) for part in layout.parts}
 
 
 def history_keys(plan: Plan, layout: HistoryLayout, old_n: int) -> list[str]:
-    """Every object an append from old_n timesteps may write for the history array (a dry run)."""
+    """Every object an append from old_n timesteps may write for the history arrays (a dry run)."""
     tasks = history_tasks(plan, layout, grown_blocks(layout, old_n, plan.n_time))
-    return [layout.shard_key(t.tb, t.row, t.col) for t in tasks] + [f"{layout.path}/zarr.json"]
+    return [key for part in layout.parts for key in (*(part.shard_key(t.tb, t.row, t.col) for t in tasks), f"{part.path}/zarr.json")]

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..format.codecs import CodecSpec
 from ..format.geometry import LevelGeometry, object_key
-from ..format.history import HISTORY_DIMS, HistoryLayout
+from ..format.history import HistoryLayout
 from ..format.metadata import GRID_MAPPING, GRID_MAPPING_REFS, SPEC_VERSION, Band, LevelMirror, Provenance, Temporal, crs_code, grid_mapping_attrs, multiscales
 from ..format.root_block import COVERAGE, MASK, VOLATILITY_PATH, RootBlock
 from ..format.times import TIME_CALENDAR, TIME_UNITS, iso_list
@@ -183,19 +183,23 @@ def chronozarr_block(
     )
 
 
-def history_node(layout: HistoryLayout, n_time: int, level0: LevelGeometry, dtype: str, codec: CodecSpec, nodata: float | None) -> dict[str, Any]:
-    """The history array's zarr.json: level 0's shape, dtype, fill, dims and codecs, chunked along
-    time in shards (docs/format-history.md)."""
-    return array_json(
-        shape=[n_time, layout.n_band, level0.height, level0.width],
-        dtype=dtype,
-        chunk_shape=layout.chunk_shape,
-        codec=codec,
-        dimension_names=HISTORY_DIMS,
-        fill_value=0 if nodata is None else nodata,
-        attributes={"nodata": nodata} if nodata is not None else None,
-        shard_shape=layout.shard_shape,
-    )
+def history_nodes(layout: HistoryLayout, n_time: int, level0: LevelGeometry, dtype: str, codec: CodecSpec, nodata: float | None) -> dict[str, dict[str, Any]]:
+    """The history arrays' zarr.json by path: the data with level 0's shape, dtype, fill, dims and
+    codecs, and the mask copy like level 0's mask; both chunked along time in shards
+    (docs/format-history.md)."""
+    nodes = {}
+    for part in layout.parts:
+        nodes[part.path] = array_json(
+            shape=[n_time, *part.lead, level0.height, level0.width],
+            dtype="uint8" if part.is_mask else dtype,
+            chunk_shape=part.chunk_shape,
+            codec=codec,
+            dimension_names=part.dims,
+            fill_value=0 if part.is_mask or nodata is None else nodata,
+            attributes={"nodata": nodata} if nodata is not None and not part.is_mask else None,
+            shard_shape=part.shard_shape,
+        )
+    return nodes
 
 
 def write_metadata(writer: ObjectWriter, nodes: dict[str, dict[str, Any]], root_attrs: dict[str, Any]) -> None:

@@ -1,0 +1,103 @@
+"""One region of one array assembled from the chunks that cover it, on the reader's fetch pool:
+each chunk's overlap copied into the output (or a whole chunk decoded straight into it), and the
+delta timesteps of a star-delta data array reconstructed through their anchors (spec 4), which
+are cached for the next read."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..format.geometry import LevelGeometry
+from ..format.temporal import reconstruct
+from .arrays import ArrayInfo, fill_chunk
+from .cache import ByteLRU
+from .chunks import ChunkFetcher, ChunkRef
+from .metadata import Level
+from .request import allocate
+
+
+@dataclass(frozen=True)
+class AnchorCache:
+    """What a star-delta read needs of the store: decoded anchor chunks kept between reads, the
+    anchor timesteps, and each timestep's recorded anchor (None for an anchor)."""
+
+    cache: ByteLRU
+    steps: Collection[int]
+    reference: Callable[[int], int | None]
+
+
+def assemble(
+    fetcher: ChunkFetcher, level: Level, info: ArrayInfo, steps: list[int], rows: slice, cols: slice, anchors: AnchorCache | None
+) -> np.ndarray:
+    """(len(steps), [band,] h, w) of `info` over the region, from the chunks covering it; with
+    `anchors` (the data array of a star-delta store) each delta timestep is reconstructed through
+    its recorded anchor, read or taken from the cache."""
+    banded = len(info.shape) == 4
+    lead = (info.shape[1],) if banded else ()
+    out = allocate((len(steps), *lead, rows.stop - rows.start, cols.stop - cols.start), info)
+    geometry = level.geometry
+    cells = geometry.cells_under(rows, cols)
+    star = anchors is not None
+    position = {t: i for i, t in enumerate(steps)}
+    reference = {t: a for t in steps if (a := anchors.reference(t)) is not None} if anchors is not None else {}
+    anchor_pieces: dict[tuple[int, int, int], np.ndarray] = {}
+    delta_pieces: dict[tuple[int, int, int], np.ndarray] = {}
+    lock = threading.Lock()
+    direct = not star and _one_whole_chunk(info, geometry, cells, rows, cols)
+
+    def into(ref: ChunkRef) -> np.ndarray | None:
+        return out[position[ref.t]].reshape(-1).view(np.uint8) if direct else None
+
+    def accept(ref: ChunkRef, chunk: np.ndarray | None) -> None:
+        # `chunk` lives in the fetching thread's buffer (or, direct, already in `out`): what
+        # outlives this call is copied.
+        if direct and chunk is not None:
+            return
+        if chunk is None:
+            chunk = fill_chunk(info)
+        chunk = chunk[0]
+        cy, cx, oy, ox = geometry.overlap(ref.row, ref.col, rows, cols)
+        key = (ref.t, ref.row, ref.col)
+        if anchors is not None and ref.t in anchors.steps:
+            chunk = chunk.copy()
+            anchors.cache.put((info.key, *key), chunk)
+            with lock:
+                anchor_pieces[key] = chunk[..., cy, cx]
+        if ref.t in position:
+            if reference.get(ref.t) is not None:
+                with lock:
+                    delta_pieces[key] = chunk[..., cy, cx].copy()
+            else:
+                out[position[ref.t]][..., oy, ox] = chunk[..., cy, cx]
+
+    refs = [ChunkRef(info, t, r, c) for t in steps for r, c in cells]
+    if anchors is not None:
+        for anchor in set(reference.values()):
+            for r, c in cells:
+                cached = anchors.cache.get((info.key, anchor, r, c))
+                if cached is not None:
+                    cy, cx, _, _ = geometry.overlap(r, c, rows, cols)
+                    anchor_pieces[(anchor, r, c)] = cached[..., cy, cx]
+                else:
+                    refs.append(ChunkRef(info, anchor, r, c))
+    fetcher.fetch(refs, accept, into)
+    for (t, r, c), piece in delta_pieces.items():
+        _, _, oy, ox = geometry.overlap(r, c, rows, cols)
+        out[position[t]][..., oy, ox] = reconstruct(anchor_pieces[(reference[t], r, c)], piece)
+    return out
+
+
+def _one_whole_chunk(info: ArrayInfo, geometry: LevelGeometry, cells: list[tuple[int, int]], rows: slice, cols: slice) -> bool:
+    """Whether a window is exactly one uncropped chunk, whose bytes are then each timestep's
+    output bytes: a chunk is decoded straight into the output (on a little-endian machine, as
+    chunks are stored)."""
+    if len(cells) != 1 or info.dtype.kind == "O" or sys.byteorder != "little":
+        return False
+    cell_rows, cell_cols = geometry.cell_slice(*cells[0])
+    size = info.chunk_shape[-2:]
+    return (rows, cols) == (cell_rows, cell_cols) and (rows.stop - rows.start, cols.stop - cols.start) == size
