@@ -8,11 +8,12 @@ import json
 import numcodecs
 import numpy as np
 import pytest
+from bounded import run_bounded
 from foreign_stores import Layout, build
 
 import chronozarr
 from chronozarr import StoreError
-from chronozarr.read.arrays import decode_chunk, parse_array
+from chronozarr.read.arrays import decode_chunk, decode_strings, parse_array
 
 
 def _document(dtype: str, fill: object, codec: dict | None = None) -> dict:
@@ -118,3 +119,38 @@ def test_bytes_that_are_not_a_zstd_frame_are_refused():
     info = parse_array("0/data", _document("uint16", 0, ZSTD))
     with pytest.raises(StoreError, match="not a zstd frame"):
         decode_chunk(info, b"\x00" * 40, "chunk")
+
+
+def _band_array():  # type: ignore[no-untyped-def]
+    doc = {
+        "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "string",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+        "codecs": [{"name": "vlen-utf8"}, {"name": "zstd", "configuration": {"level": 3}}], "fill_value": "",
+    }
+    return parse_array("0/band", doc)
+
+
+def test_a_string_chunk_whose_header_counts_more_strings_than_it_holds_is_refused_before_allocating():
+    """Found by the fuzz run: numcodecs allocates one object per counted string before reading
+    them, so a 10-byte chunk counting 1.58e9 strings took 12 GB. It is our error, in a child whose
+    peak memory is measured."""
+    setup = (
+        "    import numcodecs\n"
+        "    from chronozarr.read.arrays import decode_strings, parse_array\n"
+        "    doc = {'zarr_format': 3, 'node_type': 'array', 'shape': [4], 'data_type': 'string',\n"
+        "           'chunk_grid': {'name': 'regular', 'configuration': {'chunk_shape': [4]}},\n"
+        "           'codecs': [{'name': 'vlen-utf8'}, {'name': 'zstd', 'configuration': {'level': 3}}], 'fill_value': ''}\n"
+        "    info = parse_array('0/band', doc)\n"
+        "    data = bytes(numcodecs.Zstd().encode(b'\\x01\\x00\\x00^\\xa7\\x00\\x00\\x00B0'))\n"
+    )
+    ending = run_bounded(setup, "    decode_strings(info, data, '0/band/c/0')\n", timeout=60)
+    assert ending.outcome == "error" and ending.ours, ending
+    assert "0/band/c/0" in ending.message and "counts 1577058305 strings" in ending.message
+    assert ending.growth is not None and ending.growth < 64 * 2**20
+
+
+def test_a_string_chunk_as_numcodecs_writes_it_still_decodes():
+    info = _band_array()
+    raw = numcodecs.VLenUTF8().encode(np.array(["B02", "B03", "B04", "B08"], dtype=object))
+    data = bytes(numcodecs.Zstd(level=3).encode(raw))
+    assert list(decode_strings(info, data, "0/band/c/0")) == ["B02", "B03", "B04", "B08"]

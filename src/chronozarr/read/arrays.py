@@ -249,6 +249,11 @@ def decode_strings(info: ArrayInfo, data: bytes, where: str) -> np.ndarray:
             raw = data
     except ValueError as exc:
         raise StoreError(f"{where}: {exc}") from None
+    # numcodecs allocates one object per string the header counts before it reads any: a header
+    # must count no more strings than the chunk holds and fit their lengths in the bytes given.
+    count = int.from_bytes(bytes(raw[:4]), "little") if len(raw) >= 4 else -1
+    if not 0 <= count <= math.prod(info.chunk_shape) or 4 + 4 * count > len(raw):
+        raise StoreError(f"{where}: string chunk header counts {count} strings; the chunk holds {math.prod(info.chunk_shape)} in {len(raw)} bytes")
     try:
         return np.asarray(numcodecs.VLenUTF8().decode(raw), dtype=object)
     except Exception as exc:  # codec libraries raise their own types for corrupt input
