@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from property_settings import PROPERTIES
 
-from chronozarr.format.caching import cache_control, object_class
+from chronozarr.format.caching import IMMUTABLE, cache_control, object_class
 
 SHORT, YEAR = "public, max-age=300", "public, max-age=31536000, immutable"  # docs/hosting.md section 3
 
@@ -86,3 +86,14 @@ def test_short_lived_classes_get_five_minutes_and_the_rest_a_year(cls: str, head
 def test_the_short_lifetime_can_be_chosen(seconds: int) -> None:
     assert cache_control("trailing", seconds) == f"public, max-age={seconds}"
     assert cache_control("immutable", seconds) == YEAR
+
+
+@pytest.mark.parametrize("field", ["variable", "mask_variable", "coverage_variable"])
+@pytest.mark.parametrize("value", [["coverage"], {"name": "coverage"}, 7, None])
+def test_a_block_field_that_is_not_a_name_classes_objects_without_failing(field, value):
+    """Found by the hostile corpus: doctor crashed (TypeError: unhashable type) on a block whose
+    coverage_variable was a list. Such a field names no array, so it changes no class."""
+    shape = {"shape": [5, 16, 16], "chunk_grid": {"configuration": {"chunk_shape": [4, 16, 16]}}}
+    doc = {"node_type": "array", "dimension_names": ["t", "y", "x"], "codecs": [{"name": "sharding_indexed"}], **shape}
+    block = {"variable": "data", field: value}
+    assert object_class("0/coverage/c/1/0/0", block, lambda path: doc) == IMMUTABLE

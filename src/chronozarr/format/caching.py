@@ -76,7 +76,8 @@ def _is_trailing_shard(parts: list[str], block: Mapping[str, Any], array_doc: Ca
     meta = array_doc("/".join(parts[:i]))
     if not isinstance(meta, Mapping) or meta.get("node_type") != "array":
         return False
-    time_variables = {block.get(k) for k in ("variable", "mask_variable", "coverage_variable")}
+    # Only names count: a field of another type (a hostile or broken block) names no array here.
+    time_variables = {v for k in ("variable", "mask_variable", "coverage_variable") if isinstance(v := block.get(k), str)}
     dims = meta.get("dimension_names") or []
     if not (dims and dims[0] == "time") and parts[i - 1] not in time_variables:
         return False
