@@ -56,3 +56,15 @@ test('the decoder loads once and decodes its warm-up frame', async () => {
   const { raw, frame } = await sample(4096);
   assert.deepEqual(decoder.decode(frame, raw.length), raw);
 });
+
+test('a corrupt frame that numcodecs would decode to values is refused (found by the hostile corpus)', async () => {
+  // A 512-byte chunk of a star-delta store with bytes of its compressed body changed: the zstd
+  // library calls it corrupt, zstddec decodes nothing, and numcodecs' zstd (the old fallback)
+  // decoded it to 512 bytes of made-up values.
+  const hex =
+    '28b52ffd6000015d0700224e1d14c0356b44a88988889090565555555555554f740143f10c4a8ee8b530181620ae49e415832006b6148183aa448ad7187ba621200b35b21ced29a30687d434584e75e98aa6a86c53f6ae560544b32c89988aeb2896f63457f3aa65a8da305ccf3348a6ed78e7480229a9aae8caae1738b2226b922c3ba8f16cc1092ab0c0a0a09a3120024210837c1040dd019b90442af8154aaa871af6fb3ef5559731d1649771b12ab2ec3e986afa37d5650845ecdd38b5fd7aa84152373cc794e6df5186feeeec6a6c914393c60b59e235dc55f245a812272b619ad4fb3de514bd10dc4975b3d637c6d4cc4905';
+  const frame = Uint8Array.from(hex.match(/../g) ?? [], (h) => parseInt(h, 16));
+  const { default: Zstd } = await import('numcodecs/zstd');
+  assert.equal((await new Zstd().decode(frame)).length, 512, 'numcodecs still decodes it: the case this guards');
+  await assert.rejects(decodeBytes({ name: 'zstd' }, frame, 512, '0/data/c/4/0/1/1'), (err) => err instanceof Error && err.name === 'StoreError' && /0\/data\/c\/4\/0\/1\/1.*corrupt/.test(err.message));
+});

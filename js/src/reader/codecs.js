@@ -165,8 +165,10 @@ async function zstd(bytes, expected) {
   const framed = zstdWithSize(bytes, expected);
   const decoded = await decodeZstd(framed, expected);
   if (decoded?.length === expected) return decoded;
-  // zstddec tells a frame it cannot decode only by a short answer: numcodecs' zstd then names why
-  // (corruption, a checksum, a short buffer), and takes the chunks zstddec was not given.
+  // zstddec tells a frame it cannot decode by a short answer: the frame is corrupt. numcodecs'
+  // zstd is not asked again, as it decodes some corrupt frames to values (found by the hostile
+  // corpus); it takes only the chunks zstddec was not given (too large, or no zstddec here).
+  if (decoded) throw new Error(`the zstd frame is corrupt: it does not decode to the ${expected} bytes it declares`);
   const { default: Zstd } = await codecModule('zstd');
   return await new Zstd().decode(framed);
 }
