@@ -62,6 +62,7 @@ def _put(path: Path, edit: bytes | str | None) -> None:
     if edit == "parent-file":
         shutil.rmtree(path.parent, ignore_errors=True)
         path.parent.unlink(missing_ok=True)
+        path.parent.parent.mkdir(parents=True, exist_ok=True)  # the chunk's directory may not exist (an all-fill chunk is not stored)
         path.parent.write_bytes(b"\x00" * 8)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
