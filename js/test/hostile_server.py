@@ -13,9 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
+from faulty_host import faulty_server  # noqa: E402
 from hostile_hosts import CLIENT_TIMEOUT, HOSTS, STALL, switches  # noqa: E402
-
-from chronozarr.serve import StoreServer  # noqa: E402
 
 # Not faults: a host that answers 403 for an absent key (a bucket that denies listing) is honest.
 HONEST_QUIRKS: dict[str, dict[str, object]] = {"absent_403": dict(missing_status=403)}
@@ -28,7 +27,7 @@ def main(argv: list[str]) -> None:
         return
     directory, name = argv
     options = HONEST_QUIRKS[name] if name in HONEST_QUIRKS else switches(name)
-    with StoreServer(directory, **options) as server:
+    with faulty_server(directory, **options) as server:
         print(server.url, flush=True)
         sys.stdin.read()  # until the test closes stdin or ends this process
 

@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import make_series
+from faulty_host import faulty_server
 from typer.testing import CliRunner
 
 import chronozarr
@@ -15,7 +17,6 @@ from chronozarr.check.doctor import doctor
 from chronozarr.check.doctor_caching import looks_versioned
 from chronozarr.cli import app
 from chronozarr.serve import StoreServer
-from conftest import make_series
 
 # Advice lines every host gets (checks 10 and 11): the local server sends Timing-Allow-Origin and
 # has no edge cache, so both are `info` on a correct host, as the checklist says they always are.
@@ -82,7 +83,7 @@ FAULTS = [
 
 @pytest.mark.parametrize("switches,sharded,unsharded", FAULTS, ids=[",".join(f[0]) for f in FAULTS])
 def test_each_fault_gives_exactly_its_finding(site: Path, switches: dict, sharded: dict, unsharded: dict) -> None:
-    with StoreServer(site, **switches) as srv:
+    with faulty_server(site, **switches) as srv:
         for store, expected in (("sharded", sharded), ("unsharded", unsharded)):
             report = doctor(f"{srv.url}/{store}/chronozarr-1")
             assert _problems(report) == expected, f"{store}:\n{report.to_text()}"

@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import make_series
+from faulty_host import faulty_server
 from hostile_hosts import HOSTS, STALL, switches
 from typer.testing import CliRunner
 
@@ -15,7 +17,6 @@ import chronozarr
 from chronozarr.check.doctor import doctor
 from chronozarr.cli import app
 from chronozarr.serve import StoreServer
-from conftest import make_series
 
 TOTAL = 60.0
 TIMEOUT = 0.5  # doctor sends a few dozen requests; against a stalling host each waits this long
@@ -33,7 +34,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_doctor_names_each_misbehaviour_in_a_finding_of_its_own(site, name):
     check, fragment = HOSTS[name].finding
     started = time.monotonic()
-    with StoreServer(site, **switches(name)) as server:
+    with faulty_server(site, **switches(name)) as server:
         report = doctor(f"{server.url}/s", timeout=TIMEOUT, total_timeout=TOTAL)
     elapsed = time.monotonic() - started
     found = [f for f in report if f.key.startswith(check) and fragment in f.message and f.severity in ("fail", "warn")]
@@ -51,7 +52,7 @@ def test_a_good_host_has_no_transport_findings(site):
 
 def test_the_time_limit_ends_doctor_against_a_host_that_never_answers(site):
     started = time.monotonic()
-    with StoreServer(site, stall_headers=STALL * 10) as server:  # silent on every key, the root included
+    with faulty_server(site, stall_headers=STALL * 10) as server:  # silent on every key, the root included
         report = doctor(f"{server.url}/s", timeout=5.0, total_timeout=2.0)
     assert time.monotonic() - started < 2.0 + 5.0
     assert report.status_of("time limit") == "fail" or report.status_of("timeouts") == "fail", report.to_text()
@@ -59,7 +60,7 @@ def test_the_time_limit_ends_doctor_against_a_host_that_never_answers(site):
 
 
 def test_the_cli_takes_the_timeouts_and_reports_in_time(site):
-    with StoreServer(site, **switches("stall_mid_body")) as server:
+    with faulty_server(site, **switches("stall_mid_body")) as server:
         started = time.monotonic()
         result = CliRunner().invoke(app, ["doctor", f"{server.url}/s", "--timeout", str(TIMEOUT), "--total-timeout", "30"])
     assert result.exit_code == 1, result.output
@@ -81,7 +82,7 @@ def test_check_12_s_reads_end_with_doctor_s_time_limit_retries_included(site, na
     from chronozarr.check.doctor_http import HttpDoctor
     from chronozarr.check.doctor_source import HostTolerantSource
 
-    with StoreServer(site, **switches(name)) as server:
+    with faulty_server(site, **switches(name)) as server:
         host = HttpDoctor(f"{server.url}/s", "https://example.org", timeout=2.0, total_timeout=1.5)
         source = HostTolerantSource(host.url, host.client, Answer(404, {}, b""))
         started = time.monotonic()

@@ -18,13 +18,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from faulty_host import faulty_server  # noqa: E402
 from hostile_stores import build_base  # noqa: E402
 
 from chronozarr.check.doctor import doctor  # noqa: E402
 from chronozarr.check.doctor_client import DEFAULT_TOTAL_TIMEOUT  # noqa: E402
 from chronozarr.errors import ChronozarrError  # noqa: E402
 from chronozarr.read.http_source import DEFAULT_RETRIES, DEFAULT_TIMEOUT, HttpSource  # noqa: E402
-from chronozarr.serve import StoreServer  # noqa: E402
 
 LIMIT = 60.0
 SILENT = 3600.0  # the server's silence: longer than anything waits
@@ -42,7 +42,7 @@ def main() -> int:
     failed = False
     try:
         build_base(root / "s", "sharded")
-        with StoreServer(root, stall_headers=SILENT) as server:
+        with faulty_server(root, stall_headers=SILENT) as server:
             started = time.monotonic()
             try:
                 HttpSource(f"{server.url}/s").get("zarr.json")
@@ -53,7 +53,7 @@ def main() -> int:
             failed |= outcome == "values" or seconds > LIMIT
             _report({"language": "python", "target": "default_timeouts_read", "seconds": round(seconds, 1), "outcome": outcome[:300],
                      "timeout": DEFAULT_TIMEOUT, "retries": DEFAULT_RETRIES})
-        with StoreServer(root, stall_headers=SILENT, fault_keys="/c/") as server:
+        with faulty_server(root, stall_headers=SILENT, fault_keys="/c/") as server:
             started = time.monotonic()
             report = doctor(f"{server.url}/s")
             seconds = time.monotonic() - started

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import numpy as np
 from budget import fuzz
+from faulty_host import faulty_server
 from hostile_stores import build_base
 from hypothesis import strategies as st
 
 import chronozarr
 from chronozarr.check.doctor import doctor
 from chronozarr.errors import ChronozarrError
-from chronozarr.serve import StoreServer
 
 TIMEOUT = 0.2
 STALL = 0.4  # longer than the timeout: only the timeout ends a stall
@@ -59,7 +59,7 @@ def check_read(case: tuple[str, dict]) -> None:
     """A frame read through a host with a random set of faults: the values, or our error."""
     layout, faults = case
     started = time.monotonic()
-    with StoreServer(ROOT / layout, **faults) as server:
+    with faulty_server(ROOT / layout, **faults) as server:
         try:
             with chronozarr.open_store(f"{server.url}/s", timeout=TIMEOUT, retries=1, backoff=0.01) as store:
                 values = store.read(2)
@@ -75,7 +75,7 @@ def check_doctor(case: tuple[str, dict]) -> None:
     """doctor against a host with a random set of faults: a report, within its time limit."""
     layout, faults = case
     started = time.monotonic()
-    with StoreServer(ROOT / layout, **faults) as server:
+    with faulty_server(ROOT / layout, **faults) as server:
         report = doctor(f"{server.url}/s", timeout=TIMEOUT, total_timeout=20)
     assert report.findings
     assert time.monotonic() - started < 20 + 2 * (TIMEOUT + STALL) + 5

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from faulty_host import faulty_server
 from hostile_hosts import CLIENT_TIMEOUT, HOSTS, switches
 
 import chronozarr
 from chronozarr.errors import ChronozarrError
 from chronozarr.read.http_source import HttpSource
-from chronozarr.serve import StoreServer
 
 RETRIES = 1
 BACKOFF = 0.01
@@ -49,7 +49,7 @@ def test_a_misbehaving_host_gives_values_or_our_error_in_time(stores, tmp_path, 
     root, truth = stores
     shutil.copytree(root / layout, tmp_path / "s")
     started = time.monotonic()
-    with StoreServer(tmp_path, **switches(name)) as server:
+    with faulty_server(tmp_path, **switches(name)) as server:
         try:
             values = _read(f"{server.url}/s")
         except ChronozarrError as exc:
@@ -62,7 +62,7 @@ def test_a_misbehaving_host_gives_values_or_our_error_in_time(stores, tmp_path, 
 def test_a_body_shorter_than_its_content_length_is_retried_then_reported(stores, tmp_path):
     root, _ = stores
     shutil.copytree(root / "plain", tmp_path / "s")
-    with StoreServer(tmp_path, **switches("short_body")) as server:
+    with faulty_server(tmp_path, **switches("short_body")) as server:
         source = HttpSource(f"{server.url}/s", timeout=CLIENT_TIMEOUT, retries=2, backoff=BACKOFF)
         with pytest.raises(chronozarr.StoreError, match="shorter than its Content-Length.*gave up after 3 attempts") as info:
             source.get("0/data/c/0/0/0/0")
@@ -74,7 +74,7 @@ def test_a_body_shorter_than_its_content_length_is_retried_then_reported(stores,
 def test_a_stall_ends_after_the_timeout_per_attempt_naming_it(stores, tmp_path, name, words):
     root, _ = stores
     shutil.copytree(root / "plain", tmp_path / "s")
-    with StoreServer(tmp_path, **switches(name)) as server:
+    with faulty_server(tmp_path, **switches(name)) as server:
         source = HttpSource(f"{server.url}/s", timeout=0.5, retries=1, backoff=BACKOFF)
         started = time.monotonic()
         with pytest.raises(chronozarr.StoreError, match=words):
@@ -85,7 +85,7 @@ def test_a_stall_ends_after_the_timeout_per_attempt_naming_it(stores, tmp_path, 
 def test_a_redirect_loop_is_not_retried(stores, tmp_path):
     root, _ = stores
     shutil.copytree(root / "plain", tmp_path / "s")
-    with StoreServer(tmp_path, **switches("redirect_loop")) as server:
+    with faulty_server(tmp_path, **switches("redirect_loop")) as server:
         source = HttpSource(f"{server.url}/s", timeout=CLIENT_TIMEOUT, retries=3, backoff=BACKOFF)
         with pytest.raises(chronozarr.StoreError, match="redirects"):
             source.get("0/data/c/0/0/0/0")
@@ -106,7 +106,7 @@ def test_one_deadline_bounds_every_request_of_a_call_whatever_the_number_of_obje
     root, _ = stores
     shutil.copytree(root / "sharded", tmp_path / "s")
     deadline = 2.5
-    with StoreServer(tmp_path, **switches(name)) as server:
+    with faulty_server(tmp_path, **switches(name)) as server:
         with chronozarr.open_store(f"{server.url}/s", timeout=1.0, retries=3, backoff=0.25, deadline=deadline, concurrency=1) as store:
             started = time.monotonic()
             with pytest.raises(chronozarr.StoreError, match=f"the call's {deadline:g} s deadline ran out"):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from faulty_host import faulty_server
 
 import chronozarr
-from chronozarr.errors import StoreError
-from chronozarr.errors import FetchError
+from chronozarr.errors import FetchError, StoreError
 from chronozarr.serve import StoreServer
 
 
@@ -60,11 +60,11 @@ def test_403_is_an_error_naming_url_and_status_unless_told_otherwise(served):
 
 def test_5xx_is_retried_with_backoff_then_reported(served):
     root, values = served
-    with StoreServer(root, fail_status=(503, 2)) as server:
+    with faulty_server(root, fail_status=(503, 2)) as server:
         with chronozarr.open_store(f"{server.url}/plain", backoff=0.01) as store:
             np.testing.assert_array_equal(store.read(0), values[0])
             assert store.stats.retries == 2
-    with StoreServer(root, fail_status=(502, 50)) as server:
+    with faulty_server(root, fail_status=(502, 50)) as server:
         with pytest.raises(FetchError, match="502") as info:
             chronozarr.open_store(f"{server.url}/plain", retries=2, backoff=0.01)
         assert info.value.url.endswith("/plain/zarr.json")
@@ -79,7 +79,7 @@ def test_range_answered_with_200_is_cut_locally_and_counted(served):
 
 def test_206_with_a_different_content_range_is_an_error(served):
     root, _ = served
-    with StoreServer(root, wrong_content_range=True) as server, chronozarr.open_store(f"{server.url}/sharded") as store:
+    with faulty_server(root, wrong_content_range=True) as server, chronozarr.open_store(f"{server.url}/sharded") as store:
         with pytest.raises(FetchError, match="Content-Range"):
             store.read(0)
 

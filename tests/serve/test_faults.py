@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from faulty_host import faulty_server
 from served_site import KEY, ORIGIN, PAYLOAD, STORE, fetch, site  # noqa: F401  (fixture)
 
 from chronozarr.serve import MUTABLE_CACHE, StoreServer
@@ -39,7 +40,7 @@ def test_fault_ranges_ignored(site: Path) -> None:
 
 
 def test_fault_range_200(site: Path) -> None:
-    with StoreServer(site, range_200=True) as srv:
+    with faulty_server(site, range_200=True) as srv:
         status, headers, body = fetch(srv.url, KEY, headers={"Range": "bytes=0-9"})
         assert status == 200 and body == PAYLOAD and headers["accept-ranges"] == "bytes"
 
@@ -54,7 +55,7 @@ def test_fault_suffix_ranges(site: Path) -> None:
 
 
 def test_fault_wrong_content_range(site: Path) -> None:
-    with StoreServer(site, wrong_content_range=True) as srv:
+    with faulty_server(site, wrong_content_range=True) as srv:
         status, headers, body = fetch(srv.url, KEY, headers={"Range": "bytes=0-9"})
         assert status == 206 and headers["content-range"] != "bytes 0-9/10240" and len(body) == 10
         status, headers, _ = fetch(srv.url, KEY, headers={"Range": "bytes=-10"})
@@ -112,7 +113,7 @@ def test_fault_missing_status(site: Path) -> None:
 
 
 def test_fault_fail_status(site: Path) -> None:
-    with StoreServer(site, fail_status=(503, 2)) as srv:
+    with faulty_server(site, fail_status=(503, 2)) as srv:
         statuses = [fetch(srv.url, KEY)[0] for _ in range(4)]
         assert statuses == [503, 503, 200, 200]
         assert [r.status for r in srv.requests] == statuses

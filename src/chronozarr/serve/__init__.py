@@ -1,8 +1,9 @@
 """A static HTTP server for chronozarr stores and the viewer (spec 9 and 14, docs/hosting.md).
 
 It answers as a good host does: byte ranges, CORS, real 404s, no Content-Encoding, and a
-Cache-Control per object class. Each keyword switch of `StoreServer` breaks one of those on purpose,
-so that readers and `doctor` can be tested against the hosts people really have. Standard library
+Cache-Control per object class. The keyword switches of `StoreServer` imitate the habits of hosts
+people really have (no CORS, no ranges, 403 for an absent key), and its `handler` lets the tests
+answer as a host that misbehaves, so readers and `doctor` are tested against both. Standard library
 only: it backs the tests, `chronozarr serve` and the viewer.
 
 `ranges` parses the Range header, `paths` maps a request to a file, `cache_control` gives each object

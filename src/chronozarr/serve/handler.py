@@ -1,25 +1,29 @@
-"""One request answered: byte ranges, CORS, 404, conditional GETs, and the faults `ServeOptions` asks for."""
+"""One request answered: byte ranges, CORS, 404, conditional GETs and the host habits `ServeOptions`
+asks for. The methods under "hooks" are where a test host that misbehaves changes the answer
+(tests/faulty_host.py); the package itself never misbehaves."""
 
 from __future__ import annotations
 
 import email.utils
 import gzip
 import os
+import socket
 import stat
+import threading
 import time
+from collections import deque
 from http.server import BaseHTTPRequestHandler
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, Protocol, cast
 from urllib.parse import quote
 
 from ..errors import RangeNotSatisfiable
-from . import faults
-from .cache_control import ASSET_CACHE, ERROR_CACHE
+from .cache_control import ASSET_CACHE, ERROR_CACHE, CacheClasses
 from .listing import index_page
 from .paths import resolve
-from .ranges import is_suffix_range, parse_range, skewed_range
+from .ranges import is_suffix_range, parse_range
 
 if TYPE_CHECKING:
-    from .server import HttpServer
+    from .options import ServeOptions
 
 ALLOW_METHODS = "GET, HEAD, OPTIONS"
 ALLOW_HEADERS = ("Range", "Content-Type")
@@ -53,41 +57,65 @@ class LoggedRequest(NamedTuple):
     bytes_sent: int
 
 
+class LineSink(Protocol):
+    def write(self, line: str) -> None: ...
+
+
+class Host(Protocol):
+    """What a request handler needs of the server that runs it (server.HttpServer)."""
+
+    options: ServeOptions
+    root: str
+    link_targets: tuple[str, ...]
+    mounts: dict[str, str]
+    classes: CacheClasses
+    access_log: LineSink | None
+    log: deque[LoggedRequest]
+    lock: threading.Lock
+    connections: dict[socket.socket, float | None]
+
+    def waiting(self, conn: socket.socket, idle: bool) -> None: ...
+
+
 class RequestHandler(BaseHTTPRequestHandler):
-    """Answers GET, HEAD and OPTIONS as a good static host does, or with the faults the options ask for."""
+    """Answers GET, HEAD and OPTIONS as a good static host does, with the habits the options ask for."""
 
     protocol_version = "HTTP/1.1"
     server_version = "chronozarr-serve"
     disable_nagle_algorithm = True  # headers and body go out in separate writes: no 40 ms stall
-    server: HttpServer
+
+    @property
+    def host(self) -> Host:
+        """The server running this handler, as the handler sees it."""
+        return cast(Host, self.server)
 
     def setup(self) -> None:
         # An idle keep-alive connection, or a client that stops reading, holds a thread: every
         # read and write of the connection gives up after idle_timeout seconds.
-        self.request.settimeout(self.server.options.idle_timeout)  # what setup does with a class timeout
+        self.request.settimeout(self.host.options.idle_timeout)  # what setup does with a class timeout
         super().setup()
-        with self.server.lock:
-            self.server.connections[self.connection] = None
+        with self.host.lock:
+            self.host.connections[self.connection] = None
 
     def finish(self) -> None:
-        with self.server.lock:
-            self.server.connections.pop(self.connection, None)
+        with self.host.lock:
+            self.host.connections.pop(self.connection, None)
         super().finish()
 
     def handle_one_request(self) -> None:
-        self.server.waiting(self.connection, idle=True)  # until the request line is in (parse_request)
+        self.host.waiting(self.connection, idle=True)  # until the request line is in (parse_request)
         super().handle_one_request()
 
     def parse_request(self) -> bool:
-        self.server.waiting(self.connection, idle=False)
+        self.host.waiting(self.connection, idle=False)
         return super().parse_request()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        if self.server.access_log is not None:
-            self.server.access_log.write(f"{self.address_string()} - [{self.log_date_time_string()}] {format % args}")
+        if self.host.access_log is not None:
+            self.host.access_log.write(f"{self.address_string()} - [{self.log_date_time_string()}] {format % args}")
 
     def end_headers(self) -> None:
-        opts = self.server.options
+        opts = self.host.options
         if opts.cors:
             self.send_header("Access-Control-Allow-Origin", "*")
             if opts.expose_headers:
@@ -113,7 +141,7 @@ class RequestHandler(BaseHTTPRequestHandler):
         # A request line that does not parse is answered before the base class sets path or command.
         path = getattr(self, "path", None) or ""
         if status not in (204, 304):  # neither may carry a Content-Length of its own
-            headers.setdefault("Content-Length", str(faults.declared_length(self.server.options, path, length)))
+            headers.setdefault("Content-Length", str(self.declared_length(length)))
         sent = length if send_body and status not in (204, 304) else 0
         request_headers = getattr(self, "headers", None)
         entry = LoggedRequest(
@@ -123,8 +151,8 @@ class RequestHandler(BaseHTTPRequestHandler):
             status,
             sent,
         )
-        with self.server.lock:  # logged before the client can see the answer, so tests need not wait
-            self.server.log.append(entry)
+        with self.host.lock:  # logged before the client can see the answer, so tests need not wait
+            self.host.log.append(entry)
         try:
             self.send_response(status)
             for name, value in headers.items():
@@ -132,12 +160,7 @@ class RequestHandler(BaseHTTPRequestHandler):
             self.end_headers()
             if sent == 0:
                 return
-            if faults.cuts_body(self.server.options, path):
-                faults.write_cut_body(self, body, offset, length)
-            elif isinstance(body, bytes):
-                self.wfile.write(body[offset : offset + length])
-            elif self.connection.sendfile(body, offset, length) < length:  # the file shrank
-                self.close_connection = True
+            self.write_body(body, offset, length)
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             self.close_connection = True
 
@@ -155,26 +178,42 @@ class RequestHandler(BaseHTTPRequestHandler):
         self._plain(code, f"{code} {message or ''}\n", {"Connection": "close"})
 
     def _missing(self) -> None:
-        if self.server.options.spa_fallback:
+        if self.host.options.spa_fallback:
             self._send(200, {"Content-Type": "text/html; charset=utf-8", "Cache-Control": ASSET_CACHE}, FALLBACK_PAGE, send_body=self.command != "HEAD")
         else:
-            self._plain(self.server.options.missing_status, "not found\n")
+            self._plain(self.host.options.missing_status, "not found\n")
 
     def _intercepted(self) -> bool:
-        """Apply the latency, stall, redirect and fail_status faults; True when the request was answered."""
-        opts = self.server.options
-        if opts.latency:
-            time.sleep(opts.latency)
-        if opts.stall_headers and faults.applies(opts, self.path):
-            time.sleep(opts.stall_headers)
-        if opts.redirect_loop and faults.applies(opts, self.path):
-            self._send(302, {"Location": self.path, "Cache-Control": ERROR_CACHE})
-            return True
-        code = self.server.take_failure()
-        if code is not None:
-            self._plain(code, f"{code} injected failure\n")
-            return True
+        """Wait the options' latency, then give `intercept` its turn; True when the request was answered."""
+        if self.host.options.latency:
+            time.sleep(self.host.options.latency)
+        return self.intercept()
+
+    # -- hooks: a correct host here; a test host overrides them --------------------------------
+
+    def intercept(self) -> bool:
+        """Answer the request before it is served, returning True; a correct host never does."""
         return False
+
+    def declared_length(self, length: int) -> int:
+        """The Content-Length sent for a body of `length` bytes."""
+        return length
+
+    def write_body(self, body: bytes | BinaryIO, offset: int, length: int) -> None:
+        """Send `length` bytes of `body` from `offset`."""
+        if isinstance(body, bytes):
+            self.wfile.write(body[offset : offset + length])
+        elif self.connection.sendfile(body, offset, length) < length:  # the file shrank
+            self.close_connection = True
+
+    def forced_gzip(self) -> bool:
+        """True to gzip the body whatever the client accepts; a correct host never does."""
+        return False
+
+    def range_answer(self, span: tuple[int, int], size: int) -> tuple[tuple[int, int] | None, str | None]:
+        """For a satisfiable range `span` (first, last) of an object of `size` bytes: the span to
+        send with 206 (None: 200 and the whole object) and the Content-Range to send with it."""
+        return span, f"bytes {span[0]}-{span[1]}/{size}"
 
     # -- methods ---------------------------------------------------------------------------
 
@@ -182,7 +221,7 @@ class RequestHandler(BaseHTTPRequestHandler):
         if self._intercepted():
             return
         headers = {"Allow": ALLOW_METHODS, "Cache-Control": ERROR_CACHE}
-        if self.server.options.cors:
+        if self.host.options.cors:
             asked = [h.strip() for h in self.headers.get("Access-Control-Request-Headers", "").split(",") if h.strip()]
             known = {h.lower() for h in ALLOW_HEADERS}
             allowed = list(ALLOW_HEADERS) + [h for h in asked if h.lower() not in known]
@@ -205,13 +244,13 @@ class RequestHandler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_DELETE = do_PATCH = _refuse_method
 
     def _serve_file(self, send_body: bool) -> None:
-        opts = self.server.options
+        opts = self.host.options
         if self._intercepted():
             return
         if not send_body and not opts.head:
             self._plain(405, "method not allowed\n", {"Allow": "GET, OPTIONS"})
             return
-        resolved = resolve(self.server.root, self.path, self.server.link_targets, self.server.mounts)
+        resolved = resolve(self.host.root, self.path, self.host.link_targets, self.host.mounts)
         if resolved is None:
             self._plain(404, "not found\n")
             return
@@ -221,12 +260,12 @@ class RequestHandler(BaseHTTPRequestHandler):
             self._plain(403, "forbidden\n")
             return
         if os.path.isdir(real) and not parts and opts.listing:
-            page = index_page(self.server.root, "viewer" in self.server.mounts)
+            page = index_page(self.host.root, "viewer" in self.host.mounts)
             self._send(200, {"Content-Type": CONTENT_TYPES[".html"], "Cache-Control": ERROR_CACHE}, page, send_body=send_body)
             return
         if os.path.isdir(real):
             index = os.path.join(real, "index.html")
-            if not (opts.index_html and os.path.isfile(index) and self.server.classes.store_depth(parts) is None):
+            if not (opts.index_html and os.path.isfile(index) and self.host.classes.store_depth(parts) is None):
                 self._missing()
                 return
             if not trailing_slash:  # relative asset URLs in the page need the slash
@@ -247,20 +286,19 @@ class RequestHandler(BaseHTTPRequestHandler):
             self._answer_with(f, parts, send_body)
 
     def _answer_with(self, f: BinaryIO, parts: list[str], send_body: bool) -> None:
-        opts = self.server.options
+        opts = self.host.options
         st = os.fstat(f.fileno())
         body: bytes | BinaryIO = f
         size = st.st_size
         headers = {
             "Content-Type": CONTENT_TYPES.get(os.path.splitext(parts[-1])[1].lower(), "application/octet-stream"),
-            "Cache-Control": self.server.classes.header(parts),
+            "Cache-Control": self.host.classes.header(parts),
             "Last-Modified": email.utils.formatdate(st.st_mtime, usegmt=True),
         }
         if parts[-1] == "zarr.json":
             headers["Content-Type"] = "application/json"
         etag = f'"{st.st_mtime_ns:x}-{size:x}"'
-        forced = opts.gzip_always and faults.applies(opts, self.path)
-        if forced or (opts.gzip and _accepts_gzip(self.headers.get("Accept-Encoding", ""))):
+        if self.forced_gzip() or (opts.gzip and _accepts_gzip(self.headers.get("Accept-Encoding", ""))):
             body = gzip.compress(f.read(), mtime=0)
             size = len(body)
             etag = etag[:-1] + '-gz"'
@@ -289,14 +327,13 @@ class RequestHandler(BaseHTTPRequestHandler):
             headers |= {"Content-Range": f"bytes */{size}", "Cache-Control": ERROR_CACHE, "Content-Type": "text/plain; charset=utf-8"}
             self._send(416, headers, b"", send_body=False)
             return
-        if span is None or opts.range_200:
+        sent, content_range = self.range_answer(span, size) if span is not None else (None, None)
+        if sent is None:
             self._send(200, headers, body, (0, size), send_body)
             return
-        first, last = skewed_range(*span, size) if opts.wrong_content_range else span
-        claimed_size = size + 1 if opts.wrong_content_range and (first, last) == span else size
-        if opts.content_range or not faults.applies(opts, self.path):
-            headers["Content-Range"] = f"bytes {first}-{last}/{claimed_size}"
-        self._send(206, headers, body, (first, last - first + 1), send_body)
+        if content_range is not None:
+            headers["Content-Range"] = content_range
+        self._send(206, headers, body, (sent[0], sent[1] - sent[0] + 1), send_body)
 
 
 def _accepts_gzip(accept_encoding: str) -> bool:

@@ -45,15 +45,6 @@ def parse_range(value: str, size: int) -> tuple[int, int] | None:
 
 
 def is_suffix_range(value: str) -> bool:
-    """True for `bytes=-N`, which the `suffix_ranges` fault answers differently."""
+    """True for `bytes=-N`, which the `suffix_ranges` option answers differently."""
     match = _RANGE.fullmatch(value)
     return bool(match and not match.group(1) and match.group(2))
-
-
-def skewed_range(first: int, last: int, size: int) -> tuple[int, int]:
-    """A range one byte off (first, last); the same range when the object leaves no room."""
-    if last + 1 < size:
-        return first + 1, last + 1
-    if first > 0:
-        return first - 1, last - 1
-    return first, last

@@ -67,7 +67,13 @@ class HttpServer(ThreadingHTTPServer):
     request_queue_size = 1024
 
     def __init__(
-        self, address: tuple[str, int], root: str, options: ServeOptions, access_log: AccessLog | None, mounts: Mapping[str, str]
+        self,
+        address: tuple[str, int],
+        root: str,
+        options: ServeOptions,
+        access_log: AccessLog | None,
+        mounts: Mapping[str, str],
+        handler: type[RequestHandler] = RequestHandler,
     ) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
@@ -80,10 +86,9 @@ class HttpServer(ThreadingHTTPServer):
         self.log: deque[LoggedRequest] = deque(maxlen=REQUEST_LOG_LIMIT)
         self.lock = threading.Lock()
         self.connections: dict[socket.socket, float | None] = {}  # each open one, and since when it waits for a request
-        self.failures_left = options.fail_status[1] if options.fail_status else 0
         self.closed_idle = 0
         self._slots = threading.BoundedSemaphore(options.max_connections)
-        super().__init__(address, RequestHandler)
+        super().__init__(address, handler)
 
     def get_request(self) -> tuple[Any, Any]:
         """Accept a connection only once a slot is free for it; until then it waits in the listen
@@ -138,15 +143,6 @@ class HttpServer(ThreadingHTTPServer):
             return
         super().handle_error(request, client_address)
 
-    def take_failure(self) -> int | None:
-        """The status to fail this request with, while `fail_status` has failures left."""
-        with self.lock:
-            if self.failures_left <= 0:
-                return None
-            self.failures_left -= 1
-        status = self.options.fail_status
-        return int(status[0]) if status is not None else None
-
 
 class StoreServer:
     """A static server for a directory of stores and viewer files, on a background thread.
@@ -157,7 +153,8 @@ class StoreServer:
     Keyword switches (see `ServeOptions`) default to a correct host; `requests` lists what was
     answered, for tests that count requests. `log` is a stream for one line per request, written
     without ever blocking the server (none by default). `mounts` serves other directories under
-    top-level names (the viewer beside the stores of `chronozarr serve`).
+    top-level names (the viewer beside the stores of `chronozarr serve`). `handler` is the class
+    that answers each request: tests give a subclass that misbehaves on purpose.
     """
 
     def __init__(
@@ -169,6 +166,7 @@ class StoreServer:
         log: TextIO | None = None,
         link_targets: Iterable[str | os.PathLike[str]] = (),
         mounts: Mapping[str, str | os.PathLike[str]] | None = None,
+        handler: type[RequestHandler] = RequestHandler,
         **switches: Any,
     ) -> None:
         path = Path(root)
@@ -177,6 +175,7 @@ class StoreServer:
         self.root = os.path.realpath(path)
         self.host = host
         self.options = ServeOptions(**switches)
+        self._handler = handler
         self._log_stream = log
         self._mounts = {name: os.path.realpath(path) for name, path in (mounts or {}).items()}
         self._requested_port = port
@@ -189,7 +188,7 @@ class StoreServer:
     def _bind(self) -> HttpServer:
         if self._server is None:
             access_log = AccessLog(self._log_stream) if self._log_stream is not None else None
-            self._server = HttpServer((self.host, self._requested_port), self.root, self.options, access_log, self._mounts)
+            self._server = HttpServer((self.host, self._requested_port), self.root, self.options, access_log, self._mounts, self._handler)
             self._server.link_targets = self._link_targets
         return self._server
 
