@@ -131,6 +131,18 @@ def chunk_elsewhere(draw: st.DrawFn) -> Case:
     return Case(base, "chunk_copied", {key: _shard(pieces)}, valid_store=True)
 
 
+def _one_piece_changed(raw: bytes, new: bytes) -> bytes | None:
+    """The damaged inner chunk when `new` differs from the shard `raw` only inside one stored inner
+    chunk (same length, index intact): that is damage to one chunk's bytes, as `chunk_bytes` makes."""
+    if len(new) != len(raw) or new == raw:
+        return None
+    changed = np.flatnonzero(np.frombuffer(raw, np.uint8) != np.frombuffer(new, np.uint8))
+    for offset, length in (tuple(int(v) for v in entry) for entry in _entries(raw)):
+        if offset != EMPTY and offset <= changed[0] and changed[-1] < offset + length:
+            return new[offset : offset + length]
+    return None
+
+
 ENTRY = st.one_of(
     st.just((EMPTY, EMPTY)), st.tuples(st.integers(0, 400), st.integers(0, 200)),
     st.tuples(st.sampled_from([0, EMPTY, 2**63, 2**64 - 2]), st.integers(0, 2**64 - 1)),
@@ -147,7 +159,9 @@ def shard_index(draw: st.DrawFn) -> Case:
     n = index_nbytes(N_TIME)
     action = draw(st.sampled_from(["swap", "entries", "bytes"]))
     if action == "bytes":
-        return Case(base, "shard_bytes", {key: draw(mutated_bytes(raw))})
+        new = draw(mutated_bytes(raw))
+        piece = _one_piece_changed(raw, new)
+        return Case(base, "shard_bytes", {key: new}, single_chunk=piece is not None, chunk=piece)
     entries = _entries(raw)
     if action == "swap":
         a, b = draw(st.lists(st.integers(0, N_TIME - 1), min_size=2, max_size=2, unique=True))

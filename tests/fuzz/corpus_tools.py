@@ -188,7 +188,8 @@ def js_read(store: Path, truth: Path, out: Path, baseline: int) -> dict[str, Any
     text = child.stdout.read().decode(errors="replace") if child.stdout else ""
     if child.stdout:
         child.stdout.close()
-    lines = [line for line in text.splitlines() if line.startswith("{")]
+    # Lines end at "\n" only: a message may hold U+0085 or U+2028, which str.splitlines also breaks at.
+    lines = [line for line in text.split("\n") if line.startswith("{")]
     if status is not None and lines:
         out.write_text(lines[-1])
     return _judge(out, seconds, status, usage.ru_maxrss * 1024 - baseline, HANG_SECONDS)
