@@ -7,7 +7,7 @@ export { applyDelta } from './reader/reconstruct.js';
 export { samplePixelFrom } from './reader/arrays.js';
 export { chunkKey } from './reader/geometry.js';
 export { scrubCost, windowOrder } from './reader/order.js';
-export { FetchError, StoreError } from './reader/errors.js';
+export { FetchError, HistoryError, StoreError } from './reader/errors.js';
 
 /** @typedef {import('./reader/store.js').Store} Store */
 /** @typedef {import('./reader/store.js').StoreOptions} StoreOptions */

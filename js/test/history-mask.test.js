@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { openStore } from '../src/index.js';
+import { HistoryError, StoreError, openStore } from '../src/index.js';
 import { fileFetch } from '../src/reader/file-fetch.js';
 import { parseDeclaration } from '../src/reader/history-format.js';
 import { asFetch, copyWithRoot, countingFetch, historyStores, serve, warnings } from './helpers.js';
@@ -156,7 +156,7 @@ describe('mask declarations the reader cannot use', () => {
     test(`${what}: named by its field`, () => {
       const declared = structuredClone(good);
       change(declared);
-      assert.throws(() => parseDeclaration(declared, level0), (err) => err instanceof Error && err.message.startsWith(`chronozarr.history.${field} `));
+      assert.throws(() => parseDeclaration(declared, level0), (err) => err instanceof HistoryError && err instanceof StoreError && err.message.startsWith(`chronozarr.history.${field} `));
     });
   }
   test('the written declaration is usable and carries the mask copy', () => {

@@ -39,6 +39,19 @@ export class StoreError extends Error {
 }
 
 /**
+ * A history declaration (docs/format-history.md) this reader cannot use; the message names the
+ * field (`chronozarr.history.<field>`). Pixel histories then come from level 0. Python: HistoryError.
+ */
+export class HistoryError extends StoreError {
+  /** @param {string} field @param {string} reason */
+  constructor(field, reason) {
+    super(`chronozarr.history${field ? `.${field}` : ''} ${reason}`);
+    this.name = 'HistoryError';
+    this.field = field;
+  }
+}
+
+/**
  * The error an aborted operation rejects with, the same shape as fetch's.
  * @param {AbortSignal | undefined} signal
  * @returns {Error}

@@ -9,6 +9,7 @@
  */
 import { parseArray } from './arrays.js';
 import { isObject } from './attributes.js';
+import { HistoryError } from './errors.js';
 
 /** The major version of the extension this reader knows. */
 export const HISTORY_MAJOR = 1;
@@ -42,15 +43,6 @@ export const HISTORY_MASK_PATH = 'history_mask';
  * @typedef {{ r: number, c: number, inner: number, iy: number, ix: number }} HistoryPlace
  */
 
-/** A declaration this reader cannot use, naming its field. */
-class Unusable extends Error {
-  /** @param {string} field @param {string} reason */
-  constructor(field, reason) {
-    super(`chronozarr.history${field ? `.${field}` : ''} ${reason}`);
-    this.field = field;
-  }
-}
-
 /** @param {unknown} v */
 const show = (v) => {
   const text = JSON.stringify(v) ?? String(v);
@@ -66,29 +58,29 @@ const isCount = (v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0
  * @param {{ shape: number[], chunkSize: number }} level0
  */
 export function parseDeclaration(value, { shape, chunkSize }) {
-  if (!isObject(value)) throw new Unusable('', `must be an object, got ${show(value)}`);
+  if (!isObject(value)) throw new HistoryError('', `must be an object, got ${show(value)}`);
   const version = /^(\d+)\.(\d+)$/.exec(typeof value.version === 'string' ? value.version : '');
-  if (!version) throw new Unusable('version', `must be "<major>.<minor>", got ${show(value.version)}`);
-  if (Number(version[1]) !== HISTORY_MAJOR) throw new Unusable('version', `is ${show(value.version)}: this reader knows major version ${HISTORY_MAJOR} only`);
-  if (value.path !== 'history') throw new Unusable('path', `must be "history" in version 1, got ${show(value.path)}`);
+  if (!version) throw new HistoryError('version', `must be "<major>.<minor>", got ${show(value.version)}`);
+  if (Number(version[1]) !== HISTORY_MAJOR) throw new HistoryError('version', `is ${show(value.version)}: this reader knows major version ${HISTORY_MAJOR} only`);
+  if (value.path !== 'history') throw new HistoryError('path', `must be "history" in version 1, got ${show(value.path)}`);
   const timeCap = value.time_cap;
-  if (!isCount(timeCap)) throw new Unusable('time_cap', `must be a positive integer, got ${show(timeCap)}`);
+  if (!isCount(timeCap)) throw new HistoryError('time_cap', `must be a positive integer, got ${show(timeCap)}`);
   const nBand = shape[1];
   const [chunk, shard] = /** @type {const} */ (['chunk_shape', 'shard_shape']).map((field) => {
     const v = value[field];
-    if (!Array.isArray(v) || v.length !== 4 || !v.every(isCount)) throw new Unusable(field, `must be 4 positive integers, got ${show(v)}`);
-    if (v[0] !== timeCap) throw new Unusable(field, `${show(v)} must start with time_cap (${timeCap})`);
-    if (v[1] !== nBand) throw new Unusable(field, `${show(v)} must hold every band (${nBand})`);
-    if (v[2] !== v[3]) throw new Unusable(field, `${show(v)} must be square in y and x`);
+    if (!Array.isArray(v) || v.length !== 4 || !v.every(isCount)) throw new HistoryError(field, `must be 4 positive integers, got ${show(v)}`);
+    if (v[0] !== timeCap) throw new HistoryError(field, `${show(v)} must start with time_cap (${timeCap})`);
+    if (v[1] !== nBand) throw new HistoryError(field, `${show(v)} must hold every band (${nBand})`);
+    if (v[2] !== v[3]) throw new HistoryError(field, `${show(v)} must be square in y and x`);
     return /** @type {number[]} */ (v);
   });
   const p = chunk[2];
-  if (p % 2 || chunkSize % p) throw new Unusable('chunk_shape', `${show(chunk)}: p = ${p} must be even and divide the chunk size ${chunkSize}`);
-  if (shard[2] % chunkSize) throw new Unusable('shard_shape', `${show(shard)}: S = ${shard[2]} must be a multiple of the chunk size ${chunkSize}`);
+  if (p % 2 || chunkSize % p) throw new HistoryError('chunk_shape', `${show(chunk)}: p = ${p} must be even and divide the chunk size ${chunkSize}`);
+  if (shard[2] % chunkSize) throw new HistoryError('shard_shape', `${show(shard)}: S = ${shard[2]} must be a multiple of the chunk size ${chunkSize}`);
   const shardBytes = lengthsOf(value.shard_bytes, 'shard_bytes');
   let maskBytes = null;
   if ('mask_path' in value || 'mask_shard_bytes' in value) {
-    if (value.mask_path !== HISTORY_MASK_PATH) throw new Unusable('mask_path', `must be "${HISTORY_MASK_PATH}" beside mask_shard_bytes, got ${show(value.mask_path)}`);
+    if (value.mask_path !== HISTORY_MASK_PATH) throw new HistoryError('mask_path', `must be "${HISTORY_MASK_PATH}" beside mask_shard_bytes, got ${show(value.mask_path)}`);
     maskBytes = lengthsOf(value.mask_shard_bytes, 'mask_shard_bytes');
   }
   return { path: 'history', timeCap, inner: p, shard: shard[2], chunkShape: chunk, shardShape: shard, shardBytes, maskBytes };
@@ -99,10 +91,10 @@ export function parseDeclaration(value, { shape, chunkSize }) {
  * @returns {Record<string, number>}
  */
 function lengthsOf(lengths, field) {
-  if (!isObject(lengths)) throw new Unusable(field, `must map "{tb}/{r}/{c}" to byte lengths, got ${show(lengths)}`);
+  if (!isObject(lengths)) throw new HistoryError(field, `must map "{tb}/{r}/{c}" to byte lengths, got ${show(lengths)}`);
   for (const [id, n] of Object.entries(lengths)) {
-    if (!/^\d+\/\d+\/\d+$/.test(id)) throw new Unusable(`${field}[${show(id)}]`, 'is not a "{tb}/{r}/{c}" shard id');
-    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new Unusable(`${field}[${show(id)}]`, `is ${show(n)}, not a byte length`);
+    if (!/^\d+\/\d+\/\d+$/.test(id)) throw new HistoryError(`${field}[${show(id)}]`, 'is not a "{tb}/{r}/{c}" shard id');
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new HistoryError(`${field}[${show(id)}]`, `is ${show(n)}, not a byte length`);
   }
   return /** @type {Record<string, number>} */ (lengths);
 }
@@ -120,17 +112,17 @@ function checkCopy(path, field, doc, copied, declared) {
   try {
     array = parseArray(path, doc);
   } catch (err) {
-    throw new Unusable(field, `names an array the reader cannot read (${err instanceof Error ? err.message : err})`);
+    throw new HistoryError(field, `names an array the reader cannot read (${err instanceof Error ? err.message : err})`);
   }
   const same = (/** @type {unknown} */ a, /** @type {unknown} */ b) => JSON.stringify(a) === JSON.stringify(b);
-  if (!same(array.shape, copied.shape)) throw new Unusable(field, `names an array of shape ${show(array.shape)}; level 0's is ${show(copied.shape)}`);
+  if (!same(array.shape, copied.shape)) throw new HistoryError(field, `names an array of shape ${show(array.shape)}; level 0's is ${show(copied.shape)}`);
   if (array.dtype !== copied.dtype || !Object.is(array.fillValue, copied.fillValue)) {
-    throw new Unusable(field, `names an array of ${array.dtype} with fill_value ${array.fillValue}; level 0's is ${copied.dtype} with ${copied.fillValue}`);
+    throw new HistoryError(field, `names an array of ${array.dtype} with fill_value ${array.fillValue}; level 0's is ${copied.dtype} with ${copied.fillValue}`);
   }
-  if (!array.shardShape || !array.indexAtEnd) throw new Unusable(field, 'names an array that is not sharded with its index at the end');
+  if (!array.shardShape || !array.indexAtEnd) throw new HistoryError(field, 'names an array that is not sharded with its index at the end');
   const shapes = field === 'path' ? ['chunk_shape', 'shard_shape'] : [field, field];
-  if (!same(array.chunkShape, declared.chunkShape)) throw new Unusable(shapes[0], `${show(declared.chunkShape)} is not the array's inner chunk ${show(array.chunkShape)}`);
-  if (!same(array.shardShape, declared.shardShape)) throw new Unusable(shapes[1], `${show(declared.shardShape)} is not the array's shard ${show(array.shardShape)}`);
+  if (!same(array.chunkShape, declared.chunkShape)) throw new HistoryError(shapes[0], `${show(declared.chunkShape)} is not the array's inner chunk ${show(array.chunkShape)}`);
+  if (!same(array.shardShape, declared.shardShape)) throw new HistoryError(shapes[1], `${show(declared.shardShape)} is not the array's shard ${show(array.shardShape)}`);
   return array;
 }
 
@@ -146,10 +138,10 @@ export function checkArray(declared, doc, maskDoc, level0) {
   const { path, timeCap, inner, shard, shardBytes, maskBytes, chunkShape, shardShape } = declared;
   let mask = null;
   if (maskBytes) {
-    if (!level0.mask) throw new Unusable('mask_path', 'declares a mask copy but the store has no mask');
+    if (!level0.mask) throw new HistoryError('mask_path', 'declares a mask copy but the store has no mask');
     const without = (/** @type {number[]} */ shape) => [shape[0], shape[2], shape[3]];
     const maskArray = checkCopy(HISTORY_MASK_PATH, 'mask_path', maskDoc, level0.mask, { chunkShape: without(chunkShape), shardShape: without(shardShape) });
-    if (maskArray.dtype !== 'uint8') throw new Unusable('mask_path', `names an array of ${maskArray.dtype}; a mask is uint8`);
+    if (maskArray.dtype !== 'uint8') throw new HistoryError('mask_path', `names an array of ${maskArray.dtype}; a mask is uint8`);
     mask = { path: HISTORY_MASK_PATH, shardBytes: maskBytes, array: /** @type {import('./arrays.js').DataArrayInfo} */ (maskArray) };
   }
   return { path, timeCap, inner, shard, shardBytes, array: /** @type {import('./arrays.js').DataArrayInfo} */ (array), mask };
@@ -175,14 +167,14 @@ export async function historyLayout(declared, node, level0, where, signal) {
         return await node(path);
       } catch (err) {
         if (signal?.aborted) throw err; // the opening ended, not the declaration
-        throw new Unusable(field, `names an array whose zarr.json cannot be read (${err instanceof Error ? err.message : err})`);
+        throw new HistoryError(field, `names an array whose zarr.json cannot be read (${err instanceof Error ? err.message : err})`);
       }
     };
     const wantMask = fields.maskBytes && level0.mask;
     const [doc, maskDoc] = await Promise.all([read(fields.path, 'path'), wantMask ? read(HISTORY_MASK_PATH, 'mask_path') : null]);
     return checkArray(fields, doc, maskDoc, level0);
   } catch (err) {
-    if (!(err instanceof Unusable)) throw err;
+    if (!(err instanceof HistoryError)) throw err;
     console.warn(`chronozarr: ${where}: ${err.message}; pixel histories are read from level 0`);
     return null;
   }
