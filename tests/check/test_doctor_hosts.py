@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import make_series
 from hostile_hosts import HOSTS, STALL, switches
 from typer.testing import CliRunner
 
@@ -15,7 +16,6 @@ import chronozarr
 from chronozarr.check.doctor import doctor
 from chronozarr.cli import app
 from chronozarr.serve import StoreServer
-from conftest import make_series
 
 TOTAL = 60.0
 TIMEOUT = 0.5  # doctor sends a few dozen requests; against a stalling host each waits this long
@@ -79,11 +79,11 @@ def test_check_12_s_reads_end_with_doctor_s_time_limit_retries_included(site, na
     attempts (2 s timeout each) must not run past the limit."""
     from chronozarr.check.doctor_client import Answer
     from chronozarr.check.doctor_http import HttpDoctor
-    from chronozarr.check.doctor_source import HostTolerantSource
+    from chronozarr.check.doctor_source import HostTolerantStore
 
     with StoreServer(site, **switches(name)) as server:
         host = HttpDoctor(f"{server.url}/s", "https://example.org", timeout=2.0, total_timeout=1.5)
-        source = HostTolerantSource(host.url, host.client, Answer(404, {}, b""))
+        source = HostTolerantStore(host.url, host.client, Answer(404, {}, b""))
         started = time.monotonic()
         with pytest.raises(chronozarr.StoreError, match="deadline"):
             source.get_range("0/data/c/0/0/0/0", 0, 16)
