@@ -27,7 +27,7 @@ from ..format.times import iso_list
 from ..read.arrays import decode_chunk, parse_array
 from ..read.metadata import StoreMetadata, load
 from ..store import not_a_directory, open_object_store
-from .output import LocalOutput, Output
+from .output import Output
 from .series import Series, prepare
 
 
@@ -100,8 +100,8 @@ class ExistingStore:
 
 def open_existing(output: Output, source_options: Mapping[str, Any] | None = None) -> ExistingStore:
     """Open the store at `output` for an append; raises StoreError when it is not one."""
-    if isinstance(output, LocalOutput) and not output.root.is_dir():
-        raise StoreError(f"no store at {str(output.root)!r}: {not_a_directory(output.root)}")
+    if output.local_root is not None and not output.local_root.is_dir():
+        raise StoreError(f"no store at {str(output.local_root)!r}: {not_a_directory(output.local_root)}")
     meta = load(open_object_store(output.location, **dict(source_options or {})))
     if meta.history_problem is not None:
         raise StoreError(f"{output.describe()}: append grows the history array, and its declaration is unusable: {meta.history_problem}")
