@@ -94,7 +94,7 @@ def plain_bucket(source: BucketStore, meta: ArrayMeta) -> Any:
     from zarr.storage import ObjectStore
 
     def read(index: tuple[int, ...]) -> tuple[Any, str]:
-        store = ObjectStore(source.bucket.store, read_only=True)
+        store = ObjectStore(source.obstore, read_only=True)
         return zarr.open_array(store=store, path=meta.path, mode="r")[index], "zarr.storage.ObjectStore"
 
     return read
