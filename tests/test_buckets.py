@@ -9,7 +9,8 @@ import pytest
 
 import obstore  # noqa: F401
 
-from chronozarr.buckets import Bucket, bucket_error, is_bucket_url, parse_bucket_url  # noqa: E402
+from chronozarr.buckets import bucket_error, is_bucket_url, parse_bucket_url  # noqa: E402
+from chronozarr.store.bucket import BucketStore  # noqa: E402
 from chronozarr.errors import AccessError, StoreError  # noqa: E402
 
 
@@ -32,11 +33,11 @@ def test_urls_are_parsed_and_never_taken_as_paths() -> None:
 
 
 def test_put_get_range_size_list_delete(aws_env: str, bucket_name: str, tmp_path: Path) -> None:
-    bucket = Bucket(f"s3://{bucket_name}/p", endpoint=aws_env)
+    bucket = BucketStore(f"s3://{bucket_name}/p", endpoint=aws_env)
     big = tmp_path / "big"
     big.write_bytes(bytes(range(256)) * (40 * 2**10))  # 10 MiB: a multipart upload
     bucket.put("a/zarr.json", b"0123456789", attributes={"Content-Type": "application/json"})
-    bucket.put("a/big", big)
+    bucket.put_file("a/big", big, keep=True)
     assert bucket.get("a/zarr.json") == b"0123456789"
     assert bucket.get_range("a/zarr.json", 2, 3) == b"234"
     assert bucket.size("a/big") == big.stat().st_size
@@ -48,7 +49,7 @@ def test_put_get_range_size_list_delete(aws_env: str, bucket_name: str, tmp_path
 
 
 def test_a_short_object_is_an_error_not_a_short_read(aws_env: str, bucket_name: str) -> None:
-    bucket = Bucket(f"s3://{bucket_name}/short", endpoint=aws_env)
+    bucket = BucketStore(f"s3://{bucket_name}/short", endpoint=aws_env)
     bucket.put("x", b"0123456789")
     with pytest.raises(StoreError, match=r"asked for bytes 5-14, the store sent 5 bytes"):
         bucket.get_range("x", 5, 10)
@@ -56,32 +57,32 @@ def test_a_short_object_is_an_error_not_a_short_read(aws_env: str, bucket_name: 
 
 def test_missing_bucket_is_an_error_not_an_absent_key(aws_env: str) -> None:
     with pytest.raises(StoreError, match=r"s3://no-such-bucket-here/p/zarr.json: the bucket does not exist"):
-        Bucket("s3://no-such-bucket-here/p", endpoint=aws_env).get("zarr.json")
+        BucketStore("s3://no-such-bucket-here/p", endpoint=aws_env).get("zarr.json")
 
 
 def test_anonymous_read_of_a_private_bucket_is_a_403(aws_env: str, bucket_name: str) -> None:
-    Bucket(f"s3://{bucket_name}/anon", endpoint=aws_env).put("zarr.json", b"{}")
+    BucketStore(f"s3://{bucket_name}/anon", endpoint=aws_env).put("zarr.json", b"{}")
     with pytest.raises(StoreError, match=r"anon/zarr.json: access denied \(HTTP 403\)"):
-        Bucket(f"s3://{bucket_name}/anon", endpoint=aws_env, anonymous=True).get("zarr.json")
+        BucketStore(f"s3://{bucket_name}/anon", endpoint=aws_env, anonymous=True).get("zarr.json")
 
 
 def test_no_credentials_says_which_to_set(aws_env: str, bucket_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AWS_ACCESS_KEY_ID")
     monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
     with pytest.raises(StoreError, match=r"no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"):
-        Bucket(f"s3://{bucket_name}/p", endpoint=aws_env).get("zarr.json")
+        BucketStore(f"s3://{bucket_name}/p", endpoint=aws_env).get("zarr.json")
 
 
 def test_wrong_region_and_expired_token(aws_env: str, s3_server, monkeypatch: pytest.MonkeyPatch) -> None:
     name = f"eu-{uuid.uuid4().hex[:8]}"
     s3_server.create_bucket(name, region="eu-west-1")
     with pytest.raises(StoreError, match=r"the bucket is in another region: set AWS_REGION"):
-        Bucket(f"s3://{name}/p", endpoint=aws_env).get("zarr.json")
-    assert Bucket(f"s3://{name}/p", endpoint=aws_env, region="eu-west-1").get("zarr.json") is None
+        BucketStore(f"s3://{name}/p", endpoint=aws_env).get("zarr.json")
+    assert BucketStore(f"s3://{name}/p", endpoint=aws_env, region="eu-west-1").get("zarr.json") is None
     s3_server.expired_tokens.add("old-token")
     monkeypatch.setenv("AWS_SESSION_TOKEN", "old-token")
     with pytest.raises(StoreError, match=r"the credentials have expired: renew the session token"):
-        Bucket(f"s3://{name}/p", endpoint=aws_env, region="eu-west-1").get("zarr.json")
+        BucketStore(f"s3://{name}/p", endpoint=aws_env, region="eu-west-1").get("zarr.json")
 
 
 def test_a_bare_redirect_is_a_wrong_region() -> None:

@@ -21,7 +21,7 @@ from conftest import make_series  # noqa: E402
 from emulators import AZURITE_ACCOUNT, AZURITE_KEY, Azurite, FakeGCS, azurite_missing, fake_gcs_binary, gcs_env  # noqa: E402
 
 import chronozarr  # noqa: E402
-from chronozarr.buckets import Bucket  # noqa: E402
+from chronozarr.store.bucket import BucketStore  # noqa: E402
 from chronozarr.cli import app  # noqa: E402
 from chronozarr.errors import StoreError  # noqa: E402
 from chronozarr.publish import publish  # noqa: E402
@@ -166,7 +166,7 @@ def test_no_credentials_name_the_variables_to_set(service: Service, monkeypatch:
 def test_suffix_ranges_and_deletes_with_missing_keys(service: Service) -> None:
     """Azure has no suffix ranges (a HEAD and a range instead); GCS and Azure stop a many-key
     delete at a missing key, and every other key must still go."""
-    bucket = Bucket(service.url("raw"), endpoint=service.server.endpoint)
+    bucket = BucketStore(service.url("raw"), endpoint=service.server.endpoint)
     bucket.put("a/x", b"0123456789")
     bucket.put("a/y", b"abc")
     assert bucket.get_suffix("a/x", 4) == b"6789" and bucket.get_suffix("a/absent", 4) is None
@@ -185,4 +185,4 @@ def test_the_endpoint_can_come_from_the_environment(service: Service, monkeypatc
 
 def test_a_region_is_refused_outside_s3(service: Service) -> None:
     with pytest.raises(StoreError, match=r"a region is for s3:// URLs; .* names its location through its account"):
-        Bucket(service.url("x"), endpoint=service.server.endpoint, region="eu-west-1")
+        BucketStore(service.url("x"), endpoint=service.server.endpoint, region="eu-west-1")

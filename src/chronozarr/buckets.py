@@ -1,5 +1,6 @@
 """Object-store URLs: the one place that parses `s3://`, `gs://` and `az://`, opens an obstore
-store for them and turns what the store answers into our errors.
+store for them and turns what the store answers into our errors (the objects themselves are read
+and written by `chronozarr.store.bucket`).
 
 Supported: `s3://bucket/prefix` (AWS S3), `gs://bucket/prefix` (Google Cloud Storage),
 `az://container/prefix` (Azure Blob Storage; the account comes from `AZURE_STORAGE_ACCOUNT_NAME`). A
@@ -26,42 +27,27 @@ API (obstore is the `cloud` extra; a missing extra raises MissingExtraError nami
     parse_bucket_url(text) -> BucketURL         scheme, bucket, prefix; StoreError when malformed
     obstore_for(url, *, endpoint=None, region=None, anonymous=False, config=None)
                                                 the obstore store rooted at the URL's prefix
-    Bucket(url, *, endpoint=None, region=None, anonymous=False, config=None, store=None)
-        .url, .store                            the URL as given (no trailing slash), the obstore store
-        .describe(key) -> str                   "s3://bucket/prefix/key", for messages
-        .get(key, max_bytes=None) -> bytes | None   None when the key is absent (404); an
-                                                object over max_bytes is refused before its body
-        .get_range(key, start, length)          exactly `length` bytes, or None when absent
-        .get_suffix(key, length)                the last `length` bytes, or None when absent (a HEAD
-                                                and a range where the store has no suffix ranges: Azure)
-        .size(key) -> int | None                a HEAD; None when absent
-        .put(key, data, *, attributes=None)     bytes, or a Path streamed in multipart parts
-        .list(prefix="") -> Iterator[(key, size)]
-        .copy(source, target)                   a copy made by the store
-        .delete(keys)                           one key or many (bulk where the store has it)
     bucket_error(exc, where) -> AccessError     what the store answered, as one actionable line
+    absent(exc, where)                          nothing for a missing key; a missing bucket's 404 raises
 
-Every method raises AccessError (a StoreError; never an obstore or OS exception) naming the URL and
-what the store answered: no credentials, refused credentials, an expired token, 403, a missing
-bucket, a wrong region; and StoreError for an object shorter than the range asked for. Only a
-missing key is not an error: reads return None, which readers decode as fill (spec 7.2, 9).
-Requests time out after 30 s and are retried 3 times (obstore's own default is 10 over 3 min).
+Reading and writing the objects is `chronozarr.store.bucket.BucketStore`'s (the one object-store
+interface), which raises what `bucket_error` makes of every failure: an AccessError (a StoreError;
+never an obstore or OS exception) naming the URL and what the store answered: no credentials,
+refused credentials, an expired token, 403, a missing bucket, a wrong region. Requests time out
+after 30 s and are retried 3 times (obstore's own default is 10 over 3 min).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from .errors import AccessError, StoreError
 from .extras import import_extra
-
-T = TypeVar("T")
 
 SCHEMES = ("s3", "gs", "az")
 EXTRA = "cloud"
@@ -150,126 +136,7 @@ def obstore_for(
         raise bucket_error(exc, parsed.url) from None
 
 
-class Bucket:
-    """One object-store prefix, read and written with our errors; thread-safe (obstore is)."""
-
-    def __init__(
-        self,
-        url: str,
-        *,
-        endpoint: str | None = None,
-        region: str | None = None,
-        anonymous: bool = False,
-        config: Mapping[str, Any] | None = None,
-        store: Any = None,
-    ) -> None:
-        self.url = parse_bucket_url(url).url
-        self.store = store if store is not None else obstore_for(
-            url, endpoint=endpoint, region=region, anonymous=anonymous, config=config
-        )
-        self._obstore = import_extra("obstore", EXTRA, f"reading or writing {self.url}")
-
-    def describe(self, key: str) -> str:
-        return f"{self.url}/{key}" if key else self.url
-
-    def _answer(self, key: str, call: Callable[[], T]) -> T | None:
-        """What `call` returns, None for a missing key, and any other failure as our error."""
-        try:
-            return call()
-        except StoreError:
-            raise
-        except FileNotFoundError as exc:
-            _absent(exc, self.describe(key))
-            return None
-        except Exception as exc:
-            raise bucket_error(exc, self.describe(key)) from None
-
-    def get(self, key: str, *, max_bytes: int | None = None) -> bytes | None:
-        def whole() -> bytes:
-            result = self._obstore.get(self.store, key)
-            size = int(result.meta["size"])
-            if max_bytes is not None and size > max_bytes:
-                raise StoreError(f"{self.describe(key)} is {size} bytes, more than the {max_bytes}-byte limit on one object")
-            return bytes(result.bytes())
-
-        return self._answer(key, whole)
-
-    def get_range(self, key: str, start: int, length: int) -> bytes | None:
-        """Exactly bytes start..start+length-1; a shorter object is an error, not a short read."""
-        data = self._answer(key, lambda: bytes(self._obstore.get_range(self.store, key, start=start, length=length)))
-        if data is None:
-            return None
-        if len(data) != length:
-            raise StoreError(
-                f"{self.describe(key)}: asked for bytes {start}-{start + length - 1}, the store sent {len(data)} bytes "
-                "(the object is shorter than the store's metadata says)"
-            )
-        return data
-
-    def get_suffix(self, key: str, length: int) -> bytes | None:
-        """The last `length` bytes; an object shorter than that is an error."""
-        def suffix() -> bytes:
-            try:
-                return bytes(self._obstore.get(self.store, key, options={"range": {"suffix": length}}).bytes())
-            except self._obstore.exceptions.NotSupportedError:  # Azure Blob Storage has no suffix ranges
-                return self._suffix_by_range(key, length)
-
-        data = self._answer(key, suffix)
-        if data is None:
-            return None
-        if len(data) != length:
-            raise StoreError(f"{self.describe(key)} has {len(data)} bytes, fewer than the {length} asked for")
-        return data
-
-    def _suffix_by_range(self, key: str, length: int) -> bytes:
-        """A suffix read as a HEAD and a range, for stores without suffix ranges."""
-        size = self.size(key)
-        if size is None:
-            raise FileNotFoundError(f"{key} not found")
-        if size < length:
-            raise StoreError(f"{self.describe(key)} has {size} bytes, fewer than the {length} asked for")
-        return self.get_range(key, size - length, length) or b""
-
-    def size(self, key: str) -> int | None:
-        return self._answer(key, lambda: int(self._obstore.head(self.store, key)["size"]))
-
-    def put(self, key: str, data: bytes | Path, *, attributes: Mapping[str, str] | None = None) -> None:
-        """Upload bytes, or a file streamed in parts (multipart above MULTIPART_CHUNK), atomically:
-        readers see the whole object or none."""
-        try:
-            self._obstore.put(self.store, key, data, attributes=dict(attributes or {}) or None, chunk_size=MULTIPART_CHUNK)
-        except Exception as exc:
-            raise bucket_error(exc, self.describe(key)) from None
-
-    def list(self, prefix: str = "") -> Iterator[tuple[str, int]]:
-        """(key, size) of every object below `prefix`, relative to the bucket URL's prefix."""
-        try:
-            for batch in self._obstore.list(self.store, prefix or None, chunk_size=1000):
-                for entry in batch:
-                    yield entry["path"], int(entry["size"])
-        except Exception as exc:
-            raise bucket_error(exc, self.describe(prefix)) from None
-
-    def copy(self, source: str, target: str) -> None:
-        """A copy inside the store, made by the store (no bytes pass through this machine)."""
-        try:
-            self._obstore.copy(self.store, source, target)
-        except Exception as exc:
-            raise bucket_error(exc, self.describe(target)) from None
-
-    def delete(self, keys: str | Sequence[str]) -> None:
-        try:
-            self._obstore.delete(self.store, keys if isinstance(keys, str) else list(keys))
-        except FileNotFoundError:
-            # A missing key is no error, but GCS and Azure stop a many-key delete at it: the rest one by one.
-            if not isinstance(keys, str) and len(keys) > 1:
-                for key in keys:
-                    self.delete(key)
-        except Exception as exc:
-            raise bucket_error(exc, self.describe(keys if isinstance(keys, str) else "")) from None
-
-
-def _absent(exc: FileNotFoundError, where: str) -> None:
+def absent(exc: FileNotFoundError, where: str) -> None:
     """Nothing for a missing key (the caller answers None); a missing bucket also answers 404,
     and that is an error."""
     if _code(str(exc)) == "NoSuchBucket" or "ContainerNotFound" in str(exc):

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .buckets import Bucket, is_bucket_url
+from .buckets import is_bucket_url
 from .errors import OutputExistsError, PublishError, StoreError
 from .format.append_rule import growth_mismatch
 from .format.caching import IMMUTABLE, METADATA, REWRITTEN, ROOT, SHORT_TTL_SECONDS, TRAILING, cache_control, chronozarr_block, object_class
@@ -31,6 +31,7 @@ from .format.root_block import RootBlock
 from .hosted_viewer import CACHE_CONTROL as VIEWER_CACHE
 from .hosted_viewer import PREFIX as VIEWER_PREFIX
 from .hosted_viewer import viewer_objects
+from .store.bucket import BucketStore
 
 # The order objects go up in: (phase shown to the user, classes uploaded together).
 STEPS: tuple[tuple[int, frozenset[str]], ...] = (
@@ -132,21 +133,25 @@ def parse_newer_than(value: str | float | os.PathLike[str] | None) -> float | No
 # -- destinations ------------------------------------------------------------------------------
 
 
-def open_destination(dest: str, *, endpoint: str | None = None, **config: Any) -> Bucket:
+def open_destination(dest: str, *, endpoint: str | None = None, **config: Any) -> BucketStore:
     """The object-store prefix `dest` (s3://bucket/prefix, gs://..., az://container/prefix).
     Credentials come from the provider's usual environment variables; `endpoint` points the
     destination at another service speaking its API (R2, MinIO, a GCS or Azure emulator)."""
     if not is_bucket_url(dest):
         raise PublishError(f"destination {dest!r} must start with s3://, gs:// or az://")
-    return Bucket(dest, endpoint=endpoint, config=config)
+    return BucketStore(dest, endpoint=endpoint, config=config)
 
 
-def _put(bucket: Bucket, obj: PlannedObject) -> None:
-    """One upload. Module level, so tests can watch or break it."""
-    bucket.put(obj.key, obj.path, attributes={"Cache-Control": obj.cache_control, "Content-Type": obj.content_type})
+def _put(bucket: BucketStore, obj: PlannedObject) -> None:
+    """One upload (a local file streamed and kept, or bytes). Module level, so tests can watch or break it."""
+    attributes = {"Cache-Control": obj.cache_control, "Content-Type": obj.content_type}
+    if isinstance(obj.path, Path):
+        bucket.put_file(obj.key, obj.path, keep=True, attributes=attributes)
+    else:
+        bucket.put(obj.key, obj.path, attributes=attributes)
 
 
-def _remote_root(bucket: Bucket) -> Any:
+def _remote_root(bucket: BucketStore) -> Any:
     raw = bucket.get("zarr.json")
     if raw is None:
         return None
@@ -213,7 +218,7 @@ def publish(
         echo(f"dry run: {len(objects)} objects would go to {dest}{older}; nothing uploaded, the destination was not read")
         return PublishSummary(dest, (), skipped, time.perf_counter() - started)
 
-    target = Bucket(dest, store=object_store) if object_store is not None else open_destination(dest, endpoint=endpoint)
+    target = BucketStore(dest, obstore=object_store) if object_store is not None else open_destination(dest, endpoint=endpoint)
     if not force and next(iter(target.list()), None) is not None:
         reason = append_mismatch(chronozarr_block(_remote_root(target)), chronozarr_block(_read_json(root / "zarr.json")) or {})
         if reason is not None:
@@ -246,7 +251,7 @@ def _viewer_plan() -> list[PlannedObject]:
     ]
 
 
-def _upload_batch(target: Bucket, batch: list[PlannedObject], concurrency: int, dest: str, phase: int) -> None:
+def _upload_batch(target: BucketStore, batch: list[PlannedObject], concurrency: int, dest: str, phase: int) -> None:
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="chronozarr-publish") as pool:
         futures = {pool.submit(_put, target, obj): obj for obj in batch}
         done, pending = wait(futures, return_when=FIRST_EXCEPTION)

@@ -80,11 +80,11 @@ def test_check_12_s_reads_end_with_doctor_s_time_limit_retries_included(site, na
     attempts (2 s timeout each) must not run past the limit."""
     from chronozarr.check.doctor_client import Answer
     from chronozarr.check.doctor_http import HttpDoctor
-    from chronozarr.check.doctor_source import HostTolerantSource
+    from chronozarr.check.doctor_source import HostTolerantStore
 
     with faulty_server(site, **switches(name)) as server:
         host = HttpDoctor(f"{server.url}/s", "https://example.org", timeout=2.0, total_timeout=1.5)
-        source = HostTolerantSource(host.url, host.client, Answer(404, {}, b""))
+        source = HostTolerantStore(host.url, host.client, Answer(404, {}, b""))
         started = time.monotonic()
         with pytest.raises(chronozarr.StoreError, match="deadline"):
             source.get_range("0/data/c/0/0/0/0", 0, 16)

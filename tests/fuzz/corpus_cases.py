@@ -22,11 +22,11 @@ from hostile_stores import BASES as HOSTILE_BASES
 from hostile_stores import CASES as HOSTILE_CASES
 from hostile_stores import N_TIME, series, streamed_zstd_bomb
 from hypothesis import strategies as st
-from memory_source import MemorySource
 from mutations import encode_json, mutated_bytes, mutated_document
 
 import chronozarr
 from chronozarr.format.shard_index import EMPTY, encode_index, index_nbytes
+from chronozarr.store import MemoryStore
 
 # The honest stores: the three of tests/hostile_stores.py, and two written with --checksum.
 BASE_OPTIONS: dict[str, dict[str, Any]] = {
@@ -59,7 +59,7 @@ def build_base(path: Path, name: str) -> None:
 def _objects(name: str) -> dict[str, bytes]:
     with tempfile.TemporaryDirectory() as tmp:
         build_base(Path(tmp) / "s", name)
-        return MemorySource.of_directory(Path(tmp) / "s")
+        return MemoryStore.of_directory(Path(tmp) / "s").objects
 
 
 OBJECTS = {name: _objects(name) for name in BASE_OPTIONS}

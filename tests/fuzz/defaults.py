@@ -24,7 +24,7 @@ from hostile_stores import build_base  # noqa: E402
 from chronozarr.check.doctor import doctor  # noqa: E402
 from chronozarr.check.doctor_client import DEFAULT_TOTAL_TIMEOUT  # noqa: E402
 from chronozarr.errors import ChronozarrError  # noqa: E402
-from chronozarr.read.http_source import DEFAULT_RETRIES, DEFAULT_TIMEOUT, HttpSource  # noqa: E402
+from chronozarr.store.http import DEFAULT_RETRIES, DEFAULT_TIMEOUT, HttpStore  # noqa: E402
 
 LIMIT = 60.0
 SILENT = 3600.0  # the server's silence: longer than anything waits
@@ -45,7 +45,7 @@ def main() -> int:
         with faulty_server(root, stall_headers=SILENT) as server:
             started = time.monotonic()
             try:
-                HttpSource(f"{server.url}/s").get("zarr.json")
+                HttpStore(f"{server.url}/s").get("zarr.json")
                 outcome = "values"
             except ChronozarrError as exc:
                 outcome = f"{type(exc).__name__}: {exc}"

@@ -8,27 +8,26 @@ from pathlib import Path
 
 import numpy as np
 from hostile_stores import build_base
-from memory_source import MemorySource
 
 import chronozarr
 from chronozarr.errors import ChronozarrError
-from chronozarr.read.object_source import ObjectSource
 from chronozarr.read.store import ChronoStore
+from chronozarr.store import MemoryStore, ObjectStore
 
 
 def _base(name: str) -> dict[str, bytes]:
     with tempfile.TemporaryDirectory() as tmp:
         build_base(Path(tmp) / "s", name)
-        return MemorySource.of_directory(Path(tmp) / "s")
+        return MemoryStore.of_directory(Path(tmp) / "s").objects
 
 
 BASES = {name: _base(name) for name in ("star", "sharded")}
 
 
-def read_everything(objects: dict[str, bytes] | ObjectSource | Path) -> None:
+def read_everything(objects: dict[str, bytes] | ObjectStore | Path) -> None:
     """Open, read the first and last timestep of every level's first cell, a mask and a pixel
     history where there is one, and validate; any exception that is not ours fails the target."""
-    source = (lambda: MemorySource(objects)) if isinstance(objects, dict) else (lambda: objects)
+    source = (lambda: MemoryStore(objects)) if isinstance(objects, dict) else (lambda: objects)
     try:
         with ChronoStore(source(), concurrency=2) as store:
             n = len(store.times)

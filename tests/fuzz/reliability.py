@@ -27,10 +27,10 @@ import hostile_stores  # noqa: E402
 from chronozarr.check.doctor_client import DEFAULT_TOTAL_TIMEOUT, RETRIED  # noqa: E402
 from chronozarr.format.zarrjson import MAX_JSON_DEPTH  # noqa: E402
 from chronozarr.read.arrays import MAX_ARRAY_BYTES  # noqa: E402
-from chronozarr.read.http_source import DEFAULT_BACKOFF, DEFAULT_DEADLINE, DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_REDIRECTS  # noqa: E402
-from chronozarr.read.object_source import DEFAULT_MAX_OBJECT_BYTES  # noqa: E402
 from chronozarr.serve import ServeOptions  # noqa: E402
 from chronozarr.serve.server import IDLE_BEFORE_CLOSE, REQUEST_LOG_LIMIT  # noqa: E402
+from chronozarr.store import DEFAULT_MAX_OBJECT_BYTES  # noqa: E402
+from chronozarr.store.http import DEFAULT_BACKOFF, DEFAULT_DEADLINE, DEFAULT_RETRIES, DEFAULT_TIMEOUT, MAX_REDIRECTS  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 

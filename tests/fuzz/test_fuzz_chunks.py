@@ -17,7 +17,7 @@ from chronozarr.format.codecs import CodecSpec
 from chronozarr.format.shard_index import EMPTY, data_span, encode_index, index_nbytes, parse_index
 from chronozarr.read.arrays import decode_chunk, parse_array
 from chronozarr.read.store import ChronoStore
-from memory_source import MemorySource
+from chronozarr.store import MemoryStore
 
 SPECS = {
     "zstd": CodecSpec("zstd", 3),
@@ -107,7 +107,7 @@ def check_shard_read(entries: list[tuple[int, int]]) -> None:
     raw = honest[SHARD]
     n = index_nbytes(N_TIME)
     objects = {**honest, SHARD: raw[:-n] + encode_index(np.array(entries, dtype=np.uint64))}
-    with ChronoStore(MemorySource(objects), concurrency=1) as store:
+    with ChronoStore(MemoryStore(objects), concurrency=1) as store:
         for t in range(N_TIME):
             try:
                 got = store.read_cell(t, 0, 0)

@@ -15,11 +15,11 @@ import pytest
 from budget import fuzz
 from hostile_stores import streamed_zstd_bomb
 from hypothesis import strategies as st
-from memory_source import MemorySource
 from mutations import encode_json, mutated_bytes, mutated_document
 from reading import BASES, read_everything
 
 import chronozarr
+from chronozarr.store import MemoryStore
 
 GROWTH_BOUND = 256 * 2**20  # a variant of a 32 x 32 store: nothing it holds needs more
 SMALL_ARRAYS = ("0/band", "0/time", "0/x", "0/y", "1/band", "volatility")
@@ -82,7 +82,7 @@ def check_level_shapes(case: tuple[str, int, int, int, bool]) -> None:
     objects |= {"zarr.json": encode_json(root), f"{level}/data/zarr.json": encode_json(doc)}
     if disagrees:  # the shape the arrays claim is not the store's: refused when opened
         with pytest.raises(chronozarr.StoreError):
-            chronozarr.open_store(MemorySource(objects))
+            chronozarr.open_store(MemoryStore(objects))
     read_everything(objects)
 
 

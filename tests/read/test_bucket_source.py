@@ -12,7 +12,7 @@ import xarray as xr
 import obstore  # noqa: F401
 
 import chronozarr  # noqa: E402
-from chronozarr.buckets import Bucket  # noqa: E402
+from chronozarr.store.bucket import BucketStore  # noqa: E402
 from chronozarr.errors import AccessError, StoreError  # noqa: E402
 from chronozarr.publish import publish  # noqa: E402
 from conftest import make_series  # noqa: E402
@@ -87,8 +87,8 @@ def test_sharded_index_once_per_shard_with_bounded_ranges(aws_env, stores, bucke
 def test_without_shard_bytes_the_index_is_a_suffix_range(aws_env, stores, bucket, s3_server, tmp_path) -> None:
     import json
 
-    source = Bucket(f"s3://{bucket}/sharded", endpoint=aws_env)
-    copy = Bucket(f"s3://{bucket}/sharded-no-lengths", endpoint=aws_env)
+    source = BucketStore(f"s3://{bucket}/sharded", endpoint=aws_env)
+    copy = BucketStore(f"s3://{bucket}/sharded-no-lengths", endpoint=aws_env)
     for key, _ in source.list():
         data = source.get(key)
         if key == "zarr.json":
@@ -119,7 +119,7 @@ def test_sixteen_requests_in_flight(aws_env, bucket, s3_server, tmp_path) -> Non
 
 def test_absent_chunk_and_shard_read_as_fill(aws_env, stores, bucket) -> None:
     for name in ("none", "sharded"):
-        source, target = Bucket(f"s3://{bucket}/{name}", endpoint=aws_env), Bucket(f"s3://{bucket}/{name}-holes", endpoint=aws_env)
+        source, target = BucketStore(f"s3://{bucket}/{name}", endpoint=aws_env), BucketStore(f"s3://{bucket}/{name}-holes", endpoint=aws_env)
         for key, _ in source.list():
             if key != "0/data/c/0/0/1/2":  # timestep 0 (or time shard 0), cell (1, 2)
                 target.put(key, source.get(key))

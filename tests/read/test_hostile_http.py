@@ -15,7 +15,8 @@ from hostile_hosts import CLIENT_TIMEOUT, HOSTS, switches
 
 import chronozarr
 from chronozarr.errors import ChronozarrError
-from chronozarr.read.http_source import HttpSource
+from chronozarr.store import CountingStore
+from chronozarr.store.http import HttpStore
 
 RETRIES = 1
 BACKOFF = 0.01
@@ -63,7 +64,7 @@ def test_a_body_shorter_than_its_content_length_is_retried_then_reported(stores,
     root, _ = stores
     shutil.copytree(root / "plain", tmp_path / "s")
     with faulty_server(tmp_path, **switches("short_body")) as server:
-        source = HttpSource(f"{server.url}/s", timeout=CLIENT_TIMEOUT, retries=2, backoff=BACKOFF)
+        source = CountingStore(HttpStore(f"{server.url}/s", timeout=CLIENT_TIMEOUT, retries=2, backoff=BACKOFF))
         with pytest.raises(chronozarr.StoreError, match="shorter than its Content-Length.*gave up after 3 attempts") as info:
             source.get("0/data/c/0/0/0/0")
         assert info.value.url.endswith("/s/0/data/c/0/0/0/0")
@@ -75,7 +76,7 @@ def test_a_stall_ends_after_the_timeout_per_attempt_naming_it(stores, tmp_path, 
     root, _ = stores
     shutil.copytree(root / "plain", tmp_path / "s")
     with faulty_server(tmp_path, **switches(name)) as server:
-        source = HttpSource(f"{server.url}/s", timeout=0.5, retries=1, backoff=BACKOFF)
+        source = HttpStore(f"{server.url}/s", timeout=0.5, retries=1, backoff=BACKOFF)
         started = time.monotonic()
         with pytest.raises(chronozarr.StoreError, match=words):
             source.get("0/data/c/0/0/0/0")
@@ -86,7 +87,7 @@ def test_a_redirect_loop_is_not_retried(stores, tmp_path):
     root, _ = stores
     shutil.copytree(root / "plain", tmp_path / "s")
     with faulty_server(tmp_path, **switches("redirect_loop")) as server:
-        source = HttpSource(f"{server.url}/s", timeout=CLIENT_TIMEOUT, retries=3, backoff=BACKOFF)
+        source = CountingStore(HttpStore(f"{server.url}/s", timeout=CLIENT_TIMEOUT, retries=3, backoff=BACKOFF))
         with pytest.raises(chronozarr.StoreError, match="redirects"):
             source.get("0/data/c/0/0/0/0")
         assert source.stats.retries == 0
@@ -94,7 +95,7 @@ def test_a_redirect_loop_is_not_retried(stores, tmp_path):
 
 
 def test_the_default_timeouts_settle_within_a_minute_retries_included():
-    source = HttpSource("http://127.0.0.1:9")
+    source = HttpStore("http://127.0.0.1:9")
     worst = (source.retries + 1) * source.timeout + sum(source.backoff * 2**i for i in range(source.retries))
     assert worst <= 60, worst
 
@@ -115,7 +116,7 @@ def test_one_deadline_bounds_every_request_of_a_call_whatever_the_number_of_obje
 
 
 def test_the_default_deadline_ends_a_call_within_a_minute():
-    source = HttpSource("http://127.0.0.1:9")
+    source = HttpStore("http://127.0.0.1:9")
     assert source.deadline is not None and source.deadline <= 60
     with pytest.raises(chronozarr.StoreError, match="deadline must be"):
-        HttpSource("http://127.0.0.1:9", deadline=0)
+        HttpStore("http://127.0.0.1:9", deadline=0)

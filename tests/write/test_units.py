@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chronozarr.format.geometry import pyramid_levels
-from chronozarr.write.output import LocalOutput
+from chronozarr.write.output import Output
 from chronozarr.write.phases import all_units
 from chronozarr.write.plan import Plan, Schedule
 from chronozarr.format.codecs import CodecSpec
@@ -20,7 +20,7 @@ from expected import level_count
 def _plan(n_time=7, height=150, width=131, cs=16, shard_time=None, mask=True):
     levels = tuple(pyramid_levels(height, width, cs, (20.0, 0.0, 0.0, 0.0, -20.0, 0.0)))
     return Plan(
-        output=LocalOutput(Path("/nonexistent")), variable="data", dtype="uint16", shape=(n_time, 3, height, width),
+        output=Output(Path("/nonexistent")), variable="data", dtype="uint16", shape=(n_time, 3, height, width),
         levels=levels, codec=CodecSpec("zstd", 5), nodata=0, encoding="star-delta", schedule=Schedule.nearest(n_time, 3),
         shard_time=shard_time, has_mask=mask, has_coverage=False,
     )

@@ -17,7 +17,7 @@ from typing import Any, TypeGuard
 from ..errors import StoreError
 from ..format.geometry import chunk_grid
 from ..format.zarrjson import parse_json
-from ..read.object_source import ObjectSource, is_remote
+from ..store import ObjectStore, is_remote
 from .findings import Report
 
 _MISSING = object()
@@ -61,7 +61,7 @@ class ArrayFacts:
 class Context:
     """Shared state of one validation run."""
 
-    source: ObjectSource
+    source: ObjectStore
     report: Report
     local_root: Path | None
     root: Mapping[str, Any] = field(default_factory=dict)

@@ -26,8 +26,8 @@ from typing import Any
 
 from ..buckets import is_bucket_url
 from ..errors import ChronozarrError
-from ..read.bucket_source import BucketSource
-from ..read.http_source import DEFAULT_TIMEOUT
+from ..store.bucket import BucketStore
+from ..store.http import DEFAULT_TIMEOUT
 from .doctor_client import DEFAULT_TOTAL_TIMEOUT, is_url
 from .doctor_decode import ArrayMeta, decode_checks, plain_local, validate_check
 from .doctor_http import HttpDoctor
@@ -37,11 +37,11 @@ DEFAULT_ORIGIN = "https://chronozarr.org"
 
 
 def doctor(
-    target: str | os.PathLike[str] | BucketSource, *, origin: str = DEFAULT_ORIGIN, timeout: float = DEFAULT_TIMEOUT,
+    target: str | os.PathLike[str] | BucketStore, *, origin: str = DEFAULT_ORIGIN, timeout: float = DEFAULT_TIMEOUT,
     total_timeout: float = DEFAULT_TOTAL_TIMEOUT,
 ) -> DoctorReport:
     """Check how `target` (an http(s) URL, a store directory, an s3://, gs://, az:// URL or a
-    BucketSource) is served; every problem with the host or the store is a line of the report.
+    BucketStore) is served; every problem with the host or the store is a line of the report.
     A bucket that cannot be read at all (credentials, permissions) raises AccessError.
 
     Over HTTP each wait (connecting, the first byte of an answer, a pause in a body) ends after
@@ -50,10 +50,10 @@ def doctor(
     for name, value in (("timeout", timeout), ("total_timeout", total_timeout)):
         if not (isinstance(value, (int, float)) and 0 < value < float("inf")):
             raise ChronozarrError(f"doctor's {name} must be a positive number of seconds, got {value!r}")
-    if isinstance(target, BucketSource):
+    if isinstance(target, BucketStore):
         return _bucket_doctor(target)
     if is_bucket_url(os.fspath(target)):
-        return _bucket_doctor(BucketSource(os.fspath(target)))
+        return _bucket_doctor(BucketStore(os.fspath(target)))
     text = os.fspath(target)
     if "://" in text and not is_url(text):
         raise ChronozarrError(
@@ -68,7 +68,7 @@ def doctor(
     )
 
 
-def _bucket_doctor(source: BucketSource) -> DoctorReport:
+def _bucket_doctor(source: BucketStore) -> DoctorReport:
     """An object-store URL: the plain-zarr pixel is read through zarr-python's own obstore store."""
     return _without_http(
         source.describe(""), source, source.get("zarr.json") is not None, lambda meta: plain_bucket(source, meta),
@@ -88,13 +88,13 @@ def _without_http(name: str, location: Any, has_root: bool, plain_reader: Any, w
     return report
 
 
-def plain_bucket(source: BucketSource, meta: ArrayMeta) -> Any:
+def plain_bucket(source: BucketStore, meta: ArrayMeta) -> Any:
     """The plain-zarr reader of a bucket: zarr-python over the same obstore store."""
     import zarr
     from zarr.storage import ObjectStore
 
     def read(index: tuple[int, ...]) -> tuple[Any, str]:
-        store = ObjectStore(source.bucket.store, read_only=True)
+        store = ObjectStore(source.obstore, read_only=True)
         return zarr.open_array(store=store, path=meta.path, mode="r")[index], "zarr.storage.ObjectStore"
 
     return read

@@ -17,7 +17,7 @@ from typing import Any
 import urllib3
 
 from ..errors import ChronozarrError, TimeUp
-from ..read.http_source import DEFAULT_TIMEOUT, MAX_REDIRECTS
+from ..store.http import DEFAULT_TIMEOUT, MAX_REDIRECTS
 
 DEFAULT_TOTAL_TIMEOUT = 120.0  # seconds for the whole of doctor's checks
 RETRIED = 1  # a 5xx or dropped connection is asked once more, to tell a flaky host from a broken one

@@ -10,13 +10,13 @@ from ..errors import TimeUp
 from ..format.caching import chronozarr_block
 from ..format.geometry import cell_key, parse_shard_id
 from ..format.zarrjson import parse_json
-from ..read.http_source import DEFAULT_TIMEOUT
+from ..store.http import DEFAULT_TIMEOUT
 from .doctor_caching import cache_control_finding, edge_cache_finding
 from .doctor_client import DEFAULT_TOTAL_TIMEOUT, TRANSIENT, Answer, DoctorClient, content_range
 from .doctor_decode import decode_checks, validate_check
 from .doctor_plain import plain_http
 from .doctor_report import DoctorReport
-from .doctor_source import HostTolerantSource
+from .doctor_source import HostTolerantStore
 
 PROBE_RANGE = 100  # bytes of the bounded range read, as in the guide's curl recipe
 SUFFIX = 16  # bytes of the suffix range read
@@ -132,7 +132,7 @@ class HttpDoctor:
             self._no_content_encoding(key)
             self._content_length(key, ranged)
         absent = self._absent_key(array_path)
-        source = HostTolerantSource(self.url, self.client, absent)
+        source = HostTolerantStore(self.url, self.client, absent)
         validate_check(r, source)
         decode_checks(r, source, plain_reader=lambda meta: plain_http(self.client, meta))
 

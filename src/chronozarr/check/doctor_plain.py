@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import ChronozarrError
 from ..format.zarrjson import parse_json
-from ..read.object_source import DEFAULT_MAX_OBJECT_BYTES
+from ..store import DEFAULT_MAX_OBJECT_BYTES
 from .doctor_client import DoctorClient
 from .doctor_decode import ArrayMeta
 

@@ -6,14 +6,15 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from ..errors import FetchError, StoreError, TimeUp
-from ..read.deadline import call_deadline
-from ..read.http_source import HttpSource
+from ..store import StoreWrapper
+from ..store.deadline import call_deadline
+from ..store.http import HttpStore
 from .doctor_client import Answer, DoctorClient
 
 T = TypeVar("T")
 
 
-class HostTolerantSource:
+class HostTolerantStore(StoreWrapper):
     """The store as a reader that knows this host's flaws reads it: an absent key answered with
     the fallback page or 403 is missing, and a broken HEAD is replaced by a one-byte range read.
     Validation and decoding then judge the store, while checks 1-11 have judged the host.
@@ -23,13 +24,12 @@ class HostTolerantSource:
     """
 
     def __init__(self, url: str, client: DoctorClient, absent: Answer) -> None:
-        self._client = client
-        self._inner = HttpSource(
+        super().__init__(HttpStore(
             url, headers={"Origin": client.origin}, forbidden_is_not_found=absent.status == 403,
-            timeout=self._client.timeout, retries=1,
-        )
+            timeout=client.timeout, retries=1,
+        ))
+        self._client = client
         self._fallback = absent.body if absent.status == 200 else None
-        self.stats = self._inner.stats
 
     def _bounded(self, call: Callable[[], T]) -> T:
         """The request, its retry included, under what is left of doctor's time limit."""
@@ -40,26 +40,18 @@ class HostTolerantSource:
         with call_deadline(left):
             return call()
 
-    def describe(self, key: str) -> str:
-        return self._inner.describe(key)
-
-    def get(self, key: str) -> bytes | None:
-        data = self._bounded(lambda: self._inner.get(key))
+    def get(self, key: str, *, max_bytes: int | None = None) -> bytes | None:
+        data = self._bounded(lambda: self.inner.get(key, max_bytes=max_bytes))
         return None if data is not None and self._fallback is not None and data == self._fallback else data
 
     def get_range(self, key: str, start: int, length: int) -> bytes | None:
-        return self._bounded(lambda: self._inner.get_range(key, start, length))
+        return self._bounded(lambda: self.inner.get_range(key, start, length))
 
     def get_suffix(self, key: str, length: int) -> bytes | None:
-        return self._bounded(lambda: self._inner.get_suffix(key, length))
+        return self._bounded(lambda: self.inner.get_suffix(key, length))
 
     def size(self, key: str) -> int | None:
         try:
-            return self._bounded(lambda: self._inner.size(key))
+            return self._bounded(lambda: self.inner.size(key))
         except FetchError:
             return self._client.size_by_range(key)
-
-    def close(self) -> None:
-        close = getattr(self._inner, "close", None)
-        if close is not None:
-            close()

@@ -10,13 +10,13 @@ from ..crs import crs_unit
 from ..format.geometry import size_text
 from ..format.times import cadence
 from ..read.metadata import StoreMetadata
-from ..read.object_source import ObjectSource
 from ..read.store import ChronoStore
+from ..store import ObjectStore
 from .context import local_root
 from .objects import list_files
 
 
-def info(store: str | os.PathLike[str] | ObjectSource) -> dict[str, Any]:
+def info(store: str | os.PathLike[str] | ObjectStore) -> dict[str, Any]:
     """Times, bands, dtype, nodata, encoding, levels, layout, planes, CRS and (local) size."""
     with ChronoStore(store) as cz:
         meta = cz.meta

@@ -15,7 +15,7 @@ from ..errors import AccessError, StoreError
 from ..format.append_rule import APPEND_JOURNAL, JOURNAL_MARK
 from ..format.zarrjson import parse_json
 from ..read.history import HistoryWarning
-from ..read.object_source import ObjectSource, not_a_directory, open_object_source
+from ..store import ObjectStore, not_a_directory, open_object_store
 from .checksums import check_checksums
 from .context import Context, local_root
 from .coords import check_consolidated, check_coordinates, check_volatility
@@ -30,7 +30,7 @@ from .root import check_nodata_dtype, check_root, check_temporal
 Step = Callable[[Context], None]
 
 
-def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bool = True, sample: int | None = None) -> Report:
+def validate(store: str | os.PathLike[str] | ObjectStore, *, sample_pyramid: bool = True, sample: int | None = None) -> Report:
     """A Report of every rule the store breaks; `report.ok` is True when no MUST is broken.
 
     `store` is a directory, an http(s) or s3://, gs://, az:// URL, or an open source. A store that
@@ -46,12 +46,12 @@ def validate(store: str | os.PathLike[str] | ObjectSource, *, sample_pyramid: bo
             report.fail("2", name, f"no store here: {not_a_directory(root_dir)}")
             return report
         try:
-            source = open_object_source(name)
+            source = open_object_store(name)
         except StoreError as exc:
             report.fail("9", name, f"cannot open the store: {exc}")
             return report
     else:
-        source, root_dir = store, getattr(store, "root", None)
+        source, root_dir = store, store.local_root
         report = Report(source.describe(""))
     ctx = Context(source=source, report=report, local_root=root_dir, history_sample=sample)
     if not _load_root(ctx):

@@ -6,7 +6,7 @@ import typer
 
 from ..check.doctor import DEFAULT_ORIGIN, doctor
 from ..check.doctor_client import DEFAULT_TOTAL_TIMEOUT
-from ..read.http_source import DEFAULT_TIMEOUT
+from ..store.http import DEFAULT_TIMEOUT
 from .options import endpoint_option, store_location
 from .reports import finish_with
 

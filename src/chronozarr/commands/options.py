@@ -55,9 +55,9 @@ def store_location(store: str, endpoint: str | None) -> Any:
         return store
     if not is_bucket_url(store):
         raise InputError(f"--endpoint is for s3://, gs:// and az:// stores, and {store!r} is not one")
-    from ..read.bucket_source import BucketSource
+    from ..store.bucket import BucketStore
 
-    return BucketSource(store, endpoint=endpoint)
+    return BucketStore(store, endpoint=endpoint)
 
 
 def _option(name: str, annotation: Any, info: Any) -> inspect.Parameter:

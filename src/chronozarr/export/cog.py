@@ -19,8 +19,8 @@ from ..errors import InputError
 from ..extras import import_extra
 from ..format.geometry import size_text
 from ..progress import progress_bar
-from ..read.object_source import ObjectSource
 from ..read.store import ChronoStore, Level, open_store
+from ..store import ObjectStore
 from .files import check_targets, replacing
 from .times import select_times
 
@@ -51,7 +51,7 @@ class ExportSummary:
 
 
 def export_cog(
-    store: str | os.PathLike[str] | ObjectSource,
+    store: str | os.PathLike[str] | ObjectStore,
     out_dir: str | os.PathLike[str],
     *,
     level: int = 0,

@@ -37,12 +37,12 @@ def fetch_text(location: str | os.PathLike[str], what: str) -> str:
             return Path(text).read_text(encoding="utf-8-sig")
         except OSError as exc:
             raise InputError(f"cannot read the {what} {text}: {exc.strerror or exc}") from None
-    from ..read.http_source import HttpSource
+    from ..store.http import HttpStore
 
     base, _, name = text.partition("?")[0].rpartition("/")
     query = text.partition("?")[2]
     try:
-        body = HttpSource(base + ("?" + query if query else ""), retries=1, max_object_bytes=MAX_LISTING_BYTES).get(name)
+        body = HttpStore(base + ("?" + query if query else ""), retries=1, max_object_bytes=MAX_LISTING_BYTES).get(name)
     except StoreError as exc:
         status = getattr(exc, "status", None)
         hint = " (the host refuses it: a private bucket or an expired signed URL)" if status == 403 else ""

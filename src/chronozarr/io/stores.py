@@ -12,8 +12,8 @@ import os
 import xarray as xr
 
 from ..errors import InputError, StoreError
-from ..read.object_source import open_object_source
 from ..read.store import ChronoStore
+from ..store import open_object_store
 from .cf import Declared
 
 
@@ -33,7 +33,7 @@ def chronozarr_level(path: str | os.PathLike[str], group: str | None) -> tuple[s
 
 def _is_chronozarr_root(location: str) -> bool:
     try:
-        raw = open_object_source(location).get("zarr.json")
+        raw = open_object_store(location).get("zarr.json")
         root = json.loads(raw) if raw is not None else None
     except (StoreError, OSError, ValueError):
         return False

@@ -24,11 +24,11 @@ import numpy as np
 from ..errors import StoreError
 from ..format.geometry import cell_key, shard_id, time_shard
 from ..format.shard_index import EMPTY
+from ..store import ObjectStore
+from ..store.deadline import submit
 from .arrays import ArrayInfo, decode_chunk, parse_shard_index
 from .buffers import ThreadBuffers
 from .cache import ByteLRU
-from .deadline import submit
-from .object_source import ObjectSource
 
 MERGE_GAP = 0
 MAX_RUN_BYTES = 8 * 2**20
@@ -74,7 +74,7 @@ class ChunkFetcher:
 
     def __init__(
         self,
-        source: ObjectSource,
+        source: ObjectStore,
         shard_bytes: Mapping[str, Mapping[str, int]],
         data_variable: str,
         concurrency: int,

@@ -22,10 +22,10 @@ from ..errors import StoreError
 from ..format.history import HistoryArray, HistoryLayout, HistoryPart
 from ..format.root_block import RootBlock
 from ..format.shard_index import EMPTY
+from ..store import ObjectStore
+from ..store.deadline import submit
 from .arrays import ArrayInfo, decode_chunk, fill_chunk, parse_array, parse_shard_index
 from .cache import ByteLRU
-from .deadline import submit
-from .object_source import ObjectSource
 
 INDEX_BUDGET = 16 * 2**20
 
@@ -83,7 +83,7 @@ def warn_unusable(why: str, where: str) -> None:
     warnings.warn(f"{where}: the history array is not used ({why}); pixel histories are read from level 0", HistoryWarning, stacklevel=3)
 
 
-def history_readers(source: ObjectSource, history: StoreHistory, pool: Executor) -> tuple[HistoryReader, HistoryReader | None]:
+def history_readers(source: ObjectStore, history: StoreHistory, pool: Executor) -> tuple[HistoryReader, HistoryReader | None]:
     """Readers of the data history and of its mask copy (None when the history has none)."""
     data = HistoryReader(source, history.layout, history.layout.data, history.info, pool)
     mask_part = history.layout.mask
@@ -96,7 +96,7 @@ class HistoryReader:
     """Pixel histories from one history array (data or mask copy) of one store handle; shard
     indexes are cached for the handle's life."""
 
-    def __init__(self, source: ObjectSource, layout: HistoryLayout, part: HistoryPart, info: ArrayInfo, pool: Executor) -> None:
+    def __init__(self, source: ObjectStore, layout: HistoryLayout, part: HistoryPart, info: ArrayInfo, pool: Executor) -> None:
         self.source, self.layout, self.part, self.info, self.pool = source, layout, part, info, pool
         self.indexes = ByteLRU(INDEX_BUDGET)
         self._missing: set[str] = set()

@@ -15,9 +15,9 @@ from ..format.root_block import RootBlock
 from ..format.temporal import STAR_DELTA, schedule_problems, star_delta_allowed
 from ..format.times import from_iso, iso_list
 from ..format.zarrjson import parse_json
+from ..store import CountingStore, ObjectStore, counted
 from .arrays import ArrayInfo, decode_chunk, parse_array
 from .history import StoreHistory, usable_history
-from .object_source import ObjectSource
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class StoreMetadata:
         return self.levels[0].data.dtype
 
 
-def read_json(source: ObjectSource, key: str) -> Any | None:
+def read_json(source: ObjectStore, key: str) -> Any | None:
     raw = source.get(key)
     if raw is None:
         return None
@@ -116,8 +116,9 @@ def read_json(source: ObjectSource, key: str) -> Any | None:
         raise StoreError(f"{source.describe(key)} {exc}") from None
 
 
-def load(source: ObjectSource) -> StoreMetadata:
+def load(source: ObjectStore | CountingStore) -> StoreMetadata:
     """Parse the root and every level; raises StoreError naming anything unsupported."""
+    source = counted(source)  # requests_to_open is counted whatever the store
     before = source.stats.requests + source.stats.missing
     root = read_json(source, "zarr.json")
     if root is None:
@@ -138,7 +139,7 @@ def load(source: ObjectSource) -> StoreMetadata:
         raise StoreError(f"{source.describe('zarr.json')}: malformed chronozarr metadata ({type(exc).__name__}: {exc})") from None
 
 
-def _load(source: ObjectSource, root: Mapping[str, Any], raw: Mapping[str, Any], before: int) -> StoreMetadata:
+def _load(source: CountingStore, root: Mapping[str, Any], raw: Mapping[str, Any], before: int) -> StoreMetadata:
     try:
         block = RootBlock.from_dict(raw)
     except BlockError as exc:
@@ -287,7 +288,7 @@ def _consolidated(root: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return None
 
 
-def _time_array(source: ObjectSource, node: Any, level_path: str) -> np.ndarray:
+def _time_array(source: ObjectStore, node: Any, level_path: str) -> np.ndarray:
     """Timestamps from the time coordinate, for stores without the times mirror."""
     info = parse_array(f"{level_path}/time", node(f"{level_path}/time"))
     key = object_key(f"{level_path}/time", (0,))

@@ -12,16 +12,16 @@ import xarray as xr
 from ..errors import StoreError
 from ..format.metadata import Band, Temporal
 from ..format.temporal import STAR_DELTA
+from ..store import ObjectStore, RequestStats, counted, is_remote, not_a_directory, open_object_store
+from ..store.deadline import call_deadline
 from .arrays import ArrayInfo
 from .assemble import AnchorCache, assemble
 from .attributes import StoreAttrs
 from .cache import ByteLRU
 from .chunks import ChunkFetcher
 from .coordinates import level_attrs, level_coords
-from .deadline import call_deadline
 from .history import HistoryReader, history_readers, warn_unusable
 from .metadata import Level, StoreMetadata, load
-from .object_source import ObjectSource, RequestStats, is_remote, not_a_directory, open_object_source
 from .physical import physical_values, validity
 from .request import check_cell, request_window
 
@@ -35,7 +35,7 @@ class ChronoStore:
 
     def __init__(
         self,
-        location: str | os.PathLike[str] | ObjectSource,
+        location: str | os.PathLike[str] | ObjectStore,
         *,
         concurrency: int | None = None,
         cache_bytes: int = 512 * 2**20,
@@ -50,9 +50,8 @@ class ChronoStore:
                 raise StoreError(f"no store at {os.fspath(location)!r}: {not_a_directory(location)}")
             if remote:
                 source_options.setdefault("concurrency", concurrency)
-            self.source: ObjectSource = open_object_source(location, **source_options)
-        else:
-            self.source = location
+            location = open_object_store(location, **source_options)
+        self.source = counted(location)  # store.stats counts the requests of any backend
         self.deadline: float | None = getattr(self.source, "deadline", None)
         with call_deadline(self.deadline):
             self.meta: StoreMetadata = load(self.source)
@@ -294,7 +293,7 @@ class ChronoStore:
             return assemble(self.fetcher, level, info, steps, rows, cols, anchors)
 
 
-def open_store(location: str | os.PathLike[str] | ObjectSource, **options: Any) -> ChronoStore:
+def open_store(location: str | os.PathLike[str] | ObjectStore, **options: Any) -> ChronoStore:
     """Open a store from a directory, an HTTP(S) URL or an s3://, gs://, az:// URL (options:
     concurrency, cache_bytes, max_object_bytes; for HTTP timeout, retries, backoff, deadline,
     forbidden_is_not_found, headers; for object stores endpoint, region, anonymous, config).

@@ -38,7 +38,7 @@ from .existing import ExistingStore, open_existing, prepare_batch
 from .history import history_keys, stage_history
 from .layout import coordinate_chunk, volatility_chunk
 from .objects import ObjectCounter, ObjectWriter, ShardBase, ShardBuilder
-from .output import LocalOutput, Output, open_output
+from .output import Output, open_output
 from .plan import Plan, Schedule
 from .pyramid_planes import Planes
 from .readback import StoredLevels
@@ -126,7 +126,7 @@ def append(
     started = time.perf_counter()
     root = open_output(store_path, storage_options)
     options = dict(storage_options or {})
-    if isinstance(root, LocalOutput) and not root.root.is_dir():
+    if root.local_root is not None and not root.local_root.is_dir():
         open_existing(root)  # raises the store error naming the path
     with jr.store_lock(root):
         pending = jr.load_journal(root)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import OutputExistsError
-from .output import SCRATCH, LocalOutput, Output, write_error
+from .output import SCRATCH, Output, write_error
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ def claim(output: Output, *, resume: bool, dry_run: bool = False) -> Claim:
     A store is never written over: the output must be new or empty, unless `resume` continues
     the interrupted encode it holds. The refusal names --resume when that is what the user needs.
     """
-    root = output.root if isinstance(output, LocalOutput) else None
+    root = output.local_root
     if root is not None and root.exists() and not root.is_dir():
         raise OutputExistsError(f"{root} exists and is not a directory; choose a new output path")
     if output.is_empty():
@@ -53,19 +53,20 @@ def claim(output: Output, *, resume: bool, dry_run: bool = False) -> Claim:
 
 def discard_claim(output: Output, claimed: Claim) -> None:
     """Remove what a failed run started; an output directory the user made stays, empty."""
-    if not isinstance(output, LocalOutput):
+    root = output.local_root
+    if root is None:
         output.delete_prefix("")
         return
     if claimed.created:
-        shutil.rmtree(output.root, ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
         return
-    for child in output.root.iterdir():
+    for child in root.iterdir():
         shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink(missing_ok=True)
 
 
 def sample_scratch(output: Output) -> Path:
     """A local directory for auto selection's sample chunks: inside a directory output (so it
     goes with the encode's record), else in the machine's temporary directory."""
-    if isinstance(output, LocalOutput):
-        return output.root / SCRATCH / "sample"
+    if output.local_root is not None:
+        return output.local_root / SCRATCH / "sample"
     return Path(tempfile.mkdtemp(prefix="chronozarr-sample-"))

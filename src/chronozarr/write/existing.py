@@ -26,8 +26,8 @@ from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indice
 from ..format.times import iso_list
 from ..read.arrays import decode_chunk, parse_array
 from ..read.metadata import StoreMetadata, load
-from ..read.object_source import not_a_directory, open_object_source
-from .output import LocalOutput, Output
+from ..store import not_a_directory, open_object_store
+from .output import Output
 from .series import Series, prepare
 
 
@@ -100,9 +100,9 @@ class ExistingStore:
 
 def open_existing(output: Output, source_options: Mapping[str, Any] | None = None) -> ExistingStore:
     """Open the store at `output` for an append; raises StoreError when it is not one."""
-    if isinstance(output, LocalOutput) and not output.root.is_dir():
-        raise StoreError(f"no store at {str(output.root)!r}: {not_a_directory(output.root)}")
-    meta = load(open_object_source(output.location, **dict(source_options or {})))
+    if output.local_root is not None and not output.local_root.is_dir():
+        raise StoreError(f"no store at {str(output.local_root)!r}: {not_a_directory(output.local_root)}")
+    meta = load(open_object_store(output.location, **dict(source_options or {})))
     if meta.history_problem is not None:
         raise StoreError(f"{output.describe()}: append grows the history array, and its declaration is unusable: {meta.history_problem}")
     document = json.loads(output.get("zarr.json") or b"{}")

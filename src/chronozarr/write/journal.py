@@ -40,7 +40,7 @@ from ..errors import StoreError
 from ..format.append_rule import APPEND_JOURNAL, APPEND_STAGING, APPEND_STAGING_MARK, JOURNAL_MARK
 from .crashpoints import crash_points
 from .objects import ObjectCounter, ObjectWriter
-from .output import LocalOutput, Output
+from .output import Output
 
 STAGING = APPEND_STAGING
 JOURNAL = APPEND_JOURNAL
@@ -70,7 +70,7 @@ class StagingWriter(ObjectWriter):
     def flush(self) -> None:
         """fsync every staged file, so the commit never names bytes still only in memory (a
         directory's; an object store has its objects durable once a PUT answers)."""
-        if not isinstance(self.output, LocalOutput):
+        if self.output.local_root is None:
             return
         for key in self.staged():
             fd = os.open(self.output.path(key), os.O_RDONLY)
@@ -138,19 +138,20 @@ def commit(store: Output, journal: Journal, fsync: bool = True) -> None:
     needs no flush: the page cache survives it). In an object store the PUT is atomic.
     """
     data = json.dumps(journal.to_json()).encode()
-    if not isinstance(store, LocalOutput):
+    root = store.local_root
+    if root is None:
         store.put_atomic(JOURNAL, data)
         crash_points.step()
         return
-    temporary = store.root / f"{JOURNAL}.tmp"
+    temporary = root / f"{JOURNAL}.tmp"
     with open(temporary, "wb") as f:
         f.write(data)
         f.flush()
         if fsync:
             os.fsync(f.fileno())
-    os.replace(temporary, store.root / JOURNAL)
+    os.replace(temporary, root / JOURNAL)
     if fsync:
-        _fsync_directory(store.root)
+        _fsync_directory(root)
     crash_points.step()
 
 
@@ -173,8 +174,8 @@ def apply(store: Output, journal: Journal, fsync: bool = True) -> None:
     _discard_journal_temporary(store)
     crash_points.step()
     store.delete_prefix(JOURNAL)
-    if fsync and isinstance(store, LocalOutput):
-        _fsync_directory(store.root)
+    if fsync and store.local_root is not None:
+        _fsync_directory(store.local_root)
 
 
 def discard_staging(store: Output) -> None:
@@ -201,7 +202,7 @@ def discard_staging(store: Output) -> None:
 def _discard_journal_temporary(store: Output) -> None:
     """Remove the temporary journal a commit writes in a directory, when it is one: empty, or the
     first bytes of a journal document (a commit killed while writing it)."""
-    if not isinstance(store, LocalOutput):
+    if store.local_root is None:
         return
     name = f"{JOURNAL}.tmp"
     data = store.get(name)
@@ -218,15 +219,16 @@ def _discard_journal_temporary(store: Output) -> None:
 def store_lock(store: Output) -> Iterator[None]:
     """One append at a time: an exclusive flock on a store directory, released even on SIGKILL.
     An object store has no lock (the module docstring says so)."""
-    if not isinstance(store, LocalOutput):
+    root = store.local_root
+    if root is None:
         yield
         return
-    fd = os.open(store.root, os.O_RDONLY)
+    fd = os.open(root, os.O_RDONLY)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise StoreError(f"another append is running on {store.root}; wait for it to finish") from None
+            raise StoreError(f"another append is running on {root}; wait for it to finish") from None
         yield
     finally:
         os.close(fd)

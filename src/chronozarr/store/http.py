@@ -1,4 +1,4 @@
-"""A store published over HTTP(S), with the rules of static hosting as it is: 404 and 410 are
+"""A store published over HTTP(S), read-only, with the rules of static hosting as it is: 404 and 410 are
 missing, 403 is an error unless told otherwise, a range must come back 206 with the Content-Range
 asked for, a 200 to a range is cut locally, every wait is bounded by one timeout, 5xx, timeouts and
 cut bodies are retried, redirects are followed a few times, and a signed URL's query goes with
@@ -8,13 +8,14 @@ every request.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..errors import FetchError, StoreError
 from .deadline import call_deadline, time_left
-from .object_source import DEFAULT_MAX_OBJECT_BYTES, RequestStats, check_object_size
+from .interface import DEFAULT_MAX_OBJECT_BYTES, bound, check_key, check_object_size, read_only
 
 DEFAULT_TIMEOUT = 10.0  # seconds: connecting, the first byte of an answer, any pause in its body
 DEFAULT_RETRIES = 3
@@ -24,8 +25,8 @@ MAX_REDIRECTS = 5
 SMALL_BODY = 64 * 2**10  # an error answer up to this size is read to keep its connection
 
 
-class HttpSource:
-    """A store published over HTTP(S); thread-safe, pooled connections.
+class HttpStore:
+    """A store published over HTTP(S), read-only; thread-safe, pooled connections.
 
     `timeout` bounds each wait of a request: for the connection, for the first byte of the answer,
     and between any two reads of its body. A failed attempt (a timeout, a dropped connection, a
@@ -67,34 +68,41 @@ class HttpSource:
         self.forbidden_is_not_found = forbidden_is_not_found
         self.max_object_bytes = max_object_bytes
         self.headers = dict(headers or {})
-        self.stats = RequestStats()
+        self.events: Any = None  # RequestStats for retries and ranges answered whole (wrappers.CountingStore)
         self._pool = urllib3.PoolManager(maxsize=max(concurrency, 1), block=False, retries=False)
         # urllib3 follows redirects itself (to another host too), at most MAX_REDIRECTS per request
         self._redirects = urllib3.Retry(total=None, connect=0, read=0, status=0, other=0, redirect=MAX_REDIRECTS, raise_on_redirect=True)
+
+    local_root: Path | None = None
+    writable = False
+    parallel_puts = False
+
+    def _event(self, kind: str, nbytes: int = 0) -> None:
+        if self.events is not None:
+            self.events.count(kind, nbytes)
 
     def describe(self, key: str) -> str:
         url = f"{self._base}/{quote(key)}"
         return f"{url}?{self._query}" if self._query else url
 
-    def _request(self, method: str, key: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes] | None:
-        """One request under the call's deadline (its own when no call set one)."""
+    def _request(self, method: str, key: str, headers: dict[str, str], limit: int | None = None) -> tuple[int, dict[str, str], bytes] | None:
+        """One request under the call's deadline (its own when no call set one); a body over `limit`
+        bytes (the store's limit on one object unless given) is refused."""
         with call_deadline(self.deadline):
-            return self._retried(method, key, headers)
+            return self._retried(method, check_key(key), headers, self.max_object_bytes if limit is None else limit)
 
-    def _retried(self, method: str, key: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes] | None:
+    def _retried(self, method: str, key: str, headers: dict[str, str], limit: int) -> tuple[int, dict[str, str], bytes] | None:
         """One request with bounded retries on 5xx and network errors; None for a missing key."""
         url = self.describe(key)
         attempt = 0
         while True:
-            status, reason, answer = self._attempt(method, url, headers, self._wait(url, 0.0))
+            status, reason, answer = self._attempt(method, url, headers, self._wait(url, 0.0), limit)
             if answer is not None or status in (404, 410) or (status == 403 and self.forbidden_is_not_found):
-                if answer is None:
-                    self.stats.count("missing")
                 return answer
             if attempt >= self.retries:
                 raise FetchError(url, status, f"{reason}, gave up after {attempt + 1} attempts")
             attempt += 1
-            self.stats.count("retries")
+            self._event("retries")
             pause = self.backoff * 2 ** (attempt - 1)
             self._wait(url, pause, f"{reason}; ")
             time.sleep(pause)
@@ -111,7 +119,7 @@ class HttpSource:
         return min(self.timeout, seconds)
 
     def _attempt(
-        self, method: str, url: str, headers: dict[str, str], timeout: float
+        self, method: str, url: str, headers: dict[str, str], timeout: float, limit: int
     ) -> tuple[int | None, str, tuple[int, dict[str, str], bytes] | None]:
         """(status, why it failed, the answer when it did not): one request and its whole body,
         every wait bounded by `timeout`. Raises FetchError for what no retry can change."""
@@ -141,7 +149,7 @@ class HttpSource:
                 _discard(response)
                 return status, "server error", None
             headers_seen = {k.lower(): v for k, v in response.headers.items()}
-            body = self._body(response, url)  # a HEAD has none; reading it returns the connection to the pool
+            body = self._body(response, url, limit)  # a HEAD has none; reading it returns the connection to the pool
             return status, "", (status, headers_seen, body)
         except urllib3.exceptions.MaxRetryError as exc:
             if isinstance(exc.reason, urllib3.exceptions.ResponseError) or "redirect" in str(exc.reason).lower():
@@ -150,16 +158,16 @@ class HttpSource:
         except urllib3.exceptions.HTTPError as exc:
             return status, _failure(exc, timeout), None
 
-    def _body(self, response: Any, url: str) -> bytes:
+    def _body(self, response: Any, url: str, limit: int) -> bytes:
         """The whole body, refusing more than max_object_bytes whether or not Content-Length says so."""
         try:
             length = response.headers.get("Content-Length")
             if length is not None and length.isdigit():
-                check_object_size(int(length), self.max_object_bytes, url)
+                check_object_size(int(length), limit, url)
             chunks, total = [], 0
             for piece in response.stream(1 << 20, decode_content=False):
                 total += len(piece)
-                check_object_size(total, self.max_object_bytes, url)
+                check_object_size(total, limit, url)
                 chunks.append(piece)
                 self._wait(url, 0.0, f"{total} bytes of the body arrived; ")
             return b"".join(chunks)
@@ -169,28 +177,27 @@ class HttpSource:
         finally:
             response.release_conn()
 
-    def get(self, key: str) -> bytes | None:
-        answer = self._request("GET", key, {})
+    def get(self, key: str, *, max_bytes: int | None = None) -> bytes | None:
+        answer = self._request("GET", key, {}, bound(self.max_object_bytes, max_bytes))
         if answer is None:
             return None
         status, headers, body = answer
         self._refuse_transformed(status, headers, key)
         if status != 200:
             raise FetchError(self.describe(key), status, "unexpected status for a GET")
-        self.stats.count("get", len(body))
         return body
 
     def get_range(self, key: str, start: int, length: int) -> bytes | None:
         end = start + length - 1
         return self._ranged(
-            key, f"bytes={start}-{end}", "range",
+            key, f"bytes={start}-{end}",
             cut=lambda whole: whole[start : end + 1] if len(whole) > end else None,
             expected=lambda total: f"bytes {start}-{end}/",
         )
 
     def get_suffix(self, key: str, length: int) -> bytes | None:
         return self._ranged(
-            key, f"bytes=-{length}", "suffix",
+            key, f"bytes=-{length}",
             cut=lambda whole: whole[-length:] if len(whole) >= length else None,
             expected=lambda total: f"bytes {total - length}-{total - 1}/" if total is not None else "bytes ?",
         )
@@ -199,7 +206,6 @@ class HttpSource:
         self,
         key: str,
         spec: str,
-        kind: str,
         cut: Callable[[bytes], bytes | None],
         expected: Callable[[int | None], str],
     ) -> bytes | None:
@@ -210,15 +216,13 @@ class HttpSource:
         status, headers, body = answer
         self._refuse_transformed(status, headers, key)
         if status == 200:
-            self.stats.count("range_answered_whole")
             part = cut(body)
             if part is None:
                 raise FetchError(self.describe(key), status, f"object of {len(body)} bytes is shorter than the range {spec}")
-            self.stats.count(kind, len(body))
+            self._event("range_answered_whole", len(body) - len(part))  # the bytes fetched beyond the part
             return part
         total = _content_range_total(headers.get("content-range", ""))
         self._check_partial(status, headers, body, key, expected(total))
-        self.stats.count(kind, len(body))
         return body
 
     def size(self, key: str) -> int | None:
@@ -229,8 +233,28 @@ class HttpSource:
         length = headers.get("content-length")
         if status != 200 or length is None or not length.isdigit():
             raise FetchError(self.describe(key), status, "HEAD gave no Content-Length")
-        self.stats.count("head")
         return int(length)
+
+    def list(self, prefix: str = "") -> Iterator[tuple[str, int]]:
+        raise StoreError(f"{self.describe(prefix)}: an HTTP host cannot be listed; read the store's documents instead")
+
+    def put(self, key: str, data: bytes | memoryview, *, atomic: bool = False) -> None:
+        raise read_only(self.describe(key))
+
+    def put_file(self, key: str, path: Path, *, keep: bool = False) -> None:
+        raise read_only(self.describe(key))
+
+    def copy(self, source: str, target: str) -> None:
+        raise read_only(self.describe(target))
+
+    def move(self, source: str, target: str) -> bool:
+        raise read_only(self.describe(target))
+
+    def delete(self, keys: str | Sequence[str]) -> None:
+        raise read_only(self._base)
+
+    def delete_prefix(self, prefix: str) -> None:
+        raise read_only(self.describe(prefix))
 
     def _check_partial(self, status: int, headers: dict[str, str], body: bytes, key: str, expected_prefix: str) -> None:
         url = self.describe(key)
