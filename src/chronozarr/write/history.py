@@ -112,11 +112,11 @@ def _store_shard(
 ) -> int | None:
     """Compress `block`'s inner chunks on the pool and store them as one shard in position order;
     its length, or None when every inner chunk was fill and nothing was stored."""
-    fill = _fill(plan, part)
+    fill, codec = _fill(plan, part), part.codec(layout.version, plan.codec)
 
     def encoded(position: int) -> bytes | None:
         rows, cols = layout.inner_window(position)
-        return encode_chunk(plan.codec, np.ascontiguousarray(block[..., rows, cols]), fill)
+        return encode_chunk(codec, np.ascontiguousarray(block[..., rows, cols]), fill)
 
     builder = ShardBuilder(writer, part.shard_key(task.tb, task.row, task.col), layout.inner_per_shard)
     try:
