@@ -8,6 +8,7 @@ anchor (spec 4.2), mask and coverage as stored. Only the chunks under the window
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,17 +25,21 @@ from .plan import Plan
 
 Window = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]
 INDEX_CACHE = 64
+ANCHOR_CACHE = 4  # anchor windows kept: the threads reading one history shard's timesteps share a few
 
 
 @dataclass
 class StoredLevels:
-    """Windows of one store's levels; `outputs` are searched in order (staging before the store)."""
+    """Windows of one store's levels; `outputs` are searched in order (staging before the store).
+    Threads may read windows at once (a history shard reads its timesteps on a pool): the caches
+    are guarded by one lock, and what they hold is never changed once read."""
 
     plan: Plan
     outputs: tuple[Output, ...]
     _indexes: OrderedDict[tuple[int, str], ShardBase | None] = field(default_factory=OrderedDict, repr=False)
-    # The last anchor window read: consecutive timesteps of one window share it (history shards).
-    _anchor: tuple[tuple[int, int, int, int, int, int], np.ndarray] | None = field(default=None, repr=False)
+    # The last anchor windows read: nearby timesteps of one window share them (history shards).
+    _anchors: OrderedDict[tuple[int, int, int, int, int, int], np.ndarray] = field(default_factory=OrderedDict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def window(self, t: int, level: LevelGeometry, rows: slice, cols: slice) -> Window:
         """Timestep t of `level` over rows x cols: (data (band, y, x), mask, coverage)."""
@@ -47,9 +52,15 @@ class StoredLevels:
 
     def _anchor_window(self, t: int, level: LevelGeometry, rows: slice, cols: slice) -> np.ndarray:
         key = (t, level.index, rows.start, rows.stop, cols.start, cols.stop)
-        if self._anchor is None or self._anchor[0] != key:
-            self._anchor = (key, self._variable(t, level, self.plan.variable, rows, cols))
-        return self._anchor[1]
+        with self._lock:
+            found = self._anchors.get(key)
+        if found is None:  # two threads may both read it: the same values, the cache keeps one
+            found = self._variable(t, level, self.plan.variable, rows, cols)
+            with self._lock:
+                self._anchors[key] = found
+                while len(self._anchors) > ANCHOR_CACHE:
+                    self._anchors.popitem(last=False)
+        return found
 
     def _variable(self, t: int, level: LevelGeometry, name: str, rows: slice, cols: slice) -> np.ndarray:
         """Stored values of one variable over the window, assembled from the cells under it."""
@@ -94,14 +105,17 @@ class StoredLevels:
         assert self.plan.shard_time is not None
         for i, output in enumerate(self.outputs):
             cached = (i, key)
-            if cached in self._indexes:
-                self._indexes.move_to_end(cached)
-                found = self._indexes[cached]
-            else:
+            with self._lock:
+                hit = cached in self._indexes
+                found = self._indexes[cached] if hit else None
+                if hit:
+                    self._indexes.move_to_end(cached)
+            if not hit:
                 found = ShardBase.read(output, key, self.plan.shard_time)
-                self._indexes[cached] = found
-                if len(self._indexes) > INDEX_CACHE:
-                    self._indexes.popitem(last=False)
+                with self._lock:
+                    self._indexes[cached] = found
+                    while len(self._indexes) > INDEX_CACHE:
+                        self._indexes.popitem(last=False)
             if found is not None:
                 return found
         return None
