@@ -78,8 +78,7 @@ def shard_values(plan: Plan, layout: HistoryLayout, task: HistoryTask, stored: S
 
     def read(step: tuple[int, int]) -> None:
         i, t = step
-        data, mask, _ = stored.window(t, level0, rows, cols)
-        blocks[0][i, :, :h, :w] = data
+        _, mask, _ = stored.window(t, level0, rows, cols, out=blocks[0][i, :, :h, :w])
         if len(blocks) > 1:
             if mask is None:
                 raise StoreError("the history declares a mask copy but the store has no mask")

@@ -41,12 +41,16 @@ class StoredLevels:
     _anchors: OrderedDict[tuple[int, int, int, int, int, int], np.ndarray] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def window(self, t: int, level: LevelGeometry, rows: slice, cols: slice) -> Window:
-        """Timestep t of `level` over rows x cols: (data (band, y, x), mask, coverage)."""
+    def window(self, t: int, level: LevelGeometry, rows: slice, cols: slice, out: np.ndarray | None = None) -> Window:
+        """Timestep t of `level` over rows x cols: (data (band, y, x), mask, coverage); the data
+        are written to `out` (band, y, x) when given, and the data returned is `out`."""
         data = self._variable(t, level, self.plan.variable, rows, cols)
         ref = self.plan.storage_reference(t)
         if ref is not None:
-            data = reconstruct(self._anchor_window(ref, level, rows, cols), data)
+            data = reconstruct(self._anchor_window(ref, level, rows, cols), data, out)
+        elif out is not None:
+            out[...] = data
+            data = out
         planes = {name: self._variable(t, level, name, rows, cols) for name in self.plan.plane_variables}
         return data, planes.get("mask"), planes.get("coverage")
 
@@ -67,8 +71,13 @@ class StoredLevels:
         band = name == self.plan.variable
         dtype = np.dtype(self.plan.dtype) if band else np.dtype(np.uint8)
         lead = (self.plan.n_band,) if band else ()
+        cells = level.cells_under(rows, cols)
+        if len(cells) == 1:  # within one cell: a view of its freshly decoded chunk, copied only when read-only
+            cy, cx, _, _ = level.overlap(*cells[0], rows, cols)
+            chunk = self._chunk(t, level, name, *cells[0], lead, dtype)
+            return (chunk if chunk.flags.writeable else chunk.copy())[..., cy, cx]
         out = np.empty(lead + (rows.stop - rows.start, cols.stop - cols.start), dtype=dtype)
-        for row, col in level.cells_under(rows, cols):
+        for row, col in cells:
             chunk = self._chunk(t, level, name, row, col, lead, dtype)
             cy, cx, oy, ox = level.overlap(row, col, rows, cols)
             out[..., oy, ox] = chunk[..., cy, cx]
