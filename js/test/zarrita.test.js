@@ -82,7 +82,7 @@ describe(`zarrita ${VERSION} and the history array`, () => {
       const root = zarr.root(new FileSystemStore(join(hx.stores, name)));
       const history = await zarr.open.v3(root.resolve('history'), { kind: 'array' });
       assert.deepEqual(history.dimensionNames, ['time', 'band', 'y', 'x']);
-      for (const pixel of index[name].pixels) {
+      for (const pixel of /** @type {{ y: number, x: number, values: number[][] }[]} */ (index[name].pixels)) {
         const got = await zarr.get(history, [null, null, pixel.y, pixel.x]);
         const bands = got.shape[1];
         const values = Array.from(/** @type {ArrayLike<number>} */ (got.data));
