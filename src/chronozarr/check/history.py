@@ -71,7 +71,7 @@ def _check_document(ctx: Context, reader: HistoryReader, copied: ArrayInfo, doc:
         ctx.report.fail(SECTION, key, f"dimension_names must be {dims}, got {doc.get('dimension_names')!r}")
     if not isinstance(attrs, Mapping) or attrs.get("_ARRAY_DIMENSIONS") != dims:
         ctx.report.fail(SECTION, key, f"attribute _ARRAY_DIMENSIONS must be {dims} (spec 2.2)")
-    expected = reader.part.codec(reader.layout.version, copied.codec)
+    expected = None if copied.codec is None else reader.part.codec(reader.layout.version, copied.codec)
     if reader.info.codec != expected:
         whose = "level 0's" if expected == copied.codec else f"those of version {reader.layout.version}"
         ctx.report.fail(SECTION, key, f"codecs inside the shard must be {whose} ({expected}), got {reader.info.codec}")
