@@ -48,7 +48,7 @@ def check_history(ctx: Context) -> None:
         data, mask = history_readers(store.source, history, store.fetcher.pool)
         level0 = store.meta.levels[0]
         if mask is None and level0.mask is not None:
-            ctx.report.info(SECTION, f"{KEY}.mask_path", "no mask copy (a version 1.0 declaration): readers read each date's mask from level 0")
+            ctx.report.info(SECTION, f"{KEY}.mask_path", "no mask copy (none before version 1.1): readers read each date's mask from level 0")
         for reader, copied in ((data, level0.data), (mask, level0.mask)):
             if reader is None or copied is None:
                 continue
