@@ -6,8 +6,8 @@ it costs to store and to write, and encode's peak RSS with it at two areas.
 
 The demo series (chronozarr.demo, a smooth synthetic river scene) is written once to an
 uncompressed Zarr source. Each encode runs in its own process, opening the source lazily (its peak
-RSS is its own): `none` and `star-delta`, each without and with --history (p = 16, and p = 32 for
-star-delta). The stores are served by chronozarr's server in a process of its own on 127.0.0.1;
+RSS is its own): `none` and `star-delta`, each without and with --history (the default p, 16 for
+this series, and p = 8 for star-delta). The stores are served by chronozarr's server in a process of its own on 127.0.0.1;
 a cold handle (open + one pixel's every date and band) and a warm one (a pixel of another shard)
 are counted from the server's log, with and without the array, and timed. The scale rows encode
 one timestep of bench/scale.py's lazy 4 x N x N source with --history at two areas.
@@ -38,7 +38,7 @@ VARIANTS = {  # name: (encoding, history, history_inner)
     "none+history": ("none", True, None),
     "star-delta": ("star-delta", False, None),
     "star-delta+history": ("star-delta", True, None),
-    "star-delta+history p32": ("star-delta", True, 32),
+    "star-delta+history p8": ("star-delta", True, 8),
 }
 SCALE_SIZES = (4096, 8192)
 WARM_REPEATS = 5
@@ -90,18 +90,19 @@ def encode(source: Path, store: Path, shape: dict[str, int], variant: tuple[str,
     return out
 
 
-TRIAL_CODECS = {  # what the codec table (spec 8) allows, on the inner chunks of one shard
-    "zstd 5 (level 0's)": ("zstd", 5, None),
-    "zstd 15": ("zstd", 15, None),
+TRIAL_CODECS = {  # spec 8's codecs and blosc bit shuffle, on the inner chunks of one shard
+    "zstd 5 (level 0's, version 1.1)": ("zstd", 5, None),
     "gzip 5": ("gzip", 5, None),
     "blosc zstd 5 shuffle": ("blosc", 5, "shuffle"),
     "blosc lz4 5 shuffle": ("blosc-lz4", 5, "shuffle"),
+    "blosc zstd 5 bitshuffle (version 1.2)": ("blosc", 5, "bitshuffle"),
+    "blosc zstd 3 bitshuffle": ("blosc", 3, "bitshuffle"),
 }
 
 
 def codec_trials(store: Path, chunk: int) -> dict[str, Any]:
-    """Bytes of the history inner chunks of the middle level-0 cell under each allowed codec and
-    p = 16 and 32, against the bytes of that cell's level-0 chunks."""
+    """Bytes of the history inner chunks of the middle level-0 cell under each codec tried and
+    p = 8, 16 and 32, against the bytes of that cell's level-0 chunks (a star-delta store's)."""
     import numcodecs
     import numpy as np
     import zarr
@@ -114,11 +115,11 @@ def codec_trials(store: Path, chunk: int) -> dict[str, Any]:
     level0 = sum(p.stat().st_size for p in (store / "0" / "data" / "c").glob(f"*/0/{r}/{c}"))
     made = {
         "zstd": lambda level, _: numcodecs.Zstd(level), "gzip": lambda level, _: numcodecs.GZip(level),
-        "blosc": lambda level, _: numcodecs.Blosc("zstd", level, numcodecs.Blosc.SHUFFLE),
+        "blosc": lambda level, shuffle: numcodecs.Blosc("zstd", level, numcodecs.Blosc.BITSHUFFLE if shuffle == "bitshuffle" else numcodecs.Blosc.SHUFFLE),
         "blosc-lz4": lambda level, _: numcodecs.Blosc("lz4", level, numcodecs.Blosc.SHUFFLE),
     }
     out: dict[str, Any] = {"cell": [r, c], "level0_bytes": level0}
-    for p in (16, 32):
+    for p in (8, 16, 32):
         for name, (kind, level, shuffle) in TRIAL_CODECS.items():
             codec = made[kind](level, shuffle)
             n = sum(len(codec.encode(np.ascontiguousarray(block[:, :, y : y + p, x : x + p]))) for y in range(0, chunk, p) for x in range(0, chunk, p))
@@ -212,7 +213,7 @@ def _summary(encodes: dict[str, Any], reads: dict[str, Any], scale: dict[int, An
     ratios = {
         name: encodes[f"{name}+history"]["history_bytes"] / encodes[name]["level0_bytes"] for name in ("none", "star-delta")
     }
-    ratios["star-delta p32"] = encodes["star-delta+history p32"]["history_bytes"] / encodes["star-delta"]["level0_bytes"]
+    ratios["star-delta p8"] = encodes["star-delta+history p8"]["history_bytes"] / encodes["star-delta"]["level0_bytes"]
     times = {name: encodes[f"{name}+history"]["seconds"] / encodes[name]["seconds"] for name in ("none", "star-delta")}
     peaks = [r["peak_rss_mb"] for (_, history), r in scale.items() if history]
     targets = {

@@ -97,7 +97,7 @@ export function foreignStores() {
  * numpy source's values of a few pixels: index[name] = { shape, dtype, history, pixels: [{ y, x, values }] }.
  */
 export function historyStores() {
-  const dir = generate('history_zarr.py');
+  const dir = generate('history_zarr.py', ['src/chronozarr/format/history.py', 'src/chronozarr/format/codecs.py', 'src/chronozarr/write/history.py']);
   return { stores: join(dir, 'stores'), index: JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) };
 }
 

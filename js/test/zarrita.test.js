@@ -65,3 +65,38 @@ test(`zarrita ${VERSION} reads a store written with --checksum (the crc32c codec
     store.close();
   }
 });
+
+describe(`zarrita ${VERSION} and the history array`, () => {
+  /** @type {ReturnType<import('./helpers.js').historyStores>} */
+  let hx;
+  before(async () => {
+    const { historyStores } = await import('./helpers.js');
+    hx = historyStores();
+  });
+
+  // writer-*: version 1.2 (blosc zstd with bit shuffle, crc32c after it in writer-star);
+  // none-one-block and star-blocks: version 1.0 arrays written with level 0's codecs.
+  for (const name of ['writer-star', 'writer-none-blocks', 'none-one-block', 'star-blocks']) {
+    test(`reads a pixel's whole history from the history array exactly: ${name}`, async () => {
+      const { index } = hx;
+      const root = zarr.root(new FileSystemStore(join(hx.stores, name)));
+      const history = await zarr.open.v3(root.resolve('history'), { kind: 'array' });
+      assert.deepEqual(history.dimensionNames, ['time', 'band', 'y', 'x']);
+      for (const pixel of /** @type {{ y: number, x: number, values: number[][] }[]} */ (index[name].pixels)) {
+        const got = await zarr.get(history, [null, null, pixel.y, pixel.x]);
+        const bands = got.shape[1];
+        const values = Array.from(/** @type {ArrayLike<number>} */ (got.data));
+        const rows = pixel.values.map((_, t) => values.slice(t * bands, (t + 1) * bands));
+        assert.deepEqual(rows, pixel.values, `pixel ${pixel.y},${pixel.x}`);
+      }
+    });
+  }
+
+  test('the writer declares version 1.2 with blosc bit shuffle inside the shard', () => {
+    const doc = JSON.parse(readFileSync(join(hx.stores, 'writer-star', 'history', 'zarr.json'), 'utf8'));
+    const inner = doc.codecs[0].configuration.codecs;
+    assert.deepEqual(inner.map((/** @type {{ name: string }} */ c) => c.name), ['bytes', 'blosc', 'crc32c']);
+    assert.equal(inner[1].configuration.shuffle, 'bitshuffle');
+    assert.equal(hx.index['writer-star'].history.version, '1.2');
+  });
+});

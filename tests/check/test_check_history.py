@@ -92,3 +92,14 @@ def test_doctor_reads_one_history_shard_index_by_range(pair):
 def test_the_cli_validates_a_sample(pair):
     result = CliRunner().invoke(app, ["validate", str(pair / "good"), "--sample", "2"])
     assert result.exit_code == 0, result.output
+
+
+def test_the_history_codec_is_checked_against_the_declared_version(pair, tmp_path):
+    """1.2 arrays are blosc zstd with bit shuffle; a 1.1 declaration promises level 0's codec."""
+    doc = json.loads((pair / "good" / "history" / "zarr.json").read_text())
+    inner = doc["codecs"][0]["configuration"]["codecs"]
+    assert inner[1]["name"] == "blosc" and inner[1]["configuration"]["shuffle"] == "bitshuffle"
+    store = _copy(pair, tmp_path)
+    _edit_declaration(store, lambda h: h.update(version="1.1"))
+    fails = [f for f in validate(store).fails if f.section == "history"]
+    assert [f.key for f in fails] == ["history/zarr.json"] and "level 0's" in fails[0].message

@@ -67,11 +67,13 @@ def test_a_gzip_bomb_stops_one_byte_past_the_bound():
 
 
 def _blosc(cname: str, shuffle: str) -> bytes:
-    mode = numcodecs.Blosc.SHUFFLE if shuffle == "shuffle" else numcodecs.Blosc.NOSHUFFLE
+    mode = {"shuffle": numcodecs.Blosc.SHUFFLE, "bitshuffle": numcodecs.Blosc.BITSHUFFLE}.get(shuffle, numcodecs.Blosc.NOSHUFFLE)
     return numcodecs.Blosc(cname=cname, clevel=5, shuffle=mode, blocksize=0).encode(VALUES)
 
 
-@pytest.mark.parametrize(("cname", "shuffle"), [("zstd", "noshuffle"), ("zstd", "shuffle"), ("lz4", "shuffle"), ("lz4", "noshuffle")])
+@pytest.mark.parametrize(
+    ("cname", "shuffle"), [("zstd", "noshuffle"), ("zstd", "shuffle"), ("lz4", "shuffle"), ("lz4", "noshuffle"), ("zstd", "bitshuffle"), ("lz4", "bitshuffle")]
+)
 def test_every_blosc_flags_byte_either_decodes_to_the_values_or_is_refused(cname, shuffle):
     """No flags byte may decode to other values: the check stands between blosc and wrong data."""
     encoded = _blosc(cname, shuffle)
@@ -115,3 +117,9 @@ def test_a_blosc_header_naming_another_stream_format_is_refused(cname, shuffle):
         damaged[1] = version
         with pytest.raises(ValueError, match="stream format"):
             CodecSpec("blosc", 5, cname, shuffle).decode(bytes(damaged), NBYTES, VALUES.dtype)
+
+
+@pytest.mark.parametrize(("written", "declared"), [("bitshuffle", "shuffle"), ("shuffle", "bitshuffle"), ("bitshuffle", "noshuffle")])
+def test_a_blosc_chunk_shuffled_otherwise_than_its_array_declares_is_refused(written, declared):
+    with pytest.raises(ValueError, match="disagree with the array's shuffle"):
+        CodecSpec("blosc", 5, "zstd", declared).decode(_blosc("zstd", written), NBYTES, VALUES.dtype)

@@ -8,6 +8,7 @@ import pytest
 
 from chronozarr.format.append_rule import growth_mismatch
 from chronozarr.errors import HistoryError
+from chronozarr.format.codecs import CodecSpec
 from chronozarr.format.history import HistoryLayout, default_time_cap
 from chronozarr.format.root_block import RootBlock
 
@@ -35,7 +36,7 @@ def test_a_layout_round_trips_through_its_json():
     layout = HistoryLayout.create(n_time=40, n_band=3, chunk_size=32, inner=8).grown({"1/0/0": 10, "0/0/0": 7})
     doc = layout.to_dict()
     assert doc == {
-        "version": "1.1", "path": "history", "time_cap": 64, "chunk_shape": [64, 3, 8, 8], "shard_shape": [64, 3, 32, 32],
+        "version": "1.2", "path": "history", "time_cap": 64, "chunk_shape": [64, 3, 8, 8], "shard_shape": [64, 3, 32, 32],
         "shard_bytes": {"0/0/0": 7, "1/0/0": 10},
     }
     assert HistoryLayout.from_dict(doc) == layout
@@ -120,15 +121,31 @@ def test_publish_refuses_a_history_whose_mask_copy_was_added_or_whose_full_mask_
     ("n_time", "n_band", "chunk_size", "dtype", "inner"),
     [
         (8, 2, 512, "uint16", 16),  # 8 x 2 x 16 x 16 x 2 = 8 KiB
-        (120, 4, 256, "uint16", 8),  # T = 128: 128 x 4 x 16 x 16 x 2 = 256 KiB at 16, 64 KiB at 8
-        (60, 4, 256, "uint16", 16),  # T = 64: exactly 128 KiB at 16
+        (120, 4, 256, "uint16", 16),  # T = 128: exactly 256 KiB at 16
+        (200, 4, 256, "uint16", 8),  # T = 256: 512 KiB at 16, 128 KiB at 8
         (120, 4, 256, "uint8", 16),  # one byte a value: 128 KiB at 16
+        (120, 4, 256, "float32", 8),  # four bytes: 512 KiB at 16, 128 KiB at 8
         (1000, 12, 512, "float32", 8),  # never below 8, however large a block is
         (40, 3, 12, "uint16", 4),  # cs 12: the largest even divisor below 16, left as it is
     ],
 )
-def test_the_default_inner_chunk_keeps_a_pixel_history_read_within_128_kib(n_time, n_band, chunk_size, dtype, inner):
+def test_the_default_inner_chunk_keeps_a_pixel_history_read_within_256_kib(n_time, n_band, chunk_size, dtype, inner):
     layout = HistoryLayout.create(n_time=n_time, n_band=n_band, chunk_size=chunk_size, dtype=dtype)
     itemsize = {"uint8": 1, "uint16": 2, "float32": 4}[dtype]
     assert layout.inner == inner
-    assert layout.time_cap * n_band * inner * inner * itemsize <= 128 * 1024 or inner == 8
+    assert layout.time_cap * n_band * inner * inner * itemsize <= 256 * 1024 or inner == 8
+
+
+def test_the_data_history_has_its_own_codec_from_version_1_2_and_level_0s_before():
+    level0 = CodecSpec("gzip", 6, checksum=True)
+    layout = HistoryLayout.create(n_time=6, n_band=2, chunk_size=16, mask=True)
+    own = layout.data.codec(layout.version, level0)
+    assert (own.name, own.cname, own.shuffle, own.level, own.checksum) == ("blosc", "zstd", "bitshuffle", 5, True)
+    assert layout.data.codec("1.1", level0) == level0 and layout.data.codec("1.0", level0) == level0
+    assert layout.mask is not None and layout.mask.codec(layout.version, level0) == level0
+
+
+def test_a_version_whose_minor_is_not_a_number_is_refused():
+    declared = HistoryLayout.create(n_time=6, n_band=2, chunk_size=16).to_dict()
+    with pytest.raises(HistoryError, match="version"):
+        HistoryLayout.from_dict({**declared, "version": "1.x"})

@@ -124,7 +124,7 @@ def render(results: Path) -> str:
         "- A chunk never decodes to more than its shape holds: a zstd frame that declares no size is decoded",
         "  as if it declared the chunk's size (the decoder allocates exactly that and fails on more or less),",
         "  gzip stops one byte past the bound, and a blosc chunk's header must agree with the array (sizes,",
-        "  compressor, shuffle, item size, no bit shuffle) and its streams must fill it exactly.",
+        "  compressor, shuffle, item size; bit shuffle only where the array declares it) and its streams must fill it exactly.",
         "- A shard index must pass its crc32c, and every entry must be empty (both values 2^64-1) or name",
         "  bytes of its own: inside the shard, clear of the index, overlapping and repeating no other entry.",
         "- The star-delta schedule must be spec 4.2's: anchors exactly [0, k, 2k, ...] and each reference",

@@ -52,9 +52,9 @@ def test_a_pixels_history_over_http_is_three_requests_cold_and_two_warm(stores):
         assert len(cold) == 3 and cold[0].path.endswith("/with/zarr.json")
         assert all(r.range and not r.range.startswith("bytes=-") for r in cold[1:]), "bounded ranges: shard_bytes gives the length"
         index, chunk = cold[1].bytes_sent, cold[2].bytes_sent
-        # The default inner chunk of 128 dates x 3 uint16 bands is 8 px (16 px would be 192 KiB raw):
-        # the index of one shard's (32 / 8)^2 inner chunks.
-        assert index == 16 * (32 // 8) ** 2 + 4
+        # The default inner chunk of 128 dates x 4 uint16 bands is 16 px (256 KiB raw, the budget):
+        # the index of one shard's (32 / 16)^2 inner chunks.
+        assert index == 16 * (32 // 16) ** 2 + 4
         assert chunk < 128 * 4 * 16 * 16 * 2  # one inner chunk (this noise barely compresses; docs/benchmarks.md has real data)
         assert len(warm_other_shard) == 2 and len(warm_same_shard) == 1
         server.clear_log()

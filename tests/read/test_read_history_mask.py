@@ -45,8 +45,8 @@ def test_a_pixels_mask_history_over_http_is_two_bounded_ranges_on_an_open_handle
             data_reads = list(server.requests)
         assert len(reads) == 2 and all(r.range and not r.range.startswith("bytes=-") for r in reads), reads
         assert all("/with/history_mask/c/0/1/0" in r.path for r in reads)
-        # the index of the mask shard's (32 / 8)^2 inner chunks (8 px: the default for 128 dates of 3 uint16 bands)
-        assert reads[0].bytes_sent == 16 * (32 // 8) ** 2 + 4
+        # the index of the mask shard's (32 / 16)^2 inner chunks (16 px: the default for 128 dates of these uint16 bands)
+        assert reads[0].bytes_sent == 16 * (32 // 16) ** 2 + 4
         assert len(data_reads) == 2 and all("/with/history/c/0/0/1/0" in r.path for r in data_reads)
         server.clear_log()
         with chronozarr.open_store(f"{server.url}/without") as store:

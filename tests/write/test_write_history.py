@@ -67,7 +67,7 @@ def test_the_history_array_holds_the_source_values_chunked_along_time(tmp_path, 
     sizes = {key.removeprefix("history/c/"): (tmp_path / "s" / key).stat().st_size for key in shards}
     listed = {f"{k.split('/')[0]}/{k.split('/')[2]}/{k.split('/')[3]}": v for k, v in sizes.items()}
     assert declaration(tmp_path / "s") == {
-        "version": "1.1", "path": "history", "time_cap": 8, "chunk_shape": [8, 2, 16, 16],
+        "version": "1.2", "path": "history", "time_cap": 8, "chunk_shape": [8, 2, 16, 16],
         "shard_shape": [8, 2, 32, 32], "shard_bytes": listed,
     }
     assert len(listed) == 3 * 2 * 2  # ceil(20 / 8) time blocks x the level-0 grid

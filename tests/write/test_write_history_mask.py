@@ -51,7 +51,7 @@ def test_the_mask_copy_holds_the_source_mask_chunked_along_time(tmp_path, source
     assert list(copy.metadata.dimension_names) == ["time", "y", "x"] and copy.attrs["_ARRAY_DIMENSIONS"] == ["time", "y", "x"]
     assert "history_mask" in json.loads((tmp_path / "s" / "zarr.json").read_text())["consolidated_metadata"]["metadata"]
     declared = declaration(tmp_path / "s")
-    assert declared["version"] == "1.1" and declared["mask_path"] == "history_mask"
+    assert declared["version"] == "1.2" and declared["mask_path"] == "history_mask"
     assert declared["mask_shard_bytes"] == _listed(tmp_path / "s", "history_mask/c") and len(declared["mask_shard_bytes"]) == 12
 
 

@@ -152,7 +152,8 @@ function parseCodecs(path, codecs, dtype) {
     const cname = configuration.cname ?? 'zstd';
     const shuffle = configuration.shuffle ?? 'noshuffle';
     if (cname !== 'zstd' && cname !== 'lz4') throw new StoreError(`${path}: unsupported blosc cname ${JSON.stringify(cname)} (zstd or lz4)`);
-    if (shuffle !== 'noshuffle' && shuffle !== 'shuffle') throw new StoreError(`${path}: unsupported blosc shuffle ${JSON.stringify(shuffle)} (noshuffle or shuffle)`);
+    // bitshuffle is the history array's (docs/format-history.md); spec 8 keeps it out of a level's arrays
+    if (!['noshuffle', 'shuffle', 'bitshuffle'].includes(shuffle)) throw new StoreError(`${path}: unsupported blosc shuffle ${JSON.stringify(shuffle)} (noshuffle, shuffle or bitshuffle)`);
     return { name, cname, shuffle, itemSize: COORD_DTYPES[dtype].BYTES_PER_ELEMENT, ...checksum };
   }
   throw new StoreError(`${path}: unsupported codec ${JSON.stringify(name)}; chronozarr stores use zstd, blosc or gzip (spec 8)`);

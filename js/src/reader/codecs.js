@@ -199,7 +199,7 @@ export function checkBloscHeader(bytes, expected, codec) {
   const hex = `0x${flags.toString(16).padStart(2, '0')}`;
   if (nbytes !== expected) throw new Error(`blosc header says ${nbytes} bytes, expected ${expected}`);
   if (cbytes !== bytes.length) throw new Error(`blosc header says ${cbytes} compressed bytes, the chunk has ${bytes.length}`);
-  if (flags & (BLOSC_BITSHUFFLE | BLOSC_RESERVED)) throw new Error(`blosc flags ${hex} ask for bit shuffle or a reserved feature, which spec 8 does not allow`);
+  if (flags & BLOSC_RESERVED || (flags & BLOSC_BITSHUFFLE && flags & BLOSC_SHUFFLE)) throw new Error(`blosc flags ${hex} ask for a reserved feature or for both shuffles`);
   if (flags & BLOSC_MEMCPYED) {
     if (cbytes !== nbytes + 16) throw new Error(`blosc flags ${hex} say the chunk is stored uncompressed, but it is ${cbytes} bytes for ${nbytes}`);
     return;
@@ -207,9 +207,11 @@ export function checkBloscHeader(bytes, expected, codec) {
   const cname = codec.cname ?? 'zstd';
   if (flags >> 5 !== BLOSC_FORMATS[cname]) throw new Error(`blosc flags ${hex} name compressor ${flags >> 5}, the array declares ${cname}`);
   if (bytes[1] !== BLOSC_COMPRESSOR_VERSION) throw new Error(`blosc header names ${cname} stream format ${bytes[1]}, not ${BLOSC_COMPRESSOR_VERSION}`);
-  const shuffled = (codec.shuffle ?? 'noshuffle') === 'shuffle';
-  if (Boolean(flags & BLOSC_SHUFFLE) !== shuffled) throw new Error(`blosc flags ${hex} disagree with the array's shuffle "${codec.shuffle ?? 'noshuffle'}"`);
-  if (flags & BLOSC_SHUFFLE && codec.itemSize != null && typesize !== codec.itemSize) {
+  const shuffle = codec.shuffle ?? 'noshuffle';
+  if (Boolean(flags & BLOSC_SHUFFLE) !== (shuffle === 'shuffle') || Boolean(flags & BLOSC_BITSHUFFLE) !== (shuffle === 'bitshuffle')) {
+    throw new Error(`blosc flags ${hex} disagree with the array's shuffle "${shuffle}"`);
+  }
+  if (flags & (BLOSC_SHUFFLE | BLOSC_BITSHUFFLE) && codec.itemSize != null && typesize !== codec.itemSize) {
     throw new Error(`blosc chunk is shuffled with ${typesize}-byte items, the array's are ${codec.itemSize} bytes`);
   }
   checkBloscStreams(bytes, view, flags, typesize, nbytes);

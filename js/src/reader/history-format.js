@@ -1,5 +1,5 @@
 /**
- * The time-major history array (docs/format-history.md, version 1.1): the JS side's one copy of its
+ * The time-major history array (docs/format-history.md, version 1.2): the JS side's one copy of its
  * rules. The root block's `history` declaration is checked field by field and against the arrays'
  * documents (the data's, and the mask copy's when declared) and level 0; a declaration this reader
  * cannot use is named once and the store reads pixel histories from level 0, as the format asks

@@ -48,7 +48,7 @@ def check_history(ctx: Context) -> None:
         data, mask = history_readers(store.source, history, store.fetcher.pool)
         level0 = store.meta.levels[0]
         if mask is None and level0.mask is not None:
-            ctx.report.info(SECTION, f"{KEY}.mask_path", "no mask copy (a version 1.0 declaration): readers read each date's mask from level 0")
+            ctx.report.info(SECTION, f"{KEY}.mask_path", "no mask copy (none before version 1.1): readers read each date's mask from level 0")
         for reader, copied in ((data, level0.data), (mask, level0.mask)):
             if reader is None or copied is None:
                 continue
@@ -62,7 +62,8 @@ def check_history(ctx: Context) -> None:
 
 
 def _check_document(ctx: Context, reader: HistoryReader, copied: ArrayInfo, doc: Mapping[str, object]) -> None:
-    """Dims, _ARRAY_DIMENSIONS and codecs: those of the level-0 array it copies (spec 2.2, 8)."""
+    """Dims and _ARRAY_DIMENSIONS of the level-0 array it copies (spec 2.2); its codecs: level
+    0's, or from version 1.2 the data history's own (docs/format-history.md)."""
     key = f"{reader.part.path}/zarr.json"
     dims = list(reader.part.dims)
     attrs = doc.get("attributes")
@@ -70,8 +71,10 @@ def _check_document(ctx: Context, reader: HistoryReader, copied: ArrayInfo, doc:
         ctx.report.fail(SECTION, key, f"dimension_names must be {dims}, got {doc.get('dimension_names')!r}")
     if not isinstance(attrs, Mapping) or attrs.get("_ARRAY_DIMENSIONS") != dims:
         ctx.report.fail(SECTION, key, f"attribute _ARRAY_DIMENSIONS must be {dims} (spec 2.2)")
-    if reader.info.codec != copied.codec:
-        ctx.report.fail(SECTION, key, f"codecs inside the shard must be level 0's ({copied.codec}), got {reader.info.codec}")
+    expected = None if copied.codec is None else reader.part.codec(reader.layout.version, copied.codec)
+    if reader.info.codec != expected:
+        whose = "level 0's" if expected == copied.codec else f"those of version {reader.layout.version}"
+        ctx.report.fail(SECTION, key, f"codecs inside the shard must be {whose} ({expected}), got {reader.info.codec}")
 
 
 def _existing_shards(ctx: Context, layout: HistoryLayout, part: HistoryPart, store: ChronoStore) -> dict[str, int] | None:

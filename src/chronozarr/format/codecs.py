@@ -50,7 +50,8 @@ CODEC_NAMES = tuple(CODECS)
 DEFAULT_CODEC = "zstd"
 DEFAULT_LEVEL = 5
 BLOSC_CNAMES = ("zstd", "lz4")
-BLOSC_SHUFFLES = ("noshuffle", "shuffle")
+BLOSC_SHUFFLES = ("noshuffle", "shuffle")  # what spec 8 allows in a level's arrays
+BITSHUFFLE = "bitshuffle"  # blosc's bit shuffle: the history array's codec only (docs/format-history.md)
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,8 @@ class CodecSpec:
         if self.name == "blosc":
             if self.cname not in BLOSC_CNAMES:
                 raise ValueError(f"blosc cname must be zstd or lz4, got {self.cname!r}")
-            if self.shuffle not in BLOSC_SHUFFLES:
-                raise ValueError(f"blosc shuffle must be noshuffle or shuffle, got {self.shuffle!r}")
+            if self.shuffle not in (*BLOSC_SHUFFLES, BITSHUFFLE):
+                raise ValueError(f"blosc shuffle must be noshuffle, shuffle or bitshuffle, got {self.shuffle!r}")
 
     @classmethod
     def create(cls, name: str = "zstd", level: int | None = None, checksum: bool = False, **blosc: str) -> CodecSpec:
@@ -139,7 +140,7 @@ class CodecSpec:
             return numcodecs.Zstd(level=self.level, checksum=False)
         if self.name == "gzip":
             return FixedHeaderGZip(level=self.level)
-        shuffle = numcodecs.Blosc.SHUFFLE if self.shuffle == "shuffle" else numcodecs.Blosc.NOSHUFFLE
+        shuffle = {"shuffle": numcodecs.Blosc.SHUFFLE, BITSHUFFLE: numcodecs.Blosc.BITSHUFFLE}.get(self.shuffle, numcodecs.Blosc.NOSHUFFLE)
         return numcodecs.Blosc(cname=self.cname, clevel=self.level, shuffle=shuffle, blocksize=0)
 
     def decode(self, data: bytes | memoryview, nbytes: int, dtype: np.dtype, out: np.ndarray | None = None) -> bytes | memoryview:
@@ -272,8 +273,8 @@ def check_blosc_header(data: bytes | memoryview, nbytes: int, codec: CodecSpec, 
         raise ValueError(f"blosc header says {declared} bytes, expected {nbytes}")
     if cbytes != len(data):
         raise ValueError(f"blosc chunk is {len(data)} bytes but its header says {cbytes}: the object is truncated or damaged")
-    if flags & (BLOSC_BITSHUFFLE | BLOSC_RESERVED):
-        raise ValueError(f"blosc flags {flags:#04x} ask for bit shuffle or a reserved feature, which spec 8 does not allow")
+    if flags & BLOSC_RESERVED or (flags & BLOSC_BITSHUFFLE and flags & BLOSC_SHUFFLE):
+        raise ValueError(f"blosc flags {flags:#04x} ask for a reserved feature or for both shuffles")
     if flags & BLOSC_MEMCPYED:
         if cbytes != nbytes + BLOSC_HEADER_BYTES:
             raise ValueError(f"blosc flags {flags:#04x} say the chunk is stored uncompressed, but it is {cbytes} bytes for {nbytes}")
@@ -282,9 +283,9 @@ def check_blosc_header(data: bytes | memoryview, nbytes: int, codec: CodecSpec, 
         raise ValueError(f"blosc flags {flags:#04x} name compressor {flags >> 5}, the array declares {codec.cname}")
     if data[1] != BLOSC_COMPRESSOR_VERSION:
         raise ValueError(f"blosc header names {codec.cname} stream format {data[1]}, not {BLOSC_COMPRESSOR_VERSION}")
-    if bool(flags & BLOSC_SHUFFLE) != (codec.shuffle == "shuffle"):
+    if bool(flags & BLOSC_SHUFFLE) != (codec.shuffle == "shuffle") or bool(flags & BLOSC_BITSHUFFLE) != (codec.shuffle == BITSHUFFLE):
         raise ValueError(f"blosc flags {flags:#04x} disagree with the array's shuffle {codec.shuffle!r}")
-    if flags & BLOSC_SHUFFLE and typesize != itemsize:
+    if flags & (BLOSC_SHUFFLE | BLOSC_BITSHUFFLE) and typesize != itemsize:
         raise ValueError(f"blosc chunk is shuffled with {typesize}-byte items, the array's are {itemsize} bytes")
     _check_blosc_streams(data, flags, typesize, nbytes)
 

@@ -15,17 +15,23 @@ from typing import Any
 import numpy as np
 
 from ..errors import HistoryError
+from .codecs import BITSHUFFLE, CodecSpec
 from .geometry import chunk_grid, object_key, parse_shard_id, shard_id
 from .shard_index import index_nbytes
 
-HISTORY_VERSION = "1.1"
+HISTORY_VERSION = "1.2"
 HISTORY_PATH = "history"
 HISTORY_MASK_PATH = "history_mask"
 HISTORY_DIMS = ("time", "band", "y", "x")
 HISTORY_MASK_DIMS = ("time", "y", "x")
 DEFAULT_INNER = 16
 MIN_INNER = 8
-INNER_BUDGET = 128 * 1024  # bytes of one inner chunk before compression, chosen by default
+INNER_BUDGET = 256 * 1024  # bytes of one inner chunk before compression, chosen by default
+# The data history's compressor from version 1.2 (docs/format-history.md, "Codecs"): blosc's bit
+# shuffle puts the bit planes of a pixel's slowly changing values side by side, which zstd
+# compresses below star-delta residuals; blosc's clevel 5 is zstd level 9.
+HISTORY_CODEC = CodecSpec("blosc", 5, "zstd", BITSHUFFLE)
+OWN_CODEC_SINCE = (1, 2)
 MIN_TIME_CAP, MAX_TIME_CAP = 16, 1024
 _MAJOR = HISTORY_VERSION.split(".")[0]
 
@@ -62,6 +68,13 @@ class HistoryPart:
     @property
     def is_mask(self) -> bool:
         return self.path == HISTORY_MASK_PATH
+
+    def codec(self, version: str, level0: CodecSpec) -> CodecSpec:
+        """The codec inside this array's shards: level 0's for the mask copy and for a data
+        history declared before 1.2, else HISTORY_CODEC with level 0's checksum choice."""
+        if self.is_mask or tuple(int(v) for v in version.split(".")) < OWN_CODEC_SINCE:
+            return level0
+        return replace(HISTORY_CODEC, checksum=level0.checksum)
 
     @property
     def chunk_shape(self) -> tuple[int, ...]:
@@ -231,7 +244,7 @@ class HistoryLayout:
         if not isinstance(value, Mapping):
             raise HistoryError(f"chronozarr.history must be an object, got {type(value).__name__}")
         version = value.get("version")
-        if not isinstance(version, str) or version.split(".")[0] != _MAJOR or len(version.split(".")) != 2:
+        if not isinstance(version, str) or version.split(".")[0] != _MAJOR or len(version.split(".")) != 2 or not version.split(".")[1].isdecimal():
             raise HistoryError(f"chronozarr.history.version must be \"{_MAJOR}.<minor>\" (this reader knows {HISTORY_VERSION}), got {version!r}")
         if value.get("path") != HISTORY_PATH:
             raise HistoryError(f"chronozarr.history.path must be {HISTORY_PATH!r}, got {value.get('path')!r}")

@@ -111,9 +111,9 @@ def residual(source: np.ndarray, anchor: np.ndarray, out: np.ndarray | None = No
     return np.subtract(source, anchor, out=out, dtype=source.dtype)
 
 
-def reconstruct(anchor: np.ndarray, stored: np.ndarray) -> np.ndarray:
-    """(anchor + residual) mod 2^bits, no clamp (spec 4.2 decoding)."""
-    return np.add(anchor, stored, dtype=stored.dtype)
+def reconstruct(anchor: np.ndarray, stored: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """(anchor + residual) mod 2^bits, no clamp (spec 4.2 decoding); into `out` when given."""
+    return np.add(anchor, stored, out=out, dtype=stored.dtype)
 
 
 def abs_difference_sum(source: np.ndarray, reference: np.ndarray, scratch: np.ndarray | None = None) -> float:

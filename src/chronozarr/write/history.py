@@ -65,22 +65,27 @@ def task_bytes(plan: Plan, layout: HistoryLayout) -> int:
     return layout.time_cap * (plan.n_band * np.dtype(plan.dtype).itemsize + mask) * layout.shard**2
 
 
-def shard_values(plan: Plan, layout: HistoryLayout, task: HistoryTask, stored: StoredLevels) -> list[np.ndarray]:
+def shard_values(plan: Plan, layout: HistoryLayout, task: HistoryTask, stored: StoredLevels, pool: ThreadPoolExecutor) -> list[np.ndarray]:
     """A task's shard values, one array per history part: the (T, band, S, S) true values, then
-    the (T, S, S) mask when the history has a mask copy; fill past n_time and past the array."""
+    the (T, S, S) mask when the history has a mask copy; fill past n_time and past the array.
+    The timesteps are read back on `pool` (decoding releases the GIL), each into its own row."""
     level0 = plan.levels[0]
     s = layout.shard
     rows = slice(task.row * s, min((task.row + 1) * s, level0.height))
     cols = slice(task.col * s, min((task.col + 1) * s, level0.width))
     h, w = rows.stop - rows.start, cols.stop - cols.start
     blocks = [np.full(part.shard_shape, _fill(plan, part), dtype=_dtype(plan, part)) for part in layout.parts]
-    for i, t in enumerate(layout.block_steps(task.tb, plan.n_time)):
-        data, mask, _ = stored.window(t, level0, rows, cols)
-        blocks[0][i, :, :h, :w] = data
+
+    def read(step: tuple[int, int]) -> None:
+        i, t = step
+        _, mask, _ = stored.window(t, level0, rows, cols, out=blocks[0][i, :, :h, :w])
         if len(blocks) > 1:
             if mask is None:
                 raise StoreError("the history declares a mask copy but the store has no mask")
             blocks[1][i, :h, :w] = mask
+
+    for _ in pool.map(read, enumerate(layout.block_steps(task.tb, plan.n_time))):
+        pass
     return blocks
 
 
@@ -98,7 +103,7 @@ def write_history_shard(
     """Read, cut, compress and store one task's shards (data, then mask copy); returns what it
     wrote (their lengths in shard_bytes, keyed by array path)."""
     result = WriteResult(shard_bytes={})
-    for part, block in zip(layout.parts, shard_values(plan, layout, task, stored), strict=True):
+    for part, block in zip(layout.parts, shard_values(plan, layout, task, stored, pool), strict=True):
         size = _store_shard(plan, layout, part, task, block, writer, pool)
         written = result.shard_bytes.setdefault(part.path, {})
         if size is not None:
@@ -112,11 +117,11 @@ def _store_shard(
 ) -> int | None:
     """Compress `block`'s inner chunks on the pool and store them as one shard in position order;
     its length, or None when every inner chunk was fill and nothing was stored."""
-    fill = _fill(plan, part)
+    fill, codec = _fill(plan, part), part.codec(layout.version, plan.codec)
 
     def encoded(position: int) -> bytes | None:
         rows, cols = layout.inner_window(position)
-        return encode_chunk(plan.codec, np.ascontiguousarray(block[..., rows, cols]), fill)
+        return encode_chunk(codec, np.ascontiguousarray(block[..., rows, cols]), fill)
 
     builder = ShardBuilder(writer, part.shard_key(task.tb, task.row, task.col), layout.inner_per_shard)
     try:

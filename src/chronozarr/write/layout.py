@@ -184,16 +184,16 @@ def chronozarr_block(
 
 
 def history_nodes(layout: HistoryLayout, n_time: int, level0: LevelGeometry, dtype: str, codec: CodecSpec, nodata: float | None) -> dict[str, dict[str, Any]]:
-    """The history arrays' zarr.json by path: the data with level 0's shape, dtype, fill, dims and
-    codecs, and the mask copy like level 0's mask; both chunked along time in shards
-    (docs/format-history.md)."""
+    """The history arrays' zarr.json by path: the data with level 0's shape, dtype, fill and dims
+    and its own codec (level 0's before version 1.2), the mask copy like level 0's mask; both
+    chunked along time in shards (docs/format-history.md)."""
     nodes = {}
     for part in layout.parts:
         nodes[part.path] = array_json(
             shape=[n_time, *part.lead, level0.height, level0.width],
             dtype="uint8" if part.is_mask else dtype,
             chunk_shape=part.chunk_shape,
-            codec=codec,
+            codec=part.codec(layout.version, codec),
             dimension_names=part.dims,
             fill_value=0 if part.is_mask or nodata is None else nodata,
             attributes={"nodata": nodata} if nodata is not None and not part.is_mask else None,

@@ -8,6 +8,7 @@ anchor (spec 4.2), mask and coverage as stored. Only the chunks under the window
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,40 +25,59 @@ from .plan import Plan
 
 Window = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]
 INDEX_CACHE = 64
+ANCHOR_CACHE = 4  # anchor windows kept: the threads reading one history shard's timesteps share a few
 
 
 @dataclass
 class StoredLevels:
-    """Windows of one store's levels; `outputs` are searched in order (staging before the store)."""
+    """Windows of one store's levels; `outputs` are searched in order (staging before the store).
+    Threads may read windows at once (a history shard reads its timesteps on a pool): the caches
+    are guarded by one lock, and what they hold is never changed once read."""
 
     plan: Plan
     outputs: tuple[Output, ...]
     _indexes: OrderedDict[tuple[int, str], ShardBase | None] = field(default_factory=OrderedDict, repr=False)
-    # The last anchor window read: consecutive timesteps of one window share it (history shards).
-    _anchor: tuple[tuple[int, int, int, int, int, int], np.ndarray] | None = field(default=None, repr=False)
+    # The last anchor windows read: nearby timesteps of one window share them (history shards).
+    _anchors: OrderedDict[tuple[int, int, int, int, int, int], np.ndarray] = field(default_factory=OrderedDict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def window(self, t: int, level: LevelGeometry, rows: slice, cols: slice) -> Window:
-        """Timestep t of `level` over rows x cols: (data (band, y, x), mask, coverage)."""
+    def window(self, t: int, level: LevelGeometry, rows: slice, cols: slice, out: np.ndarray | None = None) -> Window:
+        """Timestep t of `level` over rows x cols: (data (band, y, x), mask, coverage); the data
+        are written to `out` (band, y, x) when given, and the data returned is `out`."""
         data = self._variable(t, level, self.plan.variable, rows, cols)
         ref = self.plan.storage_reference(t)
         if ref is not None:
-            data = reconstruct(self._anchor_window(ref, level, rows, cols), data)
+            data = reconstruct(self._anchor_window(ref, level, rows, cols), data, out)
+        elif out is not None:
+            out[...] = data
+            data = out
         planes = {name: self._variable(t, level, name, rows, cols) for name in self.plan.plane_variables}
         return data, planes.get("mask"), planes.get("coverage")
 
     def _anchor_window(self, t: int, level: LevelGeometry, rows: slice, cols: slice) -> np.ndarray:
         key = (t, level.index, rows.start, rows.stop, cols.start, cols.stop)
-        if self._anchor is None or self._anchor[0] != key:
-            self._anchor = (key, self._variable(t, level, self.plan.variable, rows, cols))
-        return self._anchor[1]
+        with self._lock:
+            found = self._anchors.get(key)
+        if found is None:  # two threads may both read it: the same values, the cache keeps one
+            found = self._variable(t, level, self.plan.variable, rows, cols)
+            with self._lock:
+                self._anchors[key] = found
+                while len(self._anchors) > ANCHOR_CACHE:
+                    self._anchors.popitem(last=False)
+        return found
 
     def _variable(self, t: int, level: LevelGeometry, name: str, rows: slice, cols: slice) -> np.ndarray:
         """Stored values of one variable over the window, assembled from the cells under it."""
         band = name == self.plan.variable
         dtype = np.dtype(self.plan.dtype) if band else np.dtype(np.uint8)
         lead = (self.plan.n_band,) if band else ()
+        cells = level.cells_under(rows, cols)
+        if len(cells) == 1:  # within one cell: a view of its freshly decoded chunk, copied only when read-only
+            cy, cx, _, _ = level.overlap(*cells[0], rows, cols)
+            chunk = self._chunk(t, level, name, *cells[0], lead, dtype)
+            return (chunk if chunk.flags.writeable else chunk.copy())[..., cy, cx]
         out = np.empty(lead + (rows.stop - rows.start, cols.stop - cols.start), dtype=dtype)
-        for row, col in level.cells_under(rows, cols):
+        for row, col in cells:
             chunk = self._chunk(t, level, name, row, col, lead, dtype)
             cy, cx, oy, ox = level.overlap(row, col, rows, cols)
             out[..., oy, ox] = chunk[..., cy, cx]
@@ -94,14 +114,17 @@ class StoredLevels:
         assert self.plan.shard_time is not None
         for i, output in enumerate(self.outputs):
             cached = (i, key)
-            if cached in self._indexes:
-                self._indexes.move_to_end(cached)
-                found = self._indexes[cached]
-            else:
+            with self._lock:
+                hit = cached in self._indexes
+                found = self._indexes[cached] if hit else None
+                if hit:
+                    self._indexes.move_to_end(cached)
+            if not hit:
                 found = ShardBase.read(output, key, self.plan.shard_time)
-                self._indexes[cached] = found
-                if len(self._indexes) > INDEX_CACHE:
-                    self._indexes.popitem(last=False)
+                with self._lock:
+                    self._indexes[cached] = found
+                    while len(self._indexes) > INDEX_CACHE:
+                        self._indexes.popitem(last=False)
             if found is not None:
                 return found
         return None
