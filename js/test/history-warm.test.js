@@ -149,6 +149,34 @@ describe('prefetchHistory and the viewer warm-up, over HTTP', () => {
     }
   });
 
+  test('a pixel whose index the warm-up still has queued takes it over and goes at once, not when another request ends', async () => {
+    // The first two index reads of the warm-up are held on the wire (a gate over the real
+    // server's answers), so the read-ahead budget is full and the third shard's index waits.
+    /** @type {(() => void)[]} */
+    const held = [];
+    const gate = /** @type {typeof fetch} */ (async (url, init) => {
+      const answer = await fetch(url, init);
+      if (String(url).includes('/history/') && held.length < 2) await new Promise((resolve) => held.push(() => resolve(undefined)));
+      return answer;
+    });
+    const { store } = await opened('writer-star', { fetch: countingFetch(gate).fetch });
+    try {
+      // Shards (1, 1), (0, 1), (1, 0) by distance from the box centre (40, 40); writer-star's
+      // shard (0, 0) is not stored.
+      const warm = store.prefetchHistory({ y0: 0, x0: 0, y1: 80, x1: 80 }, { maxShards: 3 });
+      while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      const px = /** @type {Pixel} */ (hx.index['writer-star'].pixels.find((/** @type {Pixel} */ p) => p.y === 43 && p.x === 27)); // shard (1, 0)
+      const timeout = new Promise((resolve) => setTimeout(() => resolve('stuck behind the held reads'), 5000));
+      const got = await Promise.race([store.readPoint(px.y, px.x), timeout]);
+      assert.notEqual(got, 'stuck behind the held reads');
+      assert.deepEqual(plain(/** @type {ArrayLike<number>[]} */ (got)), px.values);
+      for (const release of held) release();
+      assert.equal((await warm).failed, 0);
+    } finally {
+      store.close();
+    }
+  });
+
   test('a store without the history array: nothing read, zeros; a closed store: a StoreError', async () => {
     const copy = copyWithRoot(join(hx.stores, 'writer-star'), (block, root) => {
       delete block.history;
