@@ -10,6 +10,9 @@
 // --ops: the operations to measure (default all); e.g. `--ops history --profile 10 --json
 // bench/results/history.json` measures only the pixel history at 10 Mbit/s.
 //
+// --history-runs N: the pixel history measured N times (each on its own cold open; default 1),
+// the rows giving the median.
+//
 // --quick (or BENCH_QUICK=1): a 12-date 1100 x 1000 store, 3 openings, 6 steps, and the
 // unthrottled and 50 Mbit/s profiles only.
 //
@@ -19,7 +22,10 @@
 //   paced scrub    12 steps (6 quick), one per 500 ms, on a page whose open has settled: step
 //                  latency from the ask to the frame of that date;
 //   burst scrub    the same at one step per 100 ms: latency of the last step;
-//   pixel history  right after a cold open, the time to the whole chart of one pixel.
+//   pixel history  right after a cold open, the time to the whole chart of one pixel; and again on
+//                  a settled page (a cold open, then no request in flight for 500 ms, at most
+//                  20 s): a person who looks before clicking, by when the viewer has read ahead
+//                  what it reads once a frame is complete (the history's shard indexes among it).
 // Floors: every operation's finished requests made again at once on a blank page, throttled
 // alike, bodies read and nothing else. A row of the viewer that misses a target is traced once
 // (all processes), and the busiest threads go into the row's profile. Writes
@@ -46,6 +52,7 @@ const STEPS = QUICK ? 6 : 12;
 const FLOOR_OPENS = QUICK ? 1 : 2;
 // Paced steps whose requests are replayed for the floor (each replay waits out the profile).
 const FLOOR_STEPS = 6;
+const HISTORY_RUNS = Math.max(1, Number(option('--history-runs') ?? 1));
 // The quick run leaves out the slowest profile (10 Mbit/s), where one opening takes seconds.
 const RUN_PROFILES = QUICK ? PROFILES.slice(0, 2) : PROFILES;
 /** @typedef {import('./compare-pages.mjs').Kind} Kind */
@@ -121,7 +128,7 @@ const doc = document({
     view: '700 x 790 CSS px, 1 px per level-0 pixel, centred on pixel (384, 384): 3 x 3 cells of 256 px; the COG page reads the same window',
     browser: `${browser.version()} (Debian's Chromium, headless, SwiftShader WebGL), playwright-core; network profiles by CDP Network.emulateNetworkConditions`,
     server: '`chronozarr serve js/` on 127.0.0.1 (pages, bundles and data from one origin)',
-    runs: `${OPENS} cold openings per page and profile; ${STEPS} steps per scrub; floors replayed in a fresh context of the same profile (${FLOOR_OPENS} openings, the first ${Math.min(STEPS, FLOOR_STEPS)} paced steps)`,
+    runs: `${OPENS} cold openings per page and profile; ${STEPS} steps per scrub; floors replayed in a fresh context of the same profile (${FLOOR_OPENS} openings, the first ${Math.min(STEPS, FLOOR_STEPS)} paced steps); ${HISTORY_RUNS} pixel histories of each kind, each on its own cold open`,
   },
   metrics: [{ key: 'ms', label: 'time', unit: 'ms', primary: true }, { key: 'requests', label: 'requests', unit: 'count' }, { key: 'bytes', label: 'bytes', unit: 'B' }],
   rows,
@@ -156,28 +163,46 @@ async function runTool(profile, tool) {
     verbose(`  ${tool} burst: last step ${burst.latency.at(-1)} ms`);
     await scrubbing.context.close();
   }
-  let historyMs = 0;
-  /** @type {import('./compare-net.mjs').Logged[]} */
-  let historyLog = [];
-  if (want('history')) {
-    const clicking = await open(profile, tool);
-    const from = mark(clicking.net);
-    historyMs = await history(clicking.page, tool, d);
-    historyLog = since(clicking.net, from);
-    verbose(`  ${tool} history: ${historyMs} ms, ${historyLog.length} requests`);
-    await clicking.context.close();
+  /** @type {{ ms: number, log: import('./compare-net.mjs').Logged[] }[]} */
+  const clicks = [];
+  /** @type {typeof clicks} */
+  const settledClicks = [];
+  for (let i = 0; i < (want('history') ? HISTORY_RUNS : 0); i++) {
+    clicks.push(await click(profile, tool, false));
+    settledClicks.push(await click(profile, tool, true));
   }
+  const historyLog = clicks[0]?.log ?? [];
+  const settledLog = settledClicks[0]?.log ?? [];
   // The floors: each measured operation's requests replayed, in groups split back after.
   const groups = {
     open: opens.slice(0, FLOOR_OPENS).map((o) => o.log),
     paced: paced.logs.slice(0, FLOOR_STEPS),
     burst: want('scrub') ? [burst.logs.at(-1) ?? []] : [],
     history: want('history') ? [historyLog] : [],
+    settled: want('history') ? [settledLog] : [],
   };
   const replays = await replay(browser, profile, base, Object.values(groups).flat());
   const take = (/** @type {number} */ n) => replays.splice(0, n);
-  const floors = { open: take(groups.open.length), paced: take(groups.paced.length), burst: take(groups.burst.length)[0], history: take(groups.history.length)[0] };
-  return { opens, paced, burst, history: { ms: historyMs, ...counts(historyLog) }, floors };
+  const floors = { open: take(groups.open.length), paced: take(groups.paced.length), burst: take(groups.burst.length)[0], history: take(groups.history.length)[0], settled: take(groups.settled.length)[0] };
+  /** @param {typeof clicks} list */
+  const summed = (list) => ({ ms: list.map((c) => c.ms), requests: list.map((c) => counts(c.log).requests), bytes: list.map((c) => counts(c.log).bytes) });
+  return { opens, paced, burst, history: summed(clicks), settled: summed(settledClicks), floors };
+}
+
+/**
+ * One pixel history on a fresh cold open: right after its first complete frame, or once the page
+ * has settled (no request for 500 ms, at most 20 s); ms to the whole chart, and its requests.
+ * @param {Profile} profile @param {Kind} tool @param {boolean} settle
+ */
+async function click(profile, tool, settle) {
+  const tab = await open(profile, tool);
+  if (settle) await idle(tab.net);
+  const from = mark(tab.net);
+  const ms = await history(tab.page, tool, d);
+  const log = since(tab.net, from);
+  verbose(`  ${tool} history${settle ? ' (settled)' : ''}: ${ms} ms, ${log.length} requests`);
+  await tab.context.close();
+  return { ms, log };
 }
 
 /** A fresh tab on the tool's page, once its first frame is complete. @param {Profile} profile @param {Kind} tool */
@@ -251,7 +276,8 @@ function profileRows(profile, measured) {
     ['cold open: first picture', (m) => ({ ms: stats(m.opens.map((o) => o.picture)) }), () => []],
     [`paced scrub, 1 step / 500 ms: step latency`, (m) => ({ ms: stats(m.paced.latency), requests: stats(m.paced.perStep.map((c) => c.requests), 0), bytes: stats(m.paced.perStep.map((c) => c.bytes), 0) }), (m) => m.floors.paced],
     [`burst scrub, 1 step / 100 ms: last-step latency`, (m) => ({ ms: stats([m.burst.latency.at(-1)]), requests: stats([sum(m.burst.perStep, 'requests')], 0), bytes: stats([sum(m.burst.perStep, 'bytes')], 0) }), (m) => [m.floors.burst]],
-    [`pixel history (${d.nTime} dates): whole chart`, (m) => ({ ms: stats([m.history.ms]), requests: stats([m.history.requests], 0), bytes: stats([m.history.bytes], 0) }), (m) => [m.floors.history]],
+    [`pixel history (${d.nTime} dates): whole chart`, (m) => ({ ms: stats(m.history.ms), requests: stats(m.history.requests, 0), bytes: stats(m.history.bytes, 0) }), (m) => [m.floors.history]],
+    [`pixel history (${d.nTime} dates), clicked on a settled page: whole chart`, (m) => ({ ms: stats(m.settled.ms), requests: stats(m.settled.requests, 0), bytes: stats(m.settled.bytes, 0) }), (m) => [m.floors.settled]],
   ];
   const measuredOps = ops.filter(([op]) => want(op.startsWith('pixel') ? 'history' : op.startsWith('cold') ? 'open' : 'scrub'));
   for (const [op, values, floor] of measuredOps) {

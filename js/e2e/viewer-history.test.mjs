@@ -1,15 +1,16 @@
 // @ts-check
 // The viewer's pixel history from the store's time-major history array (docs/format-history.md),
 // in Debian's Chromium: a click on a pixel charts its whole decade (120 dates) with the numpy
-// source's values after at most two requests for the history, and its CSV holds the same values.
-// On a masked store the history's mask copy gives each date's validity: at most four history
-// requests and no per-date mask read. Stores: e2e/history_stores.py (chronozarr's writer, and
+// source's values after one request for the history once the viewer has warmed the shard indexes
+// under the view (which it does only after the first complete frame: no history request before
+// it), and its CSV holds the same values. On a masked store the history's mask copy gives each
+// date's validity: two history requests (one round trip) and no per-date mask read. Stores: e2e/history_stores.py (chronozarr's writer, and
 // zarr-python's array over the same series; the masked series with and without the arrays).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { py, skip, startBrowserStores } from './browser-stores.mjs';
-import { clickPixel, downloadOf, settled, viewerPages } from './viewer-page.mjs';
+import { clickPixel, downloadOf, historyWarmed, quiet, settled, viewerPages } from './viewer-page.mjs';
 
 describe('viewer pixel history from the history array', { skip, timeout: 300_000 }, () => {
   /** @type {Awaited<ReturnType<typeof startBrowserStores>>} */
@@ -26,10 +27,11 @@ describe('viewer pixel history from the history array', { skip, timeout: 300_000
   after(() => s?.close());
 
   for (const name of ['hist.zarr', 'hist-zarrpy.zarr']) {
-    test(`a click charts the pixel's whole history after at most two history requests, values as the source: ${name}`, async () => {
+    test(`a click charts the pixel's whole history after one history request once warmed, values as the source: ${name}`, async () => {
       const { openViewer } = viewerPages(s.browser, s.base, consoleErrors);
       const page = await openViewer(`store=${s.stores}/${name}&t=0&z=4&c=500700,8999600`, { downloads: true });
       await settled(page);
+      await historyWarmed(page);
       /** @type {{ url: string, range: string | undefined }[]} */
       const log = [];
       page.on('request', (r) => log.push({ url: r.url(), range: r.headers().range }));
@@ -39,9 +41,8 @@ describe('viewer pixel history from the history array', { skip, timeout: 300_000
         assert.ok(click, `pixel (${px.x}, ${px.y}) is on the map`);
         await page.waitForFunction(() => /· 0 gaps/.test(document.querySelector('.chart-caption')?.textContent ?? ''), null, { timeout: 60_000 });
         const history = log.slice(from).filter((r) => r.url.includes('/history/'));
-        assert.ok(history.length >= 1 && history.length <= 2, `history requests: ${JSON.stringify(history)}`);
+        assert.equal(history.length, 1, `history requests: ${JSON.stringify(history)}`);
         assert.ok(history.every((r) => /^bytes=\d+-\d+$/.test(String(r.range))), 'bounded ranges');
-        if (i === 0) assert.equal(history.length, 2, 'the first pixel: its shard index and its inner chunk');
         const got = await page.evaluate(() => {
           const held = window.__chronozarrViewer.api.inspector.history.pixels;
           return held.map((p) => ({ lod: p.lod, x: p.x, y: p.y, stored: p.got.map((v) => (v ? v.bands.map((b) => b.stored) : null)) }));
@@ -61,6 +62,43 @@ describe('viewer pixel history from the history array', { skip, timeout: 300_000
     });
   }
 
+  test('the warm-up reads the shard indexes under the view only after the first complete frame; then a click is exactly one request', async () => {
+    const context = await s.browser.newContext({ viewport: { width: 800, height: 600 } });
+    const page = await context.newPage();
+    page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${page.url()}: ${m.text()}`));
+    // Every request's start in the page's clock (that of firstCompleteAt), however many there are.
+    await page.addInitScript(() => performance.setResourceTimingBufferSize(100_000));
+    await page.goto(`${s.base}/viewer/?store=${s.stores}/hist.zarr&t=0&z=4&c=500700,8999600`);
+    await page.waitForFunction(() => window.__chronozarrViewer?.ready || window.__chronozarrViewer?.error, null, { timeout: 20_000 });
+    await settled(page);
+    await historyWarmed(page);
+    await quiet(page); // the map's read-ahead too: the click's are the only requests
+    const opened = await page.evaluate(() => {
+      const h = window.__chronozarrViewer;
+      const starts = performance.getEntriesByType('resource').filter((e) => e.name.includes('/history/')).map((e) => e.startTime);
+      return { firstCompleteAt: h.firstCompleteAt ?? Infinity, warm: h.historyWarm, starts };
+    });
+    assert.ok(Number.isFinite(opened.firstCompleteAt) && opened.warm?.state === 'done', JSON.stringify(opened));
+    assert.ok(opened.warm.startedAt >= opened.firstCompleteAt, 'the warm-up starts once the first complete frame is drawn');
+    // hist.zarr: 96 x 128 pixels in 32-pixel history shards, one time block, all in view: 12 indexes.
+    assert.equal(opened.warm.read, 12);
+    assert.equal(opened.starts.length, 12, 'one request per shard index, nothing else of the history yet');
+    assert.ok(opened.starts.every((t) => t >= opened.firstCompleteAt), `history requests start after the first complete frame (${opened.firstCompleteAt} ms): ${opened.starts}`);
+    /** @type {{ url: string, range: string | undefined }[]} */
+    const log = [];
+    page.on('request', (r) => log.push({ url: r.url(), range: r.headers().range }));
+    const px = made.pixels[0];
+    assert.ok(await clickPixel(page, px.x, px.y));
+    await page.waitForFunction(() => /· 0 gaps/.test(document.querySelector('.chart-caption')?.textContent ?? ''), null, { timeout: 60_000 });
+    assert.equal(log.length, 1, `the click's requests: ${JSON.stringify(log)}`);
+    assert.match(log[0].url, /\/hist\.zarr\/history\/c\/0\/0\/\d+\/\d+$/);
+    assert.match(String(log[0].range), /^bytes=\d+-\d+$/);
+    const got = await page.evaluate(() => window.__chronozarrViewer.api.inspector.history.pixels[0].got.map((v) => (v ? v.bands.map((b) => b.stored) : null)));
+    assert.deepEqual(got, px.history);
+    assert.deepEqual(consoleErrors, []);
+    await context.close();
+  });
+
   /**
    * Click each pixel of the masked store and wait until every date is read; per pixel, the
    * requests after the click that read its history (the history arrays, or its level-0 cell's data
@@ -72,6 +110,7 @@ describe('viewer pixel history from the history array', { skip, timeout: 300_000
     const { openViewer } = viewerPages(s.browser, s.base, consoleErrors);
     const page = await openViewer(`store=${s.stores}/${name}&t=0&z=4&c=500700,8999600`, { downloads: true });
     await settled(page);
+    await historyWarmed(page);
     /** @type {{ url: string, range: string | undefined, bytes: Promise<number> }[]} */
     const log = [];
     page.on('request', (r) => log.push({ url: r.url(), range: r.headers().range, bytes: r.response().then((res) => res?.body()).then((b) => b?.length ?? 0, () => 0) }));
@@ -97,8 +136,8 @@ describe('viewer pixel history from the history array', { skip, timeout: 300_000
     const { page, out } = await chartMasked('hist-mask.zarr');
     for (const [i, { px, requests, held }] of out.entries()) {
       const history = requests.filter((r) => /\/history(_mask)?\//.test(r.url));
-      assert.ok(history.length <= 4 && history.every((r) => /^bytes=\d+-\d+$/.test(String(r.range))), `history requests: ${JSON.stringify(history)}`);
-      if (i === 0) assert.equal(history.filter((r) => r.url.includes('/history_mask/')).length, 2, "the first pixel: the copy's shard index and inner chunk");
+      assert.ok(history.length <= 2 && history.every((r) => /^bytes=\d+-\d+$/.test(String(r.range))), `history requests: ${JSON.stringify(history)}`);
+      if (i === 0) assert.equal(history.filter((r) => r.url.includes('/history_mask/')).length, 1, "the first pixel: the copy's inner chunk (its shard index was warmed)");
       // The map's read-ahead of the next dates may read the cell's masks meanwhile; the history reads none.
       const masks = requests.filter((r) => r.url.includes('/0/mask/'));
       assert.ok(masks.length < made.times / 4, `no per-date mask chunk: ${JSON.stringify(masks.map((r) => r.url))}`);
@@ -137,6 +176,6 @@ describe('viewer pixel history from the history array', { skip, timeout: 300_000
       await page.context().close();
     }
     console.log(`history-mask figure: ${JSON.stringify(runs)}`);
-    assert.ok(runs[0].history === 4 && runs[1].requests >= 2 * (made.times - 5), JSON.stringify(runs));
+    assert.ok(runs[0].history === 2 && runs[1].requests >= 2 * (made.times - 5), JSON.stringify(runs));
   });
 });

@@ -43,6 +43,21 @@ export const settled = (page) => page.waitForFunction(() => {
   return s.settled && s.pending === 0;
 }, null, { timeout: 20_000 });
 
+/**
+ * The viewer's warm-up of the history's shard indexes under the view is done (it starts after the
+ * first complete frame; a store without the history array has none). @param {Page} page
+ */
+export const historyWarmed = (page) => page.waitForFunction(() => {
+  const h = window.__chronozarrViewer;
+  return !h.api.store.hasHistory || h.historyWarm?.state === 'done';
+}, null, { timeout: 60_000 });
+
+/** Nothing read, queued or read ahead: the network is quiet. @param {Page} page */
+export const quiet = (page) => page.waitForFunction(() => {
+  const stats = window.__chronozarrViewer.api.store.stats();
+  return stats.inFlight === 0 && stats.queued === 0 && !stats.prefetching;
+}, null, { timeout: 60_000 });
+
 /** RGBA on the canvas at the centre of level-0 pixel (x, y). @param {Page} page @param {number} x @param {number} y */
 export const colourAt = (page, x, y) => page.evaluate(([x, y]) => {
   const api = window.__chronozarrViewer.api;

@@ -50,6 +50,7 @@ interface ViewerHook {
   firstCompleteReads?: { requests: number; bytes: number };
   permalink?: string;
   lastClick?: Record<string, any>;
+  historyWarm?: import('../viewer/history-warm.js').WarmReport;
 }
 
 /** A decode worker a page started (e2e/maplibre.test.mjs wraps `Worker` to log them). */

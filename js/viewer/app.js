@@ -18,6 +18,7 @@ import { createEmbedSet } from './embed-set.js';
 import { earlyFetch } from './early.js';
 import { createFirstFrames } from './first-frames.js';
 import { initialState, warmFirstView } from './first-view.js';
+import { createHistoryWarm } from './history-warm.js';
 import { createLoading } from './loading.js';
 import { createNavigation } from './navigate.js';
 import { createNotices } from './notices.js';
@@ -58,6 +59,7 @@ import { createViewReports } from './view-reports.js';
  * @property {string} [permalink] the address of the view now
  * @property {ReturnType<typeof import('./reports.js').clickReport>['message'] & { stored: number[] }} [lastClick] the last click's message
  * @property {string} [playback] the playback state
+ * @property {import('./history-warm.js').WarmReport} [historyWarm] the last warm-up of the history's shard indexes
  */
 
 /**
@@ -83,6 +85,7 @@ import { createViewReports } from './view-reports.js';
  * @property {ReturnType<typeof createNavigation>} nav
  * @property {ReturnType<typeof createViewReports>} views
  * @property {ReturnType<typeof createFirstFrames>} firstFrames
+ * @property {ReturnType<typeof createHistoryWarm>} historyWarm
  * @property {ReturnType<typeof createLoading>} loading
  * @property {ReturnType<typeof createShowing>} shown
  * @property {ReturnType<typeof createShowing>['overlays']} overlays
@@ -229,6 +232,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
   function destroy() {
     v.nav.stop();
     v.playback.stop();
+    v.historyWarm.stop();
     v.compare.set(null);
     v.scene.destroy();
     store.close();
@@ -252,6 +256,7 @@ function wire(v) {
     onFrame: (frame) => {
       v.shown.frame(frame);
       v.firstFrames.frame(frame);
+      v.historyWarm.frame(frame);
       v.loading.watch();
     },
     onError,
@@ -273,6 +278,7 @@ function wire(v) {
     onError,
   });
   v.firstFrames = createFirstFrames({ store, hook });
+  v.historyWarm = createHistoryWarm({ store, view: () => ({ cam: state.cam, ...v.nav.size }), playing: () => v.playback.playing, onReport: (r) => (hook.historyWarm = r) });
   v.loading = createLoading({ bar: $('loading'), scene: v.scene });
   v.nav = createNavigation(v);
   v.views = createViewReports(embed, () => ({ zoom: state.cam.zoom, center: centreOf(store, state.cam) }));

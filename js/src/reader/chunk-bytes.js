@@ -86,7 +86,7 @@ export function createChunkBytes(ctx) {
   function shardIndex(info, shardKey, listed, signal, priority, lengthsListed = Object.keys(meta.shardBytes).length > 0) {
     const known = /** @type {import('./shards.js').ShardIndex | null | undefined} */ (indexes.get(shardKey)); // what keep() put there
     if (known !== undefined) return Promise.resolve(known);
-    return shared(inflight, `i|${shardKey}`, signal, priority, async (s) => {
+    const reading = shared(inflight, `i|${shardKey}`, signal, priority, async (s) => {
       const n = info.indexBytes;
       let length = listed;
       if (length == null && info.indexAtEnd && lengthsListed) {
@@ -102,6 +102,10 @@ export function createChunkBytes(ctx) {
       } else raw = await transport.suffix(shardKey, n, { signal: s, priority });
       return keep(shardKey, raw == null ? null : parseShardIndex(raw, info, length, transport.url(shardKey)));
     });
+    // A read that joined a queued read-ahead of this index (the viewer's warm-up) raised its rank
+    // after its caller last asked the limiter: it may go now, not when a request next ends.
+    ctx.reorder();
+    return reading;
   }
 
   /**

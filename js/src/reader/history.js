@@ -11,8 +11,8 @@
 import { fillChunk, typedView } from './arrays.js';
 import { decodeBytes } from './codecs.js';
 import { StoreError } from './errors.js';
-import { historyMaskShardKey, historyPlace, historyShardId, historyShardKey } from './history-format.js';
-import { decodesFirst } from './limiter.js';
+import { historyMaskShardKey, historyPlace, historyShardId, historyShardKey, timeBlocks } from './history-format.js';
+import { decodesFirst, ticketFor } from './limiter.js';
 import { shared } from './signals.js';
 
 /** @typedef {import('./arrays.js').DataValues} Values */
@@ -126,5 +126,50 @@ export function createHistoryReads(ctx, layout, shardIndex) {
     return Uint8Array.from(times, (t) => /** @type {Values} */ (chunks.get(Math.floor(t / T)))[(t % T) * p * p + pixel]);
   }
 
-  return { pixelHistory, pixelMaskHistory, hasMask: maskPart != null };
+  /**
+   * Read ahead the shard indexes (the data's and the mask copy's, every time block) of the history
+   * shards over a box of level-0 pixels, nearest its centre first, within `maxShards` shards and
+   * `maxBytes` of index, at the lowest priority: a pixel there then costs one range per time block.
+   * Indexes held already cost nothing; shards not stored (absent from shard_bytes) are skipped.
+   * Never rejects: a failed or aborted read is counted and left for the pixel's own read.
+   * @param {{ y0: number, x0: number, y1: number, x1: number }} box level-0 pixels, ends exclusive
+   * @param {{ maxShards: number, maxBytes: number, signal?: AbortSignal }} options
+   * @returns {Promise<{ shards: number, indexes: number, read: number, bytes: number, failed: number }>}
+   */
+  async function warmIndexes(box, { maxShards, maxBytes, signal }) {
+    const s = layout.shard;
+    const [height, width] = layout.array.shape.slice(2);
+    const span = (/** @type {number} */ a, /** @type {number} */ b, /** @type {number} */ n) => [Math.max(0, Math.floor(a / s)), Math.min(Math.ceil(n / s), Math.ceil(b / s)) - 1];
+    const [[r0, r1], [c0, c1]] = [span(box.y0, box.y1, height), span(box.x0, box.x1, width)];
+    const [cy, cx] = [(box.y0 + box.y1) / 2, (box.x0 + box.x1) / 2];
+    const shards = [];
+    for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) shards.push({ r, c, d: Math.hypot((r + 0.5) * s - cy, (c + 0.5) * s - cx) });
+    shards.sort((a, b) => a.d - b.d);
+    const parts = maskPart ? [dataPart, maskPart] : [dataPart];
+    const perShard = timeBlocks(layout, nTime) * parts.reduce((n, part) => n + part.info.indexBytes, 0);
+    const chosen = shards.slice(0, Math.max(0, Math.min(maxShards, Math.floor(maxBytes / perShard))));
+    const out = { shards: chosen.length, indexes: 0, read: 0, bytes: 0, failed: 0 };
+    const reads = [];
+    for (const { r, c } of chosen) {
+      for (let tb = 0; tb < timeBlocks(layout, nTime); tb++) {
+        for (const part of parts) {
+          const listed = part.shardBytes[historyShardId(tb, r, c)];
+          if (!Number.isInteger(listed)) continue; // not stored: all fill, nothing to read
+          const key = part.key(tb, r, c);
+          out.indexes++;
+          if (ctx.indexes.has(key)) continue;
+          if (!inflight.has(`i|${key}`)) {
+            out.read++;
+            out.bytes += part.info.indexBytes;
+          }
+          // A ticket per index: a pixel's read that joins one moves up that one only.
+          reads.push(shardIndex(part.info, key, listed, signal, ticketFor('background'), true).catch(() => out.failed++));
+        }
+      }
+    }
+    await Promise.all(reads);
+    return out;
+  }
+
+  return { pixelHistory, pixelMaskHistory, warmIndexes, hasMask: maskPart != null };
 }

@@ -49,7 +49,7 @@ import { createTransport, emptyTransportStats } from './transport.js';
  * timesIso, bands, bandNames, dtype, crs, nodata, encoding, levels, levelForResolution, attrs,
  * rootAttrs, hasMask, hasCoverage, anchorIndices, referenceOf, hasHistory, hasHistoryMask;
  * description.js) and its calls (getCell, getMask, getCoverage, readPixel, readPoint, readPointMask,
- * prefetch, stats, close; samplePixel is readPixel's deprecated column-first form). A store is
+ * prefetch, prefetchHistory, stats, close; samplePixel is readPixel's deprecated column-first form). A store is
  * made by openStore or `ChronoStore.open`, which opens it first.
  */
 export class ChronoStore {
@@ -269,9 +269,25 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bound
     return prefetchCells(lvl, pairs, request);
   }
 
+  /**
+   * Read ahead, at the lowest priority (`background`), the history array's shard indexes over a
+   * box of level-0 pixels (`{ y0, x0, y1, x1 }`, ends exclusive), nearest its centre first and at
+   * most `maxShards` shards and `maxBytes` of index (16 and 256 kB by default), so that a pixel's
+   * history there is one range per time block. Resolves with what it did (`{ shards, indexes, read,
+   * bytes, failed }`, zeros on a store without the array); never rejects on a failed read.
+   * @param {{ y0: number, x0: number, y1: number, x1: number }} box
+   * @param {{ maxShards?: number, maxBytes?: number, signal?: AbortSignal }} [options]
+   */
+  async function prefetchHistory(box, { maxShards = 16, maxBytes = 256 * 1024, signal } = {}) {
+    checkOpen();
+    for (const k of /** @type {const} */ (['y0', 'x0', 'y1', 'x1'])) if (!Number.isFinite(box?.[k])) throw new RangeError(`prefetchHistory: box.${k} must be a number, got ${box?.[k]}`);
+    if (!history) return { shards: 0, indexes: 0, read: 0, bytes: 0, failed: 0 };
+    return history.warmIndexes(box, { maxShards, maxBytes, signal });
+  }
+
   const getMask = plane('mask');
   const { readPixel, samplePixel, readPoint, readPointMask } = createPointReads({ level, getCell, getMask, nBand, nTime, history, bounded, where: ctx.transport.url('zarr.json'), closed: () => ctx.state.closed });
-  return { getCell, getMask, getCoverage: plane('coverage'), readPixel, samplePixel, readPoint, readPointMask, prefetch };
+  return { getCell, getMask, getCoverage: plane('coverage'), readPixel, samplePixel, readPoint, readPointMask, prefetch, prefetchHistory };
 }
 
 /**
