@@ -202,7 +202,7 @@ describe('declarations the reader cannot use', () => {
   }
   test('the written declaration is usable, and not an object is named as the block', () => {
     assert.equal(parseDeclaration(good, level0).inner, 16);
-    assert.throws(() => parseDeclaration([], level0), /^Error: chronozarr\.history must be an object/);
+    assert.throws(() => parseDeclaration([], level0), /^HistoryError: chronozarr\.history must be an object/);
   });
 
   /** @typedef {(block: any, root: any) => void} RootChange */
