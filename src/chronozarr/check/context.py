@@ -6,6 +6,7 @@ model, so a malformed document becomes a finding instead of an exception.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from ..errors import StoreError
+from ..format.array_doc import ArrayDocument
 from ..format.geometry import chunk_grid
 from ..format.zarrjson import parse_json
 from ..read.object_source import ObjectSource, is_remote
@@ -55,6 +57,15 @@ class ArrayFacts:
     @property
     def grid(self) -> tuple[int, ...]:
         return chunk_grid(self.shape, self.outer)
+
+    @functools.cached_property
+    def parsed(self) -> ArrayDocument | None:
+        """The document as the reader takes it, or None when the reader refuses it (the array
+        checks report why)."""
+        try:
+            return ArrayDocument.from_json(self.node, self.doc)
+        except StoreError:
+            return None
 
 
 @dataclass

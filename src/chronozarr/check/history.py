@@ -15,8 +15,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import HistoryError, StoreError
+from ..format.array_doc import ArrayDocument
 from ..format.history import HistoryLayout, HistoryPart
-from ..read.arrays import ArrayInfo
 from ..read.history import HistoryReader, history_readers
 from ..read.store import ChronoStore
 from .context import ArrayFacts, Context
@@ -61,7 +61,7 @@ def check_history(ctx: Context) -> None:
         store.close()
 
 
-def _check_document(ctx: Context, reader: HistoryReader, copied: ArrayInfo, doc: Mapping[str, object]) -> None:
+def _check_document(ctx: Context, reader: HistoryReader, copied: ArrayDocument, doc: Mapping[str, object]) -> None:
     """Dims, _ARRAY_DIMENSIONS and codecs: those of the level-0 array it copies (spec 2.2, 8)."""
     key = f"{reader.part.path}/zarr.json"
     dims = list(reader.part.dims)
@@ -109,7 +109,7 @@ def _check_shard_bytes(ctx: Context, layout: HistoryLayout, part: HistoryPart, s
             ctx.report.fail(SECTION, where, f"is {listed[shard]}, the shard is {existing[shard]} bytes")
 
 
-def _check_values(ctx: Context, store: ChronoStore, reader: HistoryReader, copied: ArrayInfo, sample: int | None) -> None:
+def _check_values(ctx: Context, store: ChronoStore, reader: HistoryReader, copied: ArrayDocument, sample: int | None) -> None:
     """Each inner chunk equals level 0's true values, or its mask for the mask copy (and fill past
     n_time); a difference names the shard key and the inner chunk."""
     layout, level0 = reader.layout, store.meta.levels[0]
@@ -132,7 +132,7 @@ def _check_values(ctx: Context, store: ChronoStore, reader: HistoryReader, copie
                 continue  # an inner chunk wholly past the array's edge holds nothing of level 0
             got = reader.inner_chunk(tb, r, c, position)
             where = f"{reader.part.shard_key(tb, r, c)} inner chunk {divmod(position, layout.per_side)}"
-            _compare(ctx, where, got, expected, reader.info.fill_value, len(steps))
+            _compare(ctx, where, got, expected, reader.info.fill, len(steps))
 
 
 def _compare(ctx: Context, where: str, got: np.ndarray, expected: np.ndarray, fill: object, n: int) -> None:

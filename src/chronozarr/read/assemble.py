@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..format.array_doc import ArrayDocument
 from ..format.geometry import LevelGeometry
 from ..format.temporal import reconstruct
-from .arrays import ArrayInfo, fill_chunk
+from .arrays import fill_chunk
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
 from .metadata import Level
@@ -32,7 +33,7 @@ class AnchorCache:
 
 
 def assemble(
-    fetcher: ChunkFetcher, level: Level, info: ArrayInfo, steps: list[int], rows: slice, cols: slice, anchors: AnchorCache | None
+    fetcher: ChunkFetcher, level: Level, info: ArrayDocument, steps: list[int], rows: slice, cols: slice, anchors: AnchorCache | None
 ) -> np.ndarray:
     """(len(steps), [band,] h, w) of `info` over the region, from the chunks covering it; with
     `anchors` (the data array of a star-delta store) each delta timestep is reconstructed through
@@ -65,7 +66,7 @@ def assemble(
         key = (ref.t, ref.row, ref.col)
         if anchors is not None and ref.t in anchors.steps:
             chunk = chunk.copy()
-            anchors.cache.put((info.key, *key), chunk)
+            anchors.cache.put((info.path, *key), chunk)
             with lock:
                 anchor_pieces[key] = chunk[..., cy, cx]
         if ref.t in position:
@@ -79,7 +80,7 @@ def assemble(
     if anchors is not None:
         for anchor in set(reference.values()):
             for r, c in cells:
-                cached = anchors.cache.get((info.key, anchor, r, c))
+                cached = anchors.cache.get((info.path, anchor, r, c))
                 if cached is not None:
                     cy, cx, _, _ = geometry.overlap(r, c, rows, cols)
                     anchor_pieces[(anchor, r, c)] = cached[..., cy, cx]
@@ -92,7 +93,7 @@ def assemble(
     return out
 
 
-def _one_whole_chunk(info: ArrayInfo, geometry: LevelGeometry, cells: list[tuple[int, int]], rows: slice, cols: slice) -> bool:
+def _one_whole_chunk(info: ArrayDocument, geometry: LevelGeometry, cells: list[tuple[int, int]], rows: slice, cols: slice) -> bool:
     """Whether a window is exactly one uncropped chunk, whose bytes are then each timestep's
     output bytes: a chunk is decoded straight into the output (on a little-endian machine, as
     chunks are stored)."""

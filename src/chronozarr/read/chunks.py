@@ -22,9 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import StoreError
+from ..format.array_doc import ArrayDocument
 from ..format.geometry import cell_key, shard_id, time_shard
 from ..format.shard_index import EMPTY
-from .arrays import ArrayInfo, decode_chunk, parse_shard_index
+from .arrays import decode_chunk, parse_shard_index
 from .buffers import ThreadBuffers
 from .cache import ByteLRU
 from .deadline import submit
@@ -38,7 +39,7 @@ MAX_RUN_BYTES = 8 * 2**20
 class ChunkRef:
     """One stored chunk: the array, the timestep and the cell."""
 
-    info: ArrayInfo
+    info: ArrayDocument
     t: int
     row: int
     col: int
@@ -53,7 +54,7 @@ class ChunkRef:
             index, position = self.t, 0
         else:
             index, position = time_shard(self.t, self.info.shard_shape[0])
-        return cell_key(self.info.key, index, self.row, self.col, self.has_band), position
+        return cell_key(self.info.path, index, self.row, self.col, self.has_band), position
 
     def shard_id(self) -> str:
         """The shard_bytes entry of the shard holding the chunk (spec 7.3)."""
@@ -222,7 +223,7 @@ class ChunkFetcher:
 
     def _listed_length(self, ref: ChunkRef) -> int | None:
         """The shard's byte length from shard_bytes, which covers the data array only (spec 7.3)."""
-        level_path, variable = ref.info.key.split("/")
+        level_path, variable = ref.info.path.split("/")
         level = self.shard_bytes.get(level_path)
         if variable != self.data_variable or not isinstance(level, Mapping):
             return None

@@ -9,13 +9,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import BlockError, StoreError
+from ..format.array_doc import ArrayDocument
 from ..format.geometry import LevelGeometry, Transform, next_level_extent, object_key
 from ..format.metadata import DTYPES, Band, LevelMirror, Temporal
 from ..format.root_block import RootBlock
 from ..format.temporal import STAR_DELTA, schedule_problems, star_delta_allowed
 from ..format.times import from_iso, iso_list
 from ..format.zarrjson import parse_json
-from .arrays import ArrayInfo, decode_chunk, parse_array
+from .arrays import decode_chunk
 from .history import StoreHistory, usable_history
 from .object_source import ObjectSource
 
@@ -29,9 +30,9 @@ class Level:
     path: str
     resolution: float
     transform: Transform
-    data: ArrayInfo
-    mask: ArrayInfo | None
-    coverage: ArrayInfo | None
+    data: ArrayDocument
+    mask: ArrayDocument | None
+    coverage: ArrayDocument | None
 
     @property
     def shape(self) -> tuple[int, int, int, int]:
@@ -170,11 +171,11 @@ def _load(source: ObjectSource, root: Mapping[str, Any], raw: Mapping[str, Any],
             transform, resolution = tuple(float(v) for v in attrs["transform"]), float(attrs["resolution"])
         if len(transform) != 6:
             raise StoreError(f"level {path} transform must have 6 numbers, got {list(transform)}")
-        data = parse_array(f"{path}/{variable}", node(f"{path}/{variable}"))
+        data = ArrayDocument.from_json(f"{path}/{variable}", node(f"{path}/{variable}"))
         if data.dtype.name not in DTYPES or len(data.shape) != 4:
             raise StoreError(f"{path}/{variable}: unsupported data array (data_type {data.dtype}, {len(data.shape)} dims)")
-        mask = parse_array(f"{path}/{mask_variable}", node(f"{path}/{mask_variable}")) if mask_variable else None
-        coverage = parse_array(f"{path}/{coverage_variable}", node(f"{path}/{coverage_variable}")) if coverage_variable else None
+        mask = ArrayDocument.from_json(f"{path}/{mask_variable}", node(f"{path}/{mask_variable}")) if mask_variable else None
+        coverage = ArrayDocument.from_json(f"{path}/{coverage_variable}", node(f"{path}/{coverage_variable}")) if coverage_variable else None
         _check_chunking(data, mask, coverage, levels[0].data if levels else data)
         levels.append(Level(i, path, resolution, transform, data, mask, coverage))
         _check_level_shape(levels, mirrors)
@@ -214,7 +215,7 @@ def _load(source: ObjectSource, root: Mapping[str, Any], raw: Mapping[str, Any],
     )
 
 
-def _check_chunking(data: ArrayInfo, mask: ArrayInfo | None, coverage: ArrayInfo | None, level0: ArrayInfo) -> None:
+def _check_chunking(data: ArrayDocument, mask: ArrayDocument | None, coverage: ArrayDocument | None, level0: ArrayDocument) -> None:
     """The chunk layout of spec 2.1, 2.4 and 7.1, which every chunk key and cell slice relies on.
 
     A store chunked otherwise would read as the wrong pixels, bands or timesteps, so it is refused
@@ -223,11 +224,11 @@ def _check_chunking(data: ArrayInfo, mask: ArrayInfo | None, coverage: ArrayInfo
     n_time, n_band = data.shape[:2]
     cs = data.chunk_shape[2]
     if data.shape[:2] != level0.shape[:2]:
-        raise StoreError(f"{data.key}: shape {list(data.shape)} has n_time, n_band {list(data.shape[:2])}; level 0 has {list(level0.shape[:2])}")
+        raise StoreError(f"{data.path}: shape {list(data.shape)} has n_time, n_band {list(data.shape[:2])}; level 0 has {list(level0.shape[:2])}")
     _expect_chunks(data, (1, n_band, cs, cs), "2.1", "[1, n_band, cs, cs]")
     for plane in (p for p in (mask, coverage) if p is not None):
         if plane.shape != (n_time, *data.shape[2:]):
-            raise StoreError(f"{plane.key}: shape {list(plane.shape)} must be [n_time, H, W] = {[n_time, *data.shape[2:]]} (spec 2.4)")
+            raise StoreError(f"{plane.path}: shape {list(plane.shape)} must be [n_time, H, W] = {[n_time, *data.shape[2:]]} (spec 2.4)")
         _expect_chunks(plane, (1, cs, cs), "2.4", "[1, cs, cs] with the data array's cs")
 
 
@@ -237,31 +238,31 @@ def _check_level_shape(levels: list[Level], mirrors: tuple[LevelMirror, ...] | N
     level = levels[-1]
     fix = "the array document or chronozarr.levels is damaged; restore it from the store's writer or re-encode"
     if 0 in level.shape:
-        raise StoreError(f"{level.data.key}: shape {list(level.shape)} holds no pixels (spec 2.1): {fix}")
+        raise StoreError(f"{level.data.path}: shape {list(level.shape)} holds no pixels (spec 2.1): {fix}")
     mirror = mirrors[level.index] if mirrors else None
     if mirror is not None and (tuple(mirror.shape) != level.shape or tuple(mirror.grid) != level.grid):
         raise StoreError(
-            f"{level.data.key}: shape {list(level.shape)} disagrees with chronozarr.levels[{level.index}] "
+            f"{level.data.path}: shape {list(level.shape)} disagrees with chronozarr.levels[{level.index}] "
             f"(shape {list(mirror.shape)}, grid {list(mirror.grid)}; spec 3.7): {fix}"
         )
     below = levels[-2] if len(levels) > 1 else None
     if below is not None and (level.height, level.width) != next_level_extent(below.height, below.width):
         expected = next_level_extent(below.height, below.width)
         raise StoreError(
-            f"{level.data.key}: level {level.index} is {level.height} x {level.width} pixels, level {below.index} "
+            f"{level.data.path}: level {level.index} is {level.height} x {level.width} pixels, level {below.index} "
             f"{below.height} x {below.width}; it must be ceil(H/2) x ceil(W/2) = {expected[0]} x {expected[1]} (spec 6): {fix}"
         )
 
 
-def _expect_chunks(info: ArrayInfo, inner: tuple[int, ...], section: str, rule: str) -> None:
+def _expect_chunks(info: ArrayDocument, inner: tuple[int, ...], section: str, rule: str) -> None:
     if info.chunk_shape != inner:
         raise StoreError(
-            f"{info.key}: chunk shape {list(info.chunk_shape)} is not {rule} = {list(inner)} (spec {section}); "
+            f"{info.path}: chunk shape {list(info.chunk_shape)} is not {rule} = {list(inner)} (spec {section}); "
             "this reader cannot place its chunks"
         )
     if info.shard_shape is not None and info.shard_shape[1:] != inner[1:]:
         raise StoreError(
-            f"{info.key}: shard shape {list(info.shard_shape)} must be [shard_time, {', '.join(map(str, inner[1:]))}] "
+            f"{info.path}: shard shape {list(info.shard_shape)} must be [shard_time, {', '.join(map(str, inner[1:]))}] "
             "(spec 7.1): one shard holds one cell"
         )
 
@@ -289,7 +290,7 @@ def _consolidated(root: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 def _time_array(source: ObjectSource, node: Any, level_path: str) -> np.ndarray:
     """Timestamps from the time coordinate, for stores without the times mirror."""
-    info = parse_array(f"{level_path}/time", node(f"{level_path}/time"))
+    info = ArrayDocument.from_json(f"{level_path}/time", node(f"{level_path}/time"))
     key = object_key(f"{level_path}/time", (0,))
     raw = source.get(key)
     if raw is None:

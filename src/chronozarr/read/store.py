@@ -10,9 +10,9 @@ import numpy as np
 import xarray as xr
 
 from ..errors import StoreError
+from ..format.array_doc import ArrayDocument
 from ..format.metadata import Band, Temporal
 from ..format.temporal import STAR_DELTA
-from .arrays import ArrayInfo
 from .assemble import AnchorCache, assemble
 from .attributes import StoreAttrs
 from .cache import ByteLRU
@@ -284,7 +284,7 @@ class ChronoStore:
                 out.append(int(b))
         return out
 
-    def _gather(self, level: Level, info: ArrayInfo, steps: list[int], rows: slice, cols: slice) -> np.ndarray:
+    def _gather(self, level: Level, info: ArrayDocument, steps: list[int], rows: slice, cols: slice) -> np.ndarray:
         """Assemble (len(steps), [band,] h, w) from the chunks covering the region, reconstructing
         star-delta timesteps of the data array through their recorded anchor; every read goes
         through here, so every read's requests share one deadline."""

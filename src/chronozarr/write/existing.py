@@ -18,13 +18,14 @@ import xarray as xr
 
 from ..crs import find_crs
 from ..errors import InputError, StoreError
+from ..format.array_doc import ArrayDocument
 from ..format.codecs import CodecSpec
 from ..format.geometry import LevelGeometry, Transform, object_key
 from ..format.metadata import Band
 from ..format.root_block import VOLATILITY_PATH, RootBlock
 from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
 from ..format.times import iso_list
-from ..read.arrays import decode_chunk, parse_array
+from ..read.arrays import decode_chunk
 from ..read.metadata import StoreMetadata, load
 from ..read.object_source import not_a_directory, open_object_source
 from .output import LocalOutput, Output
@@ -71,7 +72,7 @@ class ExistingStore:
     def volatility(self) -> tuple[np.ndarray, CodecSpec]:
         """The stored volatility values and the codec their chunk uses."""
         path = self.block.volatility_path or VOLATILITY_PATH
-        info = parse_array(path, self.node(path))
+        info = ArrayDocument.from_json(path, self.node(path))
         key = object_key(path, (0, 0))
         data = self.output.get(key)
         where = f"{self.output.describe()}/{key}"
