@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import BlockError, StoreError
 from ..format.array_doc import ArrayDocument
-from ..format.geometry import LevelGeometry, Transform, next_level_extent, object_key
+from ..format.geometry import Level, next_level_extent, object_key
 from ..format.metadata import DTYPES, Band, LevelMirror, Temporal
 from ..format.root_block import RootBlock
 from ..format.temporal import STAR_DELTA, schedule_problems, star_delta_allowed
@@ -22,78 +22,15 @@ from .object_source import ObjectSource
 
 
 @dataclass(frozen=True)
-class Level:
-    """One pyramid level as the reader uses it: its geometry (format/geometry) from the arrays
-    as found, and the arrays themselves."""
-
-    index: int
-    path: str
-    resolution: float
-    transform: Transform
-    data: ArrayDocument
-    mask: ArrayDocument | None
-    coverage: ArrayDocument | None
-
-    @property
-    def shape(self) -> tuple[int, int, int, int]:
-        return self.data.shape  # type: ignore[return-value]  # load refuses a data array that is not 4-D
-
-    @property
-    def height(self) -> int:
-        return self.data.shape[2]
-
-    @property
-    def width(self) -> int:
-        return self.data.shape[3]
-
-    @property
-    def chunk_size(self) -> int:
-        return self.data.chunk_shape[2]
-
-    @property
-    def sharded(self) -> bool:
-        return self.data.sharded
-
-    @property
-    def geometry(self) -> LevelGeometry:
-        return LevelGeometry(self.index, self.height, self.width, self.chunk_size, self.transform)
-
-    @property
-    def grid(self) -> tuple[int, int]:
-        return self.geometry.grid
-
-    @property
-    def grid_rows(self) -> int:
-        """Rows of cells (JS `gridRows`)."""
-        return self.grid[0]
-
-    @property
-    def grid_cols(self) -> int:
-        """Columns of cells (JS `gridCols`)."""
-        return self.grid[1]
-
-    def cell_slice(self, row: int, col: int) -> tuple[slice, slice]:
-        return self.geometry.cell_slice(row, col)
-
-
-@dataclass(frozen=True)
 class StoreMetadata:
-    """The parsed root and levels of a store."""
+    """The parsed root and levels of a store: the root block as parsed (format/root_block), the
+    levels as found in the arrays, and what is derived from both."""
 
     root: Mapping[str, Any]
     block: RootBlock
-    spec_version: str
-    variable: str
     times: np.ndarray
-    times_iso: tuple[str, ...]
-    bands: tuple[Band, ...]
-    nodata: float | int | None
-    crs: str | None
-    temporal: Temporal
-    mask_variable: str | None
-    coverage_variable: str | None
+    times_iso: tuple[str, ...]  # the block's times, or the time coordinate's for a store without them
     levels: tuple[Level, ...]
-    shard_bytes: Mapping[str, Mapping[str, int]]
     requests_to_open: int
     history: StoreHistory | None = None  # the time-major history array, when declared and usable
     history_problem: str | None = None  # why a declared history array is not used
@@ -104,7 +41,43 @@ class StoreMetadata:
 
     @property
     def dtype(self) -> np.dtype:
-        return self.levels[0].data.dtype
+        return self.levels[0].data_array.dtype
+
+    @property
+    def spec_version(self) -> str:
+        return self.block.spec_version
+
+    @property
+    def variable(self) -> str:
+        return self.block.variable
+
+    @property
+    def bands(self) -> tuple[Band, ...]:
+        return self.block.bands
+
+    @property
+    def nodata(self) -> float | int | None:
+        return self.block.nodata
+
+    @property
+    def crs(self) -> str | None:
+        return self.block.crs
+
+    @property
+    def temporal(self) -> Temporal:
+        return self.block.temporal
+
+    @property
+    def mask_variable(self) -> str | None:
+        return self.block.mask_variable
+
+    @property
+    def coverage_variable(self) -> str | None:
+        return self.block.coverage_variable
+
+    @property
+    def shard_bytes(self) -> Mapping[str, Mapping[str, int]]:
+        return self.block.shard_bytes or {}
 
 
 def read_json(source: ObjectSource, key: str) -> Any | None:
@@ -176,11 +149,11 @@ def _load(source: ObjectSource, root: Mapping[str, Any], raw: Mapping[str, Any],
             raise StoreError(f"{path}/{variable}: unsupported data array (data_type {data.dtype}, {len(data.shape)} dims)")
         mask = ArrayDocument.from_json(f"{path}/{mask_variable}", node(f"{path}/{mask_variable}")) if mask_variable else None
         coverage = ArrayDocument.from_json(f"{path}/{coverage_variable}", node(f"{path}/{coverage_variable}")) if coverage_variable else None
-        _check_chunking(data, mask, coverage, levels[0].data if levels else data)
-        levels.append(Level(i, path, resolution, transform, data, mask, coverage))
+        _check_chunking(data, mask, coverage, levels[0].data_array if levels else data)
+        levels.append(Level.of_arrays(i, transform, resolution, data, mask, coverage))
         _check_level_shape(levels, mirrors)
-    if temporal.encoding == STAR_DELTA and not star_delta_allowed(levels[0].data.dtype.name):
-        raise StoreError(f"star-delta store with data_type {levels[0].data.dtype}: star-delta is uint8/uint16 only")
+    if temporal.encoding == STAR_DELTA and not star_delta_allowed(levels[0].data_array.dtype.name):
+        raise StoreError(f"star-delta store with data_type {levels[0].data_array.dtype}: star-delta is uint8/uint16 only")
     if block.times is not None:
         times, times_iso = from_iso(block.times), block.times
     else:
@@ -193,22 +166,13 @@ def _load(source: ObjectSource, root: Mapping[str, Any], raw: Mapping[str, Any],
     _check_schedule(temporal, n_time)
     if len(bands) != n_band:
         raise StoreError(f"chronozarr.bands lists {len(bands)} bands but the data array has {n_band}")
-    history, history_problem = usable_history(block, node, levels[0].data, levels[0].mask)
+    history, history_problem = usable_history(block, node, levels[0].data_array, levels[0].mask)
     return StoreMetadata(
         root=root,
         block=block,
-        spec_version=block.spec_version,
-        variable=variable,
         times=times,
         times_iso=times_iso,
-        bands=bands,
-        nodata=block.nodata,
-        crs=block.crs,
-        temporal=temporal,
-        mask_variable=mask_variable,
-        coverage_variable=coverage_variable,
         levels=tuple(levels),
-        shard_bytes=block.shard_bytes or {},
         requests_to_open=source.stats.requests + source.stats.missing - before,
         history=history,
         history_problem=history_problem,
@@ -238,18 +202,18 @@ def _check_level_shape(levels: list[Level], mirrors: tuple[LevelMirror, ...] | N
     level = levels[-1]
     fix = "the array document or chronozarr.levels is damaged; restore it from the store's writer or re-encode"
     if 0 in level.shape:
-        raise StoreError(f"{level.data.path}: shape {list(level.shape)} holds no pixels (spec 2.1): {fix}")
+        raise StoreError(f"{level.data_array.path}: shape {list(level.shape)} holds no pixels (spec 2.1): {fix}")
     mirror = mirrors[level.index] if mirrors else None
     if mirror is not None and (tuple(mirror.shape) != level.shape or tuple(mirror.grid) != level.grid):
         raise StoreError(
-            f"{level.data.path}: shape {list(level.shape)} disagrees with chronozarr.levels[{level.index}] "
+            f"{level.data_array.path}: shape {list(level.shape)} disagrees with chronozarr.levels[{level.index}] "
             f"(shape {list(mirror.shape)}, grid {list(mirror.grid)}; spec 3.7): {fix}"
         )
     below = levels[-2] if len(levels) > 1 else None
     if below is not None and (level.height, level.width) != next_level_extent(below.height, below.width):
         expected = next_level_extent(below.height, below.width)
         raise StoreError(
-            f"{level.data.path}: level {level.index} is {level.height} x {level.width} pixels, level {below.index} "
+            f"{level.data_array.path}: level {level.index} is {level.height} x {level.width} pixels, level {below.index} "
             f"{below.height} x {below.width}; it must be ceil(H/2) x ceil(W/2) = {expected[0]} x {expected[1]} (spec 6): {fix}"
         )
 

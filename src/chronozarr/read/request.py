@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import StoreError
 from ..format.array_doc import ArrayDocument
-from .metadata import Level
+from ..format.geometry import Level
 
 Window = tuple[slice, slice]
 

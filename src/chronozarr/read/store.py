@@ -11,6 +11,7 @@ import xarray as xr
 
 from ..errors import StoreError
 from ..format.array_doc import ArrayDocument
+from ..format.geometry import Level
 from ..format.metadata import Band, Temporal
 from ..format.temporal import STAR_DELTA
 from .assemble import AnchorCache, assemble
@@ -20,7 +21,7 @@ from .chunks import ChunkFetcher
 from .coordinates import level_attrs, level_coords
 from .deadline import call_deadline
 from .history import HistoryReader, history_readers, warn_unusable
-from .metadata import Level, StoreMetadata, load
+from .metadata import StoreMetadata, load
 from .object_source import ObjectSource, RequestStats, is_remote, not_a_directory, open_object_source
 from .physical import physical_values, validity
 from .request import check_cell, request_window
@@ -159,14 +160,14 @@ class ChronoStore:
         """Stored values (band, y, x) of timestep t at a level, whole or within a window."""
         level = self._level(lod)
         rows, cols = request_window(level, window)
-        values = self._gather(level, level.data, [self._t(t)], rows, cols)[0]
+        values = self._gather(level, level.data_array, [self._t(t)], rows, cols)[0]
         return values[self._band_indices(bands)] if bands is not None else values
 
     def read_cell(self, t: int, row: int, col: int, lod: int = 0) -> np.ndarray:
         """Stored values (band, y, x) of one cell, cropped to the array."""
         level = self._level(lod)
         check_cell(level, row, col)
-        return self._gather(level, level.data, [self._t(t)], *level.cell_slice(row, col))[0]
+        return self._gather(level, level.data_array, [self._t(t)], *level.cell_slice(row, col))[0]
 
     def read_mask(self, t: int, lod: int = 0, window: Any = None) -> np.ndarray | None:
         """Mask (y, x) of timestep t (1 valid, 0 invalid), or None when the store has none."""
@@ -191,7 +192,7 @@ class ChronoStore:
         if self.history is not None and level.index == 0:
             with call_deadline(self.deadline):
                 return self.history.point(int(row), int(col), steps)
-        return self._gather(level, level.data, steps, slice(row, row + 1), slice(col, col + 1))[:, :, 0, 0]
+        return self._gather(level, level.data_array, steps, slice(row, row + 1), slice(col, col + 1))[:, :, 0, 0]
 
     def read_pixel(self, t: int, row: int, col: int, lod: int = 0) -> np.ndarray:
         """The bands (band,) of one pixel at timestep t: read_cell's order, JS readPixel(lod, row, col, t)."""
@@ -225,7 +226,7 @@ class ChronoStore:
         steps = self._times(times)
         coords: dict[str, Any] = self.coords(lod, steps)  # before the read: a time axis xarray cannot hold fails fast
         whole = (slice(0, level.height), slice(0, level.width))
-        values = self._gather(level, level.data, steps, *whole)
+        values = self._gather(level, level.data_array, steps, *whole)
         mask = None if level.mask is None else self._gather(level, level.mask, steps, *whole)
         if mask is not None:
             coords["mask"] = (("time", "y", "x"), mask)

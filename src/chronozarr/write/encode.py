@@ -334,10 +334,7 @@ def _write_layout(
         vol[r, c] = volatility_value(result.volatility_sum((r, c)), result.volatility_count.get((r, c), 0))
     nodes["volatility"] = volatility_node(writer, vol)
     temporal = _temporal(plan)
-    mirrors = [
-        LevelMirror(level.path, level.resolution, level.transform, (plan.n_time, plan.n_band, level.height, level.width), level.grid)
-        for level in plan.levels
-    ]
+    mirrors = [LevelMirror.of(level, plan.n_time, plan.n_band) for level in plan.levels]
     shard_bytes = {level.path: result.shard_bytes.get(level.path, {}) for level in plan.levels} if plan.sharded else None
     declared = None
     if history is not None:

@@ -20,7 +20,7 @@ from ..crs import find_crs
 from ..errors import InputError, StoreError
 from ..format.array_doc import ArrayDocument
 from ..format.codecs import CodecSpec
-from ..format.geometry import LevelGeometry, Transform, object_key
+from ..format.geometry import Level, Transform, object_key
 from ..format.metadata import Band
 from ..format.root_block import VOLATILITY_PATH, RootBlock
 from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
@@ -39,7 +39,7 @@ class ExistingStore:
     output: Output
     document: Mapping[str, Any]
     meta: StoreMetadata
-    levels: tuple[LevelGeometry, ...]
+    levels: tuple[Level, ...]
     codec: CodecSpec
     shard_time: int | None
 
@@ -107,11 +107,11 @@ def open_existing(output: Output, source_options: Mapping[str, Any] | None = Non
     if meta.history_problem is not None:
         raise StoreError(f"{output.describe()}: append grows the history array, and its declaration is unusable: {meta.history_problem}")
     document = json.loads(output.get("zarr.json") or b"{}")
-    data = meta.levels[0].data
+    data = meta.levels[0].data_array
     if data.codec is None:
         raise StoreError(f"{output.describe()}: the data array has no compression codec chronozarr writes")
     shard_time = data.shard_shape[0] if data.shard_shape is not None else None
-    levels = tuple(LevelGeometry(m.index, m.height, m.width, m.chunk_size, _transform(m.transform)) for m in meta.levels)
+    levels = tuple(Level(m.index, m.height, m.width, m.chunk_size, _transform(m.transform)) for m in meta.levels)
     return ExistingStore(output, document, meta, levels, data.codec, shard_time)
 
 

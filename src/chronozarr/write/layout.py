@@ -16,7 +16,7 @@ import numpy as np
 
 from ..format.array_doc import ArrayDocument
 from ..format.codecs import CodecSpec
-from ..format.geometry import LevelGeometry, object_key
+from ..format.geometry import Level, object_key
 from ..format.history import HistoryLayout
 from ..format.metadata import GRID_MAPPING, GRID_MAPPING_REFS, SPEC_VERSION, Band, LevelMirror, Provenance, Temporal, crs_code, grid_mapping_attrs, multiscales
 from ..format.root_block import COVERAGE, MASK, VOLATILITY_PATH, RootBlock
@@ -51,7 +51,7 @@ def _coordinate(writer: ObjectWriter, key: str, values: np.ndarray, dims: Sequen
     ).to_json()
 
 
-def data_array_attrs(level: LevelGeometry, crs: str, nodata: float | None) -> dict[str, Any]:
+def data_array_attrs(level: Level, crs: str, nodata: float | None) -> dict[str, Any]:
     """Attributes of a level's data array: nodata and the proj/spatial conventions (spec 2.1, 3.3)."""
     attrs: dict[str, Any] = {}
     if nodata is not None:
@@ -79,7 +79,7 @@ def grid_mapping_node(crs: str) -> dict[str, Any]:
 
 def level_nodes(
     writer: ObjectWriter,
-    level: LevelGeometry,
+    level: Level,
     *,
     variable: str,
     dtype: str,
@@ -184,7 +184,7 @@ def chronozarr_block(
     )
 
 
-def history_nodes(layout: HistoryLayout, n_time: int, level0: LevelGeometry, dtype: str, codec: CodecSpec, nodata: float | None) -> dict[str, dict[str, Any]]:
+def history_nodes(layout: HistoryLayout, n_time: int, level0: Level, dtype: str, codec: CodecSpec, nodata: float | None) -> dict[str, dict[str, Any]]:
     """The history arrays' zarr.json by path: the data with level 0's shape, dtype, fill, dims and
     codecs, and the mask copy like level 0's mask; both chunked along time in shards
     (docs/format-history.md)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import StoreError
-from ..format.geometry import LevelGeometry, time_shard
+from ..format.geometry import Level, time_shard
 from ..format.shard_index import EMPTY
 from ..format.temporal import reconstruct
 from .objects import ShardBase
@@ -36,7 +36,7 @@ class StoredLevels:
     # The last anchor window read: consecutive timesteps of one window share it (history shards).
     _anchor: tuple[tuple[int, int, int, int, int, int], np.ndarray] | None = field(default=None, repr=False)
 
-    def window(self, t: int, level: LevelGeometry, rows: slice, cols: slice) -> Window:
+    def window(self, t: int, level: Level, rows: slice, cols: slice) -> Window:
         """Timestep t of `level` over rows x cols: (data (band, y, x), mask, coverage)."""
         data = self._variable(t, level, self.plan.variable, rows, cols)
         ref = self.plan.storage_reference(t)
@@ -45,13 +45,13 @@ class StoredLevels:
         planes = {name: self._variable(t, level, name, rows, cols) for name in self.plan.plane_variables}
         return data, planes.get("mask"), planes.get("coverage")
 
-    def _anchor_window(self, t: int, level: LevelGeometry, rows: slice, cols: slice) -> np.ndarray:
+    def _anchor_window(self, t: int, level: Level, rows: slice, cols: slice) -> np.ndarray:
         key = (t, level.index, rows.start, rows.stop, cols.start, cols.stop)
         if self._anchor is None or self._anchor[0] != key:
             self._anchor = (key, self._variable(t, level, self.plan.variable, rows, cols))
         return self._anchor[1]
 
-    def _variable(self, t: int, level: LevelGeometry, name: str, rows: slice, cols: slice) -> np.ndarray:
+    def _variable(self, t: int, level: Level, name: str, rows: slice, cols: slice) -> np.ndarray:
         """Stored values of one variable over the window, assembled from the cells under it."""
         band = name == self.plan.variable
         dtype = np.dtype(self.plan.dtype) if band else np.dtype(np.uint8)
@@ -63,7 +63,7 @@ class StoredLevels:
             out[..., oy, ox] = chunk[..., cy, cx]
         return out
 
-    def _chunk(self, t: int, level: LevelGeometry, name: str, row: int, col: int, lead: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    def _chunk(self, t: int, level: Level, name: str, row: int, col: int, lead: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
         key = self.plan.object_key(level, name, t, row, col)
         cs = level.chunk_size
         fill = self.plan.fill if name == self.plan.variable else 0

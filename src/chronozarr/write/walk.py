@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..format.geometry import LevelGeometry, time_shard
+from ..format.geometry import Level, time_shard
 from ..format.temporal import abs_difference_sum, residual
 from ..read.buffers import ThreadBuffers
 from .chunks import encode_chunk
@@ -32,7 +32,7 @@ _BUFFERS = ThreadBuffers()  # each compressing thread's cells and differences, r
 PyramidOf = Callable[[Unit, int], list[Planes]]  # what step t of a unit reads: its block at levels base.., at least base
 OpenShard = Callable[[ObjectWriter, str, int], ShardBuilder]
 Encoded = list[tuple[str, "bytes | None"]]
-CellJob = tuple[LevelGeometry, int, int, "Future[tuple[Encoded, float | None]]"]
+CellJob = tuple[Level, int, int, "Future[tuple[Encoded, float | None]]"]
 
 
 @dataclass
@@ -110,7 +110,7 @@ class _UnitPyramids:
 
 
 def _cell_job(
-    plan: Plan, writer: ObjectWriter, unit: Unit, t: int, level: LevelGeometry, row: int, col: int,
+    plan: Plan, writer: ObjectWriter, unit: Unit, t: int, level: Level, row: int, col: int,
     planes: Planes, anchor: Planes | None, vol_reference: Planes | None,
 ) -> tuple[Encoded, float | None]:
     """Encode every variable of one cell of one step (and store it when jobs store); returns the
@@ -203,7 +203,7 @@ class _Settler:
             if self.on_done is not None:
                 self.on_done(unit, done)
 
-    def _shard(self, level: LevelGeometry, variable: str, t: int, row: int, col: int) -> ShardBuilder:
+    def _shard(self, level: Level, variable: str, t: int, row: int, col: int) -> ShardBuilder:
         assert self.plan.shard_time is not None
         key = self.plan.object_key(level, variable, t, row, col)
         builder = self.shards.get(key)
