@@ -68,10 +68,9 @@ def test_a_float_fill_keeps_its_json_value_and_reads_as_the_dtype():
     assert doc.fill == np.float32(0.1) and doc.fill.dtype == np.float32
 
 
-def test_object_keys_follow_the_default_encoding_of_the_chunk_grid():
+def test_the_key_of_the_object_holding_an_element_follows_the_default_encoding_of_the_chunk_grid():
     doc = _sharded()
-    assert doc.object_key((1, 0, 2, 1)) == "0/data/c/1/0/2/1"
-    assert doc.object_key_of((5, 1, 299, 130)) == "0/data/c/1/0/2/1"  # 5 // 4, 1 // 2, 299 // 128, 130 // 128
+    assert doc.key_holding((5, 1, 299, 130)) == "0/data/c/1/0/2/1"  # 5 // 4, 1 // 2, 299 // 128, 130 // 128
 
 
 @pytest.mark.parametrize(

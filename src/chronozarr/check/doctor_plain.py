@@ -59,7 +59,7 @@ def _whole_object(client: DoctorClient, meta: ArrayMeta, index: tuple[int, ...])
         doc = None
     if not isinstance(doc, dict):
         raise ChronozarrError(f"{meta.path}/zarr.json: {doc_answer.what}")
-    path = ArrayDocument.from_json(meta.path, doc).object_key_of(index)
+    path = ArrayDocument.from_json(meta.path, doc).key_holding(index)
     key = path[len(meta.path) + 1 :]
     obj = client.request("GET", path, {"Accept-Encoding": "identity"}, limit=DEFAULT_MAX_OBJECT_BYTES)
     buffer = default_buffer_prototype().buffer

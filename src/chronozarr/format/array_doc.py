@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,14 +180,9 @@ class ArrayDocument:
             return 4 + math.prod(self.chunk_shape) * (4 + MAX_STRING_BYTES)
         return self.chunk_nbytes
 
-    def object_key(self, grid_indices: Iterable[int | str]) -> str:
-        """Key of the object (chunk, or shard when sharded) at `grid_indices` of the chunk grid."""
-        return object_key(self.path, grid_indices)
-
-    def object_key_of(self, element: Sequence[int]) -> str:
-        """Key of the object holding the element at index `element`."""
-        return self.object_key(i // s for i, s in zip(element, self.grid_shape, strict=False))
-
+    def key_holding(self, element: Sequence[int]) -> str:
+        """Key of the object (chunk, or shard when sharded) holding the element at index `element`."""
+        return object_key(self.path, [i // s for i, s in zip(element, self.grid_shape, strict=False)])
 
 def _parse(path: str, doc: Any) -> ArrayDocument:
     if not isinstance(doc, Mapping) or doc.get("zarr_format") != 3 or doc.get("node_type") != "array":

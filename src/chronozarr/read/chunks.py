@@ -48,7 +48,7 @@ class ChunkRef:
     def has_band(self) -> bool:
         return len(self.info.shape) == 4
 
-    def object_key(self) -> tuple[str, int]:
+    def stored_at(self) -> tuple[str, int]:
         """(object key, inner position): the chunk's own key, or its shard's key and position."""
         if self.info.shard_shape is None:
             index, position = self.t, 0
@@ -136,7 +136,7 @@ class ChunkFetcher:
             raise errors[0]
 
     def _plain(self, ref: ChunkRef, on_chunk: OnChunk, into: Into | None) -> None:
-        key, _ = ref.object_key()
+        key, _ = ref.stored_at()
         get_into = getattr(self.source, "get_into", None)
         if get_into is not None:
             raw: bytes | memoryview | None = get_into(key, functools.partial(self.scratch.raw, "object"))
@@ -154,7 +154,7 @@ class ChunkFetcher:
         """Phase one reads every missing index at once; the tasks returned read the chunk ranges."""
         by_shard: dict[str, list[tuple[int, ChunkRef]]] = defaultdict(list)
         for ref in refs:
-            key, position = ref.object_key()
+            key, position = ref.stored_at()
             by_shard[key].append((position, ref))
         indexes: dict[str, np.ndarray | None] = {}
 

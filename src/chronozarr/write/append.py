@@ -349,7 +349,7 @@ def _dry_run(store: ExistingStore, plan: Plan, series: Series, started: float) -
     for level in plan.levels:
         for name in [plan.variable, *plan.plane_variables]:
             for row, col in level.cells():
-                keys.update(plan.object_key(level, name, t, row, col) for t in range(old_n, plan.n_time))
+                keys.update(plan.timestep_key(level, name, t, row, col) for t in range(old_n, plan.n_time))
             keys.add(f"{level.path}/{name}/zarr.json")
         keys.update({f"{level.path}/time/zarr.json", object_key(f"{level.path}/time", (0,))})
     keys.update({object_key(store.block.volatility_path or VOLATILITY_PATH, (0, 0)), "zarr.json"})

@@ -150,7 +150,7 @@ def volatility_chunk(values: np.ndarray, codec: CodecSpec = COORD_CODEC) -> byte
     return codec.encode(values.astype("<f4"), values.dtype)
 
 
-def chronozarr_block(
+def build_root_block(
     *,
     variable: str,
     times_ms: np.ndarray,

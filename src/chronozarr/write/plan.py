@@ -91,7 +91,7 @@ class Plan:
         """The reference volatility differences t against (nominal schedule under none, spec 5)."""
         return self.schedule.references.get(t)
 
-    def object_key(self, level: Level, variable: str, t: int, row: int, col: int) -> str:
+    def timestep_key(self, level: Level, variable: str, t: int, row: int, col: int) -> str:
         """Key of the object holding timestep t of a cell: its chunk, or its time shard."""
         index = time_shard(t, self.shard_time)[0] if self.shard_time is not None else t
         return cell_key(f"{level.path}/{variable}", index, row, col, has_band=variable == self.variable)

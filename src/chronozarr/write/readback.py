@@ -22,7 +22,7 @@ from .objects import ShardBase
 from .output import Output
 from .plan import Plan
 
-Window = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]
+WindowPlanes = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]  # data, mask, coverage of a pixel window
 INDEX_CACHE = 64
 
 
@@ -36,7 +36,7 @@ class StoredLevels:
     # The last anchor window read: consecutive timesteps of one window share it (history shards).
     _anchor: tuple[tuple[int, int, int, int, int, int], np.ndarray] | None = field(default=None, repr=False)
 
-    def window(self, t: int, level: Level, rows: slice, cols: slice) -> Window:
+    def window(self, t: int, level: Level, rows: slice, cols: slice) -> WindowPlanes:
         """Timestep t of `level` over rows x cols: (data (band, y, x), mask, coverage)."""
         data = self._variable(t, level, self.plan.variable, rows, cols)
         ref = self.plan.storage_reference(t)
@@ -64,7 +64,7 @@ class StoredLevels:
         return out
 
     def _chunk(self, t: int, level: Level, name: str, row: int, col: int, lead: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-        key = self.plan.object_key(level, name, t, row, col)
+        key = self.plan.timestep_key(level, name, t, row, col)
         cs = level.chunk_size
         fill = self.plan.fill if name == self.plan.variable else 0
         raw = self._shard_chunk(key, t) if self.plan.sharded else self._read(lambda o: o.get(key))

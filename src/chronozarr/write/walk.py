@@ -27,7 +27,6 @@ from .pyramid_planes import Planes, build_pyramid, padded_cell
 from .readahead import ReadAhead
 from .units import Unit, step_bytes
 
-Window = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]
 _BUFFERS = ThreadBuffers()  # each compressing thread's cells and differences, reused from cell to cell
 PyramidOf = Callable[[Unit, int], list[Planes]]  # what step t of a unit reads: its block at levels base.., at least base
 OpenShard = Callable[[ObjectWriter, str, int], ShardBuilder]
@@ -133,7 +132,7 @@ def _cell_job(
     if _jobs_store(plan, writer):
         for name, encoded in out:
             if encoded is not None:
-                writer.put(plan.object_key(level, name, t, row, col), encoded)
+                writer.put(plan.timestep_key(level, name, t, row, col), encoded)
     vol = None
     if vol_reference is not None:
         source = planes.data[:, rows, cols]
@@ -189,7 +188,7 @@ class _Settler:
                     self._shard(level, variable, t, row, col).add(time_shard(t, shard_time)[1], data)
                 elif data is not None:
                     if not _jobs_store(plan, self.writer):
-                        self.writer.put(plan.object_key(level, variable, t, row, col), data)
+                        self.writer.put(plan.timestep_key(level, variable, t, row, col), data)
                     result.objects += 1
                     result.nbytes += len(data)
             if vol is not None:
@@ -205,7 +204,7 @@ class _Settler:
 
     def _shard(self, level: Level, variable: str, t: int, row: int, col: int) -> ShardBuilder:
         assert self.plan.shard_time is not None
-        key = self.plan.object_key(level, variable, t, row, col)
+        key = self.plan.timestep_key(level, variable, t, row, col)
         builder = self.shards.get(key)
         if builder is None:
             builder = self.shards[key] = self.open_shard(self.writer, key, self.plan.shard_time)
