@@ -56,7 +56,7 @@ def check_history(ctx: Context) -> None:
             _check_document(ctx, reader, copied, doc)
             ctx.arrays[reader.part.path] = ArrayFacts(reader.part.path, doc, tuple(reader.info.shape), reader.part.shard_shape, reader.part.chunk_shape)
             _check_shard_bytes(ctx, layout, reader.part, store)
-            _check_values(ctx, store, reader, copied, ctx.history_sample)
+            _check_values(ctx, store, reader, ctx.history_sample)
     finally:
         store.close()
 
@@ -109,7 +109,7 @@ def _check_shard_bytes(ctx: Context, layout: HistoryLayout, part: HistoryPart, s
             ctx.report.fail(SECTION, where, f"is {listed[shard]}, the shard is {existing[shard]} bytes")
 
 
-def _check_values(ctx: Context, store: ChronoStore, reader: HistoryReader, copied: ArrayDocument, sample: int | None) -> None:
+def _check_values(ctx: Context, store: ChronoStore, reader: HistoryReader, sample: int | None) -> None:
     """Each inner chunk equals level 0's true values, or its mask for the mask copy (and fill past
     n_time); a difference names the shard key and the inner chunk."""
     layout, level0 = reader.layout, store.meta.levels[0]
@@ -124,7 +124,7 @@ def _check_values(ctx: Context, store: ChronoStore, reader: HistoryReader, copie
         top, left = r * layout.shard, c * layout.shard
         # Level 0's chunks under the shard are read whole whatever part of it is compared.
         region = slice(top, min(top + layout.shard, level0.height)), slice(left, min(left + layout.shard, level0.width))
-        truth = store._gather(level0, copied, steps, *region)
+        truth = store.read_region("mask" if reader.part.is_mask else "data", steps, *region)
         for position in positions:
             rows, cols = layout.inner_window(position)
             expected = truth[..., rows, cols]

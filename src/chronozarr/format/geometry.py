@@ -48,6 +48,13 @@ class Level:
         assert self.data is not None, "a level built by the writer has no array documents"
         return self.data
 
+    def array(self, role: str) -> ArrayDocument | None:
+        """The "data", "mask" or "coverage" array's document (None when the store has none); a
+        KeyError for any other name."""
+        if role not in ("data", "mask", "coverage"):
+            raise KeyError(f"a level's arrays are data, mask and coverage, not {role!r}")
+        return {"data": self.data, "mask": self.mask, "coverage": self.coverage}[role]
+
     @property
     def shape(self) -> tuple[int, int, int, int]:
         """(n_time, n_band, height, width) of a level read from a store."""
