@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..format.array_doc import ArrayDocument
-from ..format.geometry import object_key, pixel_centres
+from ..format.array_doc import ArrayDocument, object_key
+from ..format.geometry import pixel_centres
 from ..format.times import TIME_CALENDAR, TIME_UNITS, iso
 from ..read.arrays import decode_chunk, decode_strings
 from .arraydocs import attributes, check_codecs, check_node, layout

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator, Mapping
 import numpy as np
 
 from ..errors import StoreError
-from ..format.array_doc import ArrayDocument
-from ..format.geometry import cell_indices, is_decimal_index, key_indices, object_key, parse_shard_id
+from ..format.array_doc import ArrayDocument, object_key
+from ..format.geometry import cell_indices, is_decimal_index, key_indices, parse_shard_id
 from ..format.metadata import GRID_MAPPING
 from ..format.shard_index import EMPTY
 from ..read.arrays import parse_shard_index

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,6 @@ import numpy as np
 
 from ..errors import StoreError
 from .codecs import CodecSpec, bytes_codec
-from .geometry import object_key
 from .shard_index import index_nbytes
 
 READ_DTYPES = ("uint8", "uint16", "int16", "float32", "int64", "float64", "int32")
@@ -29,6 +28,12 @@ SHARDING = "sharding_indexed"
 INDEX_CODECS = [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]
 INDEX_CODEC_NAMES = ["bytes", "crc32c"]
 KEY_SEPARATOR = "/"
+
+
+def object_key(array_path: str, indices: Iterable[int | str]) -> str:
+    """Key of the chunk or shard at grid `indices` of an array: the default Zarr v3 key encoding
+    with "/" (spec 2), `{array}/c/{i}/{j}/...`."""
+    return f"{array_path}/c/" + "/".join(map(str, indices))
 
 
 def json_fill(fill: float | int | str, dtype: np.dtype | str) -> Any:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .array_doc import ArrayDocument
+from .array_doc import ArrayDocument, object_key
 
 Transform = tuple[float, float, float, float, float, float]
 
@@ -189,12 +187,6 @@ def pyramid_levels(
 def time_shard(t: int, shard_time: int) -> tuple[int, int]:
     """(time shard index, inner position) of timestep t (spec 7.1)."""
     return divmod(t, shard_time)
-
-
-def object_key(array_path: str, indices: Iterable[int | str]) -> str:
-    """Key of the chunk or shard at grid `indices` of an array: the default Zarr v3 key encoding
-    with "/" (spec 2), `{array}/c/{i}/{j}/...`."""
-    return f"{array_path}/c/" + "/".join(map(str, indices))
 
 
 def cell_indices(t_index: int, row: int, col: int, has_band: bool) -> tuple[int, ...]:

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import HistoryError
-from .array_doc import ArrayDocument
-from .geometry import chunk_grid, object_key, parse_shard_id, shard_id
+from .array_doc import ArrayDocument, object_key
+from .geometry import chunk_grid, parse_shard_id, shard_id
 from .shard_index import index_nbytes
 
 HISTORY_VERSION = "1.1"

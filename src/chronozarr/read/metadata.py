@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import BlockError, StoreError
-from ..format.array_doc import ArrayDocument
-from ..format.geometry import Level, next_level_extent, object_key
+from ..format.array_doc import ArrayDocument, object_key
+from ..format.geometry import Level, next_level_extent
 from ..format.metadata import DTYPES, Band, LevelMirror, Temporal
 from ..format.root_block import RootBlock
 from ..format.temporal import STAR_DELTA, schedule_problems, star_delta_allowed

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from ..format.array_doc import object_key
 from ..format.codecs import CodecSpec
-from ..format.geometry import object_key
 from ..format.metadata import Band
 from ..format.root_block import VOLATILITY_PATH
 from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, volatility_value

@@ -18,9 +18,9 @@ import xarray as xr
 
 from ..crs import find_crs
 from ..errors import InputError, StoreError
-from ..format.array_doc import ArrayDocument
+from ..format.array_doc import ArrayDocument, object_key
 from ..format.codecs import CodecSpec
-from ..format.geometry import Level, Transform, object_key
+from ..format.geometry import Level, Transform
 from ..format.metadata import Band
 from ..format.root_block import VOLATILITY_PATH, RootBlock
 from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references

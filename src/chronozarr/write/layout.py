@@ -14,9 +14,9 @@ from typing import Any
 import numcodecs
 import numpy as np
 
-from ..format.array_doc import ArrayDocument
+from ..format.array_doc import ArrayDocument, object_key
 from ..format.codecs import CodecSpec
-from ..format.geometry import Level, object_key
+from ..format.geometry import Level
 from ..format.history import HistoryLayout
 from ..format.metadata import GRID_MAPPING, GRID_MAPPING_REFS, SPEC_VERSION, Band, LevelMirror, Provenance, Temporal, crs_code, grid_mapping_attrs, multiscales
 from ..format.root_block import COVERAGE, MASK, VOLATILITY_PATH, RootBlock
