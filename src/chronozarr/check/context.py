@@ -1,7 +1,8 @@
 """What the validator knows while it walks a store: raw documents, derived facts, the report.
 
-Every rule reads the store's own JSON through `Context.doc`, never through the reader's parsed
-model, so a malformed document becomes a finding instead of an exception.
+Every rule reads the store's own JSON through `Context.doc`, so a malformed document becomes a
+finding instead of an exception; the array model (`ArrayFacts.parsed`, format/array_doc.py) is used
+only to read chunks and shard indexes of a document the reader would accept.
 """
 
 from __future__ import annotations
