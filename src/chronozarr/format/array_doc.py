@@ -66,7 +66,7 @@ class ArrayDocument:
     fill_value: Any
     codec: CodecSpec | None
     sharding: Sharding | None
-    dimension_names: tuple[str, ...] | None
+    dimension_names: tuple[str | None, ...] | None  # Zarr v3 allows a null name
     attributes: Mapping[str, Any] = field(compare=False)
 
     @classmethod
