@@ -13,9 +13,10 @@ from mutations import mutated_bytes
 from test_fuzz_documents import BASES
 
 from chronozarr.errors import ChronozarrError, StoreError
+from chronozarr.format.array_doc import ArrayDocument
 from chronozarr.format.codecs import CodecSpec
 from chronozarr.format.shard_index import EMPTY, data_span, encode_index, index_nbytes, parse_index
-from chronozarr.read.arrays import decode_chunk, parse_array
+from chronozarr.read.arrays import decode_chunk
 from chronozarr.read.store import ChronoStore
 from chronozarr.store import MemoryStore
 
@@ -35,7 +36,7 @@ def _info(spec: CodecSpec):  # type: ignore[no-untyped-def]
         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(SHAPE)}},
         "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, spec.to_json(np.dtype("<u2"))], "fill_value": 0,
     }
-    return parse_array("0/data", doc)
+    return ArrayDocument.from_json("0/data", doc)
 
 
 INFOS = {name: _info(spec) for name, spec in SPECS.items()}

@@ -13,7 +13,8 @@ from foreign_stores import Layout, build
 
 import chronozarr
 from chronozarr import StoreError
-from chronozarr.read.arrays import decode_chunk, decode_strings, parse_array
+from chronozarr.format.array_doc import ArrayDocument
+from chronozarr.read.arrays import decode_chunk, decode_strings
 
 
 def _document(dtype: str, fill: object, codec: dict | None = None) -> dict:
@@ -31,7 +32,7 @@ def _document(dtype: str, fill: object, codec: dict | None = None) -> dict:
 def test_a_truncated_blosc_chunk_is_refused(keep):
     values = np.random.default_rng(1).integers(0, 60000, size=(1, 1, 8, 8), dtype="<u2")
     encoded = numcodecs.Blosc(cname="lz4", clevel=5, shuffle=numcodecs.Blosc.SHUFFLE).encode(values.tobytes())
-    info = parse_array("0/data", _document("uint16", 0))
+    info = ArrayDocument.from_json("0/data", _document("uint16", 0))
     np.testing.assert_array_equal(decode_chunk(info, encoded, "chunk"), values)
     with pytest.raises(StoreError, match="truncated or damaged"):
         decode_chunk(info, encoded[: int(len(encoded) * keep)], "chunk")
@@ -62,15 +63,15 @@ def test_truncated_blosc_chunks_in_a_store_never_read_as_values(tmp_path):
     ],
 )
 def test_fill_values_in_every_zarr_v3_form(dtype, fill, expected):
-    info = parse_array("0/data", _document(dtype, fill, {"name": "zstd", "configuration": {"level": 3}}))
-    np.testing.assert_array_equal(np.asarray(info.fill_value), np.asarray(expected))
-    assert np.asarray(info.fill_value).dtype == np.dtype(dtype)
+    info = ArrayDocument.from_json("0/data", _document(dtype, fill, {"name": "zstd", "configuration": {"level": 3}}))
+    np.testing.assert_array_equal(np.asarray(info.fill), np.asarray(expected))
+    assert np.asarray(info.fill).dtype == np.dtype(dtype)
 
 
 @pytest.mark.parametrize(("dtype", "fill"), [("uint16", "zero"), ("uint16", None), ("uint16", 70000), ("uint8", -1), ("uint16", 1.5), ("float32", "0x12")])
 def test_a_fill_value_the_dtype_cannot_hold_is_refused_when_opened(dtype, fill):
     with pytest.raises(StoreError, match=rf"0/data: fill_value .* is not a {dtype} value"):
-        parse_array("0/data", _document(dtype, fill, {"name": "zstd", "configuration": {"level": 3}}))
+        ArrayDocument.from_json("0/data", _document(dtype, fill, {"name": "zstd", "configuration": {"level": 3}}))
 
 
 def test_a_missing_chunk_of_a_nan_filled_array_reads_as_nan(tmp_path):
@@ -97,26 +98,26 @@ def _streamed_zstd_frame(raw: bytes) -> bytes:
 
 def test_a_zstd_frame_without_a_declared_size_decodes_to_its_values():
     values = np.random.default_rng(2).integers(0, 60000, size=(1, 1, 8, 8), dtype="<u2")
-    info = parse_array("0/data", _document("uint16", 0, ZSTD))
+    info = ArrayDocument.from_json("0/data", _document("uint16", 0, ZSTD))
     np.testing.assert_array_equal(decode_chunk(info, _streamed_zstd_frame(values.tobytes()), "chunk"), values)
 
 
 def test_a_zstd_frame_without_a_declared_size_and_too_few_bytes_is_refused():
     values = np.arange(32, dtype="<u2")
-    info = parse_array("0/data", _document("uint16", 0, ZSTD))
+    info = ArrayDocument.from_json("0/data", _document("uint16", 0, ZSTD))
     with pytest.raises(StoreError, match="expected 128"):
         decode_chunk(info, _streamed_zstd_frame(values.tobytes()), "chunk")
 
 
 def test_a_zstd_frame_declaring_fewer_bytes_than_the_chunk_is_refused():
     short = numcodecs.Zstd(level=5).encode(np.arange(32, dtype="<u2").tobytes())
-    info = parse_array("0/data", _document("uint16", 0, ZSTD))
+    info = ArrayDocument.from_json("0/data", _document("uint16", 0, ZSTD))
     with pytest.raises(StoreError, match="holds 64 bytes, expected 128"):
         decode_chunk(info, short, "chunk")
 
 
 def test_bytes_that_are_not_a_zstd_frame_are_refused():
-    info = parse_array("0/data", _document("uint16", 0, ZSTD))
+    info = ArrayDocument.from_json("0/data", _document("uint16", 0, ZSTD))
     with pytest.raises(StoreError, match="not a zstd frame"):
         decode_chunk(info, b"\x00" * 40, "chunk")
 
@@ -127,7 +128,7 @@ def _band_array():  # type: ignore[no-untyped-def]
         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
         "codecs": [{"name": "vlen-utf8"}, {"name": "zstd", "configuration": {"level": 3}}], "fill_value": "",
     }
-    return parse_array("0/band", doc)
+    return ArrayDocument.from_json("0/band", doc)
 
 
 def test_a_string_chunk_whose_header_counts_more_strings_than_it_holds_is_refused_before_allocating():
@@ -136,11 +137,12 @@ def test_a_string_chunk_whose_header_counts_more_strings_than_it_holds_is_refuse
     peak memory is measured."""
     setup = (
         "    import numcodecs\n"
-        "    from chronozarr.read.arrays import decode_strings, parse_array\n"
+        "    from chronozarr.format.array_doc import ArrayDocument\n"
+        "    from chronozarr.read.arrays import decode_strings\n"
         "    doc = {'zarr_format': 3, 'node_type': 'array', 'shape': [4], 'data_type': 'string',\n"
         "           'chunk_grid': {'name': 'regular', 'configuration': {'chunk_shape': [4]}},\n"
         "           'codecs': [{'name': 'vlen-utf8'}, {'name': 'zstd', 'configuration': {'level': 3}}], 'fill_value': ''}\n"
-        "    info = parse_array('0/band', doc)\n"
+        "    info = ArrayDocument.from_json('0/band', doc)\n"
         "    data = bytes(numcodecs.Zstd().encode(b'\\x01\\x00\\x00^\\xa7\\x00\\x00\\x00B0'))\n"
     )
     ending = run_bounded(setup, "    decode_strings(info, data, '0/band/c/0')\n", timeout=60)

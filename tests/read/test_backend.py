@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
+import pytest
 import xarray as xr
 
 import chronozarr
@@ -68,3 +71,29 @@ def test_coarser_level_and_coordinates(tmp_path):
     assert ds.data.shape == (5, 2, 20, 12)
     np.testing.assert_allclose(ds.x.values, 500_000 + (np.arange(12) + 0.5) * 20)
     assert ds.attrs["crs"] == "EPSG:32631" and list(ds.band.values) == ["B04", "B08"]
+
+
+def test_the_region_read_the_engine_uses_gives_the_input_over_any_region(tmp_path):
+    path, values, mask = _store(tmp_path)
+    with chronozarr.open_store(path) as store:
+        np.testing.assert_array_equal(store.read_region("data", [3, 0], slice(5, 30), slice(2, 24)), values[[3, 0], :, 5:30, 2:24])
+        np.testing.assert_array_equal(store.read_region("mask", [1, 2, 4], slice(0, 40), slice(20, 21)), mask[[1, 2, 4], :, 20:21])
+        assert store.read_region("data", [], slice(0, 3), slice(0, 4)).shape == (0, 2, 3, 4)
+
+
+def test_the_region_read_refuses_what_the_level_does_not_hold(tmp_path):
+    path, _, _ = _store(tmp_path)
+    with chronozarr.open_store(path) as store:
+        with pytest.raises(IndexError, match="not pixels of level 0"):
+            store.read_region("data", [0], slice(0, 41), slice(0, 4))
+        with pytest.raises(KeyError, match="no coverage array"):
+            store.read_region("coverage", [0], slice(0, 4), slice(0, 4))
+        with pytest.raises(KeyError, match="not 'volatility'"):
+            store.read_region("volatility", [0], slice(0, 4), slice(0, 4))
+
+
+def test_the_engine_gives_each_variable_the_dtype_of_its_array_document(tmp_path):
+    path, _, _ = _store(tmp_path)
+    documents = {name: json.loads((path / "0" / name / "zarr.json").read_text())["data_type"] for name in ("data", "mask")}
+    with xr.open_dataset(path, engine="chronozarr", physical=False) as ds:
+        assert {name: str(ds[name].dtype) for name in ("data", "mask")} == documents

@@ -49,7 +49,7 @@ def test_every_object_belongs_to_exactly_one_unit(span, shard_time):
                 for row, col in unit.block.cells(level):
                     for t in range(unit.start, unit.stop):
                         for name in ("data", "mask"):
-                            key = plan.object_key(level, name, t, row, col)
+                            key = plan.timestep_key(level, name, t, row, col)
                             assert owner.setdefault(key, unit.name) == unit.name, f"{key}: {owner[key]} and {unit.name}"
     assert set(owner) == _spec_objects(n_time=7, height=150, width=131, cs=16, n_levels=level_count(150, 131, 16), shard_time=shard_time)
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..format.array_doc import INDEX_CODEC_NAMES, KEY_SEPARATOR, SHARDING
 from ..format.checksum import CRC32C
 from ..format.codecs import BLOSC_CNAMES, BLOSC_SHUFFLES, CODEC_NAMES, CODECS
 from .context import ArrayFacts, Context, doc_key, int_list
@@ -38,7 +39,7 @@ def check_node(ctx: Context, node: str, doc: Any, dims: list[str] | None, sectio
         ctx.report.fail("2.2", key, f"attributes._ARRAY_DIMENSIONS {legacy} differs from dimension_names {names}")
     kenc = doc.get("chunk_key_encoding")
     sep = (kenc.get("configuration") or {}).get("separator", "/") if isinstance(kenc, Mapping) else None
-    if not isinstance(kenc, Mapping) or kenc.get("name") != "default" or sep != "/":
+    if not isinstance(kenc, Mapping) or kenc.get("name") != "default" or sep != KEY_SEPARATOR:
         ctx.report.fail("2.1", key, f"chunk_key_encoding must be default with separator '/', got {kenc!r}")
     return True
 
@@ -59,7 +60,7 @@ def layout(ctx: Context, node: str, doc: Mapping[str, Any], section: str) -> Arr
         return None
     codecs = doc.get("codecs")
     inner = None
-    if isinstance(codecs, list) and codecs and isinstance(codecs[0], Mapping) and codecs[0].get("name") == "sharding_indexed":
+    if isinstance(codecs, list) and codecs and isinstance(codecs[0], Mapping) and codecs[0].get("name") == SHARDING:
         config = codecs[0].get("configuration")
         inner = int_list(config.get("chunk_shape"), len(shape)) if isinstance(config, Mapping) else None
         if len(codecs) != 1:
@@ -79,7 +80,7 @@ def check_codecs(ctx: Context, node: str, doc: Mapping[str, Any], dtype: str | N
     if not isinstance(codecs, list) or not codecs or not all(isinstance(c, Mapping) for c in codecs):
         ctx.report.fail("8", key, f"codecs must be a non-empty list of objects, got {codecs!r}")
         return None
-    if codecs[0].get("name") == "sharding_indexed":
+    if codecs[0].get("name") == SHARDING:
         config = codecs[0].get("configuration") or {}
         _check_index(ctx, key, config)
         codecs = config.get("codecs")
@@ -130,7 +131,7 @@ def _compressor(ctx: Context, key: str, entry: Mapping[str, Any], dtype: str | N
 def _check_index(ctx: Context, key: str, config: Mapping[str, Any]) -> None:
     index = config.get("index_codecs")
     names = [c.get("name") for c in index] if isinstance(index, list) and all(isinstance(c, Mapping) for c in index) else None
-    if names != ["bytes", "crc32c"]:
+    if names != INDEX_CODEC_NAMES:
         ctx.report.fail("7.2", key, f"index_codecs must be bytes (little-endian) then crc32c, got {index!r}")
     elif isinstance(index, list) and (index[0].get("configuration") or {}).get("endian", "little") != "little":
         ctx.report.fail("7.2", key, "the shard index bytes codec must be little-endian")

@@ -9,10 +9,11 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..errors import StoreError
+from ..format.array_doc import ArrayDocument
 from ..format.checksum import verified
 from ..format.geometry import key_indices
 from ..format.shard_index import EMPTY
-from ..read.arrays import ArrayInfo, parse_array, parse_shard_index
+from ..read.arrays import parse_shard_index
 from .context import Context
 from .objects import list_files
 
@@ -38,15 +39,13 @@ def check_checksums(ctx: Context) -> None:
                 ctx.report.fail("8", where, str(exc))
 
 
-def _parsed(ctx: Context) -> Iterator[tuple[str, ArrayInfo]]:
+def _parsed(ctx: Context) -> Iterator[tuple[str, ArrayDocument]]:
     for node, facts in ctx.arrays.items():
-        try:
-            yield node, parse_array(node, facts.doc)
-        except StoreError:
-            continue  # reported by the array checks
+        if facts.parsed is not None:  # a refused document is reported by the array checks
+            yield node, facts.parsed
 
 
-def _chunks(info: ArrayInfo, key: str, raw: bytes) -> Iterator[tuple[str, bytes]]:
+def _chunks(info: ArrayDocument, key: str, raw: bytes) -> Iterator[tuple[str, bytes]]:
     """(where, stored bytes) of each chunk in the object: itself, or a shard's inner chunks (a
     shard whose index does not parse is reported by the shard checks)."""
     if not info.sharded:

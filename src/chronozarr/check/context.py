@@ -1,11 +1,13 @@
 """What the validator knows while it walks a store: raw documents, derived facts, the report.
 
-Every rule reads the store's own JSON through `Context.doc`, never through the reader's parsed
-model, so a malformed document becomes a finding instead of an exception.
+Every rule reads the store's own JSON through `Context.doc`, so a malformed document becomes a
+finding instead of an exception; the array model (`ArrayFacts.parsed`, format/array_doc.py) is used
+only to read chunks and shard indexes of a document the reader would accept.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from ..errors import StoreError
+from ..format.array_doc import ArrayDocument
 from ..format.geometry import chunk_grid
 from ..format.zarrjson import parse_json
 from ..store import ObjectStore, is_remote
@@ -55,6 +58,15 @@ class ArrayFacts:
     @property
     def grid(self) -> tuple[int, ...]:
         return chunk_grid(self.shape, self.outer)
+
+    @functools.cached_property
+    def parsed(self) -> ArrayDocument | None:
+        """The document as the reader takes it, or None when the reader refuses it (the array
+        checks report why)."""
+        try:
+            return ArrayDocument.from_json(self.node, self.doc)
+        except StoreError:
+            return None
 
 
 @dataclass

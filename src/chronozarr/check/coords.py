@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..format.geometry import object_key, pixel_centres
+from ..format.array_doc import ArrayDocument, object_key
+from ..format.geometry import pixel_centres
 from ..format.times import TIME_CALENDAR, TIME_UNITS, iso
-from ..read.arrays import decode_chunk, decode_strings, parse_array
+from ..read.arrays import decode_chunk, decode_strings
 from .arraydocs import attributes, check_codecs, check_node, layout
 from .context import Context, LevelFacts, canonical, doc_key
 
@@ -24,7 +25,7 @@ def read_vector(ctx: Context, node: str, doc: Mapping[str, Any], section: str) -
     """Every element of a 1-D or 2-D array, chunk by chunk; missing chunks are fill."""
     key = doc_key(node)
     try:
-        info = parse_array(node, doc)
+        info = ArrayDocument.from_json(node, doc)
     except StoreError as exc:
         ctx.report.fail(section, key, str(exc))
         return None
@@ -33,7 +34,7 @@ def read_vector(ctx: Context, node: str, doc: Mapping[str, Any], section: str) -
     if info.sharded or len(shape) not in (1, 2) or math.prod(grid) > 4096:
         return None
     strings = doc.get("data_type") == "string"
-    out = np.full(shape, "" if strings else info.fill_value, dtype=object if strings else info.dtype)
+    out = np.full(shape, "" if strings else info.fill, dtype=object if strings else info.dtype)
     for idx in np.ndindex(*grid):
         chunk_key = object_key(node, idx)
         raw = ctx.source.get(chunk_key)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ChronozarrError
+from ..format.array_doc import ArrayDocument
 from ..format.zarrjson import parse_json
 from ..store import DEFAULT_MAX_OBJECT_BYTES
 from .doctor_client import DoctorClient
@@ -58,16 +59,13 @@ def _whole_object(client: DoctorClient, meta: ArrayMeta, index: tuple[int, ...])
         doc = None
     if not isinstance(doc, dict):
         raise ChronozarrError(f"{meta.path}/zarr.json: {doc_answer.what}")
-    chunk_shape = doc["chunk_grid"]["configuration"]["chunk_shape"]
-    encoding = doc.get("chunk_key_encoding") or {}
-    separator = (encoding.get("configuration") or {}).get("separator", "/")
-    coords = [str(i // s) for i, s in zip(index, chunk_shape, strict=False)]
-    key = "c" + separator + separator.join(coords) if encoding.get("name", "default") == "default" else ".".join(coords)
-    obj = client.request("GET", f"{meta.path}/{key}", {"Accept-Encoding": "identity"}, limit=DEFAULT_MAX_OBJECT_BYTES)
+    path = ArrayDocument.from_json(meta.path, doc).key_holding(index)
+    key = path[len(meta.path) + 1 :]
+    obj = client.request("GET", path, {"Accept-Encoding": "identity"}, limit=DEFAULT_MAX_OBJECT_BYTES)
     buffer = default_buffer_prototype().buffer
     objects = {"zarr.json": buffer.from_bytes(doc_answer.body)}
     if obj.status == 200:
         objects[key] = buffer.from_bytes(obj.body)
     elif obj.status not in (404, 410):
-        raise ChronozarrError(f"{meta.path}/{key}: {obj.what}")
+        raise ChronozarrError(f"{path}: {obj.what}")
     return zarr.open_array(store=MemoryStore(objects), mode="r")[index]

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import HistoryError, StoreError
+from ..format.array_doc import ArrayDocument
 from ..format.history import HistoryLayout, HistoryPart
-from ..read.arrays import ArrayInfo
 from ..read.history import HistoryReader, history_readers
 from ..read.store import ChronoStore
 from .context import ArrayFacts, Context
@@ -56,12 +56,12 @@ def check_history(ctx: Context) -> None:
             _check_document(ctx, reader, copied, doc)
             ctx.arrays[reader.part.path] = ArrayFacts(reader.part.path, doc, tuple(reader.info.shape), reader.part.shard_shape, reader.part.chunk_shape)
             _check_shard_bytes(ctx, layout, reader.part, store)
-            _check_values(ctx, store, reader, copied, ctx.history_sample)
+            _check_values(ctx, store, reader, ctx.history_sample)
     finally:
         store.close()
 
 
-def _check_document(ctx: Context, reader: HistoryReader, copied: ArrayInfo, doc: Mapping[str, object]) -> None:
+def _check_document(ctx: Context, reader: HistoryReader, copied: ArrayDocument, doc: Mapping[str, object]) -> None:
     """Dims and _ARRAY_DIMENSIONS of the level-0 array it copies (spec 2.2); its codecs: level
     0's, or from version 1.2 the data history's own (docs/format-history.md)."""
     key = f"{reader.part.path}/zarr.json"
@@ -112,7 +112,7 @@ def _check_shard_bytes(ctx: Context, layout: HistoryLayout, part: HistoryPart, s
             ctx.report.fail(SECTION, where, f"is {listed[shard]}, the shard is {existing[shard]} bytes")
 
 
-def _check_values(ctx: Context, store: ChronoStore, reader: HistoryReader, copied: ArrayInfo, sample: int | None) -> None:
+def _check_values(ctx: Context, store: ChronoStore, reader: HistoryReader, sample: int | None) -> None:
     """Each inner chunk equals level 0's true values, or its mask for the mask copy (and fill past
     n_time); a difference names the shard key and the inner chunk."""
     layout, level0 = reader.layout, store.meta.levels[0]
@@ -127,7 +127,7 @@ def _check_values(ctx: Context, store: ChronoStore, reader: HistoryReader, copie
         top, left = r * layout.shard, c * layout.shard
         # Level 0's chunks under the shard are read whole whatever part of it is compared.
         region = slice(top, min(top + layout.shard, level0.height)), slice(left, min(left + layout.shard, level0.width))
-        truth = store._gather(level0, copied, steps, *region)
+        truth = store.read_region("mask" if reader.part.is_mask else "data", steps, *region)
         for position in positions:
             rows, cols = layout.inner_window(position)
             expected = truth[..., rows, cols]
@@ -135,7 +135,7 @@ def _check_values(ctx: Context, store: ChronoStore, reader: HistoryReader, copie
                 continue  # an inner chunk wholly past the array's edge holds nothing of level 0
             got = reader.inner_chunk(tb, r, c, position)
             where = f"{reader.part.shard_key(tb, r, c)} inner chunk {divmod(position, layout.per_side)}"
-            _compare(ctx, where, got, expected, reader.info.fill_value, len(steps))
+            _compare(ctx, where, got, expected, reader.info.fill, len(steps))
 
 
 def _compare(ctx: Context, where: str, got: np.ndarray, expected: np.ndarray, fill: object, n: int) -> None:

@@ -56,9 +56,9 @@ def info(store: str | os.PathLike[str] | ObjectStore) -> dict[str, Any]:
             ],
             "layout": {
                 "chunk_size": level0.chunk_size,
-                "sharded": level0.data.sharded,
-                "shard_time": level0.data.shard_shape[0] if level0.data.shard_shape else None,
-                "codec": level0.data.codec.name if level0.data.codec else None,
+                "sharded": level0.data_array.sharded,
+                "shard_time": level0.data_array.shard_shape[0] if level0.data_array.shard_shape else None,
+                "codec": level0.data_array.codec.name if level0.data_array.codec else None,
             },
             "mask": meta.mask_variable is not None,
             "coverage": meta.coverage_variable is not None,

@@ -11,10 +11,11 @@ from collections.abc import Callable, Iterator, Mapping
 import numpy as np
 
 from ..errors import StoreError
-from ..format.geometry import cell_indices, is_decimal_index, key_indices, object_key, parse_shard_id
+from ..format.array_doc import ArrayDocument, object_key
+from ..format.geometry import cell_indices, is_decimal_index, key_indices, parse_shard_id
 from ..format.metadata import GRID_MAPPING
 from ..format.shard_index import EMPTY
-from ..read.arrays import ArrayInfo, parse_array, parse_shard_index
+from ..read.arrays import parse_shard_index
 from .context import ArrayFacts, Context
 
 IGNORED_PREFIX = ".chronozarr"
@@ -151,9 +152,8 @@ def _check_shards(ctx: Context, existing: dict[str, int] | None) -> None:
         for key in sorted(k for k in sizes if _node(k) in data_nodes and k not in listed):
             ctx.report.fail("7.3", key, "exists but is not listed in shard_bytes (it must list exactly the existing data shards)")
     for facts in sharded:
-        try:
-            info = parse_array(facts.node, facts.doc)
-        except StoreError:
+        info = facts.parsed
+        if info is None:
             continue
         keys = [k for k in sizes if _node(k) == facts.node]
         if existing is None and listed is not None and facts.node in data_nodes:
@@ -192,7 +192,7 @@ def _node(key: str) -> str:
     return found[0] if found is not None else key
 
 
-def _check_index(ctx: Context, info: ArrayInfo, key: str, length: int) -> None:
+def _check_index(ctx: Context, info: ArrayDocument, key: str, length: int) -> None:
     """The shard index passes crc32c and bounds; entries past n_time are empty (7.2)."""
     n = info.index_nbytes
     if length < n:

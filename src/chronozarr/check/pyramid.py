@@ -68,7 +68,7 @@ def _sample(ctx: Context, store: ChronoStore) -> None:
         for t in sample_times(len(meta.times), anchors):
             for r, c in sample_cells(rows, cols):
                 ys, xs = level.cell_slice(r, c)
-                src = below.geometry.parent_window(ys, xs)
+                src = below.parent_window(ys, xs)
                 data = store.read(t, below.index, window=src)
                 mask = store.read_mask(t, below.index, window=src)
                 expected = block_mean(data, validity(data, mask, nodata), nodata)

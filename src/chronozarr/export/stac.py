@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..format.geometry import LevelGeometry, size_text
+from ..format.geometry import Level, size_text
 from ..format.times import iso_list
 from ..read.store import ChronoStore, open_store
 from .files import check_targets, replacing
@@ -84,7 +84,7 @@ def describe(source: ChronoStore, name: str, item_id: str, href: str, license_id
         raise StoreError("the store declares no CRS, so it cannot be placed on a map; STAC needs a WGS84 footprint")
     level = source.levels[0]
     _, _, height, width = level.shape
-    native = LevelGeometry(0, height, width, level.chunk_size, level.transform).bbox()
+    native = Level(0, height, width, level.chunk_size, level.transform).bbox()
     bbox, geometry = wgs84_footprint(source.crs, native)
     times = iso_list(source.times.astype(np.int64))
     cube = {"cube:dimensions": _dimensions(source, native, times), "cube:variables": _variables(source)}

@@ -2,27 +2,75 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
+
+from .array_doc import ArrayDocument, object_key
 
 Transform = tuple[float, float, float, float, float, float]
 
 
 @dataclass(frozen=True)
-class LevelGeometry:
-    """Shape and georeferencing of one pyramid level."""
+class Level:
+    """One pyramid level: its shape and georeferencing, and, when read from a store, its array
+    documents and the resolution the store states (which the writer makes |a|; a reader shows
+    what the store says)."""
 
     index: int
     height: int
     width: int
     chunk_size: int
     transform: Transform
+    stated_resolution: float | None = field(default=None, compare=False)
+    data: ArrayDocument | None = field(default=None, compare=False)
+    mask: ArrayDocument | None = field(default=None, compare=False)
+    coverage: ArrayDocument | None = field(default=None, compare=False)
+
+    @classmethod
+    def of_arrays(
+        cls, index: int, transform: Transform, resolution: float, data: ArrayDocument, mask: ArrayDocument | None, coverage: ArrayDocument | None
+    ) -> Level:
+        """A level as a store holds it: its size and chunk size are its (time, band, y, x) data array's."""
+        _, _, height, width = data.shape
+        return cls(index, height, width, data.chunk_shape[2], transform, resolution, data, mask, coverage)
 
     @property
     def path(self) -> str:
         return str(self.index)
+
+    @property
+    def data_array(self) -> ArrayDocument:
+        """The data array's document, for a level read from a store."""
+        assert self.data is not None, "a level built by the writer has no array documents"
+        return self.data
+
+    def array(self, role: str) -> ArrayDocument | None:
+        """The "data", "mask" or "coverage" array's document (None when the store has none); a
+        KeyError for any other name."""
+        if role not in ("data", "mask", "coverage"):
+            raise KeyError(f"a level's arrays are data, mask and coverage, not {role!r}")
+        return {"data": self.data, "mask": self.mask, "coverage": self.coverage}[role]
+
+    @property
+    def shape(self) -> tuple[int, int, int, int]:
+        """(n_time, n_band, height, width) of a level read from a store."""
+        return self.data_array.shape  # type: ignore[return-value]  # the reader refuses a data array that is not 4-D
+
+    @property
+    def sharded(self) -> bool:
+        return self.data_array.sharded
+
+    @property
+    def grid_rows(self) -> int:
+        """Rows of cells (JS `gridRows`)."""
+        return self.rows
+
+    @property
+    def grid_cols(self) -> int:
+        """Columns of cells (JS `gridCols`)."""
+        return self.cols
 
     @property
     def rows(self) -> int:
@@ -39,7 +87,7 @@ class LevelGeometry:
 
     @property
     def resolution(self) -> float:
-        return abs(self.transform[0])
+        return abs(self.transform[0]) if self.stated_resolution is None else self.stated_resolution
 
     def cells(self) -> list[tuple[int, int]]:
         """Every (row, col) of the cell grid in row-major order."""
@@ -122,14 +170,14 @@ def next_level_extent(height: int, width: int) -> tuple[int, int]:
 
 def pyramid_levels(
     height: int, width: int, chunk_size: int, transform: Transform, max_levels: int | None = None
-) -> list[LevelGeometry]:
+) -> list[Level]:
     """Levels 0..K, halving (ceil) until the first 1 x 1 cell grid (spec 6)."""
     if chunk_size <= 0 or chunk_size % 2:
         raise ValueError(f"chunk size must be a positive even number, got {chunk_size}")
-    levels: list[LevelGeometry] = []
+    levels: list[Level] = []
     h, w, k = height, width, 0
     while True:
-        level = LevelGeometry(k, h, w, chunk_size, level_transform(transform, k))
+        level = Level(k, h, w, chunk_size, level_transform(transform, k))
         levels.append(level)
         if level.grid == (1, 1) or (max_levels is not None and len(levels) >= max_levels):
             return levels
@@ -139,12 +187,6 @@ def pyramid_levels(
 def time_shard(t: int, shard_time: int) -> tuple[int, int]:
     """(time shard index, inner position) of timestep t (spec 7.1)."""
     return divmod(t, shard_time)
-
-
-def object_key(array_path: str, indices: Iterable[int | str]) -> str:
-    """Key of the chunk or shard at grid `indices` of an array: the default Zarr v3 key encoding
-    with "/" (spec 2), `{array}/c/{i}/{j}/...`."""
-    return f"{array_path}/c/" + "/".join(map(str, indices))
 
 
 def cell_indices(t_index: int, row: int, col: int, has_band: bool) -> tuple[int, ...]:
@@ -198,20 +240,20 @@ class Block:
     col: int
     span: int
 
-    def _span_at(self, level: LevelGeometry) -> int:
+    def _span_at(self, level: Level) -> int:
         up = level.index - self.base
         if up < 0 or self.span % (2**up):
             raise ValueError(f"level {level.index} is not within {self.span} cells of base level {self.base}")
         return self.span >> up
 
-    def cells(self, level: LevelGeometry) -> list[tuple[int, int]]:
+    def cells(self, level: Level) -> list[tuple[int, int]]:
         """The cells of `level` inside the block, row-major."""
         span = self._span_at(level)
         rows = range(self.row * span, min((self.row + 1) * span, level.rows))
         cols = range(self.col * span, min((self.col + 1) * span, level.cols))
         return [(r, c) for r in rows for c in cols]
 
-    def window(self, level: LevelGeometry) -> tuple[slice, slice]:
+    def window(self, level: Level) -> tuple[slice, slice]:
         """The pixel rows and columns of `level` inside the block, cropped to the level."""
         size = self._span_at(level) * level.chunk_size
         return (
@@ -219,14 +261,14 @@ class Block:
             slice(self.col * size, min((self.col + 1) * size, level.width)),
         )
 
-    def cell_window(self, level: LevelGeometry, row: int, col: int) -> tuple[slice, slice]:
+    def cell_window(self, level: Level, row: int, col: int) -> tuple[slice, slice]:
         """A cell's pixels relative to the block's window at `level` (the slice of a block plane)."""
         rows, cols = level.cell_slice(row, col)
         top, left = (s.start for s in self.window(level))
         return slice(rows.start - top, rows.stop - top), slice(cols.start - left, cols.stop - left)
 
 
-def blocks(level: LevelGeometry, span: int) -> list[Block]:
+def blocks(level: Level, span: int) -> list[Block]:
     """The blocks of `span` x `span` cells tiling `level`, row-major."""
     if span < 1 or span & (span - 1):
         raise ValueError(f"a block spans a power of two of cells, got {span}")

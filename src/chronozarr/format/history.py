@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import HistoryError
+from .array_doc import ArrayDocument, object_key
 from .codecs import BITSHUFFLE, CodecSpec
-from .geometry import chunk_grid, object_key, parse_shard_id, shard_id
+from .geometry import chunk_grid, parse_shard_id, shard_id
 from .shard_index import index_nbytes
 
 HISTORY_VERSION = "1.2"
@@ -260,7 +261,7 @@ class HistoryLayout:
         return cls(cap, chunk[1], chunk[2], shard[2], _shard_bytes(value.get("shard_bytes"), "shard_bytes"), version, mask_shard_bytes=_mask(value))
 
     def problems(
-        self, level0: HistoryArray, array: HistoryArray, mask0: HistoryArray | None = None, mask_array: HistoryArray | None = None
+        self, level0: ArrayDocument, array: ArrayDocument, mask0: ArrayDocument | None = None, mask_array: ArrayDocument | None = None
     ) -> list[tuple[str, str]]:
         """(field, rule broken) of every disagreement between this declaration, the history arrays'
         documents (data, and the mask copy when declared) and level 0's data and mask arrays;
@@ -283,7 +284,7 @@ class HistoryLayout:
         return out
 
 
-def _array_problems(part: HistoryPart, level0: HistoryArray, array: HistoryArray, dtype_field: str) -> list[tuple[str, str]]:
+def _array_problems(part: HistoryPart, level0: ArrayDocument, array: ArrayDocument, dtype_field: str) -> list[tuple[str, str]]:
     """One history array's document against level 0's array it copies and the declaration."""
     out: list[tuple[str, str]] = []
     name_of = f"the {part.path} array's"
@@ -295,25 +296,12 @@ def _array_problems(part: HistoryPart, level0: HistoryArray, array: HistoryArray
         if found != expected:
             where = "level 0's shape" if name == "shape" else "the declaration's"
             out.append((name, f"{name_of} {name} {list(found)} is not {where} {list(expected)}"))
-    if array.dtype != level0.dtype or not _same_value(array.fill_value, level0.fill_value):
-        mine, theirs = f"{array.dtype} with fill {array.fill_value!r}", f"{level0.dtype} with fill {level0.fill_value!r}"
+    if array.data_type != level0.data_type or not _same_value(array.fill, level0.fill):
+        mine, theirs = f"{array.data_type} with fill {array.fill!r}", f"{level0.data_type} with fill {level0.fill!r}"
         out.append((dtype_field, f"the {part.path} array is {mine}; level 0 is {theirs}"))
     if not array.index_at_end:
         out.append(("shard_shape", f"{name_of} shard index must be at the end"))
     return out
-
-
-@dataclass(frozen=True)
-class HistoryArray:
-    """What `problems` compares of an array document (the history array's, or level 0's data
-    array's), as the reader or the validator parsed it."""
-
-    shape: Sequence[int]
-    dtype: str
-    fill_value: Any
-    chunk_shape: Sequence[int]
-    shard_shape: Sequence[int] | None = None
-    index_at_end: bool = True
 
 
 def _same_value(a: Any, b: Any) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .geometry import Level
 from .temporal import ENCODINGS, NONE, STAR_DELTA, references_from_json, references_to_json
 
 SPEC_VERSION = "0.2.0"
@@ -228,6 +229,11 @@ class LevelMirror:
     transform: tuple[float, ...]
     shape: tuple[int, int, int, int]
     grid: tuple[int, int]
+
+    @classmethod
+    def of(cls, level: Level, n_time: int, n_band: int) -> LevelMirror:
+        """The entry the writer records for a level of n_time timesteps of n_band bands."""
+        return cls(level.path, level.resolution, level.transform, (n_time, n_band, level.height, level.width), level.grid)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -1,16 +1,12 @@
-"""Zarr v3 node documents (`zarr.json`) for every object of a store (spec 2, 3, 7), written and read."""
+"""Zarr v3 group documents and the bounded JSON parse of every `zarr.json` (spec 2, 3); array
+documents are format/array_doc.py."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
-from .codecs import CodecSpec, bytes_codec
-
-INDEX_CODECS = [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]
 # A chronozarr document nests about ten deep (root, consolidated copy, sharding codec, ...); one
 # nested far deeper is built to exhaust a parser's stack or a reader's recursion, not to be read.
 MAX_JSON_DEPTH = 64
@@ -32,59 +28,6 @@ def parse_json(raw: bytes) -> Any:
         children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return doc
-
-
-def json_fill(fill: float | int | str, dtype: np.dtype | str) -> Any:
-    """The fill value as the JSON number (or string) Zarr v3 expects for the dtype."""
-    if str(dtype) == "string":
-        return str(fill)
-    kind = np.dtype(dtype).kind
-    return float(fill) if kind == "f" else int(fill)
-
-
-def array_json(
-    *,
-    shape: Sequence[int],
-    dtype: str,
-    chunk_shape: Sequence[int],
-    codec: CodecSpec,
-    dimension_names: Sequence[str],
-    fill_value: float | int | str = 0,
-    attributes: Mapping[str, Any] | None = None,
-    shard_shape: Sequence[int] | None = None,
-) -> dict[str, Any]:
-    """An array document; with shard_shape the chunks sit inside `sharding_indexed` shards."""
-    if dtype == "string":
-        codecs: list[dict[str, Any]] = [{"name": "vlen-utf8", "configuration": {}}, *codec.chain_json(np.dtype("u1"))]
-    else:
-        codecs = [bytes_codec(np.dtype(dtype)), *codec.chain_json(np.dtype(dtype))]
-    grid_shape = list(chunk_shape)
-    if shard_shape is not None:
-        codecs = [
-            {
-                "name": "sharding_indexed",
-                "configuration": {
-                    "chunk_shape": list(chunk_shape),
-                    "codecs": codecs,
-                    "index_codecs": INDEX_CODECS,
-                    "index_location": "end",
-                },
-            }
-        ]
-        grid_shape = list(shard_shape)
-    attrs = {"_ARRAY_DIMENSIONS": list(dimension_names), **(attributes or {})}
-    return {
-        "zarr_format": 3,
-        "node_type": "array",
-        "shape": [int(s) for s in shape],
-        "data_type": dtype,
-        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [int(s) for s in grid_shape]}},
-        "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
-        "fill_value": json_fill(fill_value, dtype),
-        "codecs": codecs,
-        "dimension_names": list(dimension_names),
-        "attributes": attrs,
-    }
 
 
 def group_json(attributes: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..format.geometry import LevelGeometry
+from ..format.array_doc import ArrayDocument
+from ..format.geometry import Level
 from ..format.temporal import reconstruct
-from .arrays import ArrayInfo, fill_chunk
+from .arrays import fill_chunk
 from .cache import ByteLRU
 from .chunks import ChunkFetcher, ChunkRef
-from .metadata import Level
 from .request import allocate
 
 
@@ -32,7 +32,7 @@ class AnchorCache:
 
 
 def assemble(
-    fetcher: ChunkFetcher, level: Level, info: ArrayInfo, steps: list[int], rows: slice, cols: slice, anchors: AnchorCache | None
+    fetcher: ChunkFetcher, level: Level, info: ArrayDocument, steps: list[int], rows: slice, cols: slice, anchors: AnchorCache | None
 ) -> np.ndarray:
     """(len(steps), [band,] h, w) of `info` over the region, from the chunks covering it; with
     `anchors` (the data array of a star-delta store) each delta timestep is reconstructed through
@@ -40,15 +40,14 @@ def assemble(
     banded = len(info.shape) == 4
     lead = (info.shape[1],) if banded else ()
     out = allocate((len(steps), *lead, rows.stop - rows.start, cols.stop - cols.start), info)
-    geometry = level.geometry
-    cells = geometry.cells_under(rows, cols)
+    cells = level.cells_under(rows, cols)
     star = anchors is not None
     position = {t: i for i, t in enumerate(steps)}
     reference = {t: a for t in steps if (a := anchors.reference(t)) is not None} if anchors is not None else {}
     anchor_pieces: dict[tuple[int, int, int], np.ndarray] = {}
     delta_pieces: dict[tuple[int, int, int], np.ndarray] = {}
     lock = threading.Lock()
-    direct = not star and _one_whole_chunk(info, geometry, cells, rows, cols)
+    direct = not star and _one_whole_chunk(info, level, cells, rows, cols)
 
     def into(ref: ChunkRef) -> np.ndarray | None:
         return out[position[ref.t]].reshape(-1).view(np.uint8) if direct else None
@@ -61,11 +60,11 @@ def assemble(
         if chunk is None:
             chunk = fill_chunk(info)
         chunk = chunk[0]
-        cy, cx, oy, ox = geometry.overlap(ref.row, ref.col, rows, cols)
+        cy, cx, oy, ox = level.overlap(ref.row, ref.col, rows, cols)
         key = (ref.t, ref.row, ref.col)
         if anchors is not None and ref.t in anchors.steps:
             chunk = chunk.copy()
-            anchors.cache.put((info.key, *key), chunk)
+            anchors.cache.put((info.path, *key), chunk)
             with lock:
                 anchor_pieces[key] = chunk[..., cy, cx]
         if ref.t in position:
@@ -79,20 +78,20 @@ def assemble(
     if anchors is not None:
         for anchor in set(reference.values()):
             for r, c in cells:
-                cached = anchors.cache.get((info.key, anchor, r, c))
+                cached = anchors.cache.get((info.path, anchor, r, c))
                 if cached is not None:
-                    cy, cx, _, _ = geometry.overlap(r, c, rows, cols)
+                    cy, cx, _, _ = level.overlap(r, c, rows, cols)
                     anchor_pieces[(anchor, r, c)] = cached[..., cy, cx]
                 else:
                     refs.append(ChunkRef(info, anchor, r, c))
     fetcher.fetch(refs, accept, into)
     for (t, r, c), piece in delta_pieces.items():
-        _, _, oy, ox = geometry.overlap(r, c, rows, cols)
+        _, _, oy, ox = level.overlap(r, c, rows, cols)
         out[position[t]][..., oy, ox] = reconstruct(anchor_pieces[(reference[t], r, c)], piece)
     return out
 
 
-def _one_whole_chunk(info: ArrayInfo, geometry: LevelGeometry, cells: list[tuple[int, int]], rows: slice, cols: slice) -> bool:
+def _one_whole_chunk(info: ArrayDocument, geometry: Level, cells: list[tuple[int, int]], rows: slice, cols: slice) -> bool:
     """Whether a window is exactly one uncropped chunk, whose bytes are then each timestep's
     output bytes: a chunk is decoded straight into the output (on a little-endian machine, as
     chunks are stored)."""

@@ -27,13 +27,10 @@ class _StoreArray(BackendArray):
         self.lod = lod
         self.variable = variable
         self.physical = physical
-        level = store.meta.levels[lod]
-        n_time, n_band, height, width = level.shape
-        self.shape = (n_time, n_band, height, width) if variable == "data" else (n_time, height, width)
-        if variable == "data":
-            self.dtype = physical_dtype(store.dtype, store.meta.bands) if physical else store.dtype
-        else:
-            self.dtype = np.dtype(np.uint8)
+        info = store.level(lod).array(variable)
+        assert info is not None  # the backend makes arrays only for the variables the store has
+        self.shape = info.shape
+        self.dtype = physical_dtype(info.dtype, store.meta.bands) if physical else info.dtype
         self.lock = threading.Lock()
 
     def __getitem__(self, key: indexing.ExplicitIndexer) -> np.ndarray:
@@ -50,18 +47,15 @@ class _StoreArray(BackendArray):
         scalar_time = np.ndim(steps) == 0
         steps = np.atleast_1d(steps)
         (rows, y_pick), (cols, x_pick) = _span(y_key, self.shape[-2]), _span(x_key, self.shape[-1])
-        level = self.store.meta.levels[self.lod]
-        info = {"data": level.data, "mask": level.mask, "coverage": level.coverage}[self.variable]
-        assert info is not None  # the backend makes arrays only for the variables the store has
-        if len(steps) == 0:
-            values = np.empty((0, *info.shape[1:-2], rows.stop - rows.start, cols.stop - cols.start), dtype=info.dtype)
-        elif self.variable == "data" and (rows.stop - rows.start, cols.stop - cols.start) == (1, 1):
+        picked = [int(t) for t in steps]
+        if self.variable == "data" and picked and (rows.stop - rows.start, cols.stop - cols.start) == (1, 1):
             # One pixel's history: the history array when the store has one (read_point knows).
-            values = self.store.read_point(rows.start, cols.start, self.lod, [int(t) for t in steps])[:, :, None, None]
+            values = self.store.read_point(rows.start, cols.start, self.lod, picked)[:, :, None, None]
         else:
-            values = self.store._gather(level, info, [int(t) for t in steps], rows, cols)
+            values = self.store.read_region(self.variable, picked, rows, cols, self.lod)
         if self.variable == "data" and self.physical:
-            mask = self.store._gather(level, level.mask, [int(t) for t in steps], rows, cols) if level.mask is not None and len(steps) else None
+            has_mask = self.store.has_mask and picked
+            mask = self.store.read_region("mask", picked, rows, cols, self.lod) if has_mask else None
             values = self.store.physical(values, self.store.validity(values, mask), band_axis=1)
         values = values[..., y_pick, :][..., x_pick]
         if band_key is not None:
@@ -104,7 +98,7 @@ class ChronozarrBackend(BackendEntrypoint):
     ) -> xr.Dataset:
         # storage_options: open_store's source options, e.g. {"endpoint": ..., "region": ...} for s3://
         store = ChronoStore(filename_or_obj, concurrency=concurrency, **dict(storage_options or {}))
-        level = store.meta.levels[store._level(lod).index]
+        level = store.level(lod)
         drop = set(drop_variables or ())
         variables: dict[str, xr.Variable] = {}
         names = ["data"] + [n for n, info in (("mask", level.mask), ("coverage", level.coverage)) if info is not None]

@@ -22,11 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import StoreError
+from ..format.array_doc import ArrayDocument
 from ..format.geometry import cell_key, shard_id, time_shard
 from ..format.shard_index import EMPTY
 from ..store import ObjectStore
 from ..store.deadline import submit
-from .arrays import ArrayInfo, decode_chunk, parse_shard_index
+from .arrays import decode_chunk, parse_shard_index
 from .buffers import ThreadBuffers
 from .cache import ByteLRU
 
@@ -38,7 +39,7 @@ MAX_RUN_BYTES = 8 * 2**20
 class ChunkRef:
     """One stored chunk: the array, the timestep and the cell."""
 
-    info: ArrayInfo
+    info: ArrayDocument
     t: int
     row: int
     col: int
@@ -47,13 +48,13 @@ class ChunkRef:
     def has_band(self) -> bool:
         return len(self.info.shape) == 4
 
-    def object_key(self) -> tuple[str, int]:
+    def stored_at(self) -> tuple[str, int]:
         """(object key, inner position): the chunk's own key, or its shard's key and position."""
         if self.info.shard_shape is None:
             index, position = self.t, 0
         else:
             index, position = time_shard(self.t, self.info.shard_shape[0])
-        return cell_key(self.info.key, index, self.row, self.col, self.has_band), position
+        return cell_key(self.info.path, index, self.row, self.col, self.has_band), position
 
     def shard_id(self) -> str:
         """The shard_bytes entry of the shard holding the chunk (spec 7.3)."""
@@ -135,7 +136,7 @@ class ChunkFetcher:
             raise errors[0]
 
     def _plain(self, ref: ChunkRef, on_chunk: OnChunk, into: Into | None) -> None:
-        key, _ = ref.object_key()
+        key, _ = ref.stored_at()
         get_into = getattr(self.source, "get_into", None)
         if get_into is not None:
             raw: bytes | memoryview | None = get_into(key, functools.partial(self.scratch.raw, "object"))
@@ -153,7 +154,7 @@ class ChunkFetcher:
         """Phase one reads every missing index at once; the tasks returned read the chunk ranges."""
         by_shard: dict[str, list[tuple[int, ChunkRef]]] = defaultdict(list)
         for ref in refs:
-            key, position = ref.object_key()
+            key, position = ref.stored_at()
             by_shard[key].append((position, ref))
         indexes: dict[str, np.ndarray | None] = {}
 
@@ -222,7 +223,7 @@ class ChunkFetcher:
 
     def _listed_length(self, ref: ChunkRef) -> int | None:
         """The shard's byte length from shard_bytes, which covers the data array only (spec 7.3)."""
-        level_path, variable = ref.info.key.split("/")
+        level_path, variable = ref.info.path.split("/")
         level = self.shard_bytes.get(level_path)
         if variable != self.data_variable or not isinstance(level, Mapping):
             return None

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
+from ..format.geometry import Level
 from ..format.times import as_nanoseconds
-from .metadata import Level
 
 
 def level_coords(level: Level, times: np.ndarray, band_names: Sequence[str]) -> dict[str, Any]:
@@ -25,8 +25,8 @@ def level_coords(level: Level, times: np.ndarray, band_names: Sequence[str]) -> 
     return {
         "time": nanoseconds,
         "band": list(band_names),
-        "y": level.geometry.y_centres(),
-        "x": level.geometry.x_centres(),
+        "y": level.y_centres(),
+        "x": level.x_centres(),
     }
 
 

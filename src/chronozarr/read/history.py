@@ -19,12 +19,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from ..format.history import HistoryArray, HistoryLayout, HistoryPart
+from ..format.array_doc import ArrayDocument
+from ..format.history import HistoryLayout, HistoryPart
 from ..format.root_block import RootBlock
 from ..format.shard_index import EMPTY
 from ..store import ObjectStore
 from ..store.deadline import submit
-from .arrays import ArrayInfo, decode_chunk, fill_chunk, parse_array, parse_shard_index
+from .arrays import decode_chunk, fill_chunk, parse_shard_index
 from .cache import ByteLRU
 
 INDEX_BUDGET = 16 * 2**20
@@ -39,17 +40,12 @@ class StoreHistory:
     """A usable history: its declaration and its parsed documents (the mask copy's when declared)."""
 
     layout: HistoryLayout
-    info: ArrayInfo
-    mask_info: ArrayInfo | None = None
-
-
-def as_history_array(info: ArrayInfo) -> HistoryArray:
-    """The fields of an array document the format's history rules compare."""
-    return HistoryArray(info.shape, info.dtype.name, info.fill_value, info.chunk_shape, info.shard_shape, info.index_at_end)
+    info: ArrayDocument
+    mask_info: ArrayDocument | None = None
 
 
 def usable_history(
-    block: RootBlock, node: Callable[[str], Any], level0: ArrayInfo, mask0: ArrayInfo | None = None
+    block: RootBlock, node: Callable[[str], Any], level0: ArrayDocument, mask0: ArrayDocument | None = None
 ) -> tuple[StoreHistory | None, str | None]:
     """(the history, None) when the store declares one a reader can use; (None, why) when it
     declares one it cannot, a broken mask copy included; (None, None) when it declares none."""
@@ -59,20 +55,17 @@ def usable_history(
     if layout is None:
         return None, None
     try:
-        info = parse_array(layout.path, node(layout.path))
+        info = ArrayDocument.from_json(layout.path, node(layout.path))
     except StoreError as exc:
         return None, f"chronozarr.history.path: the history array's document cannot be used: {exc}"
     mask = layout.mask
     mask_info = None
     if mask is not None and mask0 is not None:
         try:
-            mask_info = parse_array(mask.path, node(mask.path))
+            mask_info = ArrayDocument.from_json(mask.path, node(mask.path))
         except StoreError as exc:
             return None, f"chronozarr.history.mask_path: the mask copy's document cannot be used: {exc}"
-    problems = layout.problems(
-        as_history_array(level0), as_history_array(info),
-        as_history_array(mask0) if mask0 is not None else None, as_history_array(mask_info) if mask_info is not None else None,
-    )
+    problems = layout.problems(level0, info, mask0, mask_info)
     if problems:
         field, rule = problems[0]
         return None, f"chronozarr.history.{field}: {rule}"
@@ -96,7 +89,7 @@ class HistoryReader:
     """Pixel histories from one history array (data or mask copy) of one store handle; shard
     indexes are cached for the handle's life."""
 
-    def __init__(self, source: ObjectStore, layout: HistoryLayout, part: HistoryPart, info: ArrayInfo, pool: Executor) -> None:
+    def __init__(self, source: ObjectStore, layout: HistoryLayout, part: HistoryPart, info: ArrayDocument, pool: Executor) -> None:
         self.source, self.layout, self.part, self.info, self.pool = source, layout, part, info, pool
         self.indexes = ByteLRU(INDEX_BUDGET)
         self._missing: set[str] = set()

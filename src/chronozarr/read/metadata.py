@@ -9,90 +9,28 @@ from typing import Any
 import numpy as np
 
 from ..errors import BlockError, StoreError
-from ..format.geometry import LevelGeometry, Transform, next_level_extent, object_key
+from ..format.array_doc import ArrayDocument, object_key
+from ..format.geometry import Level, next_level_extent
 from ..format.metadata import DTYPES, Band, LevelMirror, Temporal
 from ..format.root_block import RootBlock
 from ..format.temporal import STAR_DELTA, schedule_problems, star_delta_allowed
 from ..format.times import from_iso, iso_list
 from ..format.zarrjson import parse_json
 from ..store import CountingStore, ObjectStore, counted
-from .arrays import ArrayInfo, decode_chunk, parse_array
+from .arrays import decode_chunk
 from .history import StoreHistory, usable_history
 
 
 @dataclass(frozen=True)
-class Level:
-    """One pyramid level as the reader uses it: its geometry (format/geometry) from the arrays
-    as found, and the arrays themselves."""
-
-    index: int
-    path: str
-    resolution: float
-    transform: Transform
-    data: ArrayInfo
-    mask: ArrayInfo | None
-    coverage: ArrayInfo | None
-
-    @property
-    def shape(self) -> tuple[int, int, int, int]:
-        return self.data.shape  # type: ignore[return-value]  # load refuses a data array that is not 4-D
-
-    @property
-    def height(self) -> int:
-        return self.data.shape[2]
-
-    @property
-    def width(self) -> int:
-        return self.data.shape[3]
-
-    @property
-    def chunk_size(self) -> int:
-        return self.data.chunk_shape[2]
-
-    @property
-    def sharded(self) -> bool:
-        return self.data.sharded
-
-    @property
-    def geometry(self) -> LevelGeometry:
-        return LevelGeometry(self.index, self.height, self.width, self.chunk_size, self.transform)
-
-    @property
-    def grid(self) -> tuple[int, int]:
-        return self.geometry.grid
-
-    @property
-    def grid_rows(self) -> int:
-        """Rows of cells (JS `gridRows`)."""
-        return self.grid[0]
-
-    @property
-    def grid_cols(self) -> int:
-        """Columns of cells (JS `gridCols`)."""
-        return self.grid[1]
-
-    def cell_slice(self, row: int, col: int) -> tuple[slice, slice]:
-        return self.geometry.cell_slice(row, col)
-
-
-@dataclass(frozen=True)
 class StoreMetadata:
-    """The parsed root and levels of a store."""
+    """The parsed root and levels of a store: the root block as parsed (format/root_block), the
+    levels as found in the arrays, and what is derived from both."""
 
     root: Mapping[str, Any]
     block: RootBlock
-    spec_version: str
-    variable: str
     times: np.ndarray
-    times_iso: tuple[str, ...]
-    bands: tuple[Band, ...]
-    nodata: float | int | None
-    crs: str | None
-    temporal: Temporal
-    mask_variable: str | None
-    coverage_variable: str | None
+    times_iso: tuple[str, ...]  # the block's times, or the time coordinate's for a store without them
     levels: tuple[Level, ...]
-    shard_bytes: Mapping[str, Mapping[str, int]]
     requests_to_open: int
     history: StoreHistory | None = None  # the time-major history array, when declared and usable
     history_problem: str | None = None  # why a declared history array is not used
@@ -103,7 +41,43 @@ class StoreMetadata:
 
     @property
     def dtype(self) -> np.dtype:
-        return self.levels[0].data.dtype
+        return self.levels[0].data_array.dtype
+
+    @property
+    def spec_version(self) -> str:
+        return self.block.spec_version
+
+    @property
+    def variable(self) -> str:
+        return self.block.variable
+
+    @property
+    def bands(self) -> tuple[Band, ...]:
+        return self.block.bands
+
+    @property
+    def nodata(self) -> float | int | None:
+        return self.block.nodata
+
+    @property
+    def crs(self) -> str | None:
+        return self.block.crs
+
+    @property
+    def temporal(self) -> Temporal:
+        return self.block.temporal
+
+    @property
+    def mask_variable(self) -> str | None:
+        return self.block.mask_variable
+
+    @property
+    def coverage_variable(self) -> str | None:
+        return self.block.coverage_variable
+
+    @property
+    def shard_bytes(self) -> Mapping[str, Mapping[str, int]]:
+        return self.block.shard_bytes or {}
 
 
 def read_json(source: ObjectStore, key: str) -> Any | None:
@@ -171,16 +145,16 @@ def _load(source: CountingStore, root: Mapping[str, Any], raw: Mapping[str, Any]
             transform, resolution = tuple(float(v) for v in attrs["transform"]), float(attrs["resolution"])
         if len(transform) != 6:
             raise StoreError(f"level {path} transform must have 6 numbers, got {list(transform)}")
-        data = parse_array(f"{path}/{variable}", node(f"{path}/{variable}"))
+        data = ArrayDocument.from_json(f"{path}/{variable}", node(f"{path}/{variable}"))
         if data.dtype.name not in DTYPES or len(data.shape) != 4:
             raise StoreError(f"{path}/{variable}: unsupported data array (data_type {data.dtype}, {len(data.shape)} dims)")
-        mask = parse_array(f"{path}/{mask_variable}", node(f"{path}/{mask_variable}")) if mask_variable else None
-        coverage = parse_array(f"{path}/{coverage_variable}", node(f"{path}/{coverage_variable}")) if coverage_variable else None
-        _check_chunking(data, mask, coverage, levels[0].data if levels else data)
-        levels.append(Level(i, path, resolution, transform, data, mask, coverage))
+        mask = ArrayDocument.from_json(f"{path}/{mask_variable}", node(f"{path}/{mask_variable}")) if mask_variable else None
+        coverage = ArrayDocument.from_json(f"{path}/{coverage_variable}", node(f"{path}/{coverage_variable}")) if coverage_variable else None
+        _check_chunking(data, mask, coverage, levels[0].data_array if levels else data)
+        levels.append(Level.of_arrays(i, transform, resolution, data, mask, coverage))
         _check_level_shape(levels, mirrors)
-    if temporal.encoding == STAR_DELTA and not star_delta_allowed(levels[0].data.dtype.name):
-        raise StoreError(f"star-delta store with data_type {levels[0].data.dtype}: star-delta is uint8/uint16 only")
+    if temporal.encoding == STAR_DELTA and not star_delta_allowed(levels[0].data_array.dtype.name):
+        raise StoreError(f"star-delta store with data_type {levels[0].data_array.dtype}: star-delta is uint8/uint16 only")
     if block.times is not None:
         times, times_iso = from_iso(block.times), block.times
     else:
@@ -193,29 +167,20 @@ def _load(source: CountingStore, root: Mapping[str, Any], raw: Mapping[str, Any]
     _check_schedule(temporal, n_time)
     if len(bands) != n_band:
         raise StoreError(f"chronozarr.bands lists {len(bands)} bands but the data array has {n_band}")
-    history, history_problem = usable_history(block, node, levels[0].data, levels[0].mask)
+    history, history_problem = usable_history(block, node, levels[0].data_array, levels[0].mask)
     return StoreMetadata(
         root=root,
         block=block,
-        spec_version=block.spec_version,
-        variable=variable,
         times=times,
         times_iso=times_iso,
-        bands=bands,
-        nodata=block.nodata,
-        crs=block.crs,
-        temporal=temporal,
-        mask_variable=mask_variable,
-        coverage_variable=coverage_variable,
         levels=tuple(levels),
-        shard_bytes=block.shard_bytes or {},
         requests_to_open=source.stats.requests + source.stats.missing - before,
         history=history,
         history_problem=history_problem,
     )
 
 
-def _check_chunking(data: ArrayInfo, mask: ArrayInfo | None, coverage: ArrayInfo | None, level0: ArrayInfo) -> None:
+def _check_chunking(data: ArrayDocument, mask: ArrayDocument | None, coverage: ArrayDocument | None, level0: ArrayDocument) -> None:
     """The chunk layout of spec 2.1, 2.4 and 7.1, which every chunk key and cell slice relies on.
 
     A store chunked otherwise would read as the wrong pixels, bands or timesteps, so it is refused
@@ -224,11 +189,11 @@ def _check_chunking(data: ArrayInfo, mask: ArrayInfo | None, coverage: ArrayInfo
     n_time, n_band = data.shape[:2]
     cs = data.chunk_shape[2]
     if data.shape[:2] != level0.shape[:2]:
-        raise StoreError(f"{data.key}: shape {list(data.shape)} has n_time, n_band {list(data.shape[:2])}; level 0 has {list(level0.shape[:2])}")
+        raise StoreError(f"{data.path}: shape {list(data.shape)} has n_time, n_band {list(data.shape[:2])}; level 0 has {list(level0.shape[:2])}")
     _expect_chunks(data, (1, n_band, cs, cs), "2.1", "[1, n_band, cs, cs]")
     for plane in (p for p in (mask, coverage) if p is not None):
         if plane.shape != (n_time, *data.shape[2:]):
-            raise StoreError(f"{plane.key}: shape {list(plane.shape)} must be [n_time, H, W] = {[n_time, *data.shape[2:]]} (spec 2.4)")
+            raise StoreError(f"{plane.path}: shape {list(plane.shape)} must be [n_time, H, W] = {[n_time, *data.shape[2:]]} (spec 2.4)")
         _expect_chunks(plane, (1, cs, cs), "2.4", "[1, cs, cs] with the data array's cs")
 
 
@@ -238,31 +203,31 @@ def _check_level_shape(levels: list[Level], mirrors: tuple[LevelMirror, ...] | N
     level = levels[-1]
     fix = "the array document or chronozarr.levels is damaged; restore it from the store's writer or re-encode"
     if 0 in level.shape:
-        raise StoreError(f"{level.data.key}: shape {list(level.shape)} holds no pixels (spec 2.1): {fix}")
+        raise StoreError(f"{level.data_array.path}: shape {list(level.shape)} holds no pixels (spec 2.1): {fix}")
     mirror = mirrors[level.index] if mirrors else None
     if mirror is not None and (tuple(mirror.shape) != level.shape or tuple(mirror.grid) != level.grid):
         raise StoreError(
-            f"{level.data.key}: shape {list(level.shape)} disagrees with chronozarr.levels[{level.index}] "
+            f"{level.data_array.path}: shape {list(level.shape)} disagrees with chronozarr.levels[{level.index}] "
             f"(shape {list(mirror.shape)}, grid {list(mirror.grid)}; spec 3.7): {fix}"
         )
     below = levels[-2] if len(levels) > 1 else None
     if below is not None and (level.height, level.width) != next_level_extent(below.height, below.width):
         expected = next_level_extent(below.height, below.width)
         raise StoreError(
-            f"{level.data.key}: level {level.index} is {level.height} x {level.width} pixels, level {below.index} "
+            f"{level.data_array.path}: level {level.index} is {level.height} x {level.width} pixels, level {below.index} "
             f"{below.height} x {below.width}; it must be ceil(H/2) x ceil(W/2) = {expected[0]} x {expected[1]} (spec 6): {fix}"
         )
 
 
-def _expect_chunks(info: ArrayInfo, inner: tuple[int, ...], section: str, rule: str) -> None:
+def _expect_chunks(info: ArrayDocument, inner: tuple[int, ...], section: str, rule: str) -> None:
     if info.chunk_shape != inner:
         raise StoreError(
-            f"{info.key}: chunk shape {list(info.chunk_shape)} is not {rule} = {list(inner)} (spec {section}); "
+            f"{info.path}: chunk shape {list(info.chunk_shape)} is not {rule} = {list(inner)} (spec {section}); "
             "this reader cannot place its chunks"
         )
     if info.shard_shape is not None and info.shard_shape[1:] != inner[1:]:
         raise StoreError(
-            f"{info.key}: shard shape {list(info.shard_shape)} must be [shard_time, {', '.join(map(str, inner[1:]))}] "
+            f"{info.path}: shard shape {list(info.shard_shape)} must be [shard_time, {', '.join(map(str, inner[1:]))}] "
             "(spec 7.1): one shard holds one cell"
         )
 
@@ -290,7 +255,7 @@ def _consolidated(root: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 def _time_array(source: ObjectStore, node: Any, level_path: str) -> np.ndarray:
     """Timestamps from the time coordinate, for stores without the times mirror."""
-    info = parse_array(f"{level_path}/time", node(f"{level_path}/time"))
+    info = ArrayDocument.from_json(f"{level_path}/time", node(f"{level_path}/time"))
     key = object_key(f"{level_path}/time", (0,))
     raw = source.get(key)
     if raw is None:

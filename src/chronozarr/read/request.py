@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import StoreError
-from .arrays import ArrayInfo
-from .metadata import Level
+from ..format.array_doc import ArrayDocument
+from ..format.geometry import Level
 
 Window = tuple[slice, slice]
 
@@ -38,13 +38,13 @@ def request_window(level: Level, window: Any) -> Window:
     return rows, cols
 
 
-def allocate(shape: tuple[int, ...], info: ArrayInfo) -> np.ndarray:
+def allocate(shape: tuple[int, ...], info: ArrayDocument) -> np.ndarray:
     """The output of a read; our error, naming the array, when it cannot be allocated."""
     try:
         return np.empty(shape, dtype=info.dtype)
     except (MemoryError, ValueError):
         nbytes = int(np.prod(shape, dtype=object)) * info.dtype.itemsize
         raise StoreError(
-            f"{info.key}: a read of shape {list(shape)} needs {nbytes} bytes, which cannot be allocated; "
+            f"{info.path}: a read of shape {list(shape)} needs {nbytes} bytes, which cannot be allocated; "
             "read a window, fewer timesteps or a coarser level"
         ) from None

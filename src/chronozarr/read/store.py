@@ -10,18 +10,19 @@ import numpy as np
 import xarray as xr
 
 from ..errors import StoreError
+from ..format.array_doc import ArrayDocument
+from ..format.geometry import Level
 from ..format.metadata import Band, Temporal
 from ..format.temporal import STAR_DELTA
 from ..store import ObjectStore, RequestStats, counted, is_remote, not_a_directory, open_object_store
 from ..store.deadline import call_deadline
-from .arrays import ArrayInfo
 from .assemble import AnchorCache, assemble
 from .attributes import StoreAttrs
 from .cache import ByteLRU
 from .chunks import ChunkFetcher
 from .coordinates import level_attrs, level_coords
 from .history import HistoryReader, history_readers, warn_unusable
-from .metadata import Level, StoreMetadata, load
+from .metadata import StoreMetadata, load
 from .physical import physical_values, validity
 from .request import check_cell, request_window
 
@@ -140,6 +141,12 @@ class ChronoStore:
     def levels(self) -> list[Level]:
         return list(self.meta.levels)
 
+    def level(self, lod: int) -> Level:
+        """Level `lod`, with its array documents; an IndexError naming the levels there are."""
+        if not isinstance(lod, (int, np.integer)) or not 0 <= lod < len(self.meta.levels):
+            raise IndexError(f"level {lod!r} does not exist; the store has levels 0..{len(self.meta.levels) - 1}")
+        return self.meta.levels[int(lod)]
+
     def level_for_resolution(self, resolution: float) -> int:
         """The coarsest level whose resolution does not exceed the one asked for (spec 10.3)."""
         fitting = [level.index for level in self.meta.levels if level.resolution <= resolution]
@@ -156,27 +163,44 @@ class ChronoStore:
 
     def read(self, t: int, lod: int = 0, bands: Sequence[int | str] | None = None, window: Any = None) -> np.ndarray:
         """Stored values (band, y, x) of timestep t at a level, whole or within a window."""
-        level = self._level(lod)
+        level = self.level(lod)
         rows, cols = request_window(level, window)
-        values = self._gather(level, level.data, [self._t(t)], rows, cols)[0]
+        values = self._gather(level, level.data_array, [self._t(t)], rows, cols)[0]
         return values[self._band_indices(bands)] if bands is not None else values
+
+    def read_region(self, array: str, steps: Sequence[int], rows: slice, cols: slice, lod: int = 0) -> np.ndarray:
+        """Stored values (len(steps), [band,] y, x) of a level's "data", "mask" or "coverage" array
+        over the pixel slices rows x cols, star-delta reconstructed: the region read the xarray
+        engine and the validator use; a KeyError when the store has no such array."""
+        level = self.level(lod)
+        info = level.array(array)
+        if info is None:
+            raise KeyError(f"the store has no {array} array")
+        for name, span, size in (("rows", rows, level.height), ("cols", cols, level.width)):
+            ends = (span.start, span.stop)
+            if span.step not in (None, 1) or not all(isinstance(v, (int, np.integer)) for v in ends) or not 0 <= ends[0] <= ends[1] <= size:
+                raise IndexError(f"{name} {span} are not pixels of level {level.index} ({level.height} x {level.width})")
+        picked = self._times(steps)
+        if not picked:
+            return np.empty((0, *info.shape[1:-2], rows.stop - rows.start, cols.stop - cols.start), dtype=info.dtype)
+        return self._gather(level, info, picked, rows, cols)
 
     def read_cell(self, t: int, row: int, col: int, lod: int = 0) -> np.ndarray:
         """Stored values (band, y, x) of one cell, cropped to the array."""
-        level = self._level(lod)
+        level = self.level(lod)
         check_cell(level, row, col)
-        return self._gather(level, level.data, [self._t(t)], *level.cell_slice(row, col))[0]
+        return self._gather(level, level.data_array, [self._t(t)], *level.cell_slice(row, col))[0]
 
     def read_mask(self, t: int, lod: int = 0, window: Any = None) -> np.ndarray | None:
         """Mask (y, x) of timestep t (1 valid, 0 invalid), or None when the store has none."""
-        level = self._level(lod)
+        level = self.level(lod)
         if level.mask is None:
             return None
         return self._gather(level, level.mask, [self._t(t)], *request_window(level, window))[0]
 
     def read_coverage(self, t: int, lod: int = 0, window: Any = None) -> np.ndarray | None:
         """Coverage (y, x) of timestep t (valid observations), or None when the store has none."""
-        level = self._level(lod)
+        level = self.level(lod)
         if level.coverage is None:
             return None
         return self._gather(level, level.coverage, [self._t(t)], *request_window(level, window))[0]
@@ -184,13 +208,13 @@ class ChronoStore:
     def read_point(self, row: int, col: int, lod: int = 0, times: Sequence[int] | None = None) -> np.ndarray:
         """The (time, band) history of one pixel; at level 0 from the history array when the store
         has one (one index read per time block, cached, and one range read per block)."""
-        level = self._level(lod)
+        level = self.level(lod)
         self._check_pixel(level, row, col)
         steps = self._times(times)
         if self.history is not None and level.index == 0:
             with call_deadline(self.deadline):
                 return self.history.point(int(row), int(col), steps)
-        return self._gather(level, level.data, steps, slice(row, row + 1), slice(col, col + 1))[:, :, 0, 0]
+        return self._gather(level, level.data_array, steps, slice(row, row + 1), slice(col, col + 1))[:, :, 0, 0]
 
     def read_pixel(self, t: int, row: int, col: int, lod: int = 0) -> np.ndarray:
         """The bands (band,) of one pixel at timestep t: read_cell's order, JS readPixel(lod, row, col, t)."""
@@ -199,7 +223,7 @@ class ChronoStore:
     def read_point_mask(self, row: int, col: int, lod: int = 0, times: Sequence[int] | None = None) -> np.ndarray | None:
         """The mask history (time,) of one pixel, or None without a mask; at level 0 from the
         history's mask copy when the store has one (the same two reads as read_point's)."""
-        level = self._level(lod)
+        level = self.level(lod)
         if level.mask is None:
             return None
         self._check_pixel(level, row, col)
@@ -220,11 +244,11 @@ class ChronoStore:
     def to_xarray(self, lod: int = 0, times: Sequence[int] | None = None, physical: bool = False) -> xr.DataArray:
         """A level in memory as a (time, band, y, x) DataArray with coordinates; a store with a mask
         adds it as the (time, y, x) coordinate `mask` (1 valid), as the water-mask guide uses it."""
-        level = self._level(lod)
+        level = self.level(lod)
         steps = self._times(times)
         coords: dict[str, Any] = self.coords(lod, steps)  # before the read: a time axis xarray cannot hold fails fast
         whole = (slice(0, level.height), slice(0, level.width))
-        values = self._gather(level, level.data, steps, *whole)
+        values = self._gather(level, level.data_array, steps, *whole)
         mask = None if level.mask is None else self._gather(level, level.mask, steps, *whole)
         if mask is not None:
             coords["mask"] = (("time", "y", "x"), mask)
@@ -234,11 +258,11 @@ class ChronoStore:
 
     def coords(self, lod: int, steps: Sequence[int] | None = None) -> dict[str, Any]:
         """time, band, y and x coordinate values of a level."""
-        return level_coords(self._level(lod), self.meta.times if steps is None else self.meta.times[list(steps)], self.band_names)
+        return level_coords(self.level(lod), self.meta.times if steps is None else self.meta.times[list(steps)], self.band_names)
 
     def level_attrs(self, lod: int) -> dict[str, Any]:
         """The attributes xarray gives a level: transform, resolution, crs and nodata."""
-        return level_attrs(self._level(lod), self.crs, self.nodata)
+        return level_attrs(self.level(lod), self.crs, self.nodata)
 
     def close(self) -> None:
         self.fetcher.close()
@@ -251,11 +275,6 @@ class ChronoStore:
         self.close()
 
     # -- internals ---------------------------------------------------------------------------
-
-    def _level(self, lod: int) -> Level:
-        if not isinstance(lod, (int, np.integer)) or not 0 <= lod < len(self.meta.levels):
-            raise IndexError(f"level {lod!r} does not exist; the store has levels 0..{len(self.meta.levels) - 1}")
-        return self.meta.levels[int(lod)]
 
     @staticmethod
     def _check_pixel(level: Level, row: int, col: int) -> None:
@@ -283,7 +302,7 @@ class ChronoStore:
                 out.append(int(b))
         return out
 
-    def _gather(self, level: Level, info: ArrayInfo, steps: list[int], rows: slice, cols: slice) -> np.ndarray:
+    def _gather(self, level: Level, info: ArrayDocument, steps: list[int], rows: slice, cols: slice) -> np.ndarray:
         """Assemble (len(steps), [band,] h, w) from the chunks covering the region, reconstructing
         star-delta timesteps of the data array through their recorded anchor; every read goes
         through here, so every read's requests share one deadline."""

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from ..format.array_doc import object_key
 from ..format.codecs import CodecSpec
-from ..format.geometry import object_key
 from ..format.metadata import Band
 from ..format.root_block import VOLATILITY_PATH
 from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, volatility_value
@@ -349,7 +349,7 @@ def _dry_run(store: ExistingStore, plan: Plan, series: Series, started: float) -
     for level in plan.levels:
         for name in [plan.variable, *plan.plane_variables]:
             for row, col in level.cells():
-                keys.update(plan.object_key(level, name, t, row, col) for t in range(old_n, plan.n_time))
+                keys.update(plan.timestep_key(level, name, t, row, col) for t in range(old_n, plan.n_time))
             keys.add(f"{level.path}/{name}/zarr.json")
         keys.update({f"{level.path}/time/zarr.json", object_key(f"{level.path}/time", (0,))})
     keys.update({object_key(store.block.volatility_path or VOLATILITY_PATH, (0, 0)), "zarr.json"})

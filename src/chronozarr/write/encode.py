@@ -23,13 +23,13 @@ from .claim import claim, discard_claim, sample_scratch
 from .crashpoints import crash_points
 from .distributed import active_client
 from .history import history_tasks, write_history
-from .layout import chronozarr_block, history_nodes, level_nodes, root_attributes, volatility_node, write_metadata
+from .layout import build_root_block, history_nodes, level_nodes, root_attributes, volatility_node, write_metadata
 from .objects import ObjectCounter, ObjectWriter
 from .output import Output, open_output
 from .phases import write_phases
 from .plan import Plan, Schedule
 from .preview import EncodePreview
-from .resume import Journal, RunRecord, input_digest
+from .resume import ResumeLog, RunRecord, input_digest
 from .series import Series, prepare
 from .units import check_span, default_span
 from .walk import WriteResult
@@ -120,7 +120,7 @@ def encode(
     if dry_run:
         return EncodePreview.of(plan, series, band_objects)
     record = RunRecord(_options(plan, encoding, anchor_interval, band_objects, prov, max_levels, layout), input_digest(series), span)
-    journal = Journal(output, step=crash_points.step)
+    journal = ResumeLog(output, step=crash_points.step)
     claimed = claim(output, resume=resume)
     try:
         record = _start(journal, record) if claimed.started else journal.resume(record)
@@ -164,7 +164,7 @@ def _history_layout(plan: Plan, history: bool, history_time: int | None, history
         raise InputError(str(exc)) from None
 
 
-def _write_history(plan: Plan, layout: HistoryLayout | None, series: Series, journal: Journal, progress: bool | None) -> WriteResult | None:
+def _write_history(plan: Plan, layout: HistoryLayout | None, series: Series, journal: ResumeLog, progress: bool | None) -> WriteResult | None:
     """Every history shard, after every level-0 chunk is stored (the shards read them back)."""
     if layout is None:
         return None
@@ -176,7 +176,7 @@ def _write_history(plan: Plan, layout: HistoryLayout | None, series: Series, jou
     )
 
 
-def _start(journal: Journal, record: RunRecord) -> RunRecord:
+def _start(journal: ResumeLog, record: RunRecord) -> RunRecord:
     journal.start(record)
     return record
 
@@ -294,7 +294,7 @@ def _bands(bands: Sequence[Band | dict[str, Any] | str] | None, series: Series, 
     return objects
 
 
-def _select(plan: Plan, series: Series, journal: Journal, record: RunRecord) -> Plan:
+def _select(plan: Plan, series: Series, journal: ResumeLog, record: RunRecord) -> Plan:
     """Resolve `auto` by measuring a sample of level-0 cells (spec 4.3), or take the choice the
     first run recorded (a resumed run never measures again, so it cannot choose otherwise)."""
     if plan.encoding != "auto":
@@ -334,17 +334,14 @@ def _write_layout(
         vol[r, c] = volatility_value(result.volatility_sum((r, c)), result.volatility_count.get((r, c), 0))
     nodes["volatility"] = volatility_node(writer, vol)
     temporal = _temporal(plan)
-    mirrors = [
-        LevelMirror(level.path, level.resolution, level.transform, (plan.n_time, plan.n_band, level.height, level.width), level.grid)
-        for level in plan.levels
-    ]
+    mirrors = [LevelMirror.of(level, plan.n_time, plan.n_band) for level in plan.levels]
     shard_bytes = {level.path: result.shard_bytes.get(level.path, {}) for level in plan.levels} if plan.sharded else None
     declared = None
     if history is not None:
         layout, written = history
         declared = layout.written(written.shard_bytes)
         nodes.update(history_nodes(layout, plan.n_time, plan.levels[0], plan.dtype, plan.codec, plan.nodata))
-    block = chronozarr_block(
+    block = build_root_block(
         variable=plan.variable, times_ms=series.times_ms, bands=bands, nodata=plan.nodata, crs=series.crs,
         temporal=temporal, levels=mirrors, plane_variables=plan.plane_variables, provenance=provenance,
         shard_bytes=shard_bytes, history=declared,

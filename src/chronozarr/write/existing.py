@@ -18,13 +18,14 @@ import xarray as xr
 
 from ..crs import find_crs
 from ..errors import InputError, StoreError
+from ..format.array_doc import ArrayDocument, object_key
 from ..format.codecs import CodecSpec
-from ..format.geometry import LevelGeometry, Transform, object_key
+from ..format.geometry import Level, Transform
 from ..format.metadata import Band
 from ..format.root_block import VOLATILITY_PATH, RootBlock
 from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
 from ..format.times import iso_list
-from ..read.arrays import decode_chunk, parse_array
+from ..read.arrays import decode_chunk
 from ..read.metadata import StoreMetadata, load
 from ..store import not_a_directory, open_object_store
 from .output import Output
@@ -38,7 +39,7 @@ class ExistingStore:
     output: Output
     document: Mapping[str, Any]
     meta: StoreMetadata
-    levels: tuple[LevelGeometry, ...]
+    levels: tuple[Level, ...]
     codec: CodecSpec
     shard_time: int | None
 
@@ -71,7 +72,7 @@ class ExistingStore:
     def volatility(self) -> tuple[np.ndarray, CodecSpec]:
         """The stored volatility values and the codec their chunk uses."""
         path = self.block.volatility_path or VOLATILITY_PATH
-        info = parse_array(path, self.node(path))
+        info = ArrayDocument.from_json(path, self.node(path))
         key = object_key(path, (0, 0))
         data = self.output.get(key)
         where = f"{self.output.describe()}/{key}"
@@ -106,11 +107,11 @@ def open_existing(output: Output, source_options: Mapping[str, Any] | None = Non
     if meta.history_problem is not None:
         raise StoreError(f"{output.describe()}: append grows the history array, and its declaration is unusable: {meta.history_problem}")
     document = json.loads(output.get("zarr.json") or b"{}")
-    data = meta.levels[0].data
+    data = meta.levels[0].data_array
     if data.codec is None:
         raise StoreError(f"{output.describe()}: the data array has no compression codec chronozarr writes")
     shard_time = data.shard_shape[0] if data.shard_shape is not None else None
-    levels = tuple(LevelGeometry(m.index, m.height, m.width, m.chunk_size, _transform(m.transform)) for m in meta.levels)
+    levels = tuple(Level(m.index, m.height, m.width, m.chunk_size, _transform(m.transform)) for m in meta.levels)
     return ExistingStore(output, document, meta, levels, data.codec, shard_time)
 
 

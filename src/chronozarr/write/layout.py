@@ -14,13 +14,14 @@ from typing import Any
 import numcodecs
 import numpy as np
 
+from ..format.array_doc import ArrayDocument, object_key
 from ..format.codecs import CodecSpec
-from ..format.geometry import LevelGeometry, object_key
+from ..format.geometry import Level
 from ..format.history import HistoryLayout
 from ..format.metadata import GRID_MAPPING, GRID_MAPPING_REFS, SPEC_VERSION, Band, LevelMirror, Provenance, Temporal, crs_code, grid_mapping_attrs, multiscales
 from ..format.root_block import COVERAGE, MASK, VOLATILITY_PATH, RootBlock
 from ..format.times import TIME_CALENDAR, TIME_UNITS, iso_list
-from ..format.zarrjson import array_json, group_json, with_consolidated
+from ..format.zarrjson import group_json, with_consolidated
 from .objects import ObjectWriter
 
 COORD_CODEC = CodecSpec("zstd", 5)
@@ -39,7 +40,7 @@ def _coordinate(writer: ObjectWriter, key: str, values: np.ndarray, dims: Sequen
     """Write a single-chunk coordinate array's chunk; returns its zarr.json document."""
     dtype, fill = ("string", "") if values.dtype.kind in "OU" else (values.dtype.name, 0)
     writer.put(object_key(key, [0] * values.ndim), coordinate_chunk(values))
-    return array_json(
+    return ArrayDocument.create(
         shape=values.shape,
         dtype=dtype,
         chunk_shape=values.shape,
@@ -47,10 +48,10 @@ def _coordinate(writer: ObjectWriter, key: str, values: np.ndarray, dims: Sequen
         dimension_names=dims,
         fill_value=fill,
         attributes=attrs,
-    )
+    ).to_json()
 
 
-def data_array_attrs(level: LevelGeometry, crs: str, nodata: float | None) -> dict[str, Any]:
+def data_array_attrs(level: Level, crs: str, nodata: float | None) -> dict[str, Any]:
     """Attributes of a level's data array: nodata and the proj/spatial conventions (spec 2.1, 3.3)."""
     attrs: dict[str, Any] = {}
     if nodata is not None:
@@ -70,15 +71,15 @@ def data_array_attrs(level: LevelGeometry, crs: str, nodata: float | None) -> di
 def grid_mapping_node(crs: str) -> dict[str, Any]:
     """A level's `spatial_ref`: a 0-d int64 array (no chunk is stored; it reads as its fill, 0)
     whose attributes are the CF grid mapping of `crs`."""
-    return array_json(
+    return ArrayDocument.create(
         shape=[], dtype="int64", chunk_shape=[], codec=COORD_CODEC, dimension_names=[], fill_value=0,
         attributes=grid_mapping_attrs(crs),
-    )
+    ).to_json()
 
 
 def level_nodes(
     writer: ObjectWriter,
-    level: LevelGeometry,
+    level: Level,
     *,
     variable: str,
     dtype: str,
@@ -99,7 +100,7 @@ def level_nodes(
     nodes[p] = group_json({"crs": crs, "transform": [float(v) for v in level.transform], "resolution": level.resolution})
     shard = (lambda inner: [shard_time, *inner[1:]]) if shard_time is not None else (lambda inner: None)
     inner = [1, n_band, cs, cs]
-    nodes[f"{p}/{variable}"] = array_json(
+    nodes[f"{p}/{variable}"] = ArrayDocument.create(
         shape=[n_time, n_band, level.height, level.width],
         dtype=dtype,
         chunk_shape=inner,
@@ -108,9 +109,9 @@ def level_nodes(
         fill_value=0 if nodata is None else nodata,
         attributes=data_array_attrs(level, crs, nodata),
         shard_shape=shard(inner),
-    )
+    ).to_json()
     for name in plane_variables:
-        nodes[f"{p}/{name}"] = array_json(
+        nodes[f"{p}/{name}"] = ArrayDocument.create(
             shape=[n_time, level.height, level.width],
             dtype="uint8",
             chunk_shape=[1, cs, cs],
@@ -118,7 +119,7 @@ def level_nodes(
             dimension_names=["time", "y", "x"],
             attributes=GRID_MAPPING_REFS,
             shard_shape=shard([1, cs, cs]),
-        )
+        ).to_json()
     nodes[f"{p}/{GRID_MAPPING}"] = grid_mapping_node(crs)
     nodes[f"{p}/time"] = _coordinate(
         writer, f"{p}/time", np.asarray(times_ms, dtype=np.int64), ["time"], {"units": TIME_UNITS, "calendar": TIME_CALENDAR}
@@ -133,14 +134,14 @@ def volatility_node(writer: ObjectWriter, values: np.ndarray) -> dict[str, Any]:
     """The root volatility array (spec 5): one float32 per level-0 cell, one chunk."""
     values = np.asarray(values, dtype=np.float32)
     writer.put(object_key(VOLATILITY_PATH, (0, 0)), volatility_chunk(values))
-    return array_json(
+    return ArrayDocument.create(
         shape=values.shape,
         dtype="float32",
         chunk_shape=values.shape,
         codec=COORD_CODEC,
         dimension_names=["row", "col"],
         fill_value=0.0,
-    )
+    ).to_json()
 
 
 def volatility_chunk(values: np.ndarray, codec: CodecSpec = COORD_CODEC) -> bytes:
@@ -149,7 +150,7 @@ def volatility_chunk(values: np.ndarray, codec: CodecSpec = COORD_CODEC) -> byte
     return codec.encode(values.astype("<f4"), values.dtype)
 
 
-def chronozarr_block(
+def build_root_block(
     *,
     variable: str,
     times_ms: np.ndarray,
@@ -183,13 +184,13 @@ def chronozarr_block(
     )
 
 
-def history_nodes(layout: HistoryLayout, n_time: int, level0: LevelGeometry, dtype: str, codec: CodecSpec, nodata: float | None) -> dict[str, dict[str, Any]]:
+def history_nodes(layout: HistoryLayout, n_time: int, level0: Level, dtype: str, codec: CodecSpec, nodata: float | None) -> dict[str, dict[str, Any]]:
     """The history arrays' zarr.json by path: the data with level 0's shape, dtype, fill and dims
     and its own codec (level 0's before version 1.2), the mask copy like level 0's mask; both
     chunked along time in shards (docs/format-history.md)."""
     nodes = {}
     for part in layout.parts:
-        nodes[part.path] = array_json(
+        nodes[part.path] = ArrayDocument.create(
             shape=[n_time, *part.lead, level0.height, level0.width],
             dtype="uint8" if part.is_mask else dtype,
             chunk_shape=part.chunk_shape,
@@ -198,7 +199,7 @@ def history_nodes(layout: HistoryLayout, n_time: int, level0: LevelGeometry, dty
             fill_value=0 if part.is_mask or nodata is None else nodata,
             attributes={"nodata": nodata} if nodata is not None and not part.is_mask else None,
             shard_shape=part.shard_shape,
-        )
+        ).to_json()
     return nodes
 
 

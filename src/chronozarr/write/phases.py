@@ -19,11 +19,11 @@ from .distributed import active_client, run_on_cluster
 from .objects import ObjectWriter
 from .plan import Plan
 from .pyramid_planes import Planes
-from .readback import StoredLevels
-from .resume import Journal
+from .readback import StoredLevels, WindowPlanes
+from .resume import ResumeLog
 from .series import Series
 from .units import Unit, phases, step_bytes, time_windows, units
-from .walk import Window, WriteResult, write_units
+from .walk import WriteResult, write_units
 
 
 @dataclass
@@ -38,7 +38,7 @@ class EncodePyramids:
     def __call__(self, unit: Unit, t: int) -> list[Planes]:
         return [Planes(*self.window(unit, t))]
 
-    def window(self, unit: Unit, t: int) -> Window:
+    def window(self, unit: Unit, t: int) -> WindowPlanes:
         level = self.plan.levels[unit.phase.base]
         rows, cols = unit.block.window(level)
         if unit.phase.first == 0:
@@ -61,7 +61,7 @@ def write_phases(
     plan: Plan,
     series: Series,
     span: int,
-    journal: Journal | None,
+    journal: ResumeLog | None,
     *,
     progress: bool | None,
     read_ahead: int = 2,

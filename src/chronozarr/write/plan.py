@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..format.codecs import CodecSpec
-from ..format.geometry import LevelGeometry, cell_key, shard_id, time_shard
+from ..format.geometry import Level, cell_key, shard_id, time_shard
 from ..format.temporal import NONE, STAR_DELTA, anchor_indices, nearest_references
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ class Plan:
     variable: str
     dtype: str
     shape: tuple[int, int, int, int]
-    levels: tuple[LevelGeometry, ...]
+    levels: tuple[Level, ...]
     codec: CodecSpec
     nodata: float | int | None
     encoding: str
@@ -91,7 +91,7 @@ class Plan:
         """The reference volatility differences t against (nominal schedule under none, spec 5)."""
         return self.schedule.references.get(t)
 
-    def object_key(self, level: LevelGeometry, variable: str, t: int, row: int, col: int) -> str:
+    def timestep_key(self, level: Level, variable: str, t: int, row: int, col: int) -> str:
         """Key of the object holding timestep t of a cell: its chunk, or its time shard."""
         index = time_shard(t, self.shard_time)[0] if self.shard_time is not None else t
         return cell_key(f"{level.path}/{variable}", index, row, col, has_band=variable == self.variable)

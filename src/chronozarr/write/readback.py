@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import StoreError
-from ..format.geometry import LevelGeometry, time_shard
+from ..format.geometry import Level, time_shard
 from ..format.shard_index import EMPTY
 from ..format.temporal import reconstruct
 from .objects import ShardBase
 from .output import Output
 from .plan import Plan
 
-Window = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]
+WindowPlanes = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]  # data, mask, coverage of a pixel window
 INDEX_CACHE = 64
 ANCHOR_CACHE = 4  # anchor windows kept: the threads reading one history shard's timesteps share a few
 
@@ -41,7 +41,7 @@ class StoredLevels:
     _anchors: OrderedDict[tuple[int, int, int, int, int, int], np.ndarray] = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def window(self, t: int, level: LevelGeometry, rows: slice, cols: slice, out: np.ndarray | None = None) -> Window:
+    def window(self, t: int, level: Level, rows: slice, cols: slice, out: np.ndarray | None = None) -> WindowPlanes:
         """Timestep t of `level` over rows x cols: (data (band, y, x), mask, coverage); the data
         are written to `out` (band, y, x) when given, and the data returned is `out`."""
         data = self._variable(t, level, self.plan.variable, rows, cols)
@@ -54,7 +54,7 @@ class StoredLevels:
         planes = {name: self._variable(t, level, name, rows, cols) for name in self.plan.plane_variables}
         return data, planes.get("mask"), planes.get("coverage")
 
-    def _anchor_window(self, t: int, level: LevelGeometry, rows: slice, cols: slice) -> np.ndarray:
+    def _anchor_window(self, t: int, level: Level, rows: slice, cols: slice) -> np.ndarray:
         key = (t, level.index, rows.start, rows.stop, cols.start, cols.stop)
         with self._lock:
             found = self._anchors.get(key)
@@ -66,7 +66,7 @@ class StoredLevels:
                     self._anchors.popitem(last=False)
         return found
 
-    def _variable(self, t: int, level: LevelGeometry, name: str, rows: slice, cols: slice) -> np.ndarray:
+    def _variable(self, t: int, level: Level, name: str, rows: slice, cols: slice) -> np.ndarray:
         """Stored values of one variable over the window, assembled from the cells under it."""
         band = name == self.plan.variable
         dtype = np.dtype(self.plan.dtype) if band else np.dtype(np.uint8)
@@ -83,8 +83,8 @@ class StoredLevels:
             out[..., oy, ox] = chunk[..., cy, cx]
         return out
 
-    def _chunk(self, t: int, level: LevelGeometry, name: str, row: int, col: int, lead: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-        key = self.plan.object_key(level, name, t, row, col)
+    def _chunk(self, t: int, level: Level, name: str, row: int, col: int, lead: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+        key = self.plan.timestep_key(level, name, t, row, col)
         cs = level.chunk_size
         fill = self.plan.fill if name == self.plan.variable else 0
         raw = self._shard_chunk(key, t) if self.plan.sharded else self._read(lambda o: o.get(key))

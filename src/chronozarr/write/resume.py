@@ -105,7 +105,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-class Journal:
+class ResumeLog:
     """The record of one encode in its output."""
 
     def __init__(self, output: Output, step: Any = None) -> None:

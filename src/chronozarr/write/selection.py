@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..format.codecs import CodecSpec
-from ..format.geometry import LevelGeometry
+from ..format.geometry import Level
 from ..format.temporal import auto_keeps_star_delta, residual, star_delta_allowed
 from .chunks import encode_chunk
 from .output import write_error
@@ -31,7 +31,7 @@ MIN_SAMPLED_CELLS = 3
 MAX_SAMPLED_CELLS = 8
 
 
-def sample_cells(level: LevelGeometry) -> list[tuple[int, int]]:
+def sample_cells(level: Level) -> list[tuple[int, int]]:
     """At least 3 cells (all when there are fewer), spread evenly, full cells first."""
     cells = level.cells()
     full = [
@@ -57,7 +57,7 @@ def sample_times(schedule: Schedule, n_time: int) -> list[int]:
 
 
 def measure(
-    series: Series, level: LevelGeometry, schedule: Schedule, codec: CodecSpec, fill: float, workers: int, scratch: Path
+    series: Series, level: Level, schedule: Schedule, codec: CodecSpec, fill: float, workers: int, scratch: Path
 ) -> Sample:
     """Compress the sampled cells plain and as star-delta, timestep by timestep.
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..format.geometry import LevelGeometry, time_shard
+from ..format.geometry import Level, time_shard
 from ..format.temporal import abs_difference_sum, residual
 from ..read.buffers import ThreadBuffers
 from .chunks import encode_chunk
@@ -27,12 +27,11 @@ from .pyramid_planes import Planes, build_pyramid, padded_cell
 from .readahead import ReadAhead
 from .units import Unit, step_bytes
 
-Window = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]
 _BUFFERS = ThreadBuffers()  # each compressing thread's cells and differences, reused from cell to cell
 PyramidOf = Callable[[Unit, int], list[Planes]]  # what step t of a unit reads: its block at levels base.., at least base
 OpenShard = Callable[[ObjectWriter, str, int], ShardBuilder]
 Encoded = list[tuple[str, "bytes | None"]]
-CellJob = tuple[LevelGeometry, int, int, "Future[tuple[Encoded, float | None]]"]
+CellJob = tuple[Level, int, int, "Future[tuple[Encoded, float | None]]"]
 
 
 @dataclass
@@ -110,7 +109,7 @@ class _UnitPyramids:
 
 
 def _cell_job(
-    plan: Plan, writer: ObjectWriter, unit: Unit, t: int, level: LevelGeometry, row: int, col: int,
+    plan: Plan, writer: ObjectWriter, unit: Unit, t: int, level: Level, row: int, col: int,
     planes: Planes, anchor: Planes | None, vol_reference: Planes | None,
 ) -> tuple[Encoded, float | None]:
     """Encode every variable of one cell of one step (and store it when jobs store); returns the
@@ -133,7 +132,7 @@ def _cell_job(
     if _jobs_store(plan, writer):
         for name, encoded in out:
             if encoded is not None:
-                writer.put(plan.object_key(level, name, t, row, col), encoded)
+                writer.put(plan.timestep_key(level, name, t, row, col), encoded)
     vol = None
     if vol_reference is not None:
         source = planes.data[:, rows, cols]
@@ -189,7 +188,7 @@ class _Settler:
                     self._shard(level, variable, t, row, col).add(time_shard(t, shard_time)[1], data)
                 elif data is not None:
                     if not _jobs_store(plan, self.writer):
-                        self.writer.put(plan.object_key(level, variable, t, row, col), data)
+                        self.writer.put(plan.timestep_key(level, variable, t, row, col), data)
                     result.objects += 1
                     result.nbytes += len(data)
             if vol is not None:
@@ -203,9 +202,9 @@ class _Settler:
             if self.on_done is not None:
                 self.on_done(unit, done)
 
-    def _shard(self, level: LevelGeometry, variable: str, t: int, row: int, col: int) -> ShardBuilder:
+    def _shard(self, level: Level, variable: str, t: int, row: int, col: int) -> ShardBuilder:
         assert self.plan.shard_time is not None
-        key = self.plan.object_key(level, variable, t, row, col)
+        key = self.plan.timestep_key(level, variable, t, row, col)
         builder = self.shards.get(key)
         if builder is None:
             builder = self.shards[key] = self.open_shard(self.writer, key, self.plan.shard_time)
