@@ -4,6 +4,7 @@
 // untouched), and close() rejects everything still waiting.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Worker as NodeWorker } from 'node:worker_threads';
 import { createPool } from '../src/reader/pool.js';
 
 /** @type {import('../src/reader/codecs.js').CodecSpec} */
@@ -96,4 +97,29 @@ test('a waiting job aborts and gets its bytes back; close() rejects the rest', a
   pool.close();
   await assert.rejects(waiting, /closed/);
   await Promise.allSettled(held);
+});
+
+test('add names more codecs: a running worker loads only the new ones, and a name given again is not sent', async () => {
+  /** @type {string[][]} */
+  const posted = [];
+  const spawnWorker = () => {
+    const worker = new NodeWorker(new URL('../src/reader/decode-worker.js', import.meta.url));
+    const post = worker.postMessage.bind(worker);
+    worker.postMessage = (/** @type {any} */ message, /** @type {any} */ transfer) => {
+      if (message && 'codecs' in message) posted.push(message.codecs);
+      post(message, transfer);
+    };
+    return worker;
+  };
+  const pool = createPool({ size: 1, spawnWorker });
+  try {
+    pool.warm();
+    pool.prepare(['zstd'], 4096);
+    while (!pool.ready) await new Promise((resolve) => setTimeout(resolve, 5));
+    pool.add(['zstd', 'blosc']);
+    pool.add(['blosc']);
+    assert.deepEqual(posted, [['zstd'], ['blosc']]);
+  } finally {
+    pool.close();
+  }
 });

@@ -9,7 +9,7 @@
  * @module
  */
 import { fillChunk, typedView } from './arrays.js';
-import { decodeBytes } from './codecs.js';
+import { decodeBytes, prepareCodec } from './codecs.js';
 import { StoreError } from './errors.js';
 import { historyMaskShardKey, historyPlace, historyShardId, historyShardKey, timeBlocks } from './history-format.js';
 import { decodesFirst, ticketFor } from './limiter.js';
@@ -137,6 +137,7 @@ export function createHistoryReads(ctx, layout, shardIndex) {
    * @returns {Promise<{ shards: number, indexes: number, read: number, bytes: number, failed: number }>}
    */
   async function warmIndexes(box, { maxShards, maxBytes, signal }) {
+    warmCodecs();
     const s = layout.shard;
     const [height, width] = layout.array.shape.slice(2);
     const span = (/** @type {number} */ a, /** @type {number} */ b, /** @type {number} */ n) => [Math.max(0, Math.floor(a / s)), Math.min(Math.ceil(n / s), Math.ceil(b / s)) - 1];
@@ -169,6 +170,20 @@ export function createHistoryReads(ctx, layout, shardIndex) {
     }
     await Promise.all(reads);
     return out;
+  }
+
+  let codecsWarmed = false;
+  /**
+   * Load the history's decoders now, in the workers and here, with the shard indexes: from version
+   * 1.2 the data history is blosc with bit shuffle, which the levels may not use, and a click
+   * would otherwise wait for its module (about 600 kB of script) as well as for its bytes.
+   */
+  function warmCodecs() {
+    if (codecsWarmed) return;
+    codecsWarmed = true;
+    const names = [...new Set([dataPart, maskPart].flatMap((part) => (part?.info.codec ? [part.info.codec.name] : [])))];
+    pool?.add(names);
+    for (const name of names) prepareCodec(name);
   }
 
   return { pixelHistory, pixelMaskHistory, warmIndexes, hasMask: maskPart != null };

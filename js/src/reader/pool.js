@@ -276,10 +276,24 @@ export function createPool({ size, idleMs = 30_000, spawnWorker }) {
     for (const w of spawned) w.post(codecs);
   }
 
+  /**
+   * Name codecs the store needs besides the ones `prepare` named (the history array's, from version
+   * 1.2 blosc with bit shuffle): the running workers load and warm only these, later ones all.
+   * @param {import('./codecs.js').CodecSpec['name'][]} names
+   */
+  function add(names) {
+    const have = codecs?.codecs ?? [];
+    const more = names.filter((name) => !have.includes(name));
+    if (!more.length) return;
+    codecs = { codecs: [...have, ...more], warmBytes: codecs?.warmBytes };
+    for (const w of spawned) w.post({ codecs: more, warmBytes: codecs.warmBytes });
+  }
+
   const api = {
     decode,
     warm,
     prepare,
+    add,
     close,
     get size() {
       return workers.length;
