@@ -99,7 +99,7 @@ test('a waiting job aborts and gets its bytes back; close() rejects the rest', a
   await Promise.allSettled(held);
 });
 
-test('add names more codecs: a running worker loads only the new ones, and a name given again is not sent', async () => {
+test('codecs named again add to the first: a running worker loads only the new ones, and a name given again is not sent', async () => {
   /** @type {string[][]} */
   const posted = [];
   const spawnWorker = () => {
@@ -116,8 +116,8 @@ test('add names more codecs: a running worker loads only the new ones, and a nam
     pool.warm();
     pool.prepare(['zstd'], 4096);
     while (!pool.ready) await new Promise((resolve) => setTimeout(resolve, 5));
-    pool.add(['zstd', 'blosc']);
-    pool.add(['blosc']);
+    pool.prepare(['zstd', 'blosc']);
+    pool.prepare(['blosc']);
     assert.deepEqual(posted, [['zstd'], ['blosc']]);
   } finally {
     pool.close();

@@ -182,7 +182,7 @@ export function createHistoryReads(ctx, layout, shardIndex) {
     if (codecsWarmed) return;
     codecsWarmed = true;
     const names = [...new Set([dataPart, maskPart].flatMap((part) => (part?.info.codec ? [part.info.codec.name] : [])))];
-    pool?.add(names);
+    pool?.prepare(names);
     for (const name of names) prepareCodec(name);
   }
 

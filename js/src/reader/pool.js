@@ -267,33 +267,23 @@ export function createPool({ size, idleMs = 30_000, spawnWorker }) {
 
   /**
    * Name the store's codecs: the workers load, compile and warm them up on a synthetic chunk of
-   * about `warmBytes` decoded bytes, then take jobs.
+   * about `warmBytes` decoded bytes, then take jobs. Codecs named later (the history array's) are
+   * added: running workers load only those.
    * @param {import('./codecs.js').CodecSpec['name'][]} names
    * @param {number} [warmBytes]
    */
-  function prepare(names, warmBytes) {
-    codecs = { codecs: names, warmBytes };
-    for (const w of spawned) w.post(codecs);
-  }
-
-  /**
-   * Name codecs the store needs besides the ones `prepare` named (the history array's, from version
-   * 1.2 blosc with bit shuffle): the running workers load and warm only these, later ones all.
-   * @param {import('./codecs.js').CodecSpec['name'][]} names
-   */
-  function add(names) {
+  function prepare(names, warmBytes = codecs?.warmBytes) {
     const have = codecs?.codecs ?? [];
     const more = names.filter((name) => !have.includes(name));
-    if (!more.length) return;
-    codecs = { codecs: [...have, ...more], warmBytes: codecs?.warmBytes };
-    for (const w of spawned) w.post({ codecs: more, warmBytes: codecs.warmBytes });
+    if (codecs && !more.length) return;
+    codecs = { codecs: [...have, ...more], warmBytes };
+    for (const w of spawned) w.post({ codecs: more, warmBytes });
   }
 
   const api = {
     decode,
     warm,
     prepare,
-    add,
     close,
     get size() {
       return workers.length;
