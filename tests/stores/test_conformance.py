@@ -113,6 +113,22 @@ class TestWritableBackends:
         assert sorted(store.list()) == [("a/y", 3), ("b/z", 50)]
 
     @backends(WRITABLE)
+    def test_deletes_never_reach_past_what_they_name(self, backend: Backend, tmp_path: Path) -> None:
+        """put_file(keep=True) (publish uploading a user's store) leaves the user's file as it was;
+        delete_prefix removes its prefix only, not a neighbour whose name merely starts the same."""
+        store = backend.store
+        users = tmp_path / "users-file.bin"
+        users.write_bytes(DATA)
+        store.put_file("kept/obj", users, keep=True)
+        assert users.read_bytes() == DATA and store.get("kept/obj") == DATA
+        store.put("run/a", DATA)
+        store.put("run-neighbour/b", DATA)
+        store.put("runner", DATA)
+        store.delete_prefix("run")
+        assert sorted(key for key, _ in store.list()) == ["kept/obj", "run-neighbour/b", "runner"]
+        assert users.read_bytes() == DATA
+
+    @backends(WRITABLE)
     def test_a_crash_between_two_puts_leaves_no_store(self, backend: Backend, tmp_path: Path) -> None:
         """The writer puts the root zarr.json last: objects without it are no store to any reader,
         and the put that completes it makes the store whole."""
