@@ -20,14 +20,16 @@ export function viewerPages(browser, base, consoleErrors) {
     page.on('pageerror', (e) => consoleErrors.push(`${page.url()}: ${e.message}`));
   }
   /**
-   * A page on the viewer with `query`, once it is ready (or failed).
+   * A page on the viewer with `query`, once it is ready (or failed); `onPage` sees the page before
+   * it loads (to log every request from the first).
    * @param {string} query
-   * @param {{ width?: number, height?: number, allowErrors?: boolean, downloads?: boolean }} [o]
+   * @param {{ width?: number, height?: number, allowErrors?: boolean, downloads?: boolean, onPage?: (page: Page) => void }} [o]
    */
-  async function openViewer(query, { width = 800, height = 600, allowErrors = false, downloads = false } = {}) {
+  async function openViewer(query, { width = 800, height = 600, allowErrors = false, downloads = false, onPage = undefined } = {}) {
     const context = downloads ? await browser.newContext({ viewport: { width, height }, acceptDownloads: true }) : null;
     const page = context ? await context.newPage() : await browser.newPage({ viewport: { width, height } });
     watch(page, allowErrors);
+    onPage?.(page);
     await page.goto(`${base}/viewer/?${query}`);
     await page.waitForFunction(() => window.__chronozarrViewer?.ready || window.__chronozarrViewer?.error, null, { timeout: 20_000 });
     return page;
