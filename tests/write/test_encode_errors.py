@@ -133,3 +133,35 @@ def test_mask_values_other_than_0_and_1_leave_no_store(tmp_path: Path) -> None:
         chronozarr.encode(_series(), store, crs="EPSG:32631", chunk_size=8, mask=mask)
     assert "mask" in str(caught.value)
     assert not store.exists() or list(store.iterdir()) == []
+
+
+def _mask_with_a_visitor(visitor: Path) -> Any:
+    """A lazy mask whose timestep 1 holds a 2 (found once the encode has started: the input's
+    digest reads the first and last timesteps) and whose reading first puts a file of someone
+    else's into the output, as another process may while the encode runs."""
+    import dask
+    import dask.array
+
+    def plane(t: int) -> np.ndarray:
+        if t == 1:
+            visitor.parent.mkdir(parents=True, exist_ok=True)
+            visitor.write_bytes(b"not the encode's")
+        values = np.ones((10, 8), dtype=np.uint8)
+        values[2, 3] = 2 if t == 1 else 1
+        return values
+
+    return dask.array.stack([dask.array.from_delayed(dask.delayed(plane)(t), (10, 8), np.uint8) for t in range(3)])
+
+
+@pytest.mark.parametrize("made_by", ["encode", "user"])
+def test_a_failed_encode_removes_only_what_it_wrote(tmp_path: Path, made_by: str) -> None:
+    """The cleanup after bad input deletes the store's own root members and its scratch entry:
+    a file another process put into the output meanwhile stays, with the directory holding it."""
+    store = tmp_path / "store"
+    if made_by == "user":
+        store.mkdir()
+    visitor = store / "notes" / "field-visit.txt"
+    with pytest.raises(chronozarr.InputError, match="mask"):
+        chronozarr.encode(_series(), store, crs="EPSG:32631", chunk_size=8, encoding="none", mask=_mask_with_a_visitor(visitor))
+    assert sorted(p.relative_to(store).as_posix() for p in store.rglob("*")) == ["notes", "notes/field-visit.txt"]
+    assert visitor.read_bytes() == b"not the encode's"

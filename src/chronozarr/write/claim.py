@@ -3,8 +3,9 @@ started is removed again (write/encode.py)."""
 
 from __future__ import annotations
 
-import shutil
+import contextlib
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,17 +52,16 @@ def claim(output: Output, *, resume: bool, dry_run: bool = False) -> Claim:
     )
 
 
-def discard_claim(output: Output, claimed: Claim) -> None:
-    """Remove what a failed run started; an output directory the user made stays, empty."""
+def discard_claim(output: Output, claimed: Claim, members: Iterable[str]) -> None:
+    """Remove what a failed run started: the root `members` it writes and its scratch entry, never
+    anything else that appeared in the output meanwhile; an output directory the run created goes
+    too once that leaves it empty (one the user made stays)."""
+    for name in (*members, SCRATCH):
+        output.delete_prefix(name)
     root = output.local_root
-    if root is None:
-        output.delete_prefix("")
-        return
-    if claimed.created:
-        shutil.rmtree(root, ignore_errors=True)
-        return
-    for child in root.iterdir():
-        shutil.rmtree(child, ignore_errors=True) if child.is_dir() else child.unlink(missing_ok=True)
+    if root is not None and claimed.created:
+        with contextlib.suppress(OSError):  # not empty: something not ours is in it, and stays
+            root.rmdir()
 
 
 def sample_scratch(output: Output) -> Path:

@@ -134,7 +134,7 @@ def encode(
             plan.sample.discard()
     except InputError:
         if claimed.started:
-            discard_claim(output, claimed)
+            discard_claim(output, claimed, plan.root_members())
         raise
     return _summary(plan, result, writer, written, started)
 

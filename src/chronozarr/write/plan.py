@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from ..format.codecs import CodecSpec
 from ..format.geometry import Level, cell_key, shard_id, time_shard
+from ..format.history import HISTORY_MASK_PATH, HISTORY_PATH
+from ..format.root_block import VOLATILITY_PATH
 from ..format.temporal import NONE, STAR_DELTA, anchor_indices, nearest_references
 
 if TYPE_CHECKING:
@@ -90,6 +92,11 @@ class Plan:
     def volatility_reference(self, t: int) -> int | None:
         """The reference volatility differences t against (nominal schedule under none, spec 5)."""
         return self.schedule.references.get(t)
+
+    def root_members(self) -> tuple[str, ...]:
+        """The names at the store's root an encode of this plan may write (the writer's own
+        scratch entry aside): all a failed run removes again, so nothing else there is touched."""
+        return ("zarr.json", VOLATILITY_PATH, HISTORY_PATH, HISTORY_MASK_PATH, *(level.path for level in self.levels))
 
     def timestep_key(self, level: Level, variable: str, t: int, row: int, col: int) -> str:
         """Key of the object holding timestep t of a cell: its chunk, or its time shard."""
