@@ -6,6 +6,7 @@
 // it), and its CSV holds the same values. On a masked store the history's mask copy gives each
 // date's validity: two history requests (one round trip) and no per-date mask read. Stores: e2e/history_stores.py (chronozarr's writer, and
 // zarr-python's array over the same series; the masked series with and without the arrays).
+// The history's blosc chunks are decoded without numcodecs' blosc module (never fetched).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -68,6 +69,9 @@ describe('viewer pixel history from the history array', { skip, timeout: 300_000
     page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`${page.url()}: ${m.text()}`));
     // Every request's start in the page's clock (that of firstCompleteAt), however many there are.
     await page.addInitScript(() => performance.setResourceTimingBufferSize(100_000));
+    /** @type {string[]} */
+    const scripts = [];
+    page.on('request', (r) => scripts.push(r.url()));
     await page.goto(`${s.base}/viewer/?store=${s.stores}/hist.zarr&t=0&z=4&c=500700,8999600`);
     await page.waitForFunction(() => window.__chronozarrViewer?.ready || window.__chronozarrViewer?.error, null, { timeout: 20_000 });
     await settled(page);
@@ -95,6 +99,9 @@ describe('viewer pixel history from the history array', { skip, timeout: 300_000
     assert.match(String(log[0].range), /^bytes=\d+-\d+$/);
     const got = await page.evaluate(() => window.__chronozarrViewer.api.inspector.history.pixels[0].got.map((v) => (v ? v.bands.map((b) => b.stored) : null)));
     assert.deepEqual(got, px.history);
+    // The data history is blosc zstd with bit shuffle (version 1.2): zstddec, loaded for the levels
+    // already, decodes it; numcodecs' blosc module (615 kB) is never fetched, by the page or a worker.
+    assert.deepEqual(scripts.filter((u) => /numcodecs\/dist\/blosc/.test(u)), []);
     assert.deepEqual(consoleErrors, []);
     await context.close();
   });

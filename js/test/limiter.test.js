@@ -118,3 +118,26 @@ test('tickets that joined each other have a rank, and an aborted wait gives its 
   assert.equal(limiter.queued, 0);
   assert.throws(() => ticketFor('soon'), RangeError);
 });
+
+test("read-ahead waits between a held frame read's dependent requests (an index, then its range)", async () => {
+  const limiter = createLimiter(6);
+  const click = ticketFor('frame');
+  const releaseHold = limiter.hold(click);
+  limiter.hold(ticketFor('ahead'))(); // a read-ahead ticket holds nothing
+  const { started, tick, release } = line(limiter, [['index', click], ['ahead', ticketFor('ahead')]]);
+  await tick();
+  await release('index'); // the index is in; the range is not asked for yet
+  assert.deepEqual(started, ['index']);
+  /** @type {() => void} */
+  let releaseRange = () => {};
+  limiter.acquire(click).then((r) => (started.push('range'), (releaseRange = r)));
+  await tick();
+  assert.deepEqual(started, ['index', 'range']);
+  releaseRange();
+  await tick();
+  assert.deepEqual(started, ['index', 'range']); // the hold is on until the read is done
+  releaseHold();
+  releaseHold(); // once only
+  await tick();
+  assert.deepEqual(started, ['index', 'range', 'ahead']);
+});

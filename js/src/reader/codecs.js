@@ -6,6 +6,7 @@
  * resolved URLs of the codec modules instead.
  * @module
  */
+import { decodeBloscZstd } from './blosc-zstd.js';
 import { crc32c } from './crc32c.js';
 import { StoreError } from './errors.js';
 import { decodeZstd, resolveZstdUrl, setZstdUrl, zstdDecoder, zstdWithSize } from './zstd.js';
@@ -248,9 +249,18 @@ function checkBloscStreams(bytes, view, flags, typesize, nbytes) {
   if (used !== bytes.length) throw new Error(`blosc blocks take ${used} of the chunk's ${bytes.length} bytes (flags ${hex}): the chunk is damaged`);
 }
 
+/** A blosc codec whose streams are zstd: zstddec decodes it (blosc-zstd.js). @param {CodecSpec} codec */
+const usesZstd = (codec) => codec.name === 'blosc' && (codec.cname ?? 'zstd') === 'zstd';
+
+/** The codec module that decodes chunks of `codec` (what to load ahead): blosc zstd needs zstd's only. @param {CodecSpec} codec @returns {CodecSpec['name']} */
+export const decoderOf = (codec) => (usesZstd(codec) ? 'zstd' : codec.name);
+
 /** @param {Uint8Array} bytes @param {number} expected @param {CodecSpec} codec @returns {Promise<Uint8Array>} */
 async function blosc(bytes, expected, codec) {
   checkBloscHeader(bytes, expected, codec);
+  // zstd streams (or a chunk stored raw) need only zstddec, not numcodecs' 615 kB blosc module.
+  const decoded = usesZstd(codec) || bytes[2] & BLOSC_MEMCPYED ? await decodeBloscZstd(bytes) : null;
+  if (decoded) return decoded;
   const { default: Blosc } = await codecModule('blosc');
   return await new Blosc().decode(bytes);
 }

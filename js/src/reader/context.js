@@ -17,6 +17,7 @@
  * @property {boolean} star the store is star-delta encoded
  * @property {{ closed: boolean, decodes: number }} state
  * @property {() => void} reorder a waiting request's rank rose: let the limiter look again
+ * @property {(t: import('./limiter.js').Ticket) => () => void} holdReadAhead a foreground read of dependent requests keeps read-ahead back until released
  */
 
 /** Marks a chunk that is not stored (its fill value) in the compressed tier. */

@@ -9,7 +9,7 @@
  * @module
  */
 import { fillChunk, typedView } from './arrays.js';
-import { decodeBytes, prepareCodec } from './codecs.js';
+import { decodeBytes, decoderOf, prepareCodec } from './codecs.js';
 import { StoreError } from './errors.js';
 import { historyMaskShardKey, historyPlace, historyShardId, historyShardKey, timeBlocks } from './history-format.js';
 import { decodesFirst, ticketFor } from './limiter.js';
@@ -89,9 +89,16 @@ export function createHistoryReads(ctx, layout, shardIndex) {
     for (const t of times) if (!Number.isInteger(t) || t < 0 || t >= nTime) throw new RangeError(`timestep ${t} does not exist; the store has ${nTime} timesteps`);
     const at = historyPlace(layout, y, x);
     const blocks = [...new Set(times.map((t) => Math.floor(t / layout.timeCap)))];
-    const reading = Promise.all(blocks.map(async (tb) => /** @type {const} */ ([tb, await innerChunk(part, tb, at, signal, priority)])));
-    ctx.reorder(); // a read-ahead of the same index this joined may go now
-    return { chunks: new Map(await reading), pixel: at.iy * p + at.ix };
+    // A click's read: no read-ahead takes the link between its index and its range (on a slow
+    // link a chunk of read-ahead started in that gap would share the bandwidth with the range).
+    const release = ctx.holdReadAhead(priority);
+    try {
+      const reading = Promise.all(blocks.map(async (tb) => /** @type {const} */ ([tb, await innerChunk(part, tb, at, signal, priority)])));
+      ctx.reorder(); // a read-ahead of the same index this joined may go now
+      return { chunks: new Map(await reading), pixel: at.iy * p + at.ix };
+    } finally {
+      release();
+    }
   }
 
   /**
@@ -181,7 +188,7 @@ export function createHistoryReads(ctx, layout, shardIndex) {
   function warmCodecs() {
     if (codecsWarmed) return;
     codecsWarmed = true;
-    const names = [...new Set([dataPart, maskPart].flatMap((part) => (part?.info.codec ? [part.info.codec.name] : [])))];
+    const names = [...new Set([dataPart, maskPart].flatMap((part) => (part?.info.codec ? [decoderOf(part.info.codec)] : [])))];
     pool?.prepare(names);
     for (const name of names) prepareCodec(name);
   }

@@ -5,7 +5,7 @@
  * - a frame's chunks wait while a coarse picture is still loading (it is small, and it is what a
  *   person sees first on a slow link);
  * - read-ahead (`ahead`, `background`) waits until no metadata, picture or frame request is queued
- *   or in flight, and then holds at most a few connections (4 for the timesteps next to the one on
+ *   or in flight, nor a frame-rank read between its dependent requests (`hold`), and then holds at most a few connections (4 for the timesteps next to the one on
  *   screen, 2 for the rest), so that the next frame's requests never queue behind it (a browser
  *   gives a host 6 connections over HTTP/1.1).
  * A ticket's rank can rise while it waits (a frame joins a read-ahead of the same chunk).
@@ -72,12 +72,14 @@ export function createLimiter(max, { ahead = 4, background = 2 } = {}) {
   /** Requests in flight by the rank they went out with. @type {number[]} */
   const active = [0, 0, 0, 0, 0];
   const total = () => active.reduce((a, b) => a + b, 0);
+  /** Foreground reads between two dependent requests (hold): read-ahead waits for them too. */
+  let holding = 0;
 
   /** Whether a request of `rank`, the best waiting, may go now. @param {number} rank */
   function admissible(rank) {
     if (rank === RANKS.frame) return active[RANKS.picture] === 0;
     if (rank < RANKS.ahead) return true;
-    const foreground = active[RANKS.metadata] + active[RANKS.picture] + active[RANKS.frame];
+    const foreground = active[RANKS.metadata] + active[RANKS.picture] + active[RANKS.frame] + holding;
     return foreground === 0 && active[RANKS.ahead] + active[RANKS.background] < (rank === RANKS.ahead ? ahead : background);
   }
 
@@ -127,8 +129,28 @@ export function createLimiter(max, { ahead = 4, background = 2 } = {}) {
     };
   }
 
+  /**
+   * A foreground read made of dependent requests (a shard index, then the range it points to)
+   * keeps read-ahead from taking the link between them; the returned function lets it go. A
+   * read-ahead ticket holds nothing.
+   * @param {Ticket} t
+   * @returns {() => void}
+   */
+  function hold(t) {
+    if (!isForeground(t)) return () => {};
+    holding++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      holding--;
+      next();
+    };
+  }
+
   return {
     acquire,
+    hold,
     /** A waiting ticket's rank rose: it may go now. */
     reorder: next,
     get active() {

@@ -7,7 +7,7 @@
  * @module
  */
 import { createCache } from './cache.js';
-import { prepareCodec } from './codecs.js';
+import { decoderOf, prepareCodec } from './codecs.js';
 import { createChunkBytes } from './chunk-bytes.js';
 import { anchorOf } from './context.js';
 import { createDecoding } from './decoding.js';
@@ -105,6 +105,7 @@ export async function openStore(location, options = {}) {
     star: meta.encoding === 'star-delta',
     state: { closed: false, decodes: 0 },
     reorder: limiter.reorder,
+    holdReadAhead: limiter.hold,
   };
   const { compressed, shardIndex } = createChunkBytes(ctx);
   const { values, storedValues } = createDecoding(ctx, compressed);
@@ -158,7 +159,7 @@ function prepareCodecs(meta, pool) {
   for (const level of meta.levels) {
     for (const info of [level.data, level.mask, level.coverage]) {
       if (!info?.codec) continue;
-      codecNames.add(info.codec.name);
+      codecNames.add(decoderOf(info.codec));
       warmBytes = Math.max(warmBytes, info.chunkBytes);
     }
   }
