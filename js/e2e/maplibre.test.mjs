@@ -6,6 +6,7 @@
 // Run: cd js && node --test e2e/maplibre.test.mjs   (also part of `npm test`).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { lonLats, readExpected, skip, startBrowserStores } from './browser-stores.mjs';
 
@@ -64,11 +65,16 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
 
   /**
    * A host page with a map at a fixed view and the layer on it, once the layer is ready.
-   * @param {{ center: [number, number], zoom: number, layer: import('../maplibre/options.js').LayerOptions }} o
+   * @param {{ center: [number, number], zoom: number, layer: import('../maplibre/options.js').LayerOptions, requests?: string[] }} o
+   *   requests: filled as the page's requests go out ('sent URL') and their responses end ('done URL'), in that order
    */
-  async function openMap({ center, zoom, layer }) {
+  async function openMap({ center, zoom, layer, requests }) {
     const page = await browser.newPage({ viewport: { width: W, height: H } });
     watch(page);
+    if (requests) {
+      page.on('request', (r) => requests.push(`sent ${r.url()}`));
+      page.on('requestfinished', (r) => requests.push(`done ${r.url()}`));
+    }
     // Every decode worker the page starts, and whether it was terminated.
     await page.addInitScript(() => {
       const Native = window.Worker;
@@ -224,6 +230,71 @@ describe('MapLibre layer', { skip, timeout: 120_000 }, () => {
     await idle();
     assert.deepEqual(chunkRequests.slice(count), []);
     await page.close();
+  });
+
+  /**
+   * What a W x H map at `center`/`zoom` should show of an EPSG:3857 store, from its zarr.json and
+   * Web Mercator alone: the level whose texels are nearest one CSS pixel (in log2), and that
+   * level's chunks the view overlaps, as 'row/col'.
+   * @param {string} store @param {[number, number]} center @param {number} zoom
+   */
+  function expectedView(store, center, zoom) {
+    const R = 40075016.686; // the Web Mercator world's width in metres
+    const world = 512 * 2 ** zoom;
+    const levels = JSON.parse(readFileSync(join(store, 'zarr.json'), 'utf8')).attributes.chronozarr.levels;
+    const off = levels.map((/** @type {{ transform: number[] }} */ l) => Math.abs(Math.log2((l.transform[0] * world) / R)));
+    const lod = off.indexOf(Math.min(...off));
+    const [a, , c, , e, f] = levels[lod].transform;
+    const { shape, chunk_grid: grid } = JSON.parse(readFileSync(join(store, String(lod), 'data', 'zarr.json'), 'utf8'));
+    const chunk = grid.configuration.chunk_shape.at(-1);
+    const m = mercator(center[0], center[1]);
+    const px = (/** @type {number} */ dx) => ((m.x + dx / world) * R - R / 2 - c) / a;
+    const py = (/** @type {number} */ dy) => (R / 2 - (m.y + dy / world) * R - f) / e;
+    const span = (/** @type {number} */ lo, /** @type {number} */ hi, /** @type {number} */ n) => {
+      const out = [];
+      for (let i = Math.floor(Math.max(0, lo) / chunk); i * chunk < Math.min(n, hi); i++) out.push(i);
+      return out;
+    };
+    const cells = span(py(-H / 2), py(H / 2), shape.at(-2)).flatMap((row) => span(px(-W / 2), px(W / 2), shape.at(-1)).map((col) => `${row}/${col}`));
+    return { lod, cells };
+  }
+
+  /** The chunk an event of the request log ('sent URL' or 'done URL') of rgb.zarr's data array is for. @param {string} event */
+  const rgbChunk = (event) => {
+    const m = /^(sent|done) .*rgb\.zarr\/(\d+)\/data\/c\/(\d+)\/\d+\/(\d+\/\d+)$/.exec(event);
+    return m ? { sent: m[1] === 'sent', lod: Number(m[2]), t: Number(m[3]), cell: m[4] } : null;
+  };
+
+  test('cold open: the level nearest one CSS px per texel, only the chunks in view, and no read-ahead on the wire until the frame has arrived', async () => {
+    const store = join(tmp, 'rgb.zarr');
+    const [center] = await lonLats(store, [[40, 30]]);
+    // About 20 CSS px per level-0 texel (part of the footprint in view), then about 0.5 (all of it, at level 1).
+    for (const zoom of [20.58, 15.25]) {
+      const want = expectedView(store, center, zoom);
+      /** @type {string[]} */
+      const requests = [];
+      const page = await openMap({ center, zoom, requests, layer: { url: rgb, t: 2, product: 'band', band: 'red', range: [20, 230], prefetch: true } });
+      const state = await page.evaluate(() => ({ lod: window.layer.lod, frame: window.layer.frames.at(-1) }));
+      assert.equal(state.lod, want.lod, `zoom ${zoom}`);
+      assert.ok(state.frame?.complete, `zoom ${zoom}: the ready frame is not complete`);
+      assert.deepEqual(state.frame.cells.filter((c) => c.lod === want.lod).map((c) => `${c.row}/${c.col}`).sort(), [...want.cells].sort());
+      // Let the read-ahead go out too, then read the log in the order things happened.
+      await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+      const log = requests.map(rgbChunk).filter((c) => c != null);
+      const isFrame = (/** @type {NonNullable<ReturnType<typeof rgbChunk>>} */ c) => c.t === 2 && c.lod === want.lod;
+      const isPicture = (/** @type {NonNullable<ReturnType<typeof rgbChunk>>} */ c) => c.t === 2 && c.lod > want.lod;
+      const frame = log.filter((c) => c.sent && isFrame(c));
+      assert.deepEqual(frame.map((c) => c.cell).sort(), [...want.cells].sort(), `zoom ${zoom}: the frame's chunks, each once`);
+      // Until the last of the frame's responses ends, nothing but the frame and a coarse picture
+      // of the same timestep is asked for, and the frame goes out once the picture is in.
+      const frameDone = log.findLastIndex((c) => !c.sent && isFrame(c));
+      const early = log.slice(0, frameDone).filter((c) => c.sent && !isFrame(c));
+      assert.deepEqual(early.filter((c) => !isPicture(c)), [], `zoom ${zoom}: ${JSON.stringify(log)}`);
+      const pictureDone = log.findLastIndex((c) => !c.sent && isPicture(c));
+      assert.ok(log.findIndex((c) => c.sent && isFrame(c)) > pictureDone, `zoom ${zoom}: a frame chunk went out before the picture was in`);
+      assert.ok(log.slice(frameDone).some((c) => c.sent && c.t !== 2), `zoom ${zoom}: no read-ahead followed (prefetch is on)`);
+      await page.close();
+    }
   });
 
   test('getValueAt gives the stored and physical values of the level-0 pixel, as the Python reader reads them', async () => {

@@ -3,7 +3,8 @@
 // the options a UTM store needs (proj4 and bounds: zarr-layer 0.5.0 does not read the store's
 // proj:code or spatial:* attributes). Query: ?store=URL&lon=&lat=&zoom=&proj4=&bounds=xmin,ymin,
 // xmax,ymax&times=ISO,...&lo=&hi=. A frame counts as shown at the first map render after the
-// layer reports that nothing is loading for the date asked.
+// layer reports that nothing is loading for the date asked and, for the first date, that the level
+// it draws covers the view with loaded data (see covered).
 import { ZarrLayer } from '@carbonplan/zarr-layer';
 import { benchMap } from './bench-map.js';
 import { createHook, drewImagery } from './page-hook.js';
@@ -22,6 +23,21 @@ let sawLoading = false;
 /** @type {number | null} */
 let awaiting = 0;
 let askedAt = 0;
+
+/**
+ * zarr-layer's own word that every region of the view at the level it draws has its data on the
+ * GPU (its UntiledMode, which a UTM store takes). Its loading state alone goes false once the
+ * metadata is read and turns true for the chunks only after an 80 ms debounce, so a frame counted
+ * on it alone was "complete" before any chunk arrived (at 10 and 50 Mbit/s, the cold open stopped
+ * at the metadata). Before the first frame nothing of another date can stand in, so this is exact
+ * there; a later date's regions are replaced in place, and the loading state still decides.
+ */
+function covered() {
+  const mode = /** @type {{ mode?: { currentLevelCoversViewport?: () => boolean } }} */ (/** @type {unknown} */ (layer)).mode;
+  if (!mode) return false; // the metadata is not read yet
+  if (typeof mode.currentLevelCoversViewport !== 'function') throw new Error('zarr-layer has no mode.currentLevelCoversViewport: the page needs updating for this version');
+  return mode.currentLevelCoversViewport();
+}
 
 const map = benchMap(q);
 const layer = new ZarrLayer({
@@ -44,7 +60,7 @@ map.on('render', () => {
   // The first frame with imagery: MapLibre has just drawn it, so its pixels are still in the
   // drawing buffer; a few points of the view are read until one is not the black background.
   if (hook.firstPictureAt == null && drewImagery(/** @type {WebGL2RenderingContext} */ (map.painter.context.gl))) hook.firstPictureAt = performance.now();
-  if (awaiting == null || loading) return;
+  if (awaiting == null || loading || (hook.firstCompleteAt == null && !covered())) return;
   // A date already in zarr-layer's cache never reports loading: show it after one frame.
   if (!sawLoading && performance.now() - askedAt < 50) return map.triggerRepaint();
   const t = awaiting;
