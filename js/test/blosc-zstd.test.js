@@ -57,3 +57,21 @@ test('a blosc zstd codec is loaded as zstd; blosc lz4 still needs the blosc modu
   assert.equal(decoderOf({ name: 'blosc', cname: 'lz4' }), 'blosc');
   assert.equal(decoderOf({ name: 'zstd' }), 'zstd');
 });
+
+test('headers c-blosc refuses (a later format, 0-byte items, blocks larger than the chunk) are refused, not decoded by the zstd path', async () => {
+  const { default: Blosc } = await import('numcodecs/blosc');
+  const raw = new Uint8Array(8192);
+  for (let i = 0; i < raw.length; i++) raw[i] = (i >> 6) & 255;
+  const chunk = /** @type {Uint8Array} */ (await new Blosc(5, 'zstd', 0).encode(raw));
+  /** @type {[string, (v: DataView) => void][]} */
+  const damages = [
+    ['a later header format', (v) => v.setUint8(0, 3)],
+    ['0-byte items', (v) => v.setUint8(3, 0)],
+    ['blocks larger than the chunk', (v) => v.setUint32(8, raw.length + 2, true)],
+  ];
+  for (const [label, damage] of damages) {
+    const bytes = chunk.slice();
+    damage(new DataView(bytes.buffer));
+    await assert.rejects(decodeBytes({ name: 'blosc', cname: 'zstd', shuffle: 'noshuffle' }, bytes, raw.length, 'x'), /not one c-blosc writes or reads/, label);
+  }
+});

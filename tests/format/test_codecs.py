@@ -92,6 +92,18 @@ def test_every_blosc_flags_byte_either_decodes_to_the_values_or_is_refused(cname
     assert accepted >= 1
 
 
+@pytest.mark.parametrize(("field", "offset", "value"), [("a later header format", 0, 3), ("0-byte items", 3, 0), ("blocks larger than the chunk", 8, NBYTES + 2)])
+def test_blosc_headers_c_blosc_refuses_are_refused(field, offset, value):
+    """A header c-blosc would not decode (numcodecs refuses it here too) is our error, in both readers."""
+    damaged = bytearray(_blosc("zstd", "noshuffle"))
+    width = 4 if offset == 8 else 1
+    damaged[offset : offset + width] = value.to_bytes(width, "little")
+    with pytest.raises(Exception):  # noqa: B017, PT011  # c-blosc's own refusal, whatever its type
+        numcodecs.Blosc().decode(bytes(damaged))
+    with pytest.raises(ValueError, match="not one c-blosc writes or reads"):
+        CodecSpec("blosc", 5, "zstd", "noshuffle").decode(bytes(damaged), NBYTES, VALUES.dtype)
+
+
 @pytest.mark.parametrize(("offset", "value", "words"), [(3, 1, "1-byte items"), (4, 0, "header says 0 bytes"), (12, 99, "truncated or damaged")])
 def test_blosc_header_fields_that_disagree_are_refused(offset, value, words):
     damaged = bytearray(_blosc("lz4", "shuffle"))

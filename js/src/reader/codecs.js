@@ -182,6 +182,7 @@ const BLOSC_DONT_SPLIT = 0x10;
 /** @type {Record<string, number>} the compressor code in the top three bits of the flags, for the cnames spec 8 allows */
 const BLOSC_FORMATS = { lz4: 1, zstd: 4 };
 const BLOSC_COMPRESSOR_VERSION = 1; // header byte 1: the only lz4 and zstd stream format blosc reads
+const BLOSC_FORMAT_VERSION = 2; // header byte 0: the format c-blosc 1.x writes; it refuses later ones
 
 /**
  * The 16-byte blosc header must describe this chunk with the array's settings (the Python
@@ -229,7 +230,9 @@ export function checkBloscHeader(bytes, expected, codec) {
  */
 function checkBloscStreams(bytes, view, flags, typesize, nbytes) {
   const blocksize = view.getUint32(8, true);
-  if (blocksize === 0) throw new Error('blosc header gives a block size of 0');
+  if (blocksize === 0 || blocksize > nbytes || typesize === 0 || bytes[0] > BLOSC_FORMAT_VERSION) {
+    throw new Error(`blosc header (format ${bytes[0]}, ${typesize}-byte items, blocks of ${blocksize} bytes for ${nbytes}) is not one c-blosc writes or reads: the chunk is damaged`);
+  }
   const blocks = Math.ceil(nbytes / blocksize);
   const leftover = nbytes % blocksize;
   let used = 16 + 4 * blocks;

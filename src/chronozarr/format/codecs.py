@@ -251,6 +251,7 @@ def _inflate(data: bytes | memoryview, nbytes: int) -> bytes:
 
 
 BLOSC_HEADER_BYTES = 16
+BLOSC_FORMAT_VERSION = 2  # the header format c-blosc 1.x writes; it refuses later ones
 BLOSC_SHUFFLE, BLOSC_MEMCPYED, BLOSC_BITSHUFFLE, BLOSC_RESERVED = 0x01, 0x02, 0x04, 0x08
 BLOSC_DONT_SPLIT = 0x10
 BLOSC_FORMATS = {"lz4": 1, "zstd": 4}  # the compressor code in the flags' top three bits
@@ -299,8 +300,11 @@ def _check_blosc_streams(data: bytes | memoryview, flags: int, typesize: int, nb
     always notice (c-blosc does; the WebAssembly build the JS reader uses does not).
     """
     blocksize = int.from_bytes(data[8:12], "little")
-    if blocksize == 0:
-        raise ValueError("blosc header gives a block size of 0")
+    if blocksize == 0 or blocksize > nbytes or typesize == 0 or data[0] > BLOSC_FORMAT_VERSION:
+        raise ValueError(
+            f"blosc header (format {data[0]}, {typesize}-byte items, blocks of {blocksize} bytes for {nbytes}) is not one "
+            "c-blosc writes or reads: the chunk is damaged"
+        )
     blocks, leftover = -(-nbytes // blocksize), nbytes % blocksize
     used = BLOSC_HEADER_BYTES + 4 * blocks
     if used > len(data):
