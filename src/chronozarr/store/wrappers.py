@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .interface import ObjectStore, read_only
+from .interface import ObjectStore, ReadOnlyWrites
 
 T = TypeVar("T")
 LOG = logging.getLogger("chronozarr.store")
@@ -168,7 +168,7 @@ def counted(store: ObjectStore) -> CountingStore:
     return store if isinstance(store, CountingStore) else CountingStore(store)
 
 
-class FirstHolding:
+class FirstHolding(ReadOnlyWrites):
     """Several stores read as one, read-only: each key from the first store that holds it (an
     append reads what it staged before what the store held)."""
 
@@ -207,21 +207,3 @@ class FirstHolding:
             for key, size in store.list(prefix):
                 seen.setdefault(key, size)
         return iter(seen.items())
-
-    def put(self, key: str, data: bytes | memoryview, *, atomic: bool = False) -> None:
-        raise read_only(self.describe(key))
-
-    def put_file(self, key: str, path: Path, *, keep: bool = False) -> None:
-        raise read_only(self.describe(key))
-
-    def copy(self, source: str, target: str) -> None:
-        raise read_only(self.describe(target))
-
-    def move(self, source: str, target: str) -> bool:
-        raise read_only(self.describe(target))
-
-    def delete(self, keys: str | Sequence[str]) -> None:
-        raise read_only(self.describe(""))
-
-    def delete_prefix(self, prefix: str) -> None:
-        raise read_only(self.describe(prefix))
