@@ -10,6 +10,7 @@ once; the shard indexes and anchor chunks it caches are bounded by bytes.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -43,6 +44,11 @@ class RegionReader:
         self.fetcher = ChunkFetcher(source, shard_bytes or {}, data_variable, concurrency, index_bytes)
         self.anchor_chunks = ByteLRU(anchor_bytes)
         self._anchors = None if star_delta is None else AnchorCache(self.anchor_chunks, *star_delta)
+
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        """The request threads, which other reads of the store (its history array) share."""
+        return self.fetcher.pool
 
     def read(self, level: Level, info: ArrayDocument, steps: list[int], rows: slice, cols: slice, out: np.ndarray | None = None) -> np.ndarray:
         """Stored values (len(steps), [band,] h, w) of `info` over rows x cols of `level`, into `out`

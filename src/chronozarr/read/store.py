@@ -60,13 +60,12 @@ class ChronoStore:
             self.source, concurrency=concurrency, anchor_bytes=cache_bytes, shard_bytes=self.meta.shard_bytes,
             data_variable=self.meta.variable, star_delta=star,
         )
-        self.fetcher = self.region.fetcher
         if self.meta.history_problem is not None:
             warn_unusable(self.meta.history_problem, self.source.describe("zarr.json"))
         self.history: HistoryReader | None = None
         self.history_mask: HistoryReader | None = None
         if self.meta.history is not None:
-            self.history, self.history_mask = history_readers(self.source, self.meta.history, self.fetcher.pool)
+            self.history, self.history_mask = history_readers(self.source, self.meta.history, self.region.pool)
 
     # -- description -------------------------------------------------------------------------
 

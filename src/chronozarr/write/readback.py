@@ -20,9 +20,12 @@ from ..store import FirstHolding
 from .layout import level_arrays
 from .output import Output
 from .plan import Plan
+from .units import BLOCK_BYTES
 
 WindowPlanes = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]  # data, mask, coverage of a pixel window
-ANCHOR_BYTES = 64 * 2**20  # decoded anchor chunks kept: the threads reading one history shard's timesteps share them
+# Decoded anchor chunks kept, about four default blocks' windows (units.BLOCK_BYTES): the deltas of
+# a block read their anchor's window again and again, and one history shard's threads share them.
+ANCHOR_BYTES = 4 * BLOCK_BYTES
 
 
 @dataclass
