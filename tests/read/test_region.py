@@ -6,8 +6,8 @@ caller's (non-contiguous) output too, from several threads at once."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
