@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from chronozarr.errors import StoreError
-from chronozarr.store import CountingStore, LoggingStore, MemoryStore
+from chronozarr.store import CountingStore, FirstHolding, LoggingStore, MemoryStore
 from chronozarr.write.output import Output
 
 
@@ -42,3 +42,18 @@ def test_the_writer_s_reads_of_its_output_refuse_a_fifo(tmp_path: Path) -> None:
     for read in (output.get, output.size, lambda key: output.get_range(key, 0, 1)):
         with pytest.raises(StoreError, match=r"zarr.json is not a regular file"):
             read("zarr.json")
+
+
+def test_first_holding_reads_each_key_from_the_first_store_that_has_it() -> None:
+    """How an append reads back: what it staged before what the store held, absent only when no
+    store holds the key, and nothing written through it."""
+    staged = MemoryStore({"0/data/c/1/0/0/0": b"new", "only-staged": b"s"})
+    held = MemoryStore({"0/data/c/1/0/0/0": b"old-bytes", "only-held": b"held"})
+    both = FirstHolding([staged, held])
+    assert both.get("0/data/c/1/0/0/0") == b"new" and both.get("only-held") == b"held"
+    assert both.get_range("only-held", 1, 2) == b"el" and both.get_suffix("0/data/c/1/0/0/0", 2) == b"ew"
+    assert both.size("only-held") == 4 and both.get("absent") is None and both.size("absent") is None
+    assert dict(both.list()) == {"0/data/c/1/0/0/0": 3, "only-staged": 1, "only-held": 4}
+    with pytest.raises(StoreError, match="read-only"):
+        both.put("k", b"x")
+    assert "k" not in staged.objects and "k" not in held.objects

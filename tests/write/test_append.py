@@ -12,6 +12,7 @@ import xarray as xr
 from typer.testing import CliRunner
 
 import chronozarr
+import chronozarr.write.units as units
 from chronozarr.cli import app
 from chronozarr.errors import InputError
 from conftest import make_series
@@ -130,6 +131,21 @@ def test_shard_boundary_crossed_mid_batch(tmp_path: Path) -> None:
     assert grown[:chunk_bytes] == shard1[:chunk_bytes], "old chunks keep their bytes and offsets"
     assert chronozarr.validate(store).ok
     assert_matches_fresh(store, full, 11, tmp_path / "fresh", **_options("none", "shard_time_4"))
+
+
+def test_levels_built_over_several_phases_read_the_extended_trailing_shard(tmp_path: Path, monkeypatch) -> None:
+    """Blocks of 2 x 2 cells: the upper levels are built in later phases from the level below in
+    staging, where the trailing time shard (timestep 4, an anchor) was extended with 5..7; reading
+    that anchor from the store's shard first must not hide the new timesteps (they read as fill)."""
+    monkeypatch.setattr(units, "BLOCK_BYTES", 16 * 16 * 2 * 2 * 4)
+    full = make_series(n_time=9, n_band=2, height=70, width=70, seed=3)
+    options = {"crs": CRS, "encoding": "star-delta", "anchor_interval": 2, "chunk_size": 16, "shard": True, "shard_time": 4}
+    store = tmp_path / "store"
+    chronozarr.encode(full[:5], store, progress=False, **options)
+    chronozarr.append(store, full[5:9], progress=False)
+    with chronozarr.open_store(store) as opened:
+        assert len(opened.levels) == 4
+    assert_matches_fresh(store, full, 9, tmp_path / "fresh", progress=False, **options)
 
 
 @pytest.fixture

@@ -29,7 +29,11 @@ _MALFORMED = object()
 
 @dataclass
 class LevelFacts:
-    """A level as far as its documents could be read; None where a value was unusable."""
+    """A level as far as its documents could be read; None where a value was unusable.
+
+    Not a format.geometry.Level: a Level is whole and consistent (the reader refuses a store
+    whose level it cannot build), while the validator keeps what one document gave when another
+    is broken, so every rule that still applies reports its finding."""
 
     index: int
     path: str

@@ -45,7 +45,7 @@ def check_history(ctx: Context) -> None:
         if history is None:
             ctx.report.fail(SECTION, KEY, str(store.meta.history_problem))
             return
-        data, mask = history_readers(store.source, history, store.fetcher.pool)
+        data, mask = history_readers(store.source, history, store.region.pool)
         level0 = store.meta.levels[0]
         if mask is None and level0.mask is not None:
             ctx.report.info(SECTION, f"{KEY}.mask_path", "no mask copy (none before version 1.1): readers read each date's mask from level 0")

@@ -222,7 +222,10 @@ class Temporal:
 
 @dataclass(frozen=True)
 class LevelMirror:
-    """One entry of chronozarr.levels (spec 3.7)."""
+    """One entry of chronozarr.levels (spec 3.7): what the root says of a level, not a view of
+    geometry.Level. The reader takes a level's transform and resolution from it and refuses a
+    store whose mirror disagrees with the arrays, so it must hold what was stated; `of` is the
+    entry the writer states for a Level."""
 
     path: str
     resolution: float

@@ -32,14 +32,21 @@ class AnchorCache:
 
 
 def assemble(
-    fetcher: ChunkFetcher, level: Level, info: ArrayDocument, steps: list[int], rows: slice, cols: slice, anchors: AnchorCache | None
+    fetcher: ChunkFetcher,
+    level: Level,
+    info: ArrayDocument,
+    steps: list[int],
+    rows: slice,
+    cols: slice,
+    anchors: AnchorCache | None,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
-    """(len(steps), [band,] h, w) of `info` over the region, from the chunks covering it; with
-    `anchors` (the data array of a star-delta store) each delta timestep is reconstructed through
-    its recorded anchor, read or taken from the cache."""
+    """(len(steps), [band,] h, w) of `info` over the region, from the chunks covering it, into
+    `out` when given; with `anchors` (the data array of a star-delta store) each delta timestep
+    is reconstructed through its recorded anchor, read or taken from the cache."""
     banded = len(info.shape) == 4
     lead = (info.shape[1],) if banded else ()
-    out = allocate((len(steps), *lead, rows.stop - rows.start, cols.stop - cols.start), info)
+    region = allocate((len(steps), *lead, rows.stop - rows.start, cols.stop - cols.start), info) if out is None else out
     cells = level.cells_under(rows, cols)
     star = anchors is not None
     position = {t: i for i, t in enumerate(steps)}
@@ -47,10 +54,10 @@ def assemble(
     anchor_pieces: dict[tuple[int, int, int], np.ndarray] = {}
     delta_pieces: dict[tuple[int, int, int], np.ndarray] = {}
     lock = threading.Lock()
-    direct = not star and _one_whole_chunk(info, level, cells, rows, cols)
+    direct = not star and region.flags.c_contiguous and _one_whole_chunk(info, level, cells, rows, cols)
 
     def into(ref: ChunkRef) -> np.ndarray | None:
-        return out[position[ref.t]].reshape(-1).view(np.uint8) if direct else None
+        return region[position[ref.t]].reshape(-1).view(np.uint8) if direct else None
 
     def accept(ref: ChunkRef, chunk: np.ndarray | None) -> None:
         # `chunk` lives in the fetching thread's buffer (or, direct, already in `out`): what
@@ -72,7 +79,7 @@ def assemble(
                 with lock:
                     delta_pieces[key] = chunk[..., cy, cx].copy()
             else:
-                out[position[ref.t]][..., oy, ox] = chunk[..., cy, cx]
+                region[position[ref.t]][..., oy, ox] = chunk[..., cy, cx]
 
     refs = [ChunkRef(info, t, r, c) for t in steps for r, c in cells]
     if anchors is not None:
@@ -87,8 +94,8 @@ def assemble(
     fetcher.fetch(refs, accept, into)
     for (t, r, c), piece in delta_pieces.items():
         _, _, oy, ox = level.overlap(r, c, rows, cols)
-        out[position[t]][..., oy, ox] = reconstruct(anchor_pieces[(reference[t], r, c)], piece)
-    return out
+        region[position[t]][..., oy, ox] = reconstruct(anchor_pieces[(reference[t], r, c)], piece)
+    return region
 
 
 def _one_whole_chunk(info: ArrayDocument, geometry: Level, cells: list[tuple[int, int]], rows: slice, cols: slice) -> bool:

@@ -16,14 +16,12 @@ from ..format.metadata import Band, Temporal
 from ..format.temporal import STAR_DELTA
 from ..store import ObjectStore, RequestStats, counted, is_remote, not_a_directory, open_object_store
 from ..store.deadline import call_deadline
-from .assemble import AnchorCache, assemble
 from .attributes import StoreAttrs
-from .cache import ByteLRU
-from .chunks import ChunkFetcher
 from .coordinates import level_attrs, level_coords
 from .history import HistoryReader, history_readers, warn_unusable
 from .metadata import StoreMetadata, load
 from .physical import physical_values, validity
+from .region import RegionReader
 from .request import check_cell, request_window
 
 
@@ -56,15 +54,18 @@ class ChronoStore:
         self.deadline: float | None = getattr(self.source, "deadline", None)
         with call_deadline(self.deadline):
             self.meta: StoreMetadata = load(self.source)
-        self.anchors = ByteLRU(cache_bytes)
-        self.fetcher = ChunkFetcher(self.source, self.meta.shard_bytes, self.meta.variable, concurrency, 32 * 2**20)
-        self._anchor_set = frozenset(self.meta.temporal.anchor_indices)
+        temporal = self.meta.temporal
+        star = (frozenset(temporal.anchor_indices), temporal.reference) if temporal.encoding == STAR_DELTA else None
+        self.region = RegionReader(
+            self.source, concurrency=concurrency, anchor_bytes=cache_bytes, shard_bytes=self.meta.shard_bytes,
+            data_variable=self.meta.variable, star_delta=star,
+        )
         if self.meta.history_problem is not None:
             warn_unusable(self.meta.history_problem, self.source.describe("zarr.json"))
         self.history: HistoryReader | None = None
         self.history_mask: HistoryReader | None = None
         if self.meta.history is not None:
-            self.history, self.history_mask = history_readers(self.source, self.meta.history, self.fetcher.pool)
+            self.history, self.history_mask = history_readers(self.source, self.meta.history, self.region.pool)
 
     # -- description -------------------------------------------------------------------------
 
@@ -265,8 +266,7 @@ class ChronoStore:
         return level_attrs(self.level(lod), self.crs, self.nodata)
 
     def close(self) -> None:
-        self.fetcher.close()
-        self.anchors.clear()
+        self.region.close()
 
     def __enter__(self) -> ChronoStore:
         return self
@@ -307,9 +307,7 @@ class ChronoStore:
         star-delta timesteps of the data array through their recorded anchor; every read goes
         through here, so every read's requests share one deadline."""
         with call_deadline(self.deadline):
-            star = info is level.data and self.encoding == STAR_DELTA
-            anchors = AnchorCache(self.anchors, self._anchor_set, self.meta.temporal.reference) if star else None
-            return assemble(self.fetcher, level, info, steps, rows, cols, anchors)
+            return self.region.read(level, info, steps, rows, cols)
 
 
 def open_store(location: str | os.PathLike[str] | ObjectStore, **options: Any) -> ChronoStore:

@@ -15,7 +15,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..errors import FetchError, StoreError
 from .deadline import call_deadline, time_left
-from .interface import DEFAULT_MAX_OBJECT_BYTES, bound, check_key, check_object_size, read_only
+from .interface import DEFAULT_MAX_OBJECT_BYTES, ReadOnlyWrites, bound, check_key, check_object_size, read_only
 
 DEFAULT_TIMEOUT = 10.0  # seconds: connecting, the first byte of an answer, any pause in its body
 DEFAULT_RETRIES = 3
@@ -25,7 +25,7 @@ MAX_REDIRECTS = 5
 SMALL_BODY = 64 * 2**10  # an error answer up to this size is read to keep its connection
 
 
-class HttpStore:
+class HttpStore(ReadOnlyWrites):
     """A store published over HTTP(S), read-only; thread-safe, pooled connections.
 
     `timeout` bounds each wait of a request: for the connection, for the first byte of the answer,
@@ -238,23 +238,8 @@ class HttpStore:
     def list(self, prefix: str = "") -> Iterator[tuple[str, int]]:
         raise StoreError(f"{self.describe(prefix)}: an HTTP host cannot be listed; read the store's documents instead")
 
-    def put(self, key: str, data: bytes | memoryview, *, atomic: bool = False) -> None:
-        raise read_only(self.describe(key))
-
-    def put_file(self, key: str, path: Path, *, keep: bool = False) -> None:
-        raise read_only(self.describe(key))
-
-    def copy(self, source: str, target: str) -> None:
-        raise read_only(self.describe(target))
-
-    def move(self, source: str, target: str) -> bool:
-        raise read_only(self.describe(target))
-
     def delete(self, keys: str | Sequence[str]) -> None:
         raise read_only(self._base)
-
-    def delete_prefix(self, prefix: str) -> None:
-        raise read_only(self.describe(prefix))
 
     def _check_partial(self, status: int, headers: dict[str, str], body: bytes, key: str, expected_prefix: str) -> None:
         url = self.describe(key)

@@ -79,6 +79,32 @@ class ReadsInto(Protocol):
     def get_into(self, key: str, buffer: Callable[[int], np.ndarray]) -> memoryview | None: ...
 
 
+class ReadOnlyWrites:
+    """The write half of a store that cannot be written (HTTP, several stores read as one): every
+    write is the one read_only error, naming the object."""
+
+    def describe(self, key: str) -> str:
+        raise NotImplementedError
+
+    def put(self, key: str, data: bytes | memoryview, *, atomic: bool = False) -> None:
+        raise read_only(self.describe(key))
+
+    def put_file(self, key: str, path: Path, *, keep: bool = False) -> None:
+        raise read_only(self.describe(key))
+
+    def copy(self, source: str, target: str) -> None:
+        raise read_only(self.describe(target))
+
+    def move(self, source: str, target: str) -> bool:
+        raise read_only(self.describe(target))
+
+    def delete(self, keys: str | Sequence[str]) -> None:
+        raise read_only(self.describe(""))
+
+    def delete_prefix(self, prefix: str) -> None:
+        raise read_only(self.describe(prefix))
+
+
 def check_key(key: str) -> str:
     """The key, when it names an object inside the store."""
     if key.startswith("/") or ".." in key.split("/"):

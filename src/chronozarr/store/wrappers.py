@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .interface import ObjectStore
+from .interface import ObjectStore, ReadOnlyWrites
 
 T = TypeVar("T")
 LOG = logging.getLogger("chronozarr.store")
@@ -166,3 +166,44 @@ def _ms(started: float) -> float:
 def counted(store: ObjectStore) -> CountingStore:
     """The store as one that counts its requests: itself when it already does."""
     return store if isinstance(store, CountingStore) else CountingStore(store)
+
+
+class FirstHolding(ReadOnlyWrites):
+    """Several stores read as one, read-only: each key from the first store that holds it (an
+    append reads what it staged before what the store held)."""
+
+    local_root: Path | None = None
+    writable = False
+    parallel_puts = False
+
+    def __init__(self, stores: Sequence[ObjectStore]) -> None:
+        self.stores = tuple(stores)
+
+    def _first(self, read: Callable[[ObjectStore], T | None]) -> T | None:
+        for store in self.stores:
+            found = read(store)
+            if found is not None:
+                return found
+        return None
+
+    def describe(self, key: str) -> str:
+        return " or ".join(store.describe(key) for store in self.stores)
+
+    def get(self, key: str, *, max_bytes: int | None = None) -> bytes | None:
+        return self._first(lambda s: s.get(key, max_bytes=max_bytes))
+
+    def get_range(self, key: str, start: int, length: int) -> bytes | None:
+        return self._first(lambda s: s.get_range(key, start, length))
+
+    def get_suffix(self, key: str, length: int) -> bytes | None:
+        return self._first(lambda s: s.get_suffix(key, length))
+
+    def size(self, key: str) -> int | None:
+        return self._first(lambda s: s.size(key))
+
+    def list(self, prefix: str = "") -> Iterator[tuple[str, int]]:
+        seen: dict[str, int] = {}
+        for store in self.stores:
+            for key, size in store.list(prefix):
+                seen.setdefault(key, size)
+        return iter(seen.items())

@@ -192,25 +192,25 @@ def _plan(store: ExistingStore, series: Series, workers: int | None) -> Plan:
 
 @dataclass
 class _AppendPyramids:
-    """What a unit's step reads: a new timestep's block at the base level, from the batch (phase 0)
-    or from the level below in staging (the walk builds the levels above); an old one (anchors
-    and volatility references) as the store holds it at every level, so a new residual is taken
-    against exactly the bytes a reader adds it to."""
+    """What a unit's step reads: a new timestep's block from the batch (phase 0) or the finished
+    level below in staging (`staged`); an old one (anchors, volatility references) at every level
+    from the store alone (`held`), since a staged shard extends the store's and would be read stale."""
 
     plan: Plan
     series: Series
     old_n: int
-    stored: StoredLevels
+    held: StoredLevels  # the store: old timesteps as a reader adds residuals to them; its shard indexes never go stale
+    staged: StoredLevels
 
     def __call__(self, unit: Unit, t: int) -> list[Planes]:
         levels = self.plan.levels[unit.phase.base : unit.phase.last + 1]
         if t < self.old_n:
-            return [Planes(*self.stored.window(t, level, *unit.block.window(level))) for level in levels]
+            return [Planes(*self.held.window(t, level, *unit.block.window(level))) for level in levels]
         rows, cols = unit.block.window(levels[0])
         if unit.phase.first == 0:
             window = self.series.read_window(t - self.old_n, rows, cols)
         else:
-            window = self.stored.window(t, levels[0], rows, cols)
+            window = self.staged.window(t, levels[0], rows, cols)
         return [Planes(*window)]
 
 
@@ -225,7 +225,7 @@ def _stage(store: ExistingStore, plan: Plan, series: Series, progress: bool | No
     """Write every object of the append below the staging area; returns them in landing order."""
     writer = jr.StagingWriter(store.output, ObjectCounter())
     existing = store.output
-    pyramids = _AppendPyramids(plan, series, store.n_time, StoredLevels(plan, (writer.output, existing)))
+    pyramids = _AppendPyramids(plan, series, store.n_time, StoredLevels(plan, (existing,)), StoredLevels(plan, (writer.output, existing)))
 
     def open_shard(w: ObjectWriter, key: str, n_inner: int) -> ShardBuilder:
         return ShardBuilder(w, key, n_inner, ShardBase.read(existing, key, n_inner))

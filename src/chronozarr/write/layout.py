@@ -9,6 +9,7 @@ titiler.xarray look there for the CRS; chronozarr's readers do not need it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numcodecs
@@ -77,6 +78,51 @@ def grid_mapping_node(crs: str) -> dict[str, Any]:
     ).to_json()
 
 
+def level_arrays(
+    level: Level,
+    *,
+    variable: str,
+    dtype: str,
+    shape: tuple[int, int],
+    codec: CodecSpec,
+    nodata: float | int | None,
+    plane_variables: Sequence[str],
+    shard_time: int | None,
+    data_attrs: dict[str, Any] | None = None,
+) -> Level:
+    """The level with its data and plane arrays' documents (`shape` is (n_time, n_band)): what the
+    writer writes as their zarr.json, and what it reads the level back through."""
+    cs = level.chunk_size
+    n_time, n_band = shape
+    shard = (lambda inner: [shard_time, *inner[1:]]) if shard_time is not None else (lambda inner: None)
+    inner = [1, n_band, cs, cs]
+    data = ArrayDocument.create(
+        shape=[n_time, n_band, level.height, level.width],
+        dtype=dtype,
+        chunk_shape=inner,
+        codec=codec,
+        dimension_names=["time", "band", "y", "x"],
+        fill_value=0 if nodata is None else nodata,
+        attributes=data_attrs,
+        shard_shape=shard(inner),
+        path=f"{level.path}/{variable}",
+    )
+    planes = {
+        name: ArrayDocument.create(
+            shape=[n_time, level.height, level.width],
+            dtype="uint8",
+            chunk_shape=[1, cs, cs],
+            codec=codec,
+            dimension_names=["time", "y", "x"],
+            attributes=GRID_MAPPING_REFS,
+            shard_shape=shard([1, cs, cs]),
+            path=f"{level.path}/{name}",
+        )
+        for name in plane_variables
+    }
+    return replace(level, data=data, mask=planes.get(MASK), coverage=planes.get(COVERAGE))
+
+
 def level_nodes(
     writer: ObjectWriter,
     level: Level,
@@ -94,32 +140,16 @@ def level_nodes(
     shard_time: int | None,
 ) -> dict[str, dict[str, Any]]:
     """Write a level's coordinate chunks and return every zarr.json document of the level by key."""
-    cs = level.chunk_size
     p = level.path
     nodes: dict[str, dict[str, Any]] = {}
     nodes[p] = group_json({"crs": crs, "transform": [float(v) for v in level.transform], "resolution": level.resolution})
-    shard = (lambda inner: [shard_time, *inner[1:]]) if shard_time is not None else (lambda inner: None)
-    inner = [1, n_band, cs, cs]
-    nodes[f"{p}/{variable}"] = ArrayDocument.create(
-        shape=[n_time, n_band, level.height, level.width],
-        dtype=dtype,
-        chunk_shape=inner,
-        codec=codec,
-        dimension_names=["time", "band", "y", "x"],
-        fill_value=0 if nodata is None else nodata,
-        attributes=data_array_attrs(level, crs, nodata),
-        shard_shape=shard(inner),
-    ).to_json()
-    for name in plane_variables:
-        nodes[f"{p}/{name}"] = ArrayDocument.create(
-            shape=[n_time, level.height, level.width],
-            dtype="uint8",
-            chunk_shape=[1, cs, cs],
-            codec=codec,
-            dimension_names=["time", "y", "x"],
-            attributes=GRID_MAPPING_REFS,
-            shard_shape=shard([1, cs, cs]),
-        ).to_json()
+    stored = level_arrays(
+        level, variable=variable, dtype=dtype, shape=(n_time, n_band), codec=codec, nodata=nodata,
+        plane_variables=plane_variables, shard_time=shard_time, data_attrs=data_array_attrs(level, crs, nodata),
+    )
+    for doc in (stored.data, stored.mask, stored.coverage):
+        if doc is not None:
+            nodes[doc.path] = doc.to_json()
     nodes[f"{p}/{GRID_MAPPING}"] = grid_mapping_node(crs)
     nodes[f"{p}/time"] = _coordinate(
         writer, f"{p}/time", np.asarray(times_ms, dtype=np.int64), ["time"], {"units": TIME_UNITS, "calendar": TIME_CALENDAR}
