@@ -132,13 +132,14 @@ def _store_shard(
     its length, or None when every inner chunk was fill and nothing was stored."""
     fill, codec = _fill(plan, part), part.codec(layout.version, plan.codec)
 
-    def encoded(position: int) -> bytes | None:
-        return encode_chunk(codec, block[divmod(position, layout.per_side)], fill)
+    def encoded(row: int) -> list[bytes | None]:  # a row of inner chunks per task: small chunks (T = 1) cost little each
+        return [encode_chunk(codec, chunk, fill) for chunk in block[row]]
 
     builder = ShardBuilder(writer, part.shard_key(task.tb, task.row, task.col), layout.inner_per_shard)
     try:
-        for position, data in enumerate(pool.map(encoded, range(layout.inner_per_shard))):
-            builder.add(position, data)
+        for row, chunks in enumerate(pool.map(encoded, range(layout.per_side))):
+            for col, data in enumerate(chunks):
+                builder.add(row * layout.per_side + col, data)
         return builder.finish()
     except BaseException:
         builder.discard()
