@@ -135,8 +135,10 @@ STORES = {
     "float-gzip": ("float32", {"encoding": "none", "codec": "gzip", "shard": True}, 64, 16, 32),
     "writer-masked": ("uint16", {"encoding": "star-delta", "anchor_interval": 4, "codec": "zstd", "history_time": 16}, None, None, None),
     "writer-masked-one-block": ("uint16", {"encoding": "none", "codec": "blosc", "checksum": True}, None, None, None),
+    "writer-short": ("uint16", {"encoding": "star-delta", "anchor_interval": 2, "codec": "zstd"}, None, None, None),  # T = 4
 }
 MASKED = ("writer-masked", "writer-masked-one-block")
+N_TIME = {"writer-short": 3}  # stores of fewer than the 40 dates of the others
 
 
 def random_mask(shape: tuple[int, ...], seed: int) -> xr.DataArray:
@@ -151,7 +153,7 @@ def main(out_dir: str) -> None:
     index = {}
     rng = np.random.default_rng(7)
     for seed, (name, (dtype, options, time_cap, p, s)) in enumerate(STORES.items()):
-        da = series(dtype, 40, 3, 70, 90, seed)
+        da = series(dtype, N_TIME.get(name, 40), 3, 70, 90, seed)
         path = out / "stores" / name
         mask = random_mask((40, 70, 90), seed) if name in MASKED else None
         if time_cap is None:

@@ -13,8 +13,10 @@ from chronozarr.format.history import HistoryLayout, default_time_cap
 from chronozarr.format.root_block import RootBlock
 
 
-@pytest.mark.parametrize(("n_time", "cap"), [(1, 16), (16, 16), (17, 32), (120, 128), (128, 128), (129, 256), (1000, 1024), (5000, 1024)])
-def test_the_default_time_cap_is_n_time_rounded_up_to_a_power_of_two_within_16_and_1024(n_time, cap):
+@pytest.mark.parametrize(
+    ("n_time", "cap"), [(1, 1), (2, 2), (5, 8), (9, 16), (16, 16), (17, 32), (120, 128), (128, 128), (129, 256), (1000, 1024), (5000, 1024)]
+)
+def test_the_default_time_cap_is_n_time_rounded_up_to_a_power_of_two_at_most_1024(n_time, cap):
     assert default_time_cap(n_time) == cap
 
 

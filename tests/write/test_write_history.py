@@ -89,6 +89,17 @@ def test_the_default_time_cap_is_n_time_rounded_up_to_a_power_of_two(tmp_path, s
     assert len(declaration(tmp_path / "s")["shard_bytes"]) == 4
 
 
+@pytest.mark.parametrize(("n_time", "cap"), [(1, 1), (3, 4)])
+def test_a_short_series_gets_a_time_cap_of_its_length_rounded_up_not_16(tmp_path, source, n_time, cap):
+    chronozarr.encode(source[:n_time], tmp_path / "s", **(OPTIONS | {"history_time": None}), **ENCODINGS["star-delta"])
+    assert declaration(tmp_path / "s")["time_cap"] == cap
+    history = zarr.open_group(tmp_path / "s", mode="r")["history"]
+    assert history.shards == (cap, 2, 32, 32)
+    np.testing.assert_array_equal(history[...], source.values[:n_time])
+    with chronozarr.open_store(tmp_path / "s") as store:
+        np.testing.assert_array_equal(store.read_point(39, 44), source.values[:n_time, :, 39, 44])
+
+
 def test_a_store_with_history_differs_from_one_without_only_by_it(tmp_path, source):
     plain = {k: v for k, v in OPTIONS.items() if not k.startswith("history")}
     chronozarr.encode(source, tmp_path / "without", **plain, **ENCODINGS["star-delta-sharded"])

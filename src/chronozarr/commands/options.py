@@ -109,7 +109,7 @@ WRITER_OPTIONS = (
     )),
     _option("history_time", int | None, typer.Option(
         None, min=1, metavar="T", help="Timesteps per history time block (needs --history); default: the timesteps rounded "
-        "up to a power of two, 16 to 1024.",
+        "up to a power of two, at most 1024.",
     )),
     _option("max_levels", int | None, typer.Option(None, min=1, help="Stop the pyramid after this many levels.")),
     _option("workers", int | None, typer.Option(None, min=1, help="Compression threads; default: all cores.")),

@@ -33,14 +33,15 @@ INNER_BUDGET = 256 * 1024  # bytes of one inner chunk before compression, chosen
 # compresses below star-delta residuals; blosc's clevel 5 is zstd level 9.
 HISTORY_CODEC = CodecSpec("blosc", 5, "zstd", BITSHUFFLE)
 OWN_CODEC_SINCE = (1, 2)
-MIN_TIME_CAP, MAX_TIME_CAP = 16, 1024
+MAX_TIME_CAP = 1024
 _MAJOR = HISTORY_VERSION.split(".")[0]
 
 
 def default_time_cap(n_time: int) -> int:
-    """n_time rounded up to a power of two, at least MIN_TIME_CAP and at most MAX_TIME_CAP: a
-    decade of monthly or 5-daily data is one time block."""
-    return min(MAX_TIME_CAP, max(MIN_TIME_CAP, 1 << max(0, n_time - 1).bit_length()))
+    """n_time rounded up to a power of two, at most MAX_TIME_CAP: a decade of monthly or 5-daily
+    data is one time block, and a short series is not padded to many times its values (every
+    padded timestep is compressed like a real one: 16 for one date cost 3x its encode)."""
+    return min(MAX_TIME_CAP, 1 << max(0, n_time - 1).bit_length())
 
 
 def default_inner(chunk_size: int, time_cap: int, n_band: int, itemsize: int) -> int:

@@ -104,7 +104,7 @@ def encode(
     `read_ahead` the blocks read ahead of the one being encoded; `storage_options` (endpoint, region, anonymous) open an
     object-store `path` (credentials come from the environment). `dry_run=True` checks everything and returns what would be
     written, writing nothing. `checksum=True` ends every chunk with its crc32c (docs/reliability.md). `history=True` adds the
-    history array (docs/history.md) of `history_time` timesteps per block (default: n_time up to a power of two, 16..1024).
+    history array (docs/history.md) of `history_time` timesteps per block (default: n_time up to a power of two, at most 1024).
     """
     started = time.perf_counter()
     output = open_output(path, storage_options)

@@ -66,23 +66,36 @@ def task_bytes(plan: Plan, layout: HistoryLayout) -> int:
 
 
 def shard_values(plan: Plan, layout: HistoryLayout, task: HistoryTask, stored: StoredLevels, pool: ThreadPoolExecutor) -> list[np.ndarray]:
-    """A task's shard values, one array per history part: the (T, band, S, S) true values, then
-    the (T, S, S) mask when the history has a mask copy; fill past n_time and past the array.
-    The timesteps are read back on `pool` (decoding releases the GIL), each into its own row."""
+    """A task's shard values, one array per history part: the true values, then the mask when the
+    history has a mask copy; fill past n_time and past the array. Each is held inner chunk first,
+    (S/p, S/p, T, *lead, p, p), so an inner chunk is a contiguous block that compresses without a
+    copy. The timesteps are read back on `pool` (decoding releases the GIL), each into its own rows."""
     level0 = plan.levels[0]
-    s = layout.shard
+    s, p, n = layout.shard, layout.inner, layout.per_side
     rows = slice(task.row * s, min((task.row + 1) * s, level0.height))
     cols = slice(task.col * s, min((task.col + 1) * s, level0.width))
     h, w = rows.stop - rows.start, cols.stop - cols.start
-    blocks = [np.full(part.shard_shape, _fill(plan, part), dtype=_dtype(plan, part)) for part in layout.parts]
+    blocks = [np.full((n, n, layout.time_cap, *part.lead, p, p), _fill(plan, part), dtype=_dtype(plan, part)) for part in layout.parts]
+
+    def place(block: np.ndarray, i: int, plane: np.ndarray, fill: float | int) -> None:
+        """Timestep i's (*lead, h, w) plane into its rows of every inner chunk."""
+        if (h, w) != (s, s):  # an edge shard: pad to S x S, so the plane splits into whole inner chunks
+            padded = np.full((*plane.shape[:-2], s, s), fill, dtype=block.dtype)
+            padded[..., :h, :w] = plane
+            plane = padded
+        lead = plane.shape[:-2]
+        split = plane.reshape(*lead, n, p, n, p)
+        k = len(lead)
+        block[:, :, i] = split.transpose(k, k + 2, *range(k), k + 1, k + 3)
 
     def read(step: tuple[int, int]) -> None:
         i, t = step
-        _, mask, _ = stored.window(t, level0, rows, cols, out=blocks[0][i, :, :h, :w])
+        data, mask, _ = stored.window(t, level0, rows, cols)
+        place(blocks[0], i, data, plan.fill)
         if len(blocks) > 1:
             if mask is None:
                 raise StoreError("the history declares a mask copy but the store has no mask")
-            blocks[1][i, :h, :w] = mask
+            place(blocks[1], i, mask, 0)
 
     for _ in pool.map(read, enumerate(layout.block_steps(task.tb, plan.n_time))):
         pass
@@ -119,14 +132,14 @@ def _store_shard(
     its length, or None when every inner chunk was fill and nothing was stored."""
     fill, codec = _fill(plan, part), part.codec(layout.version, plan.codec)
 
-    def encoded(position: int) -> bytes | None:
-        rows, cols = layout.inner_window(position)
-        return encode_chunk(codec, np.ascontiguousarray(block[..., rows, cols]), fill)
+    def encoded(row: int) -> list[bytes | None]:  # a row of inner chunks per task: small chunks (T = 1) cost little each
+        return [encode_chunk(codec, chunk, fill) for chunk in block[row]]
 
     builder = ShardBuilder(writer, part.shard_key(task.tb, task.row, task.col), layout.inner_per_shard)
     try:
-        for position, data in enumerate(pool.map(encoded, range(layout.inner_per_shard))):
-            builder.add(position, data)
+        for row, chunks in enumerate(pool.map(encoded, range(layout.per_side))):
+            for col, data in enumerate(chunks):
+                builder.add(row * layout.per_side + col, data)
         return builder.finish()
     except BaseException:
         builder.discard()
