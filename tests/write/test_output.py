@@ -117,3 +117,33 @@ def test_append_on_a_full_disk_leaves_the_old_store(tmp_path):
     said = [line for line in err.splitlines() if line.strip() and not line.endswith(" ...")]
     assert "Traceback" not in err and len(said) == 1 and said[0].startswith("error:") and "disk is full" in said[0], err
     assert json.loads((tmp_path / "after.json").read_text()) == json.loads((tmp_path / "before.json").read_text())
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+def test_a_cleanup_removes_nothing_from_an_output_without_this_runs_record(tmp_path: Path) -> None:
+    """discard_claim removes a failed run's members only when the output holds the run record an
+    encode writes first; without it (a store the user put there, whose names are a store's) every
+    file stays. With the record, the members and the scratch entry go and a stranger's file stays."""
+    from chronozarr.write.claim import Claim, discard_claim
+    from chronozarr.write.output import open_output
+    from chronozarr.write.resume import RUN, ResumeLog, RunRecord
+
+    root = tmp_path / "out"
+    for name in ("zarr.json", "0/zarr.json", "0/data/c/0/0/0/0", "volatility/zarr.json", "notes.txt"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(b"the user's")
+    output = open_output(root)
+    before = _files(root)
+    discard_claim(output, Claim(started=True, created=False), ("zarr.json", "0", "volatility"), ResumeLog(output))
+    assert _files(root) == before
+    (root / RUN).parent.mkdir(parents=True)
+    (root / RUN).write_text("not json")
+    discard_claim(output, Claim(started=True, created=False), ("zarr.json", "0", "volatility"), ResumeLog(output))
+    assert _files(root) == sorted([*before, RUN])
+    (root / RUN).unlink()
+    ResumeLog(output).start(RunRecord({"encoding": "none"}, {"shape": [1, 1, 2, 2]}, 1))
+    discard_claim(output, Claim(started=True, created=False), ("zarr.json", "0", "volatility"), ResumeLog(output))
+    assert _files(root) == ["notes.txt"]

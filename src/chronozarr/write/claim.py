@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..errors import OutputExistsError
 from .output import SCRATCH, Output, write_error
+from .resume import ResumeLog
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,14 @@ def claim(output: Output, *, resume: bool, dry_run: bool = False) -> Claim:
     )
 
 
-def discard_claim(output: Output, claimed: Claim, members: Iterable[str]) -> None:
-    """Remove what a failed run started: the root `members` it writes and its scratch entry, never
-    anything else that appeared in the output meanwhile; an output directory the run created goes
-    too once that leaves it empty (one the user made stays)."""
-    for name in (*members, SCRATCH):
-        output.delete_prefix(name)
+def discard_claim(output: Output, claimed: Claim, members: Iterable[str], journal: ResumeLog) -> None:
+    """Remove what a failed run started: the root `members` it writes and its scratch entry, and
+    only when the output holds the run record this run wrote first (the output was empty when it
+    was claimed); never anything else that appeared in the output meanwhile. An output directory
+    the run created goes too once that leaves it empty (one the user made stays)."""
+    if journal.holds_record():
+        for name in (*members, SCRATCH):
+            output.delete_prefix(name)
     root = output.local_root
     if root is not None and claimed.created:
         with contextlib.suppress(OSError):  # not empty: something not ours is in it, and stays

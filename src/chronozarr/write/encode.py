@@ -134,7 +134,7 @@ def encode(
             plan.sample.discard()
     except InputError:
         if claimed.started:
-            discard_claim(output, claimed, plan.root_members())
+            discard_claim(output, claimed, plan.root_members(), journal)
         raise
     return _summary(plan, result, writer, written, started)
 

@@ -122,6 +122,14 @@ class ResumeLog:
             raise StoreError(f"{self.output.describe()}/{RUN} is not valid JSON ({exc}); remove the output and encode again") from None
         return RunRecord.from_json(doc, f"{self.output.describe()}/{RUN}")
 
+    def holds_record(self) -> bool:
+        """Whether the output holds a readable run record: the mark that an encode wrote what is
+        there, which a cleanup checks before it removes anything."""
+        try:
+            return self.load() is not None
+        except (StoreError, ValueError):
+            return False
+
     def start(self, record: RunRecord) -> None:
         self._put(RUN, record.to_json())
 
