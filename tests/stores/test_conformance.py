@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ from store_backends import BACKENDS, WRITABLE, Backend, backend_fixture  # noqa:
 
 import chronozarr
 from chronozarr.errors import ChronozarrError, StoreError
-from chronozarr.store import CountingStore, MemoryStore, counted
+from chronozarr.store import CountingStore, FirstHolding, MemoryStore, ObjectStore, counted
 
 # bytes 0..255, twice: every range of it is known without asking the store
 DATA = bytes(range(256)) * 2
@@ -150,9 +151,30 @@ class TestReadOnly:
     def test_writes_to_a_read_only_store_are_refused(self, backend: Backend, tmp_path: Path) -> None:
         store = backend.store
         assert not store.writable
-        for write in (lambda: store.put("k", b"x"), lambda: store.delete("k"), lambda: store.copy("a", "b")):
+        for write in _writes(store, tmp_path):
             with pytest.raises(StoreError, match="read-only"):
                 write()
+
+    def test_stores_read_as_one_refuse_every_write_and_keep_their_objects(self, tmp_path: Path) -> None:
+        """FirstHolding (append's staging before the store) deletes, moves and writes nothing."""
+        staged, held = MemoryStore({"0/zarr.json": b"staged"}), MemoryStore({"0/zarr.json": b"held", "k": b"held"})
+        both = FirstHolding([staged, held])
+        for write in _writes(both, tmp_path):
+            with pytest.raises(StoreError, match="read-only"):
+                write()
+        assert dict(staged.list()) == {"0/zarr.json": 6} and dict(held.list()) == {"0/zarr.json": 4, "k": 4}
+        assert both.get("0/zarr.json") == b"staged" and both.get("k") == b"held"
+
+
+def _writes(store: ObjectStore, tmp_path: Path) -> list[Callable[[], object]]:
+    """Every write of the store interface, each on a key the store may hold."""
+    local = tmp_path / "local-file"
+    local.write_bytes(b"x")
+    return [
+        lambda: store.put("k", b"x"), lambda: store.put_file("k", local, keep=True), lambda: store.copy("k", "b"),
+        lambda: store.move("k", "b"), lambda: store.delete("k"), lambda: store.delete(["k", "0/zarr.json"]),
+        lambda: store.delete_prefix("0"), lambda: store.delete_prefix(""),
+    ]
 
 
 class TestDirectory:

@@ -37,6 +37,7 @@ directory on this machine whose files are the objects, or None), `writable`, `pa
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -79,12 +80,13 @@ class ReadsInto(Protocol):
     def get_into(self, key: str, buffer: Callable[[int], np.ndarray]) -> memoryview | None: ...
 
 
-class ReadOnlyWrites:
+class ReadOnlyWrites(ABC):
     """The write half of a store that cannot be written (HTTP, several stores read as one): every
-    write is the one read_only error, naming the object."""
+    write is the one read_only error, naming the object by the store's own `describe`."""
 
+    @abstractmethod
     def describe(self, key: str) -> str:
-        raise NotImplementedError
+        """Where the object `key` is, for messages."""
 
     def put(self, key: str, data: bytes | memoryview, *, atomic: bool = False) -> None:
         raise read_only(self.describe(key))
