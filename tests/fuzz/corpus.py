@@ -15,6 +15,7 @@ Usage: python tests/fuzz/corpus.py --reader python|js --seconds S OUT.jsonl
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -128,10 +129,23 @@ class Corpus:
             self.server = subprocess.Popen([PYTHON, "-c", code, str(self.stores)], stdout=subprocess.PIPE, text=True)
             assert self.server.stdout is not None
             self.url = self.server.stdout.readline().strip()
+            self._warm()
         else:
             honest = js_read(self.base_paths["star"], self.truth_dir / "star", self.work / "r.json", 0)
             assert honest["outcome"] == "correct", honest
             self.js_baseline = honest["growth"]
+
+    def _warm(self) -> None:
+        """Run every tool once here, on an honest base served like the corpus stores, so each forked
+        child inherits the modules the CLI imports lazily (zarr-python among them) instead of
+        importing them again: that was most of a store's time."""
+        base = materialize(Case("star", "honest"), self.stores / "warm", {})
+        url = f"{self.url}/{base.relative_to(self.stores).as_posix()}"
+        with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
+            for argv in (["info", str(base)], ["validate", str(base)], ["doctor", url, "--timeout", "5"]):
+                assert cli_call(argv)["exit"] == 0, argv
+        python_probe(base, self.truth["star"])
+        shutil.rmtree(self.stores / "warm")
 
     def stop(self) -> None:
         if self.server:
