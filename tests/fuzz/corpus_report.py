@@ -17,12 +17,20 @@ BAD = ("crash", "hang", "over_1gib")
 
 
 def load(results: Path) -> dict[str, tuple[list[dict[str, Any]], dict[str, Any] | None]]:
-    """{reader: (store lines, summary line or None when the run did not finish)}."""
+    """{reader: (store lines, summary or None when a run did not finish)}. A reader's corpus may
+    come in several runs (`corpus-python.jsonl` from make fuzz, then `corpus-python-2.jsonl` and
+    on, run alone to reach a number of stores): their stores are pooled and their seconds added."""
     out = {}
     for reader in ("python", "js"):
-        path = results / f"corpus-{reader}.jsonl"
-        lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
-        out[reader] = ([x for x in lines if not x.get("summary")], next((x for x in lines if x.get("summary")), None))
+        stores: list[dict[str, Any]] = []
+        summaries: list[dict[str, Any] | None] = []
+        for path in sorted(results.glob(f"corpus-{reader}*.jsonl"), key=lambda p: (len(p.name), p.name)):  # make fuzz's run first
+            lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            stores += [x for x in lines if not x.get("summary")]
+            summaries.append(next((x for x in lines if x.get("summary")), None))
+        done = bool(summaries) and all(summaries)
+        total = {"seconds": sum(x["seconds"] for x in summaries if x), "runs": len(summaries)} if done else None
+        out[reader] = (stores, total)
     return out
 
 
@@ -45,15 +53,24 @@ def failures(runs: dict[str, tuple[list[dict[str, Any]], dict[str, Any] | None]]
     return total
 
 
+def _minutes(summary: dict[str, Any] | None) -> str:
+    if summary is None:
+        return "a run that did not finish"
+    runs = "" if summary["runs"] == 1 else f" over {summary['runs']} runs"
+    return f"{summary['seconds'] / 60:.1f} minutes{runs}"
+
+
 def render(runs: dict[str, tuple[list[dict[str, Any]], dict[str, Any] | None]]) -> list[str]:
     stores = {reader: len(lines) for reader, (lines, _) in runs.items()}
-    seconds = {reader: f"{summary['seconds'] / 60:.1f} minutes" if summary else "a run that did not finish" for reader, (_, summary) in runs.items()}
+    seconds = {reader: _minutes(summary) for reader, (_, summary) in runs.items()}
+    later = "" if all(s is None or s["runs"] == 1 for _, s in runs.values()) else \
+        " The first run of each reader went with the targets; a later run of a reader came after them, without the targets."
     out = [
         "## The hostile corpus (tests/fuzz/corpus.py)",
         "",
         f"Mutated stores written to disk one at a time, {stores['python'] + stores['js']:,} in all: {stores['python']:,} given to the",
         f"Python reader, `info`, `validate` and `doctor` in {seconds['python']}, and {stores['js']:,} to the JS reader in",
-        f"{seconds['js']}, both runs at once on the machine above (under `nice`, beside the targets below). Each",
+        f"{seconds['js']}, both runs at once on the machine above (under `nice`, beside the targets below).{later} Each",
         "tool runs on each store in a process of its own (forked from the driver; node for the JS reader),",
         "killed at 60 s (`doctor` at its `--total-timeout` of 30 s and 5 s more); peak memory is read",
         "from the kernel when it ends. The readers read every cell of every timestep of every level the",

@@ -1,0 +1,41 @@
+"""The hostile corpus's report pools a reader's runs: make fuzz's run, then runs of that reader
+alone to reach a number of stores, count as one corpus whose minutes add up."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpus_report  # noqa: E402
+
+
+def _run(path: Path, outcomes: list[str], seconds: float | None) -> None:
+    lines = [{"store": f"{i:06d}", "kind": "chunk_bytes", "checksum": False, "single_chunk": False,
+              "tools": {"python": {"outcome": o}}} for i, o in enumerate(outcomes)]
+    if seconds is not None:
+        lines.append({"summary": True, "seconds": seconds})
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def test_the_runs_of_a_reader_are_pooled_and_their_minutes_added(tmp_path: Path) -> None:
+    _run(tmp_path / "corpus-python.jsonl", ["correct", "clear_error"], 1800.0)
+    _run(tmp_path / "corpus-python-2.jsonl", ["correct"], 600.0)
+    _run(tmp_path / "corpus-js.jsonl", ["correct"], 1800.0)
+    runs = corpus_report.load(tmp_path)
+    stores, summary = runs["python"]
+    assert [x["tools"]["python"]["outcome"] for x in stores] == ["correct", "clear_error", "correct"]
+    assert summary == {"seconds": 2400.0, "runs": 2}
+    text = "\n".join(corpus_report.render(runs))
+    assert "3 given to the" in text and "40.0 minutes over 2 runs" in text and "came after them" in text
+
+
+def test_a_run_without_its_summary_makes_the_corpus_unfinished(tmp_path: Path) -> None:
+    _run(tmp_path / "corpus-python.jsonl", ["correct"], 1800.0)
+    _run(tmp_path / "corpus-python-2.jsonl", ["correct"], None)
+    _run(tmp_path / "corpus-js.jsonl", ["correct"], 1800.0)
+    runs = corpus_report.load(tmp_path)
+    assert runs["python"][1] is None
+    assert "a corpus run did not finish" in "\n".join(corpus_report.render(runs))
