@@ -32,6 +32,7 @@ from .hosted_viewer import CACHE_CONTROL as VIEWER_CACHE
 from .hosted_viewer import PREFIX as VIEWER_PREFIX
 from .hosted_viewer import viewer_objects
 from .store.bucket import BucketStore
+from .store.directory import DirectoryStore
 
 # The order objects go up in: (phase shown to the user, classes uploaded together).
 STEPS: tuple[tuple[int, frozenset[str]], ...] = (
@@ -80,8 +81,8 @@ def plan(store: str | os.PathLike[str], *, newer_than: float | None = None, shor
         return docs[path]
 
     objects = []
-    for path in sorted(_files(root)):
-        key = path.relative_to(root).as_posix()
+    for key in sorted(_keys(root)):
+        path = root / key
         if newer_than is not None and path.stat().st_mtime <= newer_than:
             continue
         cls = object_class(key, block, array_doc)
@@ -92,13 +93,13 @@ def plan(store: str | os.PathLike[str], *, newer_than: float | None = None, shor
     return objects
 
 
-def _files(root: Path) -> Iterable[Path]:
-    # Zarr v3 has no dotfiles (spec 9): `.DS_Store` and editor droppings stay home.
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            if not name.startswith("."):
-                yield Path(dirpath) / name
+def _keys(root: Path) -> Iterable[str]:
+    """The keys of the store directory, listed by its store (publish uploads local files and reads
+    their mtimes, so its source is a directory). Zarr v3 has no dotfiles (spec 9): `.DS_Store`
+    and editor droppings stay home."""
+    for key, _ in DirectoryStore(root).list():
+        if not any(part.startswith(".") for part in key.split("/")):
+            yield key
 
 
 def _read_json(path: Path) -> Any:

@@ -192,6 +192,18 @@ class TestDirectory:
         assert time.monotonic() - started < 5
 
     @backends(["directory"])
+    def test_a_listing_names_fifos_and_devices_without_a_size_and_follows_links(self, backend: Backend) -> None:
+        """A checker listing the store sees what no read can take as an object (size None); a link
+        lists as the file it points to, and a link to nothing is no object."""
+        backend.seed({"a/obj": DATA})
+        root = backend.store.root
+        os.mkfifo(root / "a" / "fifo")
+        os.symlink("/dev/zero", root / "device")
+        os.symlink(root / "a" / "obj", root / "a" / "link")
+        os.symlink(root / "absent", root / "dangling")
+        assert sorted(backend.store.list()) == sorted([("a/obj", 512), ("a/link", 512), ("a/fifo", None), ("device", None)])
+
+    @backends(["directory"])
     def test_a_directory_where_an_object_should_be_is_named(self, backend: Backend) -> None:
         (backend.store.root / "dir").mkdir()
         with pytest.raises(StoreError, match="is a directory where the store has an object"):

@@ -1,5 +1,5 @@
 """The crc32c of every stored chunk of a checksummed array (the optional codec of format/checksum.py):
-validate reads each chunk object of a local store once and names every chunk whose bytes do not
+validate reads each chunk object of a store it can list once and names every chunk whose bytes do not
 match, which no decoding can tell without it."""
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from ..format.geometry import key_indices
 from ..format.shard_index import EMPTY
 from ..read.arrays import parse_shard_index
 from .context import Context
-from .objects import list_files
+from .objects import store_objects
 
 
 def check_checksums(ctx: Context) -> None:
-    """Every chunk of every checksummed array of a local store matches its crc32c (8)."""
-    if ctx.local_root is None:
+    """Every chunk of every checksummed array of a listable store matches its crc32c (8)."""
+    if not ctx.source.listable:
         return
     arrays = {node: info for node, info in _parsed(ctx) if info.codec is not None and info.codec.checksum}
     if not arrays:
         return
-    for key, _ in list_files(ctx.local_root):
+    for key, _ in store_objects(ctx.source):
         found = key_indices(key)
         if found is None or found[0] not in arrays:
             continue

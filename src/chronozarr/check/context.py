@@ -19,6 +19,7 @@ from typing import Any, TypeGuard
 from ..errors import StoreError
 from ..format.array_doc import ArrayDocument
 from ..format.geometry import chunk_grid
+from ..format.metadata import LevelMirror
 from ..format.zarrjson import parse_json
 from ..store import ObjectStore, is_remote
 from .findings import Report
@@ -29,14 +30,15 @@ _MALFORMED = object()
 
 @dataclass
 class LevelFacts:
-    """A level as far as its documents could be read; None where a value was unusable.
+    """What a level's documents gave, each value None where its document was unusable.
 
-    Not a format.geometry.Level: a Level is whole and consistent (the reader refuses a store
-    whose level it cannot build), while the validator keeps what one document gave when another
-    is broken, so every rule that still applies reports its finding."""
+    Observations, not a second level model: format.geometry.Level is whole and consistent (the
+    reader refuses a store whose level it cannot build), while the validator keeps what one
+    document gave when another is broken, so every rule that still applies reports its finding;
+    what the root states of the level is format.metadata.LevelMirror, as for the reader."""
 
     index: int
-    path: str
+    path: str  # its own entry of the level list: "2" at index 1 when a broken "1" was left out
     height: int | None = None
     width: int | None = None
     transform: list[float] | None = None
@@ -90,7 +92,7 @@ class Context:
     nodata_ok: bool = True
     crs: str | None = None
     level_paths: list[str] = field(default_factory=list)
-    mirrors: list[Mapping[str, Any]] | None = None
+    mirrors: list[LevelMirror] | None = None  # chronozarr.levels, when every entry has fields of the right types
     encoding: str | None = None
     n_time: int | None = None
     n_band: int | None = None

@@ -20,7 +20,7 @@ from ..format.history import HistoryLayout, HistoryPart
 from ..read.history import HistoryReader, history_readers
 from ..read.store import ChronoStore
 from .context import ArrayFacts, Context
-from .objects import MAX_PROBES, list_files
+from .objects import MAX_PROBES, store_objects
 
 SECTION = "history"
 KEY = "chronozarr.history"
@@ -79,9 +79,9 @@ def _check_document(ctx: Context, reader: HistoryReader, copied: ArrayDocument, 
 
 def _existing_shards(ctx: Context, layout: HistoryLayout, part: HistoryPart, store: ChronoStore) -> dict[str, int] | None:
     """shard id -> byte length of every shard object of one history array; None when there are too many to probe."""
-    if ctx.local_root is not None:
+    if ctx.source.listable:
         found = {}
-        for key, size in list_files(ctx.local_root):
+        for key, size in store_objects(ctx.source):
             where = part.shard_of(key)
             if where is not None:
                 found[layout.shard_id(*where)] = size

@@ -12,8 +12,9 @@ from ..format.times import cadence
 from ..read.metadata import StoreMetadata
 from ..read.store import ChronoStore
 from ..store import ObjectStore
+from ..store.directory import DirectoryStore
 from .context import local_root
-from .objects import list_files
+from .objects import store_objects
 
 
 def info(store: str | os.PathLike[str] | ObjectStore) -> dict[str, Any]:
@@ -65,7 +66,7 @@ def info(store: str | os.PathLike[str] | ObjectStore) -> dict[str, Any]:
             "crs": meta.crs,
         }
     root = local_root(store) if isinstance(store, (str, os.PathLike)) else getattr(store, "root", None)
-    files = list(list_files(root)) if root is not None and root.is_dir() else None
+    files = list(store_objects(DirectoryStore(root))) if root is not None and root.is_dir() else None
     if files is not None:
         out["objects"] = {"count": len(files), "bytes": sum(size for _, size in files)}
     history = _history(meta, files)

@@ -238,13 +238,13 @@ def _check_mirror(ctx: Context) -> None:
     cs = ctx.chunk_size
     for i, (mirror, level) in enumerate(zip(mirrors, ctx.levels, strict=False)):
         key = f"chronozarr.levels[{i}]"
-        if level.transform is not None and not all(close(a, b) for a, b in zip(mirror["transform"], level.transform, strict=False)):
-            ctx.report.fail("3.7", f"{key}.transform", f"is {mirror['transform']}, the level group says {level.transform}")
-        if level.resolution is not None and not close(mirror["resolution"], level.resolution):
-            ctx.report.fail("3.7", f"{key}.resolution", f"is {mirror['resolution']}, the level group says {level.resolution}")
+        if level.transform is not None and not all(close(a, b) for a, b in zip(mirror.transform, level.transform, strict=False)):
+            ctx.report.fail("3.7", f"{key}.transform", f"is {list(mirror.transform)}, the level group says {level.transform}")
+        if level.resolution is not None and not close(mirror.resolution, level.resolution):
+            ctx.report.fail("3.7", f"{key}.resolution", f"is {mirror.resolution}, the level group says {level.resolution}")
         data = ctx.arrays.get(f"{level.path}/{ctx.variable}")
-        if data is not None and list(data.shape) != mirror["shape"]:
-            ctx.report.fail("3.7", f"{key}.shape", f"is {mirror['shape']}, the data array's shape is {list(data.shape)}")
+        if data is not None and tuple(data.shape) != mirror.shape:
+            ctx.report.fail("3.7", f"{key}.shape", f"is {list(mirror.shape)}, the data array's shape is {list(data.shape)}")
         grid = level.grid(cs)
-        if grid is not None and list(grid) != mirror["grid"]:
-            ctx.report.fail("3.7", f"{key}.grid", f"is {mirror['grid']}, expected [ceil(H/cs), ceil(W/cs)] = {list(grid)}")
+        if grid is not None and grid != mirror.grid:
+            ctx.report.fail("3.7", f"{key}.grid", f"is {list(mirror.grid)}, expected [ceil(H/cs), ceil(W/cs)] = {list(grid)}")

@@ -1,11 +1,10 @@
 """Rules on stored objects: no unexpected objects (2, 9), shard indexes (7.2) and shard_bytes
-(7.3). A directory is listed; over HTTP only the keys metadata names are probed."""
+(7.3). A store that can be listed (a directory, a bucket, memory) is listed through the store
+interface; over HTTP only the keys metadata names are probed."""
 
 from __future__ import annotations
 
 import math
-import os
-import stat
 from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
@@ -16,6 +15,7 @@ from ..format.geometry import cell_indices, is_decimal_index, key_indices, parse
 from ..format.metadata import GRID_MAPPING
 from ..format.shard_index import EMPTY
 from ..read.arrays import parse_shard_index
+from ..store import ObjectStore
 from .context import ArrayFacts, Context
 
 IGNORED_PREFIX = ".chronozarr"
@@ -23,37 +23,29 @@ ZARR_V2 = (".zarray", ".zattrs", ".zgroup", ".zmetadata")
 MAX_PROBES = 4096
 
 
-def list_files(root: os.PathLike[str] | str, special: Callable[[str], None] | None = None) -> Iterator[tuple[str, int]]:
-    """(key, size) of every regular file below a store directory, skipping the `.chronozarr*`
-    sidecars; anything else that is not a directory (a FIFO, a device, a link to one) is passed to
+def store_objects(store: ObjectStore, special: Callable[[str], None] | None = None) -> Iterator[tuple[str, int]]:
+    """(key, size) of every object of a listable store, skipping the `.chronozarr*` sidecars; an
+    entry listed without a size (on a directory: a FIFO, a device, a link to one) is passed to
     `special`, since no reader can use it as an object."""
-    for dirpath, dirnames, files in os.walk(root):
-        rel = os.path.relpath(dirpath, root)
-        if rel == ".":
-            dirnames[:] = [d for d in dirnames if not d.startswith(IGNORED_PREFIX)]
-            files = [f for f in files if not f.startswith(IGNORED_PREFIX)]
-        for name in files:
-            key = name if rel == "." else f"{rel.replace(os.sep, '/')}/{name}"
-            try:
-                info = os.stat(os.path.join(dirpath, name))
-            except OSError:  # a dangling link: no object at that key
-                continue
-            if stat.S_ISREG(info.st_mode):
-                yield key, info.st_size
-            elif special is not None:
-                special(key)
+    for key, size in store.list():
+        if key.split("/", 1)[0].startswith(IGNORED_PREFIX):
+            continue
+        if size is not None:
+            yield key, size
+        elif special is not None:
+            special(key)
 
 
 LEVEL_MEMBERS = ("mask", "coverage", "time", "band", "y", "x", GRID_MAPPING)
 
 
 def check_objects(ctx: Context) -> None:
-    """Classify every object of a local store; collect the shard objects for the checks below."""
+    """Classify every object of a listable store; collect the shard objects for the checks below."""
     existing: dict[str, int] | None = None
-    if ctx.local_root is not None:
+    if ctx.source.listable:
         existing = {}
         nodes = set(ctx.arrays) | ctx.groups | {""}
-        files = list(list_files(ctx.local_root, special=lambda key: ctx.report.fail(
+        files = list(store_objects(ctx.source, special=lambda key: ctx.report.fail(
             "2", key, "is not a regular file (a FIFO, socket or device, or a link to one): store objects must be regular files"
         )))
         extra = _extra_nodes(ctx, [key for key, _ in files])

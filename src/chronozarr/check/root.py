@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..format.metadata import GAP_FILLS, SUPPORTED_VERSIONS
+from ..format.metadata import GAP_FILLS, SUPPORTED_VERSIONS, LevelMirror
 from ..format.root_block import COVERAGE, MASK, is_legacy
 from ..format.temporal import AUTO_THRESHOLD, ENCODINGS, NONE, STAR_DELTA, anchor_indices, auto_keeps_star_delta, schedule_problems, star_delta_allowed
 from ..format.temporal import short_repr as _short
@@ -197,8 +197,8 @@ def _check_levels_mirror_shape(ctx: Context) -> None:
             problems.append(f"grid {entry.get('grid')!r} is not 2 integers")
         if problems:
             ctx.report.fail("3.7", key, "; ".join(problems))
-        else:
-            good.append(entry)
+        else:  # the values as the store states them, for the comparisons with the levels
+            good.append(LevelMirror(entry["path"], entry["resolution"], tuple(entry["transform"]), tuple(entry["shape"]), tuple(entry["grid"])))
     if len(good) == len(levels):
         ctx.mirrors = good
 
@@ -237,7 +237,7 @@ def _check_multiscales(ctx: Context, ms: Any) -> None:
             report.warn("3.4", f"{key}[0].method", "method belongs under metadata, not at the top level")
     mirrors = ctx.mirrors
     if mirrors is not None:
-        mirror_paths = [m["path"] for m in mirrors]
+        mirror_paths = [m.path for m in mirrors]
         if paths and mirror_paths != paths:
             report.fail("3.7", "chronozarr.levels", f"paths {mirror_paths} differ from multiscales datasets {paths}")
         ctx.level_paths = mirror_paths if mirror_paths == [str(i) for i in range(len(mirror_paths))] else paths

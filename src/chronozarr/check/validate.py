@@ -34,8 +34,8 @@ def validate(store: str | os.PathLike[str] | ObjectStore, *, sample_pyramid: boo
     """A Report of every rule the store breaks; `report.ok` is True when no MUST is broken.
 
     `store` is a directory, an http(s) or s3://, gs://, az:// URL, or an open source. A store that
-    cannot be read at all (credentials, permissions, no such bucket) raises AccessError. Local stores are also listed for
-    unexpected objects. `sample_pyramid` reads a few cells per level to check the reductions.
+    cannot be read at all (credentials, permissions, no such bucket) raises AccessError. A store that can be listed
+    (every backend but HTTP) is also listed for unexpected objects. `sample_pyramid` reads a few cells per level to check the reductions.
     A history array's inner chunks are compared with level 0, all of them or `sample` chosen at random.
     """
     if isinstance(store, (str, os.PathLike)):

@@ -224,8 +224,9 @@ class Temporal:
 class LevelMirror:
     """One entry of chronozarr.levels (spec 3.7): what the root says of a level, not a view of
     geometry.Level. The reader takes a level's transform and resolution from it and refuses a
-    store whose mirror disagrees with the arrays, so it must hold what was stated; `of` is the
-    entry the writer states for a Level."""
+    store whose mirror disagrees with the arrays, and the validator reports each field that
+    disagrees, so it holds what was stated (and no chunk size, which the entry lacks); `of` is
+    the entry the writer states for a Level."""
 
     path: str
     resolution: float

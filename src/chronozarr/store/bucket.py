@@ -25,6 +25,7 @@ class BucketStore:
 
     local_root: ClassVar[Path | None] = None
     writable: ClassVar[bool] = True
+    listable: ClassVar[bool] = True
     parallel_puts: ClassVar[bool] = True  # a PUT waits on the network: several overlap
 
     def __init__(

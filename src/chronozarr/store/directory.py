@@ -41,6 +41,7 @@ class DirectoryStore:
     """The objects of a store as the regular files below `root`."""
 
     writable: ClassVar[bool] = True
+    listable: ClassVar[bool] = True
     parallel_puts: ClassVar[bool] = False  # files written from several threads at once only add kernel time
 
     def __init__(self, root: str | os.PathLike[str], max_object_bytes: int = DEFAULT_MAX_OBJECT_BYTES) -> None:
@@ -154,17 +155,20 @@ class DirectoryStore:
             raise self._special_error(key, info.st_mode)
         return info.st_size
 
-    def list(self, prefix: str = "") -> Iterator[tuple[str, int]]:
-        """(key, size) of every file below the directory `prefix` names, in no set order."""
+    def list(self, prefix: str = "") -> Iterator[tuple[str, int | None]]:
+        """(key, size) of every file below the directory `prefix` names, in no set order; a link
+        counts as what it points to, and size None marks an entry no read takes as an object (a
+        FIFO, socket or device, or a link to one). An entry that cannot be looked at (a link to
+        nothing, a file removed while listed) is no object and is not listed."""
         base = self.path(prefix) if prefix else self.root
         for dirpath, _, names in os.walk(base):
             for name in names:
                 path = Path(dirpath) / name
                 try:
-                    size = path.lstat().st_size
-                except FileNotFoundError:  # removed while listed
+                    info = path.stat()
+                except OSError:
                     continue
-                yield path.relative_to(self.root).as_posix(), size
+                yield path.relative_to(self.root).as_posix(), info.st_size if stat.S_ISREG(info.st_mode) else None
 
     # -- writes --------------------------------------------------------------------------------
 

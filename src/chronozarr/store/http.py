@@ -75,6 +75,7 @@ class HttpStore(ReadOnlyWrites):
 
     local_root: Path | None = None
     writable = False
+    listable = False  # a host answers for keys, it has no listing
     parallel_puts = False
 
     def _event(self, kind: str, nbytes: int = 0) -> None:

@@ -16,6 +16,7 @@ class MemoryStore:
 
     local_root: ClassVar[Path | None] = None
     writable: ClassVar[bool] = True
+    listable: ClassVar[bool] = True
     parallel_puts: ClassVar[bool] = False
 
     def __init__(self, objects: Mapping[str, bytes] | None = None, max_object_bytes: int = DEFAULT_MAX_OBJECT_BYTES) -> None:

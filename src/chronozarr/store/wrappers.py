@@ -146,7 +146,7 @@ class LoggingStore(StoreWrapper):
     def size(self, key: str) -> int | None:
         return self._logged("size", key, lambda: self.inner.size(key))
 
-    def list(self, prefix: str = "") -> Iterator[tuple[str, int]]:
+    def list(self, prefix: str = "") -> Iterator[tuple[str, int | None]]:
         return iter(self._logged("list", prefix, lambda: list(self.inner.list(prefix))))
 
     def put(self, key: str, data: bytes | memoryview, *, atomic: bool = False) -> None:
@@ -179,6 +179,10 @@ class FirstHolding(ReadOnlyWrites):
     def __init__(self, stores: Sequence[ObjectStore]) -> None:
         self.stores = tuple(stores)
 
+    @property
+    def listable(self) -> bool:
+        return all(store.listable for store in self.stores)
+
     def _first(self, read: Callable[[ObjectStore], T | None]) -> T | None:
         for store in self.stores:
             found = read(store)
@@ -201,8 +205,8 @@ class FirstHolding(ReadOnlyWrites):
     def size(self, key: str) -> int | None:
         return self._first(lambda s: s.size(key))
 
-    def list(self, prefix: str = "") -> Iterator[tuple[str, int]]:
-        seen: dict[str, int] = {}
+    def list(self, prefix: str = "") -> Iterator[tuple[str, int | None]]:
+        seen: dict[str, int | None] = {}
         for store in self.stores:
             for key, size in store.list(prefix):
                 seen.setdefault(key, size)
