@@ -2,8 +2,9 @@
 // The first seconds of a link (issue 24), in Debian's Chromium on a throttled network (CDP): the
 // chunks of the frame asked for go out before any of another timestep, a coarse picture is on
 // screen before the complete frame, the loading indicator shows and then goes away, a scrub while
-// the first frame loads moves the new timestep ahead of the old one's read-ahead, and a host that
-// is slow or fails some requests still ends in the complete frame, with the indicator saying so.
+// the first frame loads moves the new timestep ahead of the old one's read-ahead, the WebGL context
+// waits for the first reads and is sized once, and a host that is slow or fails some requests still
+// ends in the complete frame, with the indicator saying so.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { skip } from './browser-stores.mjs';
@@ -39,6 +40,31 @@ function recordInPage() {
     if (!w.__sawLoading) requestAnimationFrame(watch);
   };
   requestAnimationFrame(watch);
+}
+
+/**
+ * In the page, before its scripts: the canvases' contexts asked for (a 2D one with whether it stays
+ * in memory, willReadFrequently) and every size set on a canvas, in the page's clock.
+ */
+function recordCanvases() {
+  const w = /** @type {any} */ (window);
+  w.__canvases = [];
+  const proto = HTMLCanvasElement.prototype;
+  const getContext = proto.getContext;
+  /** @type {any} */ (proto).getContext = function (/** @type {string} */ type, /** @type {any} */ settings) {
+    w.__canvases.push({ at: performance.now(), what: type, id: this.id, value: type === '2d' ? Boolean(settings?.willReadFrequently) : null });
+    return getContext.call(this, type, settings);
+  };
+  for (const what of ['width', 'height']) {
+    const d = /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(proto, what));
+    Object.defineProperty(proto, what, {
+      get: d.get,
+      set(/** @type {number} */ value) {
+        w.__canvases.push({ at: performance.now(), what, id: this.id, value });
+        d.set?.call(this, value);
+      },
+    });
+  }
 }
 
 /** The page's fetches so far. @param {import('playwright-core').Page} page @returns {Promise<{ at: number, url: string }[]>} */
@@ -94,6 +120,33 @@ describe('the first seconds of a link', { skip, timeout: 300_000 }, () => {
     const made = hook.reads?.requests ?? Infinity;
     assert.ok(made <= needed.size + 2, `${made} requests before the complete frame, ${needed.size} needed`);
     await page.waitForFunction(() => document.getElementById('loading')?.hidden === true, null, { timeout: 30_000 });
+    await context.close();
+  });
+
+  test('a cold open makes the WebGL context once its first chunks are asked for, sizes its buffer once, and no 2D canvas on the GPU', async () => {
+    // 700 px wide: the bar wraps to two lines once it holds the store's products, so a buffer sized
+    // before that is resized after (each a wait on the GPU process, as is a GPU-backed 2D canvas).
+    const context = await suite.browser.newContext({ viewport: { width: 700, height: 600 } });
+    await context.addInitScript(recordInPage);
+    await context.addInitScript(recordCanvases);
+    const page = await context.newPage();
+    await page.goto(url('t=5'));
+    await complete(page);
+    const { log, first, size } = await page.evaluate(() => {
+      const h = window.__chronozarrViewer;
+      const map = /** @type {HTMLCanvasElement} */ (document.getElementById('map'));
+      const w = /** @type {any} */ (window);
+      return { log: /** @type {{ at: number, what: string, id: string, value: unknown }[]} */ (w.__canvases), first: h.firstCompleteAt ?? Infinity, size: [map.width, map.height, Math.round(map.clientWidth * devicePixelRatio), Math.round(map.clientHeight * devicePixelRatio)] };
+    });
+    const before = log.filter((e) => e.at <= first);
+    const webgl = before.find((e) => e.what === 'webgl2');
+    const firstChunk = (await fetches(page)).find((f) => chunkOf(f.url));
+    assert.ok(webgl && firstChunk && firstChunk.at < webgl.at, `the context at ${webgl?.at}, the first chunk asked for at ${firstChunk?.at}`);
+    const sized = before.filter((e) => e.id === 'map' && (e.what === 'width' || e.what === 'height'));
+    assert.deepEqual(sized.map((e) => e.what).sort(), ['height', 'width'], `the map's buffer was set ${JSON.stringify(sized)}`);
+    assert.deepEqual(size.slice(0, 2), size.slice(2), 'the buffer fits the canvas');
+    const gpu2d = before.filter((e) => e.what === '2d' && !e.value);
+    assert.deepEqual(gpu2d, [], 'a 2D canvas made on the GPU before the first complete frame');
     await context.close();
   });
 

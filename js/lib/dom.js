@@ -21,10 +21,12 @@ export function findElement(root, selector, type) {
 /**
  * The canvas' 2D context.
  * @param {HTMLCanvasElement} canvas
+ * @param {CanvasRenderingContext2DSettings} [settings] e.g. willReadFrequently, which keeps the
+ *   canvas in memory rather than on the GPU
  * @returns {CanvasRenderingContext2D}
  */
-export function context2d(canvas) {
-  const ctx = canvas.getContext('2d');
+export function context2d(canvas, settings) {
+  const ctx = canvas.getContext('2d', settings);
   if (!ctx) throw new Error('the browser gave no 2D canvas context (out of canvas memory, or the canvas already has a WebGL one)');
   return ctx;
 }

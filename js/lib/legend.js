@@ -11,6 +11,12 @@ import { positionOf, valueAt } from './legend-spec.js';
 import { formatTick, ticks } from './ticks.js';
 
 /**
+ * The legend's small canvases are painted in memory: a GPU-backed 2D canvas would make the page
+ * create its shared GPU context (a wait on the GPU process) while the first frame is loading.
+ */
+const SMALL = { willReadFrequently: true };
+
+/**
  * @param {HTMLElement} host
  * @param {object} o
  * @param {(range: [number, number]) => void} o.onRange a stretch set by hand (physical units)
@@ -60,7 +66,7 @@ export function createLegend(host, { onRange, onAuto }) {
   function showRamp(s) {
     const w = Math.max(1, Math.round(bar.clientWidth * (window.devicePixelRatio || 1)));
     bar.width = w;
-    paintBar(context2d(bar), s, 0, 0, w, bar.height);
+    paintBar(context2d(bar, SMALL), s, 0, 0, w, bar.height);
     bar.dataset.domain = s.domain.join(',');
     q('.lg-ticks').innerHTML = s.ticks
       .map((v) => `<span class="lg-tick" data-value="${v}" style="left:${(positionOf(s, v) * 100).toFixed(3)}%">${formatTick(v)}</span>`)
@@ -88,7 +94,7 @@ export function createLegend(host, { onRange, onAuto }) {
         sw.width = 22;
         sw.height = 12;
         sw.setAttribute('aria-hidden', 'true');
-        paintSwatch(context2d(sw), item, 0, 0, sw.width, sw.height);
+        paintSwatch(context2d(sw, SMALL), item, 0, 0, sw.width, sw.height);
         li.append(sw, document.createTextNode(` ${item.label}`));
         return li;
       }),

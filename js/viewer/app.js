@@ -12,12 +12,13 @@ import { createAddress } from './address.js';
 import { readCatalog, showPicker } from './catalog.js';
 import { createChrome } from './chrome.js';
 import { createClock } from './clock.js';
+import { fillControls } from './controls.js';
 import { createCompare } from './compare.js';
 import { createEmbed } from './embed.js';
 import { createEmbedSet } from './embed-set.js';
 import { earlyFetch } from './early.js';
 import { createFirstFrames } from './first-frames.js';
-import { initialState, warmFirstView } from './first-view.js';
+import { initialProduct, initialState, warmFirstView } from './first-view.js';
 import { createHistoryWarm } from './history-warm.js';
 import { createLoading } from './loading.js';
 import { createNavigation } from './navigate.js';
@@ -26,7 +27,7 @@ import { storeUrl } from './params.js';
 import { STORE_BUTTONS } from './markup.js';
 import { createPick } from './pick.js';
 import { snapSpeed } from './playback.js';
-import { acquireContext, createRenderer, cssSize } from './renderer.js';
+import { createRenderer, cssSize } from './renderer.js';
 import { centreOf } from './reports.js';
 import { createShowing } from './showing.js';
 import { createTime } from './time.js';
@@ -177,9 +178,7 @@ export function runViewer(root, params, env) {
       // and their masks plus the coarsest level's), so none waits for a slot the busy main thread holds.
       // The standalone page asked for the root zarr.json before this script loaded (index.html).
       const early = env.page ? earlyFetch(/** @type {any} */ (window).__chronozarrEarly) : undefined;
-      const opening = openStore(current, { maxRequests: 24, fetch: early });
-      acquireContext($('map', HTMLCanvasElement));
-      store = await opening;
+      store = await openStore(current, { maxRequests: 24, fetch: early });
       hook.openedAt = performance.now();
     } catch (err) {
       fatal('store_open_failed', `Could not open the store ${url}: ${err instanceof Error ? err.message : err}`);
@@ -210,12 +209,17 @@ async function start(store, { params, $, hook, embed, env, root }) {
   const storeName = decodeURIComponent(new URL(store.url).pathname.replace(/\/+$/, '').split('/').pop() || store.url);
   const products = productList(store.bands);
   const notices = createNotices({ $, embed, label });
+  // The bar gets its final content before the canvas is measured: the camera, the first reads and
+  // the drawing buffer (made once, in wire) all take the size the map keeps.
+  fillControls({ $, products, bands: store.bands, product: initialProduct(store, params, products), storeName });
   const firstSize = cssSize(canvas);
   const state = initialState(store, params, products, firstSize);
   const warm = new AbortController();
   warmFirstView(store, state, firstSize, warm.signal);
 
-  // Let those reads reach fetch (a chain of promise jobs) before the synchronous setup below.
+  // Let those reads reach fetch (a chain of promise jobs) before the synchronous setup below, whose
+  // WebGL context creation waits on the GPU process (the root zarr.json, asked for by index.html
+  // before this script loaded, is usually in already, so the context cannot hide behind it).
   await new Promise((resolve) => setTimeout(resolve, 0));
 
   const v = /** @type {Viewer} */ ({ store, params, $, hook, embed, env, root, canvas, label, storeName, products, notices, state });

@@ -1,5 +1,5 @@
 /**
- * What surrounds the map: the bar's controls, the store's name (and the tab's), the wordmark (a new
+ * What surrounds the map: the bar's controls (app.js filled them), the tab's name, the wordmark (a new
  * tab when embedded), the map input, and the tools (split view, exports, help, shortcuts) with their
  * actions. A change of the split view goes to its button, the address and the host.
  * @module
@@ -11,14 +11,13 @@ import { createTools } from './tools.js';
 /** @param {import('./app.js').Viewer} v the scene, split view, camera, time, showing and pick made */
 export function createChrome(v) {
   const { store, state, $, params, env, canvas, playback, nav } = v;
-  const controls = createControls({ $, products: v.products, bands: store.bands, playback, onProduct: (id) => v.shown.setProduct(id), onBand: (i) => v.shown.setBand(i, true) });
+  const controls = createControls({ $, playback, onProduct: (id) => v.shown.setProduct(id), onBand: (i) => v.shown.setBand(i, true) });
   $('inspector-close').addEventListener('click', () => v.inspector.close());
   const wordmark = $('wordmark', HTMLAnchorElement);
   if (params.embed || !env.page) {
     wordmark.target = '_blank';
     wordmark.rel = 'noopener';
   }
-  $('store-name').textContent = v.storeName;
   if (env.page) document.title = `${v.storeName} · chronozarr`;
 
   attachInput(canvas, {

@@ -38,13 +38,23 @@ export function initialState(store, params, products, size) {
   }
   return {
     t: params.t != null && params.t < n ? params.t : 0,
-    product: params.p && products.find((p) => p.id === params.p && p.available) ? params.p : defaultProduct(bands),
+    product: initialProduct(store, params, products),
     band: Math.max(0, params.b ? bands.findIndex((b) => b.name === params.b) : 0),
     cam: clampCamera(cam, zoomLimits(level0, size.w, size.h, size.dpr), level0),
     range: /** @type {[number, number] | null} */ (params.range),
     auto: null,
     extent: null,
   };
+}
+
+/**
+ * The product the address asks for when the store has it, else the store's default.
+ * @param {import('../lib/typedefs.js').Store} store
+ * @param {import('./params.js').ViewerParams} params
+ * @param {{ id: string, available: boolean }[]} products
+ */
+export function initialProduct(store, params, products) {
+  return params.p && products.find((p) => p.id === params.p && p.available) ? params.p : defaultProduct(store.bands);
 }
 
 /**

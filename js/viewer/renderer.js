@@ -66,13 +66,14 @@ export function cssSize(canvas) {
 }
 
 /**
- * The canvas' WebGL2 context (null without WebGL2). Creating it is the slowest step of a first
- * frame on some machines (a new page's GPU channel; software GL); the viewer asks for it while the
- * store's metadata request is out, and createRenderer then gets the same context at no cost.
+ * The canvas' WebGL2 context (null without WebGL2), its drawing buffer sized to the canvas. Creating
+ * it is the slowest step of a first frame on some machines (a new page's GPU channel; software GL),
+ * and this thread waits for it: the viewer makes it once the first view's reads are on the wire,
+ * and after the bar has its final content, so that the buffer is not resized (another wait) later.
  * @param {HTMLCanvasElement} canvas
  * @returns {WebGL2RenderingContext | null}
  */
-export function acquireContext(canvas) {
+function acquireContext(canvas) {
   const gl = canvas.getContext('webgl2', { antialias: false, preserveDrawingBuffer: true, premultipliedAlpha: false, alpha: false });
   fitCanvas(canvas);
   return gl;

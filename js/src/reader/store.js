@@ -148,7 +148,7 @@ export async function openStore(location, options = {}) {
 }
 
 /**
- * The codecs load now, while the first chunks are still on the wire, in the workers and here
+ * The codecs load while the first chunks are still on the wire, in the workers and here
  * (for the chunks that arrive before a worker is ready, and for all of them without workers).
  * @param {import('./metadata.js').StoreMetadata} meta @param {import('./context.js').StoreContext['pool']} pool
  */
@@ -164,7 +164,11 @@ function prepareCodecs(meta, pool) {
     }
   }
   pool?.prepare([...codecNames], warmBytes);
-  for (const name of codecNames) prepareCodec(name);
+  // This thread's copy, for chunks that come before a worker is ready, loads a task later: its
+  // module's evaluation would otherwise run before the caller's first reads go on the wire.
+  setTimeout(() => {
+    for (const name of codecNames) prepareCodec(name);
+  }, 0);
 }
 
 /**
