@@ -92,6 +92,17 @@ def streamed_zstd_bomb(total: int) -> bytes:
     return bytes(out)
 
 
+def zstd_first_block(frame: bytes) -> tuple[int, int]:
+    """(start, end) of the first block of a zstd frame, its 3-byte header included: after the
+    magic, the descriptor, the window (absent in a single-segment frame), the dictionary id and
+    the content size (RFC 8878 3.1.1)."""
+    descriptor = frame[4]
+    single = bool(descriptor & 0x20)
+    start = 5 + (0 if single else 1) + (0, 1, 2, 4)[descriptor & 3] + (1 if single else 0, 2, 4, 8)[descriptor >> 6]
+    header = int.from_bytes(frame[start : start + 3], "little")
+    return start, start + 3 + (1 if (header >> 1) & 3 == 1 else header >> 3)
+
+
 def _replace(store: Path, key: str, make: Callable[[Path], None]) -> None:
     path = store / key
     path.unlink()

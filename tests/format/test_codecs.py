@@ -8,10 +8,10 @@ import gzip
 import numcodecs
 import numpy as np
 import pytest
-from hostile_stores import streamed_zstd_bomb
+from hostile_stores import streamed_zstd_bomb, zstd_first_block
 
 from chronozarr.format.codecs import CodecSpec, FixedHeaderGZip
-from chronozarr.format.zstd_frame import zstd_with_size
+from chronozarr.format.zstd_frame import zstd_prefix, zstd_with_size
 
 VALUES = np.random.default_rng(5).integers(1000, 1016, 4096).astype("<u2")
 NBYTES = VALUES.nbytes
@@ -58,6 +58,46 @@ def test_zstd_with_size_declares_the_bound_only_where_the_frame_declares_nothing
     streamed = streamed_zstd_bomb(1 << 18)
     rewritten = zstd_with_size(streamed, 1 << 18)
     assert rewritten[4] & 0xC0 == 0xC0 and int.from_bytes(rewritten[6:14], "little") == 1 << 18
+
+
+BLOCK = 1 << 17
+LONG = np.random.default_rng(6).integers(1000, 1016, 4 * BLOCK).astype("<u2")  # 8 zstd blocks
+
+
+def _first_block(content: bytes) -> bytes:
+    """The one compressed block of numcodecs' frame of `content` (< 128 KiB), as a first block
+    that is not the last."""
+    frame = bytes(numcodecs.Zstd(level=5).encode(content))
+    start, end = zstd_first_block(frame)
+    header = int.from_bytes(frame[start : start + 3], "little")
+    assert (header >> 1) & 3 == 2 and header & 1 and end == len(frame), "one compressed block"
+    return (header & ~1).to_bytes(3, "little") + frame[start + 3 :]
+
+
+@pytest.mark.parametrize("upto", [1, BLOCK + 1, 7 * BLOCK - 1, 8 * BLOCK])
+def test_a_zstd_read_of_the_first_bytes_gives_them_and_no_more_than_the_chunk(upto):
+    out = np.full(LONG.nbytes + 8, 0xEE, dtype=np.uint8)
+    got = CodecSpec("zstd").decode(numcodecs.Zstd(level=5).encode(LONG), LONG.nbytes, np.dtype("<u2"), out, upto=upto)
+    assert len(got) == LONG.nbytes and bytes(got[:upto]) == LONG.tobytes()[:upto]
+    assert (out[LONG.nbytes :] == 0xEE).all()
+
+
+def test_a_zstd_chunk_whose_first_block_is_short_is_read_whole_when_the_prefix_s_size_is_wrong():
+    content = bytes(range(256)) * 400  # 100 KiB in one compressed block, then two raw blocks
+    frame = b"\x28\xb5\x2f\xfd\x00\x38" + _first_block(content) + (BLOCK << 3).to_bytes(3, "little") + b"\x01" * BLOCK
+    frame += (1 | (BLOCK << 3)).to_bytes(3, "little") + b"\x02" * BLOCK
+    nbytes = len(content) + 2 * BLOCK
+    assert zstd_prefix(frame, nbytes, BLOCK + 5) is not None  # guessed 256 KiB; the blocks hold 228 KiB
+    got = CodecSpec("zstd").decode(frame, nbytes, np.dtype("u1"), upto=BLOCK + 5)
+    assert bytes(got) == content + b"\x01" * BLOCK + b"\x02" * BLOCK
+
+
+def test_a_checksummed_zstd_chunk_damaged_past_the_prefix_is_refused_before_decoding():
+    spec = CodecSpec("zstd", checksum=True)
+    stored = bytearray(spec.encode(LONG, np.dtype("<u2")))
+    stored[-20] ^= 0xFF  # in the last block, which a read of the first byte does not decode
+    with pytest.raises(ValueError, match="crc32c"):
+        spec.decode(bytes(stored), LONG.nbytes, np.dtype("<u2"), upto=1)
 
 
 def test_a_gzip_bomb_stops_one_byte_past_the_bound():

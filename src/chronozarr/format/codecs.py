@@ -18,7 +18,7 @@ import numcodecs
 import numpy as np
 
 from .checksum import CRC32C, verified, with_checksum
-from .zstd_frame import zstd_content_size, zstd_size_bound, zstd_with_size
+from .zstd_frame import zstd_content_size, zstd_prefix, zstd_size_bound, zstd_with_size
 
 
 @dataclass(frozen=True)
@@ -143,25 +143,34 @@ class CodecSpec:
         shuffle = {"shuffle": numcodecs.Blosc.SHUFFLE, BITSHUFFLE: numcodecs.Blosc.BITSHUFFLE}.get(self.shuffle, numcodecs.Blosc.NOSHUFFLE)
         return numcodecs.Blosc(cname=self.cname, clevel=self.level, shuffle=shuffle, blocksize=0)
 
-    def decode(self, data: bytes | memoryview, nbytes: int, dtype: np.dtype, out: np.ndarray | None = None) -> bytes | memoryview:
+    def decode(
+        self, data: bytes | memoryview, nbytes: int, dtype: np.dtype, out: np.ndarray | None = None, upto: int | None = None
+    ) -> bytes | memoryview:
         """Decompress one chunk to at most `nbytes` bytes; ValueError when the chunk is not one.
 
         `out`, a uint8 array of at least `nbytes`, receives the bytes when given and the result is
         a view of it: a reader decodes into a buffer it reuses, or straight into its output. The result
         is shorter than `nbytes` only for a gzip chunk that inflates to less, which the caller
-        refuses by its length.
+        refuses by its length. With `upto`, the caller reads only the first `upto` bytes: a zstd
+        chunk may decode only as far as the block holding them (the rest of the result is what
+        the buffer held), as a pixel's read does.
         """
-        return self._decompress(verified(data) if self.checksum else data, nbytes, dtype, out)
+        return self._decompress(verified(data) if self.checksum else data, nbytes, dtype, out, upto)
 
-    def _decompress(self, data: bytes | memoryview, nbytes: int, dtype: np.dtype, out: np.ndarray | None = None) -> bytes | memoryview:
+    def _decompress(
+        self, data: bytes | memoryview, nbytes: int, dtype: np.dtype, out: np.ndarray | None = None, upto: int | None = None
+    ) -> bytes | memoryview:
         if self.name == "gzip":
             inflated = _inflate(data, nbytes)
             return inflated if out is None else copy_into(inflated, out)
+        target = np.empty(nbytes, dtype=np.uint8) if out is None else out[:nbytes]
         if self.name == "blosc":
             check_blosc_header(data, nbytes, self, np.dtype(dtype).itemsize)
         else:
+            prefix = None if upto is None else zstd_prefix(data, nbytes, upto)
+            if prefix is not None and _decoded(self, prefix[0], target[: prefix[1]], dtype):
+                return target.data
             data = zstd_with_size(data, nbytes)
-        target = np.empty(nbytes, dtype=np.uint8) if out is None else out[:nbytes]
         try:
             _compressor(self, np.dtype(dtype)).decode(data, out=target)
         except (RuntimeError, ValueError, TypeError) as exc:
@@ -184,6 +193,16 @@ class CodecSpec:
             return memoryview(numcodecs.Zstd().decode(data)).cast("B")
         except (RuntimeError, ValueError, TypeError) as exc:
             raise ValueError(f"zstd chunk does not decode ({exc})") from None
+
+
+def _decoded(codec: CodecSpec, frame: bytes, target: np.ndarray, dtype: np.dtype) -> bool:
+    """Whether `frame` decoded to exactly `target`'s bytes; a frame that does not is decoded
+    whole after, whose error names the damage."""
+    try:
+        _compressor(codec, np.dtype(dtype)).decode(frame, out=target)
+    except (RuntimeError, ValueError, TypeError):
+        return False
+    return True
 
 
 def copy_into(data: bytes | memoryview, out: np.ndarray) -> memoryview:

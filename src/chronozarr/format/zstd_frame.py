@@ -5,19 +5,27 @@ grow its output without bound."""
 from __future__ import annotations
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+BLOCK_MAX = 1 << 17  # no block decodes to more than 128 KiB (RFC 8878 3.1.1.2.3)
+RLE, COMPRESSED, RESERVED = 1, 2, 3  # block types (0 is raw)
+
+
+def _size_field(data: bytes | memoryview) -> tuple[int, int]:
+    """(offset, length) of the header's content size field, after the magic, the descriptor, the
+    window (absent in a single-segment frame) and the dictionary id; length 0 when it has none."""
+    if len(data) < 6 or data[:4] != ZSTD_MAGIC:
+        raise ValueError("chunk is not a zstd frame (bad magic number)")
+    descriptor = data[4]
+    single_segment = bool(descriptor & 0x20)
+    start = 5 + (0 if single_segment else 1) + (0, 1, 2, 4)[descriptor & 0x03]
+    return start, (1 if single_segment else 0, 2, 4, 8)[descriptor >> 6]
 
 
 def zstd_content_size(data: bytes | memoryview) -> int | None:
     """The content size a zstd frame header declares, None when the frame does not say (RFC 8878
     3.1.1.1); ValueError for bytes that are not a zstd frame."""
-    if len(data) < 6 or data[:4] != ZSTD_MAGIC:
-        raise ValueError("chunk is not a zstd frame (bad magic number)")
-    descriptor = data[4]
-    single_segment = bool(descriptor & 0x20)
-    size_bytes = (1 if single_segment else 0, 2, 4, 8)[descriptor >> 6]
+    start, size_bytes = _size_field(data)
     if size_bytes == 0:
         return None
-    start = 5 + (0 if single_segment else 1) + (0, 1, 2, 4)[descriptor & 0x03]
     if len(data) < start + size_bytes:
         raise ValueError("zstd frame header is truncated")
     size = int.from_bytes(data[start : start + size_bytes], "little")
@@ -36,14 +44,10 @@ def zstd_with_size(data: bytes | memoryview, nbytes: int) -> bytes | memoryview:
         if declared != nbytes:
             raise ValueError(f"zstd frame holds {declared} bytes, expected {nbytes}")
         return data
-    descriptor = data[4]
-    fields = 6 + (0, 1, 2, 4)[descriptor & 0x03]  # magic, descriptor, window, dictionary id
+    fields, _ = _size_field(data)
     if len(data) < fields:
         raise ValueError("zstd frame header is truncated")
-    return bytes(data[:4]) + bytes([descriptor | 0xC0]) + bytes(data[5:fields]) + nbytes.to_bytes(8, "little") + bytes(data[fields:])
-
-
-BLOCK_MAX = 1 << 17  # no block decodes to more than 128 KiB (RFC 8878 3.1.1.2.3)
+    return bytes(data[:4]) + bytes([data[4] | 0xC0]) + bytes(data[5:fields]) + nbytes.to_bytes(8, "little") + bytes(data[fields:])
 
 
 def zstd_size_bound(data: bytes) -> int:
@@ -53,21 +57,56 @@ def zstd_size_bound(data: bytes) -> int:
     declared = zstd_content_size(data)
     if declared is not None:
         return declared
-    descriptor = data[4]
-    at = 6 + (0, 1, 2, 4)[descriptor & 0x03]
-    total = 0
+    return sum(BLOCK_MAX if kind == COMPRESSED else size for _, kind, size in _blocks(data))
+
+
+def zstd_prefix(data: bytes | memoryview, nbytes: int, upto: int) -> tuple[bytes, int] | None:
+    """(frame, size): a frame of the first blocks of a chunk of `nbytes` bytes that decodes to its
+    first `size` >= `upto` bytes and declares that size, so a read of the start of a chunk (one
+    pixel of every band) decodes only that far.
+
+    None when that takes the whole frame, when the frame is not whole (the full decode says what
+    is wrong), or when its blocks are not the 128 KiB ones an encoder cuts (only their count tells
+    that before decoding). A block that decodes to other than 128 KiB still fails the decoder's
+    check of the declared size, never gives bytes from the wrong place.
+    """
+    count, k = -(-nbytes // BLOCK_MAX), (upto - 1) // BLOCK_MAX  # k: the block holding byte upto - 1
+    if k >= count - 1 or zstd_content_size(data) not in (None, nbytes):
+        return None
+    try:
+        blocks = _blocks(data)
+    except ValueError:
+        return None
+    if len(blocks) != count or any(kind != COMPRESSED and size != BLOCK_MAX for _, kind, size in blocks[: k + 1]):
+        return None
+    at, kind, length = blocks[k]
+    size = (k + 1) * BLOCK_MAX
+    fields, _ = _size_field(data)
+    # an 8-byte content size and no checksum (the frame ends early); single segment and dictionary id kept
+    header = bytes(data[:4]) + bytes([data[4] & 0x23 | 0xC0]) + bytes(data[5:fields]) + size.to_bytes(8, "little")
+    last = (int.from_bytes(data[at : at + 3], "little") | 1).to_bytes(3, "little")
+    body = memoryview(data)
+    return b"".join((header, body[blocks[0][0] : at], last, body[at + 3 : at + 3 + (1 if kind == RLE else length)])), size
+
+
+def _blocks(data: bytes | memoryview) -> list[tuple[int, int, int]]:
+    """(offset, type, size field) of every block of a frame; ValueError when the blocks do not
+    end where the frame does (after its checksum, if it has one)."""
+    start, size_bytes = _size_field(data)
+    at = start + size_bytes
+    blocks = []
     while True:
         if at + 3 > len(data):
             raise ValueError("zstd frame is truncated: it ends before its last block")
         header = int.from_bytes(data[at : at + 3], "little")
         kind, size = (header >> 1) & 3, header >> 3
-        if kind == 3:
+        if kind == RESERVED:
             raise ValueError("zstd frame has a block of the reserved type")
-        at += 3 + (1 if kind == 1 else size)
-        total += BLOCK_MAX if kind == 2 else size
+        blocks.append((at, kind, size))
+        at += 3 + (1 if kind == RLE else size)
         if header & 1:
             break
-    at += 4 if descriptor & 0x04 else 0
+    at += 4 if data[4] & 0x04 else 0
     if at != len(data):
         raise ValueError(f"zstd frame takes {min(at, len(data))} of the chunk's {len(data)} bytes: the chunk is damaged")
-    return total
+    return blocks

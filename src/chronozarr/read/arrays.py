@@ -16,17 +16,18 @@ from ..format.codecs import copy_into
 from ..format.shard_index import data_span, parse_index
 
 
-def decode_chunk(info: ArrayDocument, data: bytes | memoryview, where: str, out: np.ndarray | None = None) -> np.ndarray:
+def decode_chunk(info: ArrayDocument, data: bytes | memoryview, where: str, out: np.ndarray | None = None, upto: int | None = None) -> np.ndarray:
     """Decode one stored chunk to its chunk shape, never allocating more than the shape holds.
 
     With `out` (a uint8 array of at least the chunk's bytes) the chunk is decoded into it and the
-    result is a view of it, valid until `out` is reused."""
+    result is a view of it, valid until `out` is reused. With `upto`, only the chunk's first
+    `upto` bytes (in C order) are sure to be decoded: the caller reads no further."""
     expected = info.chunk_bound
     if info.codec is None:
         raw: bytes | memoryview = data if out is None or len(data) != expected else copy_into(data, out)
     else:
         try:
-            raw = info.codec.decode(data, expected, info.dtype, out)
+            raw = info.codec.decode(data, expected, info.dtype, out, upto)
         except ValueError as exc:
             raise StoreError(f"{where}: {exc}") from None
         except Exception as exc:  # codec libraries raise their own types for corrupt input

@@ -5,6 +5,7 @@ are cached for the next read."""
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from collections.abc import Callable, Collection
@@ -59,6 +60,13 @@ def assemble(
     def into(ref: ChunkRef) -> np.ndarray | None:
         return region[position[ref.t]].reshape(-1).view(np.uint8) if direct else None
 
+    def upto(ref: ChunkRef) -> int | None:
+        # an anchor chunk is cached whole for later reads; a direct one is the output
+        if direct or (anchors is not None and ref.t in anchors.steps):
+            return None
+        cy, cx, _, _ = level.overlap(ref.row, ref.col, rows, cols)
+        return _bytes_read(info, cy, cx)
+
     def accept(ref: ChunkRef, chunk: np.ndarray | None) -> None:
         # `chunk` lives in the fetching thread's buffer (or, direct, already in `out`): what
         # outlives this call is copied.
@@ -91,11 +99,19 @@ def assemble(
                     anchor_pieces[(anchor, r, c)] = cached[..., cy, cx]
                 else:
                     refs.append(ChunkRef(info, anchor, r, c))
-    fetcher.fetch(refs, accept, into)
+    fetcher.fetch(refs, accept, into, upto)
     for (t, r, c), piece in delta_pieces.items():
         _, _, oy, ox = level.overlap(r, c, rows, cols)
         region[position[t]][..., oy, ox] = reconstruct(anchor_pieces[(reference[t], r, c)], piece)
     return region
+
+
+def _bytes_read(info: ArrayDocument, cy: slice, cx: slice) -> int:
+    """How many of a chunk's first bytes (C order: [time,] [band,] y, x) an overlap reads: up to
+    its last element, in the last band's plane, so a pixel or the top of a chunk needs a prefix."""
+    *lead, height, width = info.chunk_shape
+    planes = math.prod(lead) - 1
+    return ((planes * height + cy.stop - 1) * width + cx.stop) * info.dtype.itemsize
 
 
 def _one_whole_chunk(info: ArrayDocument, geometry: Level, cells: list[tuple[int, int]], rows: slice, cols: slice) -> bool:

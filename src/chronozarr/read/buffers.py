@@ -13,6 +13,10 @@ import threading
 import numpy as np
 
 KEPT_BYTES = 64 * 2**20  # a thread keeps buffers up to this size; a larger request gets a fresh one
+# Buffers start on a page, as the page cache's pages do: the kernel copied a file into a buffer
+# starting 8, 16 or 24 bytes into a page 5x slower than into one starting on it (0.5 ms against 0.09
+# ms for a 1.26 MB chunk; Linux 6.18 on AMD EPYC), and a large np.empty starts 16 bytes into a page.
+ALIGN = 4096
 
 
 class ThreadBuffers(threading.local):
@@ -26,7 +30,9 @@ class ThreadBuffers(threading.local):
         kept = self.kept.get(purpose)
         if kept is not None and kept.nbytes >= nbytes:
             return kept
-        fresh = np.empty(nbytes, dtype=np.uint8)
+        block = np.empty(nbytes + ALIGN, dtype=np.uint8)
+        start = -block.ctypes.data % ALIGN
+        fresh = block[start : start + nbytes]
         if nbytes <= KEPT_BYTES:
             self.kept[purpose] = fresh
         return fresh

@@ -67,6 +67,10 @@ class ChunkRef:
 OnChunk = Callable[[ChunkRef, "np.ndarray | None"], None]
 # Where a chunk is to be decoded instead (a uint8 view of the caller's output), or None.
 Into = Callable[[ChunkRef], "np.ndarray | None"]
+# How many of a chunk's first bytes the caller reads (None: all); decoding may stop there.
+Upto = Callable[[ChunkRef], "int | None"]
+# A chunk's stored bytes, and where they are from, to the decoded chunk.
+Decode = Callable[[ChunkRef, "bytes | memoryview", str], np.ndarray]
 Task = Callable[[], None]
 
 
@@ -94,15 +98,17 @@ class ChunkFetcher:
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
-    def fetch(self, refs: Iterable[ChunkRef], on_chunk: OnChunk, into: Into | None = None) -> None:
+    def fetch(self, refs: Iterable[ChunkRef], on_chunk: OnChunk, into: Into | None = None, upto: Upto | None = None) -> None:
         """Call on_chunk(ref, decoded chunk or None for fill) for every ref; returns when all are
         done. A chunk is decoded into `into(ref)` when that gives a buffer (the chunk passed is
-        then a view of it), else into the thread's own buffer."""
+        then a view of it), else into the thread's own buffer; only its first `upto(ref)` bytes
+        when that gives a number."""
         refs = list(dict.fromkeys(refs))
-        self._run([functools.partial(self._plain, r, on_chunk, into) for r in refs if not r.info.sharded])
+        decode = functools.partial(self._decode, into=into, upto=upto)
+        self._run([functools.partial(self._plain, r, on_chunk, decode) for r in refs if not r.info.sharded])
         sharded = [r for r in refs if r.info.sharded]
         if sharded:
-            self._run(self._sharded_tasks(sharded, on_chunk, into))
+            self._run(self._sharded_tasks(sharded, on_chunk, decode))
 
     def _run(self, tasks: list[Task]) -> None:
         """Run every task on this thread and up to concurrency - 1 pool threads, each taking the
@@ -135,22 +141,22 @@ class ChunkFetcher:
         if errors:
             raise errors[0]
 
-    def _plain(self, ref: ChunkRef, on_chunk: OnChunk, into: Into | None) -> None:
+    def _plain(self, ref: ChunkRef, on_chunk: OnChunk, decode: Decode) -> None:
         key, _ = ref.stored_at()
         get_into = getattr(self.source, "get_into", None)
         if get_into is not None:
             raw: bytes | memoryview | None = get_into(key, functools.partial(self.scratch.raw, "object"))
         else:
             raw = self.source.get(key)
-        on_chunk(ref, None if raw is None else self._decode(ref, raw, self.source.describe(key), into))
+        on_chunk(ref, None if raw is None else decode(ref, raw, self.source.describe(key)))
 
-    def _decode(self, ref: ChunkRef, raw: bytes | memoryview, where: str, into: Into | None) -> np.ndarray:
+    def _decode(self, ref: ChunkRef, raw: bytes | memoryview, where: str, into: Into | None, upto: Upto | None) -> np.ndarray:
         target = into(ref) if into is not None else None
         if target is None:
             target = self.scratch.raw("chunk", ref.info.chunk_bound)
-        return decode_chunk(ref.info, raw, where, target)
+        return decode_chunk(ref.info, raw, where, target, upto(ref) if upto is not None else None)
 
-    def _sharded_tasks(self, refs: list[ChunkRef], on_chunk: OnChunk, into: Into | None) -> list[Task]:
+    def _sharded_tasks(self, refs: list[ChunkRef], on_chunk: OnChunk, decode: Decode) -> list[Task]:
         """Phase one reads every missing index at once; the tasks returned read the chunk ranges."""
         by_shard: dict[str, list[tuple[int, ChunkRef]]] = defaultdict(list)
         for ref in refs:
@@ -172,10 +178,10 @@ class ChunkFetcher:
                     on_chunk(ref, None)
                 else:
                     wanted.append((offset, length, ref))
-            tasks += [functools.partial(self._ranged, key, run, on_chunk, into) for run in _adjacent_runs(wanted)]
+            tasks += [functools.partial(self._ranged, key, run, on_chunk, decode) for run in _adjacent_runs(wanted)]
         return tasks
 
-    def _ranged(self, key: str, run: list[tuple[int, int, ChunkRef]], on_chunk: OnChunk, into: Into | None) -> None:
+    def _ranged(self, key: str, run: list[tuple[int, int, ChunkRef]], on_chunk: OnChunk, decode: Decode) -> None:
         """One range covering adjacent chunks of a shard, decoded chunk by chunk."""
         start = run[0][0]
         end = max(offset + length for offset, length, _ in run)
@@ -184,7 +190,7 @@ class ChunkFetcher:
         if raw is None:
             raise StoreError(f"{where} disappeared while it was being read")
         for offset, length, ref in run:
-            on_chunk(ref, self._decode(ref, memoryview(raw)[offset - start : offset - start + length], where, into))
+            on_chunk(ref, decode(ref, memoryview(raw)[offset - start : offset - start + length], where))
 
     def _index(self, key: str, ref: ChunkRef) -> np.ndarray | None:
         """The shard's index from cache or store; None when the shard does not exist (all fill)."""
