@@ -19,7 +19,7 @@ import urllib3
 from ..errors import ChronozarrError, TimeUp
 from ..store.http import DEFAULT_TIMEOUT, MAX_REDIRECTS
 
-DEFAULT_TOTAL_TIMEOUT = 120.0  # seconds for the whole of doctor's checks
+DEFAULT_TOTAL_TIMEOUT = 50.0  # seconds for the whole of doctor's checks: the readers' deadline, so every default ends within a minute
 RETRIED = 1  # a 5xx or dropped connection is asked once more, to tell a flaky host from a broken one
 
 # Kinds of failure, each the name of the finding that reports it.
