@@ -205,7 +205,8 @@ def summary(lines: list[dict[str, Any]], reader: str, seconds: float) -> dict[st
             if line["checksum"] and line["single_chunk"]:
                 checksum.setdefault(tool, Counter())[ending["outcome"]] += 1
     kinds = Counter(line["kind"] for line in lines)
-    return {"summary": True, "reader": reader, "seconds": round(seconds, 1), "stores": len(lines), "kinds": dict(kinds),
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent).stdout.strip()
+    return {"summary": True, "reader": reader, "commit": commit or "unknown", "seconds": round(seconds, 1), "stores": len(lines), "kinds": dict(kinds),
             "tools": {k: dict(v) for k, v in tools.items()}, "checksum_single_chunk": {k: dict(v) for k, v in checksum.items()}}
 
 

@@ -29,7 +29,8 @@ def load(results: Path) -> dict[str, tuple[list[dict[str, Any]], dict[str, Any] 
             stores += [x for x in lines if not x.get("summary")]
             summaries.append(next((x for x in lines if x.get("summary")), None))
         done = bool(summaries) and all(summaries)
-        total = {"seconds": sum(x["seconds"] for x in summaries if x), "runs": len(summaries)} if done else None
+        total = {"seconds": sum(x["seconds"] for x in summaries if x), "runs": len(summaries),
+                 "later": [f"{x.get('commit', 'unknown')} ({x['stores']:,} stores)" for x in summaries[1:] if x]} if done else None
         out[reader] = (stores, total)
     return out
 
@@ -63,8 +64,10 @@ def _minutes(summary: dict[str, Any] | None) -> str:
 def render(runs: dict[str, tuple[list[dict[str, Any]], dict[str, Any] | None]]) -> list[str]:
     stores = {reader: len(lines) for reader, (lines, _) in runs.items()}
     seconds = {reader: _minutes(summary) for reader, (_, summary) in runs.items()}
-    later = "" if all(s is None or s["runs"] == 1 for _, s in runs.values()) else \
-        " The first run of each reader went with the targets; a later run of a reader came after them, without the targets."
+    later = "".join(f" The {reader} corpus ran again after them, alone, on commit {', '.join(s['later'])}."
+                    for reader, (_, s) in runs.items() if s and s["later"])
+    if later:
+        later = " The first run of each reader went with the targets, on the commit above." + later.replace("python corpus", "Python corpus")
     out = [
         "## The hostile corpus (tests/fuzz/corpus.py)",
         "",

@@ -16,7 +16,7 @@ def _run(path: Path, outcomes: list[str], seconds: float | None) -> None:
     lines = [{"store": f"{i:06d}", "kind": "chunk_bytes", "checksum": False, "single_chunk": False,
               "tools": {"python": {"outcome": o}}} for i, o in enumerate(outcomes)]
     if seconds is not None:
-        lines.append({"summary": True, "seconds": seconds})
+        lines.append({"summary": True, "seconds": seconds, "commit": path.stem[-1], "stores": len(outcomes)})
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
 
 
@@ -27,9 +27,9 @@ def test_the_runs_of_a_reader_are_pooled_and_their_minutes_added(tmp_path: Path)
     runs = corpus_report.load(tmp_path)
     stores, summary = runs["python"]
     assert [x["tools"]["python"]["outcome"] for x in stores] == ["correct", "clear_error", "correct"]
-    assert summary == {"seconds": 2400.0, "runs": 2}
+    assert summary == {"seconds": 2400.0, "runs": 2, "later": ["2 (1 stores)"]}
     text = "\n".join(corpus_report.render(runs))
-    assert "3 given to the" in text and "40.0 minutes over 2 runs" in text and "came after them" in text
+    assert "3 given to the" in text and "40.0 minutes over 2 runs" in text and "Python corpus ran again after them, alone, on commit 2" in text
 
 
 def test_a_run_without_its_summary_makes_the_corpus_unfinished(tmp_path: Path) -> None:
