@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from property_settings import PROPERTIES
 
-from chronozarr.format.caching import IMMUTABLE, cache_control, object_class
+from chronozarr.format.caching import IMMUTABLE, TRAILING, cache_control, object_class
 
 SHORT, YEAR = "public, max-age=300", "public, max-age=31536000, immutable"  # docs/hosting.md section 3
 
@@ -97,3 +97,17 @@ def test_a_block_field_that_is_not_a_name_classes_objects_without_failing(field,
     doc = {"node_type": "array", "dimension_names": ["t", "y", "x"], "codecs": [{"name": "sharding_indexed"}], **shape}
     block = {"variable": "data", field: value}
     assert object_class("0/coverage/c/1/0/0", block, lambda path: doc) == IMMUTABLE
+
+
+@pytest.mark.parametrize("field, value", [
+    ("dimension_names", {"0": "time"}), ("dimension_names", "time"), ("dimension_names", 7),
+    ("codecs", 7), ("codecs", {"name": "sharding_indexed"}), ("shape", "5"), ("chunk_grid", ["x"]),
+])
+def test_an_array_document_field_of_another_type_classes_its_objects_without_failing(field, value):
+    """Found by the hostile corpus: `serve` printed a KeyError traceback (and answered nothing) for
+    a chunk of an array whose dimension_names was an object. A field of the wrong type says
+    nothing of how timesteps map to objects, so the object keeps the class a chunk has."""
+    doc = {"node_type": "array", "dimension_names": ["time", "y", "x"], "shape": [5, 16, 16],
+           "chunk_grid": {"configuration": {"chunk_shape": [4, 16, 16]}}, "codecs": [{"name": "sharding_indexed"}]}
+    doc[field] = value
+    assert object_class("0/data/c/1/0/0", {"variable": "data"}, lambda path: doc) in (IMMUTABLE, TRAILING)

@@ -78,15 +78,18 @@ def _is_trailing_shard(parts: list[str], block: Mapping[str, Any], array_doc: Ca
         return False
     # Only names count: a field of another type (a hostile or broken block) names no array here.
     time_variables = {v for k in ("variable", "mask_variable", "coverage_variable") if isinstance(v := block.get(k), str)}
-    dims = meta.get("dimension_names") or []
-    if not (dims and dims[0] == "time") and parts[i - 1] not in time_variables:
+    # A field of another type (a hostile or broken document) says nothing about time here.
+    dims = meta.get("dimension_names")
+    first = dims[0] if isinstance(dims, list) and dims else None
+    if first != "time" and parts[i - 1] not in time_variables:
         return False
     try:
         n_time = int(meta["shape"][0])
         per_object = int(meta["chunk_grid"]["configuration"]["chunk_shape"][0])
     except (KeyError, IndexError, TypeError, ValueError):
         return False
-    sharded = any(isinstance(c, Mapping) and c.get("name") == "sharding_indexed" for c in meta.get("codecs", []))
+    codecs = meta.get("codecs")
+    sharded = isinstance(codecs, list) and any(isinstance(c, Mapping) and c.get("name") == "sharding_indexed" for c in codecs)
     # An object holding one timestep never gains another: new timesteps are new keys.
     if per_object < 1 or not (sharded or per_object > 1):
         return False
