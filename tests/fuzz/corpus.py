@@ -110,6 +110,7 @@ class Corpus:
         self.work = Path(tempfile.mkdtemp(prefix=f"chronozarr-corpus-{reader}-"))
         self.keep = out.parent / f"corpus-kept-{reader}"
         self.keep.mkdir(parents=True, exist_ok=True)
+        self.serve_log = out.with_suffix(".serve.log")
         self.bases, self.truth_dir = self.work / "bases", self.work / "truth"
         self.truth: dict[str, Truth] = {}
         self.base_paths: dict[str, Path] = {}
@@ -127,7 +128,8 @@ class Corpus:
     def start(self) -> None:
         if self.reader == "python":
             code = SERVER
-            self.server = subprocess.Popen([PYTHON, "-c", code, str(self.stores)], stdout=subprocess.PIPE, text=True)
+            with self.serve_log.open("w") as log:  # what serve prints: a traceback there is a crash of serve
+                self.server = subprocess.Popen([PYTHON, "-c", code, str(self.stores)], stdout=subprocess.PIPE, stderr=log, text=True)
             assert self.server.stdout is not None
             self.url = self.server.stdout.readline().strip()
             self._warm()
@@ -195,8 +197,9 @@ class Corpus:
         return line
 
 
-def summary(lines: list[dict[str, Any]], reader: str, seconds: float) -> dict[str, Any]:
-    """Outcomes per tool, over all stores and over the checksum stores' single-chunk damage."""
+def summary(lines: list[dict[str, Any]], reader: str, seconds: float, serve_tracebacks: int | None) -> dict[str, Any]:
+    """Outcomes per tool, over all stores and over the checksum stores' single-chunk damage, and
+    the tracebacks serve printed while it served the stores to doctor (None for the JS reader)."""
     tools: dict[str, Counter[str]] = {}
     checksum: dict[str, Counter[str]] = {}
     for line in lines:
@@ -207,6 +210,7 @@ def summary(lines: list[dict[str, Any]], reader: str, seconds: float) -> dict[st
     kinds = Counter(line["kind"] for line in lines)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent).stdout.strip()
     return {"summary": True, "reader": reader, "commit": commit or "unknown", "seconds": round(seconds, 1), "stores": len(lines), "kinds": dict(kinds),
+            "serve_tracebacks": serve_tracebacks,
             "tools": {k: dict(v) for k, v in tools.items()}, "checksum_single_chunk": {k: dict(v) for k, v in checksum.items()}}
 
 
@@ -235,12 +239,13 @@ def main() -> int:
             settings(max_examples=50, database=None, deadline=None, phases=[Phase.generate], suppress_health_check=quiet)(given(CASES)(body))()
     finally:
         corpus.stop()
-    total = summary(lines, args.reader, time.monotonic() - started)
+    tracebacks = corpus.serve_log.read_text(errors="replace").count("Traceback") if corpus.serve_log.exists() else None
+    total = summary(lines, args.reader, time.monotonic() - started, tracebacks)
     with args.out.open("a") as out:
         out.write(json.dumps(total) + "\n")
     print(json.dumps(total, indent=1))
     bad = sum(n for tool in total["tools"].values() for outcome, n in tool.items() if outcome in BAD - {"silent_wrong"})
-    return 1 if bad or any(t.get("silent_wrong") for t in total["checksum_single_chunk"].values()) else 0
+    return 1 if bad or tracebacks or any(t.get("silent_wrong") for t in total["checksum_single_chunk"].values()) else 0
 
 
 if __name__ == "__main__":

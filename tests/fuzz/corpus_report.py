@@ -30,7 +30,8 @@ def load(results: Path) -> dict[str, tuple[list[dict[str, Any]], dict[str, Any] 
             summaries.append(next((x for x in lines if x.get("summary")), None))
         done = bool(summaries) and all(summaries)
         total = {"seconds": sum(x["seconds"] for x in summaries if x), "runs": len(summaries),
-                 "later": [f"{x.get('commit', 'unknown')} ({x['stores']:,} stores)" for x in summaries[1:] if x]} if done else None
+                 "serve_tracebacks": sum(x.get("serve_tracebacks") or 0 for x in summaries if x),
+                 "commits": [f"{x.get('commit', 'unknown')} ({x['stores']:,} stores)" for x in summaries if x]} if done else None
         out[reader] = (stores, total)
     return out
 
@@ -45,9 +46,9 @@ def _row(name: str, counts: Counter[str]) -> str:
 
 
 def failures(runs: dict[str, tuple[list[dict[str, Any]], dict[str, Any] | None]]) -> int:
-    """Crashes, hangs and allocations over 1 GiB of any tool, and silent wrong reads of a --checksum
-    store with one damaged chunk."""
-    total = 0
+    """Crashes, hangs and allocations over 1 GiB of any tool, silent wrong reads of a --checksum
+    store with one damaged chunk, and tracebacks of the serve that gave the stores to doctor."""
+    total = sum((summary or {}).get("serve_tracebacks", 0) for _, summary in runs.values())
     for reader, tool, _ in ROWS:
         lines = runs[reader][0]
         total += sum(_counts(lines, tool)[o] for o in BAD) + _counts(lines, tool, only_checksum=True)["silent_wrong"]
@@ -64,16 +65,14 @@ def _minutes(summary: dict[str, Any] | None) -> str:
 def render(runs: dict[str, tuple[list[dict[str, Any]], dict[str, Any] | None]]) -> list[str]:
     stores = {reader: len(lines) for reader, (lines, _) in runs.items()}
     seconds = {reader: _minutes(summary) for reader, (_, summary) in runs.items()}
-    later = "".join(f" The {reader} corpus ran again after them, alone, on commit {', '.join(s['later'])}."
-                    for reader, (_, s) in runs.items() if s and s["later"])
-    if later:
-        later = " The first run of each reader went with the targets, on the commit above." + later.replace("python corpus", "Python corpus")
+    commits = "".join(f" The {name} corpus ran on commit {', '.join(s['commits'])}."
+                      for name, (_, s) in zip(("Python", "JS"), runs.values(), strict=True) if s)
     out = [
         "## The hostile corpus (tests/fuzz/corpus.py)",
         "",
         f"Mutated stores written to disk one at a time, {stores['python'] + stores['js']:,} in all: {stores['python']:,} given to the",
         f"Python reader, `info`, `validate` and `doctor` in {seconds['python']}, and {stores['js']:,} to the JS reader in",
-        f"{seconds['js']}, both runs at once on the machine above (under `nice`, beside the targets below).{later} Each",
+        f"{seconds['js']}, under `nice` on the machine above (make fuzz runs both at once, beside the targets below).{commits} Each",
         "tool runs on each store in a process of its own (forked from the driver; node for the JS reader),",
         "killed at 60 s (`doctor` at its `--total-timeout` of 30 s and 5 s more); peak memory is read",
         "from the kernel when it ends. The readers read every cell of every timestep of every level the",
@@ -96,6 +95,9 @@ def render(runs: dict[str, tuple[list[dict[str, Any]], dict[str, Any] | None]]) 
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     out += [_row(name, _counts(runs[reader][0], tool)) for reader, tool, name in ROWS]
+    served = runs["python"][1]
+    if served is not None:
+        out += ["", f"`chronozarr serve`, which gave every store of the Python runs to `doctor`, printed {served['serve_tracebacks']:,} tracebacks."]
     out += [
         "",
         "Of these, the stores written with `--checksum` whose damage is to the bytes of one chunk (flipped,",

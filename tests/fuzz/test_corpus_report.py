@@ -27,9 +27,9 @@ def test_the_runs_of_a_reader_are_pooled_and_their_minutes_added(tmp_path: Path)
     runs = corpus_report.load(tmp_path)
     stores, summary = runs["python"]
     assert [x["tools"]["python"]["outcome"] for x in stores] == ["correct", "clear_error", "correct"]
-    assert summary == {"seconds": 2400.0, "runs": 2, "later": ["2 (1 stores)"]}
+    assert summary == {"seconds": 2400.0, "runs": 2, "serve_tracebacks": 0, "commits": ["n (2 stores)", "2 (1 stores)"]}
     text = "\n".join(corpus_report.render(runs))
-    assert "3 given to the" in text and "40.0 minutes over 2 runs" in text and "Python corpus ran again after them, alone, on commit 2" in text
+    assert "3 given to the" in text and "40.0 minutes over 2 runs" in text and "Python corpus ran on commit n (2 stores), 2 (1 stores)" in text
 
 
 def test_a_run_without_its_summary_makes_the_corpus_unfinished(tmp_path: Path) -> None:
@@ -39,3 +39,15 @@ def test_a_run_without_its_summary_makes_the_corpus_unfinished(tmp_path: Path) -
     runs = corpus_report.load(tmp_path)
     assert runs["python"][1] is None
     assert "a corpus run did not finish" in "\n".join(corpus_report.render(runs))
+
+
+def test_a_traceback_of_serve_fails_the_corpus(tmp_path: Path) -> None:
+    _run(tmp_path / "corpus-python.jsonl", ["correct"], 1800.0)
+    _run(tmp_path / "corpus-js.jsonl", ["correct"], 1800.0)
+    lines = (tmp_path / "corpus-python.jsonl").read_text().splitlines()
+    lines[-1] = json.dumps({**json.loads(lines[-1]), "serve_tracebacks": 2})
+    (tmp_path / "corpus-python.jsonl").write_text("\n".join(lines) + "\n")
+    runs = corpus_report.load(tmp_path)
+    assert corpus_report.failures(runs) == 2
+    text = "\n".join(corpus_report.render(runs))
+    assert "printed 2 tracebacks" in text and "**FAILED**" in text
