@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import TimeUp
-from ..format.caching import chronozarr_block
+from ..format.caching import chronozarr_block, declares_sharding
 from ..format.geometry import cell_key, parse_shard_id
 from ..format.zarrjson import parse_json
 from ..store.http import DEFAULT_TIMEOUT
@@ -84,24 +84,23 @@ class HttpDoctor:
             kind = "not JSON" if doc is None else "a JSON document without a chronozarr attribute"
             r.fail("1", "root zarr.json", f"200, but {kind}: not a chronozarr store")
             return
-        n_time = len(block.get("times") or [])
+        times = block.get("times")
+        n_time = len(times) if isinstance(times, list) else 0
         r.passed("1", "root zarr.json", f"200, chronozarr {block.get('spec_version')} group, {n_time} timesteps")
         legacy_tile_size(r, doc)
         self._cors("CORS on zarr.json", root)
         meta = doc.get("consolidated_metadata") if isinstance(doc, dict) else None
         consolidated = meta.get("metadata") if isinstance(meta, dict) else None
+        consolidated = consolidated if isinstance(consolidated, dict) else None
         if consolidated:
             r.passed("3", "consolidated metadata", f"{len(consolidated)} nodes in the root zarr.json")
         else:
             r.warn("3", "consolidated metadata", "absent: readers fetch every array's zarr.json (one request each)")
 
-        level0 = str(((block.get("levels") or [{}])[0] or {}).get("path", "0"))
-        variable = str(block.get("variable") or "data")
+        level0, variable = _level0_data(block)
         array_path = f"{level0}/{variable}"
         array_doc = (consolidated or {}).get(array_path) or _json(self.request("GET", f"{array_path}/zarr.json").body)
-        sharded = isinstance(array_doc, dict) and any(
-            isinstance(c, dict) and c.get("name") == "sharding_indexed" for c in array_doc.get("codecs", [])
-        )
+        sharded = declares_sharding(array_doc)
         has_shard_bytes = bool(block.get("shard_bytes"))
         layout = "sharded" if sharded else "unsharded"
 
@@ -150,7 +149,9 @@ class HttpDoctor:
         """The object the HTTP checks read (level 0, cell (0, 0), timestep or shard 0), with the
         answer to its bounded range; another object of level 0 when that one is absent."""
         candidates = [cell_key(array_path, 0, 0, 0, has_band=True)]
-        listed = ((block.get("shard_bytes") or {}).get(array_path.split("/")[0]) or {}) if isinstance(block.get("shard_bytes"), dict) else {}
+        shard_bytes = block.get("shard_bytes")
+        listed = shard_bytes.get(array_path.split("/")[0]) if isinstance(shard_bytes, dict) else None
+        listed = listed if isinstance(listed, dict) else {}
         cells = [parse_shard_id(str(k)) for k in list(listed)[:4]]
         candidates += [cell_key(array_path, *cell, has_band=True) for cell in cells if cell is not None]
         candidates += [cell_key(array_path, 0, r, c, has_band=True) for r, c in ((0, 1), (1, 0), (1, 1))]
@@ -320,3 +321,10 @@ def _json(raw: bytes) -> Any:
         return None
 
 
+def _level0_data(block: Mapping[str, Any]) -> tuple[str, str]:
+    """Level 0's path and the data variable's name as the block states them; a field of another
+    type (a hostile or broken block) gives the spec's defaults, and validate reports the field."""
+    levels, variable = block.get("levels"), block.get("variable")
+    first = levels[0] if isinstance(levels, list) and levels else None
+    path = first.get("path") if isinstance(first, Mapping) else None
+    return (path if isinstance(path, str) and path else "0"), (variable if isinstance(variable, str) and variable else "data")

@@ -88,9 +88,15 @@ def _is_trailing_shard(parts: list[str], block: Mapping[str, Any], array_doc: Ca
         per_object = int(meta["chunk_grid"]["configuration"]["chunk_shape"][0])
     except (KeyError, IndexError, TypeError, ValueError):
         return False
-    codecs = meta.get("codecs")
-    sharded = isinstance(codecs, list) and any(isinstance(c, Mapping) and c.get("name") == "sharding_indexed" for c in codecs)
+    sharded = declares_sharding(meta)
     # An object holding one timestep never gains another: new timesteps are new keys.
     if per_object < 1 or not (sharded or per_object > 1):
         return False
     return int(parts[i + 1]) == max(0, -(-n_time // per_object) - 1)
+
+
+def declares_sharding(array_doc: Any) -> bool:
+    """Whether an array zarr.json, parsed from a store nobody vouches for, lists the sharding codec;
+    a document or codec list of another type declares nothing."""
+    codecs = array_doc.get("codecs") if isinstance(array_doc, Mapping) else None
+    return isinstance(codecs, list) and any(isinstance(c, Mapping) and c.get("name") == "sharding_indexed" for c in codecs)
