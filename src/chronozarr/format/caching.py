@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .array_doc import SHARDING
+
 ROOT = "root"  # the root zarr.json: the marker that a store exists, uploaded last
 METADATA = "metadata"  # any other zarr.json
 REWRITTEN = "rewritten"  # time/c/0 and volatility: rewritten whole by an append
@@ -99,4 +101,4 @@ def declares_sharding(array_doc: Any) -> bool:
     """Whether an array zarr.json, parsed from a store nobody vouches for, lists the sharding codec;
     a document or codec list of another type declares nothing."""
     codecs = array_doc.get("codecs") if isinstance(array_doc, Mapping) else None
-    return isinstance(codecs, list) and any(isinstance(c, Mapping) and c.get("name") == "sharding_indexed" for c in codecs)
+    return isinstance(codecs, list) and any(isinstance(c, Mapping) and c.get("name") == SHARDING for c in codecs)
