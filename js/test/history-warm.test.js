@@ -149,6 +149,24 @@ describe('prefetchHistory and the viewer warm-up, over HTTP', () => {
     }
   });
 
+  test("at the frame's priority: behind the frame's chunks asked before it, ahead of read-ahead asked before it", async () => {
+    const { store, log } = await opened('star-blocks', { maxRequests: 1 });
+    try {
+      const frame = Promise.all([[0, 0], [0, 1], [1, 1]].map(([r, c]) => store.getCell(0, r, c, 7)));
+      const ahead = Promise.all([[0, 0], [0, 1]].map(([r, c]) => store.getCell(0, r, c, 8, { priority: 'ahead' })));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const warm = store.prefetchHistory({ y0: 0, x0: 0, y1: 70, x1: 90 }, { maxShards: 1, priority: 'frame' });
+      await Promise.all([frame, ahead, warm]);
+      const kinds = log.map((r) => (r.url.includes('/history') ? 'index' : /\/0\/data\/c\/7\//.test(r.url) ? 'frame' : /\/c\/8\//.test(r.url) ? 'ahead' : 'other'));
+      const order = kinds.filter((k) => k !== 'other');
+      const firstIndex = order.indexOf('index');
+      assert.ok(firstIndex > order.lastIndexOf('frame') && firstIndex < order.indexOf('ahead'), `order: ${order}`);
+      await assert.rejects(store.prefetchHistory({ y0: 0, x0: 0, y1: 4, x1: 4 }, /** @type {any} */ ({ priority: 'ahead' })), RangeError);
+    } finally {
+      store.close();
+    }
+  });
+
   test('a pixel whose index the warm-up still has queued takes it over and goes at once, not when another request ends', async () => {
     // The first two index reads of the warm-up are held on the wire (a gate over the real
     // server's answers), so the read-ahead budget is full and the third shard's index waits.
@@ -215,7 +233,7 @@ describe('the viewer warm-up (viewer/history-warm.js)', () => {
     assert.equal(cellsKey({ x0: 90, y0: 0, x1: 100, y1: 10 }, level0), null);
   });
 
-  test('warms on complete frames only, once per view, again after a pan, never while playing', async () => {
+  test('the centre shard on the first frame painted, the rest on complete frames only, once per view, again after a pan, never while playing', async () => {
     const counting = countingFetch();
     const store = await openStore(`${server.url}/writer-star`, { fetch: counting.fetch, workers: 0 });
     counting.reset();
@@ -227,18 +245,25 @@ describe('the viewer warm-up (viewer/history-warm.js)', () => {
     const settled = async () => {
       while (reports.at(-1)?.state === 'warming') await new Promise((r) => setTimeout(r, 5));
     };
+    const centreIndex = expectedIndexReads('writer-star', (id) => id === '0/0/1');
     try {
-      warm.frame({ complete: false });
-      assert.equal(counting.log.length + reports.length, 0, 'an incomplete frame asks nothing');
       playing = true;
+      warm.frame({ complete: false });
       warm.frame({ complete: true });
+      await new Promise((r) => setTimeout(r, 50));
       assert.equal(counting.log.length + reports.length, 0, 'nothing while playing');
       playing = false;
+      warm.frame({ complete: false });
+      warm.frame({ complete: false });
+      while (counting.log.length < centreIndex.length) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(asked(counting.log), centreIndex, "an incomplete frame: the centre shard's index, once");
+      assert.equal(reports.length, 0, 'no warm-up of the view before a complete frame');
       warm.frame({ complete: true });
       await settled();
-      assert.deepEqual(asked(counting.log), expectedIndexReads('writer-star', (id) => id === '0/0/1'));
+      assert.deepEqual(asked(counting.log), centreIndex, 'held already: nothing read again');
       assert.equal(reports.at(-1)?.state, 'done');
-      assert.equal(reports.at(-1)?.read, 1);
+      assert.equal(reports.at(-1)?.read, 0);
       warm.frame({ complete: true }); // the same view
       assert.equal(reports.length, 2, 'one warm-up per view');
       view = { cam: { cx: 80, cy: 48, zoom: 1 }, w: 20, h: 32 }; // rows 32-63, cols 70-89: shard (1, 2)

@@ -1,10 +1,13 @@
 /**
- * The first click made cheaper: once a complete frame is on screen (never before the first), the
- * shard indexes of the history array under the view are read at the reader's lowest priority
- * (`prefetchHistory`), so that a click on a pixel there reads its whole history in one range per
- * time block instead of an index read and then a range (a round trip less on a slow link). Asked
- * again when a pan or zoom brings other level-0 cells into view; not while playing, where the
- * read-ahead of the loop goes first. Nothing happens on a store without the history array.
+ * The first click made cheaper: a click on a pixel whose history shard index is held reads its
+ * whole history in one range per time block instead of an index read and then a range (a round
+ * trip less on a slow link). On the first frame painted (the coarse picture, say: the frame's
+ * chunks are asked for by then), the index of the one shard nearest the view's centre is asked for
+ * at the frame's rank, behind those chunks, so that a click as soon as the view is complete finds
+ * it; it is a few kB beside the frame's megabytes. Once a complete frame is on screen, the indexes
+ * of the other shards under the view follow at the reader's lowest priority (`prefetchHistory`),
+ * asked again when a pan or zoom brings other level-0 cells into view; neither while playing,
+ * where the read-ahead of the loop goes first. Nothing happens on a store without the array.
  * @module
  */
 import { screenToPixel } from '../lib/camera.js';
@@ -53,12 +56,19 @@ export function createHistoryWarm({ store, view, playing, onReport = () => {} })
   let asked = '';
   /** @type {AbortController | null} */
   let running = null;
+  /** The centre shard's index, asked for on the first frame painted. @type {AbortController | null} */
+  let centre = null;
 
   /** A frame was painted: on a complete one, warm the indexes under the view if not done yet. @param {{ complete: boolean }} f */
   function frame(f) {
-    if (!store.hasHistory || !f.complete || playing()) return;
+    if (!store.hasHistory || playing()) return;
     const { cam, w, h } = view();
     const box = viewBox(cam, w, h);
+    if (!centre && cellsKey(box, level0) != null) {
+      centre = new AbortController();
+      store.prefetchHistory(box, { maxShards: 1, signal: centre.signal, priority: 'frame' }).catch(() => {});
+    }
+    if (!f.complete) return;
     const key = cellsKey(box, level0);
     if (key == null || key === asked) return;
     asked = key;
@@ -80,6 +90,7 @@ export function createHistoryWarm({ store, view, playing, onReport = () => {} })
     /** Stop the warm-up in progress (the viewer is destroyed). */
     stop() {
       running?.abort();
+      centre?.abort();
       running = null;
     },
   };

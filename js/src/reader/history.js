@@ -136,14 +136,14 @@ export function createHistoryReads(ctx, layout, shardIndex) {
   /**
    * Read ahead the shard indexes (the data's and the mask copy's, every time block) of the history
    * shards over a box of level-0 pixels, nearest its centre first, within `maxShards` shards and
-   * `maxBytes` of index, at the lowest priority: a pixel there then costs one range per time block.
+   * `maxBytes` of index, at `priority`: a pixel there then costs one range per time block.
    * Indexes held already cost nothing; shards not stored (absent from shard_bytes) are skipped.
    * Never rejects: a failed or aborted read is counted and left for the pixel's own read.
    * @param {{ y0: number, x0: number, y1: number, x1: number }} box level-0 pixels, ends exclusive
-   * @param {{ maxShards: number, maxBytes: number, signal?: AbortSignal }} options
+   * @param {{ maxShards: number, maxBytes: number, signal?: AbortSignal, priority: 'frame' | 'background' }} options
    * @returns {Promise<{ shards: number, indexes: number, read: number, bytes: number, failed: number }>}
    */
-  async function warmIndexes(box, { maxShards, maxBytes, signal }) {
+  async function warmIndexes(box, { maxShards, maxBytes, signal, priority }) {
     warmCodecs();
     const s = layout.shard;
     const [height, width] = layout.array.shape.slice(2);
@@ -171,7 +171,7 @@ export function createHistoryReads(ctx, layout, shardIndex) {
             out.bytes += part.info.indexBytes;
           }
           // A ticket per index: a pixel's read that joins one moves up that one only.
-          reads.push(shardIndex(part.info, key, listed, signal, ticketFor('background'), true).catch(() => out.failed++));
+          reads.push(shardIndex(part.info, key, listed, signal, ticketFor(priority), true).catch(() => out.failed++));
         }
       }
     }

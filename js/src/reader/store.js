@@ -275,19 +275,22 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bound
   }
 
   /**
-   * Read ahead, at the lowest priority (`background`), the history array's shard indexes over a
-   * box of level-0 pixels (`{ y0, x0, y1, x1 }`, ends exclusive), nearest its centre first and at
-   * most `maxShards` shards and `maxBytes` of index (16 and 256 kB by default), so that a pixel's
-   * history there is one range per time block. Resolves with what it did (`{ shards, indexes, read,
-   * bytes, failed }`, zeros on a store without the array); never rejects on a failed read.
+   * Read ahead the history array's shard indexes over a box of level-0 pixels (`{ y0, x0, y1, x1 }`,
+   * ends exclusive), nearest its centre first and at most `maxShards` shards and `maxBytes` of index
+   * (16 and 256 kB by default), so that a pixel's history there is one range per time block.
+   * `priority` is `background` (the default, the lowest) or `frame`, for an index a click on the
+   * view is likely to need as soon as the view is complete (it queues behind the frame's chunks
+   * asked before it). Resolves with what it did (`{ shards, indexes, read, bytes, failed }`, zeros
+   * on a store without the array); never rejects on a failed read.
    * @param {{ y0: number, x0: number, y1: number, x1: number }} box
-   * @param {{ maxShards?: number, maxBytes?: number, signal?: AbortSignal }} [options]
+   * @param {{ maxShards?: number, maxBytes?: number, signal?: AbortSignal, priority?: 'frame' | 'background' }} [options]
    */
-  async function prefetchHistory(box, { maxShards = 16, maxBytes = 256 * 1024, signal } = {}) {
+  async function prefetchHistory(box, { maxShards = 16, maxBytes = 256 * 1024, signal, priority = 'background' } = {}) {
     checkOpen();
     for (const k of /** @type {const} */ (['y0', 'x0', 'y1', 'x1'])) if (!Number.isFinite(box?.[k])) throw new RangeError(`prefetchHistory: box.${k} must be a number, got ${box?.[k]}`);
     if (!history) return { shards: 0, indexes: 0, read: 0, bytes: 0, failed: 0 };
-    return history.warmIndexes(box, { maxShards, maxBytes, signal });
+    if (priority !== 'frame' && priority !== 'background') throw new RangeError(`prefetchHistory: priority must be 'frame' or 'background', got ${JSON.stringify(priority)}`);
+    return history.warmIndexes(box, { maxShards, maxBytes, signal, priority });
   }
 
   const getMask = plane('mask');
