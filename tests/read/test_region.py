@@ -6,9 +6,11 @@ caller's (non-contiguous) output too, from several threads at once."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -79,3 +81,38 @@ def test_reads_into_a_caller_s_output_from_several_threads(written) -> None:
         reader.close()
     np.testing.assert_array_equal(block[:, :, :16, :16], expected[:, :, 16:32, 0:16])
     assert not block[:, :, 16:, :].any() and not block[:, :, :, 16:].any()
+
+
+
+class _CountingStore(DirectoryStore):
+    """Counts every object read, by key (get, get_into, get_range)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.reads: list[str] = []
+
+    def _read(self, key: str, read: Callable[..., Any]) -> Any:
+        self.reads.append(key)
+        return super()._read(key, read)
+
+
+def test_the_writer_s_read_back_reads_each_chunk_once_a_timestep_at_a_time(tmp_path) -> None:
+    """reuse_anchors (the writer's read-back, StoredLevels): an anchor fetched for the delta before
+    it is cached, and its own timestep then comes from the cache, not from a second read."""
+    from conftest import make_series
+
+    da = make_series(n_time=6, n_band=2, height=37, width=29, seed=5)
+    chronozarr.encode(da, tmp_path / "s", crs="EPSG:32631", chunk_size=16, progress=False, encoding="star-delta", anchor_interval=3)
+    temporal = chronozarr_attrs(tmp_path / "s")["temporal"]
+    references = {int(t): a for t, a in temporal["delta_reference"].items()}
+    assert any(a > t for t, a in references.items())  # a delta stored against a later anchor
+    data = ArrayDocument.from_json("0/data", json.loads((tmp_path / "s" / "0" / "data" / "zarr.json").read_text()))
+    level = replace(pyramid_levels(37, 29, 16, (10.0, 0.0, 0.0, 0.0, -10.0, 0.0), max_levels=1)[0], data=data)
+    store = _CountingStore(tmp_path / "s")
+    reader = RegionReader(store, concurrency=1, anchor_bytes=2**20, star_delta=(set(references.values()), references.get), reuse_anchors=True)
+    try:
+        got = np.stack([reader.read(level, level.data_array, [t], slice(0, 37), slice(0, 29))[0] for t in range(6)])
+    finally:
+        reader.close()
+    np.testing.assert_array_equal(got, true_values(tmp_path / "s", 0))
+    assert len(store.reads) == len(set(store.reads)) == 6 * 3 * 2  # every chunk of 6 timesteps x 3 x 2 cells, once

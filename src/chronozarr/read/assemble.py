@@ -30,6 +30,9 @@ class AnchorCache:
     cache: ByteLRU
     steps: Collection[int]
     reference: Callable[[int], int | None]
+    # An anchor timestep asked for itself is taken from the cache too (the writer's read-back, a
+    # timestep at a time); a reader fetches it, so a point read's chunks of a shard stay one range.
+    reuse: bool = False
 
 
 def assemble(
@@ -91,19 +94,34 @@ def assemble(
 
     refs = [ChunkRef(info, t, r, c) for t in steps for r, c in cells]
     if anchors is not None:
-        for anchor in set(reference.values()):
-            for r, c in cells:
-                cached = anchors.cache.get((info.path, anchor, r, c))
-                if cached is not None:
-                    cy, cx, _, _ = level.overlap(r, c, rows, cols)
-                    anchor_pieces[(anchor, r, c)] = cached[..., cy, cx]
-                else:
-                    refs.append(ChunkRef(info, anchor, r, c))
+        # anchors asked for, which hold true values, and anchors the deltas need: from the cache when it has them
+        own = [(t, r, c) for t in steps if anchors.reuse and t in anchors.steps and t not in reference for r, c in cells]
+        needed = [(a, r, c) for a in set(reference.values()) for r, c in cells]
+        anchor_pieces.update(_cached_pieces(anchors, info, level, rows, cols, own + needed))
+        served = {key for key in own if key in anchor_pieces}
+        for t, r, c in served:
+            _, _, oy, ox = level.overlap(r, c, rows, cols)
+            region[position[t]][..., oy, ox] = anchor_pieces[(t, r, c)]
+        refs = [ref for ref in refs if (ref.t, ref.row, ref.col) not in served]
+        refs += [ChunkRef(info, *key) for key in needed if key not in anchor_pieces]
     fetcher.fetch(refs, accept, into, upto)
     for (t, r, c), piece in delta_pieces.items():
         _, _, oy, ox = level.overlap(r, c, rows, cols)
         region[position[t]][..., oy, ox] = reconstruct(anchor_pieces[(reference[t], r, c)], piece)
     return region
+
+
+def _cached_pieces(
+    anchors: AnchorCache, info: ArrayDocument, level: Level, rows: slice, cols: slice, keys: list[tuple[int, int, int]]
+) -> dict[tuple[int, int, int], np.ndarray]:
+    """The region's overlap of every anchor chunk (t, row, col) of `keys` the cache holds."""
+    out: dict[tuple[int, int, int], np.ndarray] = {}
+    for t, r, c in dict.fromkeys(keys):
+        cached = anchors.cache.get((info.path, t, r, c))
+        if cached is not None:
+            cy, cx, _, _ = level.overlap(r, c, rows, cols)
+            out[(t, r, c)] = cached[..., cy, cx]
+    return out
 
 
 def _bytes_read(info: ArrayDocument, cy: slice, cx: slice) -> int:

@@ -37,13 +37,15 @@ class RegionReader:
         data_variable: str = "",
         index_bytes: int = INDEX_BYTES,
         star_delta: tuple[Collection[int], Callable[[int], int | None]] | None = None,
+        reuse_anchors: bool = False,
     ) -> None:
         """`star_delta`, for a star-delta store: the anchor timesteps and `reference(t)`, the anchor
         timestep t is stored against (None where it holds true values); data arrays (a level's
-        `data`) are then reconstructed through it. `shard_bytes` are the root's (spec 7.3), if any."""
+        `data`) are then reconstructed through it. `shard_bytes` are the root's (spec 7.3), if any.
+        `reuse_anchors`: an anchor timestep read for itself comes from the cache when it is there."""
         self.fetcher = ChunkFetcher(source, shard_bytes or {}, data_variable, concurrency, index_bytes)
         self.anchor_chunks = ByteLRU(anchor_bytes)
-        self._anchors = None if star_delta is None else AnchorCache(self.anchor_chunks, *star_delta)
+        self._anchors = None if star_delta is None else AnchorCache(self.anchor_chunks, *star_delta, reuse=reuse_anchors)
 
     @property
     def pool(self) -> ThreadPoolExecutor:

@@ -65,17 +65,29 @@ def task_bytes(plan: Plan, layout: HistoryLayout) -> int:
     return layout.time_cap * (plan.n_band * np.dtype(plan.dtype).itemsize + mask) * layout.shard**2
 
 
-def shard_values(plan: Plan, layout: HistoryLayout, task: HistoryTask, stored: StoredLevels, pool: ThreadPoolExecutor) -> list[np.ndarray]:
-    """A task's shard values, one array per history part: the true values, then the mask when the
-    history has a mask copy; fill past n_time and past the array. Each is held inner chunk first,
+def shard_buffers(plan: Plan, layout: HistoryLayout) -> list[np.ndarray]:
+    """One task's shard values, one array per history part, held inner chunk first,
     (S/p, S/p, T, *lead, p, p), so an inner chunk is a contiguous block that compresses without a
-    copy. The timesteps are read back on `pool` (decoding releases the GIL), each into its own rows."""
+    copy. Left uninitialised: shard_values writes every element, and a run's tasks reuse them (a
+    new block per task cost its fill and page faults)."""
+    p, n = layout.inner, layout.per_side
+    return [np.empty((n, n, layout.time_cap, *part.lead, p, p), dtype=_dtype(plan, part)) for part in layout.parts]
+
+
+def shard_values(
+    plan: Plan, layout: HistoryLayout, task: HistoryTask, stored: StoredLevels, pool: ThreadPoolExecutor, blocks: list[np.ndarray]
+) -> list[np.ndarray]:
+    """A task's shard values in `blocks` (shard_buffers): the true values, then the mask when the
+    history has a mask copy; fill past n_time and past the array. The timesteps are read back on
+    `pool` (decoding releases the GIL), each into its own rows."""
     level0 = plan.levels[0]
     s, p, n = layout.shard, layout.inner, layout.per_side
     rows = slice(task.row * s, min((task.row + 1) * s, level0.height))
     cols = slice(task.col * s, min((task.col + 1) * s, level0.width))
     h, w = rows.stop - rows.start, cols.stop - cols.start
-    blocks = [np.full((n, n, layout.time_cap, *part.lead, p, p), _fill(plan, part), dtype=_dtype(plan, part)) for part in layout.parts]
+    steps = layout.block_steps(task.tb, plan.n_time)
+    for part, block in zip(layout.parts, blocks, strict=True):
+        block[:, :, len(steps) :] = _fill(plan, part)  # every row before them is written by place
 
     def place(block: np.ndarray, i: int, plane: np.ndarray, fill: float | int) -> None:
         """Timestep i's (*lead, h, w) plane into its rows of every inner chunk."""
@@ -90,14 +102,14 @@ def shard_values(plan: Plan, layout: HistoryLayout, task: HistoryTask, stored: S
 
     def read(step: tuple[int, int]) -> None:
         i, t = step
-        data, mask, _ = stored.window(t, level0, rows, cols)
+        data, mask, _ = stored.window(t, level0, rows, cols, mask=len(blocks) > 1, coverage=False)
         place(blocks[0], i, data, plan.fill)
         if len(blocks) > 1:
             if mask is None:
                 raise StoreError("the history declares a mask copy but the store has no mask")
             place(blocks[1], i, mask, 0)
 
-    for _ in pool.map(read, enumerate(layout.block_steps(task.tb, plan.n_time))):
+    for _ in pool.map(read, enumerate(steps)):
         pass
     return blocks
 
@@ -111,12 +123,13 @@ def _dtype(plan: Plan, part: HistoryPart) -> np.dtype:
 
 
 def write_history_shard(
-    plan: Plan, layout: HistoryLayout, task: HistoryTask, stored: StoredLevels, writer: ObjectWriter, pool: ThreadPoolExecutor
+    plan: Plan, layout: HistoryLayout, task: HistoryTask, stored: StoredLevels, writer: ObjectWriter, pool: ThreadPoolExecutor,
+    blocks: list[np.ndarray],
 ) -> WriteResult:
-    """Read, cut, compress and store one task's shards (data, then mask copy); returns what it
-    wrote (their lengths in shard_bytes, keyed by array path)."""
+    """Read, cut, compress and store one task's shards (data, then mask copy) through `blocks`
+    (shard_buffers); returns what it wrote (their lengths in shard_bytes, keyed by array path)."""
     result = WriteResult(shard_bytes={})
-    for part, block in zip(layout.parts, shard_values(plan, layout, task, stored, pool), strict=True):
+    for part, block in zip(layout.parts, shard_values(plan, layout, task, stored, pool, blocks), strict=True):
         size = _store_shard(plan, layout, part, task, block, writer, pool)
         written = result.shard_bytes.setdefault(part.path, {})
         if size is not None:
@@ -154,7 +167,8 @@ def _history_task(plan: Plan, layout: HistoryLayout, task: HistoryTask, abort_na
     if Event(abort_name).is_set():
         return None
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return write_history_shard(plan, layout, task, StoredLevels(plan, (plan.output,)), ObjectWriter(plan.output), pool)
+        stored = StoredLevels(plan, (plan.output,))
+        return write_history_shard(plan, layout, task, stored, ObjectWriter(plan.output), pool, shard_buffers(plan, layout))
 
 
 def write_history(
@@ -192,9 +206,10 @@ def write_history(
         elif todo:
             stored = StoredLevels(plan, sources or (plan.output,))
             out = writer or ObjectWriter(plan.output)
+            blocks = shard_buffers(plan, layout)
             with ThreadPoolExecutor(max_workers=plan.workers) as pool:
                 for task in todo:
-                    record(task, write_history_shard(plan, layout, task, stored, out, pool))
+                    record(task, write_history_shard(plan, layout, task, stored, out, pool, blocks))
     merged = WriteResult()
     for task in tasks:
         merged.merge(finished[task.name])

@@ -44,14 +44,20 @@ class StoredLevels:
         schedule = plan.schedule
         star = (frozenset(schedule.anchors) | set(schedule.references.values()), plan.storage_reference) if plan.encoding == STAR_DELTA else None
         source = stores[0] if len(stores) == 1 else FirstHolding(stores)
-        self._reader = RegionReader(source, concurrency=1, anchor_bytes=ANCHOR_BYTES, data_variable=plan.variable, star_delta=star)
+        self._reader = RegionReader(
+            source, concurrency=1, anchor_bytes=ANCHOR_BYTES, data_variable=plan.variable, star_delta=star, reuse_anchors=True
+        )
 
-    def window(self, t: int, level: Level, rows: slice, cols: slice, out: np.ndarray | None = None) -> WindowPlanes:
+    def window(
+        self, t: int, level: Level, rows: slice, cols: slice, out: np.ndarray | None = None, *, mask: bool = True, coverage: bool = True
+    ) -> WindowPlanes:
         """Timestep t of `level` over rows x cols: (data (band, y, x), mask, coverage); the data
-        are written to `out` (band, y, x) when given, and the data returned is `out`."""
+        are written to `out` (band, y, x) when given, and the data returned is `out`. A plane not
+        asked for (`mask`, `coverage` False) is None and not read: the history copies no coverage."""
         stored = self._stored(level)
         data = self._reader.read(stored, stored.data_array, [t], rows, cols, None if out is None else out[None])[0]
-        planes = [None if doc is None else self._reader.read(stored, doc, [t], rows, cols)[0] for doc in (stored.mask, stored.coverage)]
+        wanted = ((stored.mask, mask), (stored.coverage, coverage))
+        planes = [None if doc is None or not asked else self._reader.read(stored, doc, [t], rows, cols)[0] for doc, asked in wanted]
         return data, planes[0], planes[1]
 
     def _stored(self, level: Level) -> Level:
