@@ -156,9 +156,24 @@ def _values(values: Any, scheduler: str | None) -> np.ndarray:
     A thread of a cluster task must not compute through the cluster: the task holds the worker
     thread the computation would wait for.
     """
-    if scheduler is not None and hasattr(values, "compute"):
-        values = values.compute(scheduler=scheduler)
-    return np.asarray(values.values if isinstance(values, xr.DataArray) else values)
+    if isinstance(values, xr.DataArray):
+        values = values.data
+    if hasattr(values, "to_delayed"):
+        return _dask_values(values, scheduler)
+    return np.asarray(values)
+
+
+def _dask_values(array: Any, scheduler: str | None) -> np.ndarray:
+    """A dask window's values. A window inside one input chunk is the computed chunk's own array:
+    dask would copy a single-chunk result once more (a whole timestep at every step, a third of
+    the cost of reading it) in case the caller writes into it, which the writer never does."""
+    import dask
+
+    blocks = array.to_delayed().ravel()
+    if len(blocks) != 1:
+        return np.asarray(array.compute(scheduler=scheduler))
+    (value,) = dask.compute(blocks[0], scheduler=scheduler)
+    return np.asarray(value)
 
 
 def _plane(plane: np.ndarray, t: int, name: str) -> np.ndarray:
