@@ -36,7 +36,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { python } from '../test/helpers.js';
 import { PROFILES, counts, idle, mark, newTab, replay, since } from './compare-net.mjs';
-import { describe, firstComplete, frames, history, step, urls } from './compare-pages.mjs';
+import { describe, firstComplete, frames, history, isViewer, step, urls } from './compare-pages.mjs';
 import { document, machine, quick, row, stats, versions } from './record.mjs';
 import { split, summary } from './trace-split.mjs';
 import { warmPageCache } from './page-cache.mjs';
@@ -61,9 +61,15 @@ const RUN_PROFILES = QUICK ? PROFILES.slice(0, 2) : PROFILES;
 /** @typedef {ReturnType<typeof row> & { profile?: Record<string, unknown>, target?: boolean }} Row */
 const TOOLS = /** @type {Kind[]} */ ((option('--tools') ?? 'viewer,viewer-history,zarr-layer,cog,maplibre').split(','));
 const OPS = (option('--ops') ?? 'open,scrub,history').split(',');
-// The subject: the viewer on the store with the history array when it is measured (the viewer
-// without it is then the baseline it is compared with, as a peer), else the viewer.
-const SUBJECT = TOOLS.includes('viewer-history') ? 'viewer-history' : 'viewer';
+/**
+ * The subject of an operation. A pixel history is the history array's row: the viewer on the store
+ * with it, compared with the same viewer without it as the baseline. Every other operation is the
+ * plain viewer's; the viewer on the history store is shown beside it as other work, not as a peer.
+ * @param {string} op @returns {Kind}
+ */
+const subjectOf = (op) => ((op.startsWith('pixel') && TOOLS.includes('viewer-history')) || !TOOLS.includes('viewer') ? 'viewer-history' : 'viewer');
+/** The other viewer of a non-history operation: measured beside the subject, not compared with it. @param {string} op @param {Kind} tool */
+const otherWork = (op, tool) => isViewer(tool) && tool !== subjectOf(op) && !op.startsWith('pixel');
 /** The operation is measured in this run. @param {'open' | 'scrub' | 'history'} op */
 const want = (op) => OPS.includes(op);
 /** @type {Record<Kind, string>} */
@@ -283,11 +289,12 @@ function profileRows(profile, measured) {
   for (const [op, values, floor] of measuredOps) {
     for (const [tool, m] of /** @type {[Kind, Measured][]} */ (Object.entries(measured))) {
       const facts = op.startsWith('burst') ? { steps_shown: m.burst.shown, steps: STEPS, aborted: sum(m.burst.perStep, 'aborted') } : op.startsWith('paced') ? { steps_shown: m.paced.shown, steps: STEPS } : op.endsWith('first picture') ? pictureFacts(profile, m) : op.endsWith('complete frame') ? openFacts(m) : undefined;
-      out.push(row(profile.name, op, LABEL[tool], tool === SUBJECT ? 'subject' : 'peer', WORK[tool], values(m), facts ? { facts } : {}));
+      const same = otherWork(op, tool) ? { same_work: false } : {};
+      out.push(row(profile.name, op, LABEL[tool], tool === subjectOf(op) ? 'subject' : 'peer', WORK[tool], values(m), { ...same, ...(facts ? { facts } : {}) }));
     }
     for (const [tool, m] of /** @type {[Kind, Measured][]} */ (Object.entries(measured))) {
       if (op.endsWith('first picture')) continue; // its bound is in the row's facts
-      out.push(row(profile.name, op, `fetch only, ${LABEL[tool]}'s requests`, 'floor', `the same finished requests made at once on a blank page, bodies read, nothing decoded or drawn`, { ms: stats(floor(m)) }, { target: tool === SUBJECT }));
+      out.push(row(profile.name, op, `fetch only, ${LABEL[tool]}'s requests`, 'floor', `the same finished requests made at once on a blank page, bodies read, nothing decoded or drawn`, { ms: stats(floor(m)) }, { target: tool === subjectOf(op) }));
     }
   }
   return out;
@@ -325,9 +332,9 @@ async function profileMisses(profile, block) {
   for (const subject of block.filter((r) => r.kind === 'subject')) {
     const same = block.filter((r) => r.op === subject.op && r !== subject);
     const ms = (/** @type {Row} */ r) => /** @type {{ median?: number } | undefined} */ (r.values.ms)?.median ?? 0;
-    const missed = same.some((r) => (r.kind === 'peer' && ms(r) && ms(subject) >= ms(r)) || (r.kind === 'floor' && r.target && ms(r) && ms(subject) > 1.2 * ms(r)));
+    const missed = same.some((r) => (r.kind === 'peer' && r.same_work && ms(r) && ms(subject) >= ms(r)) || (r.kind === 'floor' && r.target && ms(r) && ms(subject) > 1.2 * ms(r)));
     if (!missed || subject.op.startsWith('burst')) continue;
-    const tool = SUBJECT;
+    const tool = subjectOf(subject.op);
     const tab = await newTab(browser, profile);
     const isOpen = subject.op.startsWith('cold open');
     if (!isOpen) {
