@@ -13,6 +13,8 @@ A results document is JSON:
 `kind` is "subject" (chronozarr), "peer" (a tool a user would pick instead) or "floor" (the
 unavoidable part of the same work, measured alone). `same_work` says a peer does the work the
 subject does, so the targets (ahead of every peer, within 1.2x of the floor) apply to the pair.
+A peer doing less than the subject (`same_work` false: the same encode without an optional array)
+may carry `max_ratio`, the most the subject may take over it (what the extra work may cost).
 Lower is better for every metric. Anything else a script wants to keep goes under "raw".
 """
 

@@ -56,6 +56,8 @@ def compare(subject: dict[str, Any], other: dict[str, Any], key: str) -> dict[st
         return out
     if other["kind"] == "peer" and other.get("same_work", True):
         out.update(target="ahead (< 1x)", met=ratio < 1.0)
+    elif other["kind"] == "peer" and "max_ratio" in other:
+        out.update(target=f"<= {other['max_ratio']}x (the extra work's cost)", met=ratio <= other["max_ratio"])
     elif other["kind"] == "floor" and other.get("target", True):
         out.update(target=f"<= {FLOOR_TARGET}x floor", met=ratio <= FLOOR_TARGET)
     return out
