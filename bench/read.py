@@ -18,8 +18,9 @@ only). Each operation gets a fresh reader (untimed), one warm-up, then --reps ti
 other timesteps or pixels; requests and bytes are counted at the server on one more run.
 A dask mean over time of the whole level 0 (xarray, one chunk per dask chunk) is timed through
 the chronozarr engine and through xr.open_zarr on the same store, alternating, on local disk.
-Floors, per operation and run: the same chunks read (or fetched, 16 at a time) and decoded on
-every core; the same chunks decoded from memory; the COG tiles decoded from memory.
+Before every timed run (each tool's, each floor's) the files it reads are read once, untimed:
+every tool starts from a warm page cache. Floors, per operation and run: the same chunks read (or
+fetched, 16 at a time) and decoded on every core; the same chunks decoded from memory; the COG tiles decoded from memory.
 Results: bench/results/read.json, format of bench/record.py.
 """
 
@@ -108,13 +109,34 @@ class Context:
                 "history": f"pixel history ({self.shape[0]} dates)", "level3": f"level-{self.level3} frame ({r3 * c3} chunks)"}[op]
 
 
-def timed(run: Callable[[int], Any], indices: range) -> list[float]:
+def timed(run: Callable[[int], Any], indices: range, before: Callable[[int], Any] | None = None) -> list[float]:
+    """Seconds of run(i) for each i; before(i), if given, runs first and untimed."""
     out = []
     for i in indices:
+        if before is not None:
+            before(i)
         started = time.perf_counter()
         run(i)
         out.append(time.perf_counter() - started)
     return out
+
+
+def warm(ctx: Context, op: str, i: int) -> None:
+    """Read, untimed, the files run i of `op` reads (store chunks, COG headers and tiles), so every
+    reader and floor starts from a warm page cache. Some kernels evict idle page cache within
+    seconds (DAMON pageout on the 2026-12-03 machine: a level-0 frame read 4 s after the last one
+    took 300 ms, against 55 ms with its files cached), and then whichever tool reads a file first
+    pays the disk for the others."""
+    if op == "open":
+        for doc in [ctx.path / "zarr.json", *ctx.path.glob("*/zarr.json"), *ctx.path.glob("*/*/zarr.json")]:
+            doc.read_bytes()
+        for name in ctx.files:
+            _read_range(ctx.cogs / name, 0, 1 << 16)
+        return
+    for key in rt.store_keys(op, i, ctx.shape, ctx.grids, ctx.cs, ctx.level3):
+        (ctx.path / key).read_bytes()
+    for name, offset, size in rt.cog_tiles(op, i, ctx.shape, ctx.files, ctx.cogs, ctx.cs, ctx.level3):
+        _read_range(ctx.cogs / name, offset, size)
 
 
 def served(server: Any | None, run: Callable[[], Any]) -> dict[str, Any]:
@@ -132,14 +154,14 @@ def measure(name: str, location: str, ctx: Context, reps: int, server: Any | Non
     """Per operation: the seconds of each timed run, and requests and bytes of one more run."""
     tool = TOOLS[name][0]
     opened: list[Any] = []
-    seconds = timed(lambda i: opened.append(tool(location, ctx.level3)), range(reps))
+    seconds = timed(lambda i: opened.append(tool(location, ctx.level3)), range(reps), lambda i: warm(ctx, "open", i))
     for reader in opened:
         reader.close()
     out = {"open": {"seconds": record.stats(seconds), **served(server, lambda: tool(location, ctx.level3).close())}}
     for op in OPS:
         reader = tool(location, ctx.level3)
         ctx.call(op, reader, reps)  # warm-up: imports, connection pools, codecs
-        seconds = timed(lambda i: ctx.call(op, reader, i), range(reps))
+        seconds = timed(lambda i: ctx.call(op, reader, i), range(reps), lambda i: warm(ctx, op, i))
         out[op] = {"seconds": record.stats(seconds), **served(server, lambda: ctx.call(op, reader, reps + 1))}
         reader.close()
     print(f"  {name:18} " + "  ".join(f"{op} {out[op]['seconds']['median'] * 1000:.1f} ms" for op in out), flush=True)
@@ -157,6 +179,7 @@ def floors(ctx: Context, op: str, reps: int, base_url: str | None) -> list[tuple
     io_runs, decode_runs, cog_runs = [], [], []
     for i in range(reps):
         keys = rt.store_keys(op, i, ctx.shape, ctx.grids, ctx.cs, ctx.level3)
+        warm(ctx, op, i)
         if base_url:
             getters = [functools.partial(lambda u: pool.request("GET", u).data, f"{base_url}/{ctx.path.name}/{k}") for k in keys]
             io_runs.append(timed(lambda _: rt.fetch_all(getters, zstd, rt.HTTP_IN_FLIGHT), range(1))[0])
@@ -245,11 +268,18 @@ def dask_means(ctx: Context, reps: int) -> list[dict[str, Any]]:
     seconds: dict[str, list[float]] = {name: [] for name in rt.DASK_MEAN_TOOLS}
     for _ in range(reps):
         for name in rt.DASK_MEAN_TOOLS:
-            seconds[name] += timed(lambda _: rt.dask_mean(name, ctx.path), range(1))
+            seconds[name] += timed(lambda _: rt.dask_mean(name, ctx.path), range(1), lambda _: _warm_level0(ctx))
     print("  dask mean: " + "  ".join(f"{n} {statistics.median(s):.2f} s" for n, s in seconds.items()), flush=True)
     op = f"dask mean over time ({ctx.shape[0]} dates, xarray)"
     return [record.row("local disk", op, name, "subject" if name == "chronozarr" else "peer", work, {"seconds": record.stats(seconds[name])})
             for name, work in rt.DASK_MEAN_TOOLS.items()]
+
+
+def _warm_level0(ctx: Context) -> None:
+    """Every level-0 chunk file read once, untimed, before a dask mean (see warm())."""
+    for t in range(ctx.shape[0]):
+        for key in rt.store_keys("frame", t, ctx.shape, ctx.grids, ctx.cs, ctx.level3):
+            (ctx.path / key).read_bytes()
 
 
 def profile_misses(rows: list[dict[str, Any]], ctx: Context, base: str, reps: int) -> None:
@@ -319,7 +349,8 @@ def main() -> None:
         machine=machine, date=_common.now_utc(),
         setup={
             "store": f"{' x '.join(map(str, shape))} uint16, encoding none, zstd 5, 512 px chunks, unsharded ({path.name}); COGs from `chronozarr export-cog --level 0`",
-            "runs": f"{args.reps} timed runs per operation on other timesteps or pixels, after one warm-up, each operation on a fresh reader",
+            "runs": f"{args.reps} timed runs per operation on other timesteps or pixels, after one warm-up, each operation on a fresh reader; "
+                    "before each timed run the files it reads are read once, untimed (a warm page cache for every tool)",
             "http": f"chronozarr's static server (its own process) on 127.0.0.1, {LATENCY * 1000:.0f} ms slept before every response; requests and bytes counted there",
             "codec pipelines": ", ".join(f"{k}: {v}" for k, v in pipelines.items()),
             "values": "every reader returns identical values (checked before timing)",
