@@ -121,22 +121,32 @@ def timed(run: Callable[[int], Any], indices: range, before: Callable[[int], Any
     return out
 
 
-def warm(ctx: Context, op: str, i: int) -> None:
-    """Read, untimed, the files run i of `op` reads (store chunks, COG headers and tiles), so every
-    reader and floor starts from a warm page cache. Some kernels evict idle page cache within
-    seconds (DAMON pageout on the 2026-12-03 machine: a level-0 frame read 4 s after the last one
-    took 300 ms, against 55 ms with its files cached), and then whichever tool reads a file first
-    pays the disk for the others."""
-    if op == "open":
-        for doc in [ctx.path / "zarr.json", *ctx.path.glob("*/zarr.json"), *ctx.path.glob("*/*/zarr.json")]:
-            doc.read_bytes()
-        for name in ctx.files:
-            _read_range(ctx.cogs / name, 0, 1 << 16)
-        return
-    for key in rt.store_keys(op, i, ctx.shape, ctx.grids, ctx.cs, ctx.level3):
+def run_files(ctx: Context, op: str, i: int) -> tuple[list[str], list[tuple[str, int, int]]]:
+    """What run i of `op` reads: the store's chunk keys and the COG tiles (file, offset, size)."""
+    keys = rt.store_keys(op, i, ctx.shape, ctx.grids, ctx.cs, ctx.level3)
+    return keys, rt.cog_tiles(op, i, ctx.shape, ctx.files, ctx.cogs, ctx.cs, ctx.level3)
+
+
+def warm_files(ctx: Context, keys: list[str], tiles: list[tuple[str, int, int]]) -> None:
+    """Read, untimed, the store chunks and COG tiles a run is about to read, so every reader and
+    floor starts from a warm page cache. Some kernels evict idle page cache within seconds (DAMON
+    pageout on the 2026-12-03 machine: a level-0 frame read 4 s after the last one took 300 ms,
+    against 55 ms with its files cached), and then whichever tool reads a file first pays the disk
+    for the others (js/bench/page-cache.mjs does the same for the browser benchmarks)."""
+    for key in keys:
         (ctx.path / key).read_bytes()
-    for name, offset, size in rt.cog_tiles(op, i, ctx.shape, ctx.files, ctx.cogs, ctx.cs, ctx.level3):
+    for name, offset, size in tiles:
         _read_range(ctx.cogs / name, offset, size)
+
+
+def warm(ctx: Context, op: str, i: int) -> None:
+    """warm_files() for run i of `op`; for "open", the store's metadata and the COG headers."""
+    if op != "open":
+        warm_files(ctx, *run_files(ctx, op, i))
+        return
+    for doc in [ctx.path / "zarr.json", *ctx.path.glob("*/zarr.json"), *ctx.path.glob("*/*/zarr.json")]:
+        doc.read_bytes()
+    warm_files(ctx, [], [(name, 0, 1 << 16) for name in ctx.files])
 
 
 def served(server: Any | None, run: Callable[[], Any]) -> dict[str, Any]:
@@ -178,8 +188,8 @@ def floors(ctx: Context, op: str, reps: int, base_url: str | None) -> list[tuple
     pool = urllib3.PoolManager(maxsize=rt.HTTP_IN_FLIGHT, block=True)
     io_runs, decode_runs, cog_runs = [], [], []
     for i in range(reps):
-        keys = rt.store_keys(op, i, ctx.shape, ctx.grids, ctx.cs, ctx.level3)
-        warm(ctx, op, i)
+        keys, tiles = run_files(ctx, op, i)
+        warm_files(ctx, keys, tiles)
         if base_url:
             getters = [functools.partial(lambda u: pool.request("GET", u).data, f"{base_url}/{ctx.path.name}/{k}") for k in keys]
             io_runs.append(timed(lambda _: rt.fetch_all(getters, zstd, rt.HTTP_IN_FLIGHT), range(1))[0])
@@ -188,12 +198,10 @@ def floors(ctx: Context, op: str, reps: int, base_url: str | None) -> list[tuple
             io_runs.append(timed(lambda _: rt.fetch_all(getters, zstd, rt.CORES), range(1))[0])
         blobs = [(ctx.path / k).read_bytes() for k in keys]
         decode_runs.append(timed(lambda _: rt.decode_all(blobs, zstd), range(1))[0])
-        tiles = rt.cog_tiles(op, i, ctx.shape, ctx.files, ctx.cogs, ctx.cs, ctx.level3)
         cog_blobs = [_read_range(ctx.cogs / name, offset, size) for name, offset, size in tiles]
         cog_runs.append(timed(lambda _: rt.decode_all(cog_blobs, deflate), range(1))[0])
     # Requests and bytes of the run the readers are counted on (reps + 1), for a like-for-like column.
-    counted = rt.store_keys(op, reps + 1, ctx.shape, ctx.grids, ctx.cs, ctx.level3)
-    counted_tiles = rt.cog_tiles(op, reps + 1, ctx.shape, ctx.files, ctx.cogs, ctx.cs, ctx.level3)
+    counted, counted_tiles = run_files(ctx, op, reps + 1)
     store_count = {"requests": record.single(len(counted), 0), "bytes": record.single(sum((ctx.path / k).stat().st_size for k in counted), 0)}
     cog_count = {"requests": record.single(len(counted_tiles), 0), "bytes": record.single(sum(size for _, _, size in counted_tiles), 0)}
     how = f"fetched {rt.HTTP_IN_FLIGHT} at a time" if base_url else "read from disk"
@@ -276,10 +284,8 @@ def dask_means(ctx: Context, reps: int) -> list[dict[str, Any]]:
 
 
 def _warm_level0(ctx: Context) -> None:
-    """Every level-0 chunk file read once, untimed, before a dask mean (see warm())."""
-    for t in range(ctx.shape[0]):
-        for key in rt.store_keys("frame", t, ctx.shape, ctx.grids, ctx.cs, ctx.level3):
-            (ctx.path / key).read_bytes()
+    """Every level-0 chunk file read once, untimed, before a dask mean (see warm_files())."""
+    warm_files(ctx, [k for t in range(ctx.shape[0]) for k in rt.store_keys("frame", t, ctx.shape, ctx.grids, ctx.cs, ctx.level3)], [])
 
 
 def profile_misses(rows: list[dict[str, Any]], ctx: Context, base: str, reps: int) -> None:
