@@ -25,6 +25,9 @@ ESRI_UTM_25S = (
     'UNIT["Meter",1]]'
 )
 
+# What GDAL writes for a PROJ string with a null TOWGS84: a BoundCRS over a GRS80 UTM 25S.
+NULL_TOWGS84_UTM_25S = "+proj=utm +zone=25 +south +ellps=GRS80 +towgs84=0,0,0,0,0,0,0 +units=m +no_defs"
+
 
 def pixels(count: int, dtype: str = "uint16", seed: int = 0, height: int = HEIGHT, width: int = WIDTH) -> np.ndarray:
     """Values that use most of the dtype's range, nodata-free unless a test puts some in."""

@@ -4,7 +4,7 @@ code is matched against EPSG, and one with no equivalent is refused naming the c
 import re
 
 import pytest
-from raster_inputs import ESRI_UTM_25S
+from raster_inputs import ESRI_UTM_25S, NULL_TOWGS84_UTM_25S
 
 from chronozarr.crs import Declared, against_target, epsg, resolve
 from chronozarr.errors import InputError
@@ -117,3 +117,34 @@ def test_a_refusal_offers_the_exact_epsg_codes_before_the_warp():
     for code in (int(c) for c in re.findall(r"EPSG:(\d+)", offered)):
         assert _same_projection_and_ellipsoid(pyproj.CRS.from_epsg(code), pyproj.CRS.from_wkt(local))
         assert against_target(Declared(local, "x"), f"EPSG:{code}").equivalent  # --crs takes what it offers
+
+
+def _gdal_wkt(proj: str) -> str:
+    """The WKT GDAL writes for a PROJ string (what a GeoTIFF made from it declares)."""
+    from rasterio.crs import CRS
+
+    return CRS.from_proj4(proj).to_wkt()
+
+
+def test_a_bound_crs_with_a_null_towgs84_is_matched_as_its_source_crs():
+    wkt = _gdal_wkt(NULL_TOWGS84_UTM_25S)
+    assert pyproj.CRS.from_wkt(wkt).is_bound  # the input really is a BoundCRS
+    found = resolve(wkt, "the CRS of dem.tif")
+    assert _same_projection_and_ellipsoid(pyproj.CRS.from_user_input(found.code), pyproj.CRS.from_epsg(31985))
+    assert "null Position Vector transformation" in found.note and "all 7 parameters 0" in found.note
+    against = against_target(Declared(wkt, "the CRS of dem.tif"), "EPSG:31985")
+    assert against.equivalent and "relabelled as EPSG:31985, not warped" in against.note
+    assert "all 7 parameters 0" in against.note
+
+
+def test_a_bound_crs_with_a_real_shift_is_not_equated():
+    wkt = _gdal_wkt(NULL_TOWGS84_UTM_25S.replace("0,0,0,0,0,0,0", "-66.87,4.37,-38.52,0,0,0,0"))
+    against = against_target(Declared(wkt, "the CRS of dem.tif"), "EPSG:31985")
+    assert not against.equivalent and "a declared shift to WGS 84 (-66.87, 4.37, -38.52" in against.note
+    with pytest.raises(InputError, match="no EPSG CRS is equivalent to it"):
+        resolve(wkt, "the CRS of dem.tif", (210_000, 9_090_000, 213_000, 9_100_000), 30.0)
+
+
+def test_a_null_three_parameter_shift_is_the_identity_too():
+    wkt = _gdal_wkt(NULL_TOWGS84_UTM_25S.replace("0,0,0,0,0,0,0", "0,0,0"))
+    assert against_target(Declared(wkt, "x"), "EPSG:31985").equivalent

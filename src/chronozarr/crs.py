@@ -98,15 +98,16 @@ def against_target(declared: Declared, code: str) -> AgainstTarget:
     """Whether the input's CRS is the --crs `code` in all but name: the same projection method and
     parameters, ellipsoid, prime meridian and units, and no datum shift (the same datum, or an
     unnamed one, which names no shift); tolerances are those of crs_match.differences."""
-    from .crs_match import differences, unknown_datum
+    from .crs_match import differences, null_shift_source, unknown_datum
 
     try:
-        own = parse(declared.value, declared.where)
+        own, unbound = null_shift_source(parse(declared.value, declared.where))
     except InputError:
         return AgainstTarget(False, f"{declared.where} cannot be read by pyproj")
     given = parse(code, "--crs")
+    shift = f"; {unbound}" if unbound else ""
     if own.to_epsg(min_confidence=100) == given.to_epsg():
-        return AgainstTarget(True, None)
+        return AgainstTarget(True, f"{declared.where} ({own.name}) is relabelled as {code}{shift}" if unbound else None)
     diffs, unnamed = differences(own, given)
     loose = unnamed or unknown_datum(own)
     if loose:
@@ -116,7 +117,7 @@ def against_target(declared: Declared, code: str) -> AgainstTarget:
     name = own.datum.name if own.datum else "unnamed"
     datum = f"its datum ({name}) is unnamed or unknown to PROJ and gives no shift, so none applies" if loose else "the same datum"
     return AgainstTarget(True, f"{declared.where} ({own.name}) is relabelled as {code}, not warped: the same projection "
-                         f"method and parameters, ellipsoid, prime meridian and units, and {datum}")
+                         f"method and parameters, ellipsoid, prime meridian and units, and {datum}{shift}")
 
 
 def series_crs(
@@ -255,13 +256,15 @@ def _from_cf(attrs: Mapping[str, Any], where: str, extent: Extent | None) -> Res
 
 
 def _code(crs: Any, where: str, extent: Extent | None, pixel: float | None) -> Resolved:
-    """The code `crs` carries (its EPSG identifier, or CRS84 as 4326), else its EPSG match."""
+    """The code `crs` carries (its EPSG identifier, or CRS84 as 4326), else its EPSG match; a
+    BoundCRS with a null shift is taken as its source CRS, and the note says so."""
+    from .crs_match import match_epsg, null_shift_source
+
+    crs, unbound = null_shift_source(crs)
     code = crs.to_epsg(min_confidence=100)
     if code is None and crs.to_authority() == ("OGC", "CRS84"):
         code = 4326  # the same datum and coordinates; only the axis order differs, and x is longitude here
     if code is not None:
-        return Resolved(f"EPSG:{code}")
-    from .crs_match import match_epsg
-
+        return Resolved(f"EPSG:{code}", f"{where} ({crs.name}) is recorded as EPSG:{code}: {unbound}" if unbound else None)
     found = match_epsg(crs, where, extent, pixel)
-    return Resolved(found.code, found.note)
+    return Resolved(found.code, f"{found.note}; {unbound}" if unbound else found.note)

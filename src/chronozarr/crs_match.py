@@ -65,7 +65,7 @@ def _candidates(wkt: str, extent: tuple[float, float, float, float] | None) -> t
 
     crs = CRS.from_wkt(wkt)
     found: dict[int, Candidate] = {}
-    for info in crs.list_authority(auth_name="EPSG", min_confidence=0):
+    for info in _base(crs).list_authority(auth_name="EPSG", min_confidence=0):
         code = int(info.code)
         found[code] = _candidate(crs, CRS.from_epsg(code), info.confidence)
     for code in _nearby_codes(crs, extent):
@@ -83,7 +83,12 @@ def _candidate(crs: Any, other: Any, confidence: int) -> Candidate:
 
 def differences(a: Any, b: Any) -> tuple[list[str], bool]:
     """What makes `a` and `b` different CRSs, in words, and whether `a`'s datum is unnamed (then
-    taken as `b`'s). Names of the CRSs themselves never count."""
+    taken as `b`'s). Names of the CRSs themselves never count; a BoundCRS is its source CRS plus
+    the shift it declares, which `b` does not."""
+    if a.is_bound and not b.is_bound:
+        out, _ = differences(a.source_crs, b)
+        values = ", ".join(f"{p.value:g}" for p in a.coordinate_operation.params) if a.coordinate_operation else "unknown"
+        return out + [f"a declared shift to {_name(a.target_crs)} ({values}; {b.name} declares none)"], False
     if a.is_projected != b.is_projected or a.is_geographic != b.is_geographic:
         kind = "projected" if a.is_projected else "geographic" if a.is_geographic else "other"
         return [f"kind ({kind}, not {'projected' if b.is_projected else 'geographic'})"], False
@@ -103,6 +108,19 @@ def differences(a: Any, b: Any) -> tuple[list[str], bool]:
     if not unnamed and _normal(_name(a.datum)) != _normal(_name(b.datum)):
         out.append(f"datum ({_name(a.datum)}, not {_name(b.datum)})")
     return out, unnamed
+
+
+def null_shift_source(crs: Any) -> tuple[Any, str | None]:
+    """The source CRS of a BoundCRS whose shift to its hub is the identity (a TOWGS84 of zeros, as
+    GDAL writes for `+towgs84=0,0,0,0,0,0,0`), with the sentence saying so; any other CRS unchanged.
+    A null shift adds nothing to the source CRS, so it is matched as that; a non-zero one names a
+    datum of its own and the CRS stays bound, never equated with an EPSG CRS it is not."""
+    operation = crs.coordinate_operation if crs.is_bound else None
+    if operation is None or not operation.params or any(float(p.value) != 0.0 for p in operation.params):
+        return crs, None
+    hub = _name(crs.target_crs)
+    return crs.source_crs, (f"it is bound to {hub} by a null {operation.method_name} (all {len(operation.params)} "
+                            f"parameters 0, the identity), so its source CRS is the one compared")
 
 
 def unknown_datum(crs: Any) -> bool:
@@ -134,6 +152,11 @@ def _projection_differences(a: Any, b: Any) -> list[str]:
     return out
 
 
+def _base(crs: Any) -> Any:
+    """The CRS whose projection and datum a CRS has: a BoundCRS's source, else itself."""
+    return crs.source_crs if crs.is_bound else crs
+
+
 def _param_key(param: Any) -> str:
     return str(param.code) if param.code else param.name.lower()
 
@@ -158,6 +181,7 @@ def _normal(name: str) -> str:
 
 def _nearby_codes(crs: Any, extent: tuple[float, float, float, float] | None) -> list[int]:
     """EPSG projected CRSs with the input's projection method whose area of use holds the input."""
+    crs = _base(crs)
     if not crs.is_projected or crs.coordinate_operation is None:
         return []
     from pyproj.aoi import AreaOfInterest
@@ -182,6 +206,7 @@ def centre_lonlat(crs: Any, extent: tuple[float, float, float, float] | None) ->
         to_lonlat = Transformer.from_crs(crs, crs.geodetic_crs, always_xy=True)
         lon, lat = to_lonlat.transform((west + east) / 2, (south + north) / 2)
         return float(lon), float(lat)
+    crs = _base(crs)
     values = {int(p.code): p.value for p in crs.coordinate_operation.params if p.code} if crs.coordinate_operation else {}
     lon = next((values[c] for c in (8802, 8822, 8812, 8833) if c in values), 0.0)
     lat = next((values[c] for c in (8801, 8821, 8811, 8832) if c in values), 0.0)

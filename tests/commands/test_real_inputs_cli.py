@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import xarray as xr
-from raster_inputs import DATES, ESRI_UTM_25S, TRANSFORM, csv_manifest, geotiff, pixels
+from raster_inputs import DATES, ESRI_UTM_25S, NULL_TOWGS84_UTM_25S, TRANSFORM, csv_manifest, geotiff, pixels
 from rasterio.transform import Affine
 from served_files import http_site  # noqa: F401  (a fixture)
 from source_inputs import HEIGHT, TIMES, WIDTH, values, write
@@ -41,10 +41,10 @@ def provenance_of(store: Path) -> dict:
     return json.loads((store / "zarr.json").read_text())["attributes"]["chronozarr"]["provenance"]
 
 
-def dems(folder: Path, n: int = 2) -> Path:
+def dems(folder: Path, n: int = 2, crs: object = ESRI_UTM_25S) -> Path:
     rows = []
     for i in range(n):
-        path = geotiff(folder / f"dem{i}.tif", pixels(1, "int16", seed=i), crs=ESRI_UTM_25S, transform=DEM_TRANSFORM)
+        path = geotiff(folder / f"dem{i}.tif", pixels(1, "int16", seed=i), crs=crs, transform=DEM_TRANSFORM)
         rows.append((path.name, DATES[i]))
     return csv_manifest(folder / "m.csv", rows)
 
@@ -74,6 +74,35 @@ def test_crs_naming_an_equivalent_crs_relabels_and_says_which_equivalence(tmp_pa
     with chronozarr.open_store(out) as store:
         assert store.crs == "EPSG:31985"
         assert np.array_equal(store.read(0)[0], pixels(1, "int16", seed=0)[0])  # stored exactly
+
+
+@pytest.mark.parametrize("crs", [(), ("--crs", "EPSG:31985")], ids=["matched", "relabelled"])
+def test_a_geotiff_bound_by_a_null_towgs84_converts_losslessly(tmp_path, crs):
+    from pyproj import CRS
+    from rasterio.crs import CRS as GdalCRS
+
+    out = tmp_path / "out"
+    result = run("convert", dems(tmp_path, crs=GdalCRS.from_proj4(NULL_TOWGS84_UTM_25S)), out, *crs, *FAST)
+    assert result.exit_code == 0, result.output
+    note = next(line for line in result.stdout.splitlines() if line.startswith("note: "))
+    assert "all 7 parameters 0, the identity" in note
+    assert ("relabelled as EPSG:31985, not warped" if crs else "has no EPSG code; recorded as EPSG:") in note
+    assert note[len("note: "):] in provenance_of(out)["notes"]
+    with chronozarr.open_store(out) as store:
+        recorded = CRS.from_user_input(store.crs)
+        assert recorded.ellipsoid.name == "GRS 1980" and "UTM zone 25S" in recorded.name
+        assert not crs or store.crs == "EPSG:31985"
+        for t in range(2):
+            assert np.array_equal(store.read(t)[0], pixels(1, "int16", seed=t)[0])  # stored exactly, no warp
+
+
+def test_a_geotiff_bound_by_a_real_shift_is_not_relabelled(tmp_path):
+    from rasterio.crs import CRS as GdalCRS
+
+    shifted = GdalCRS.from_proj4(NULL_TOWGS84_UTM_25S.replace("0,0,0,0,0,0,0", "-66.87,4.37,-38.52,0,0,0,0"))
+    result = run("convert", dems(tmp_path, crs=shifted), tmp_path / "out", "--crs", "EPSG:31985", *FAST)
+    refused(result, "--crs EPSG:31985 is the CRS to store in", "a declared shift to WGS 84", "needs --resampling",
+            out=tmp_path / "out")
 
 
 def utm18s(folder: Path) -> Path:
