@@ -134,6 +134,24 @@ def test_crs_naming_another_crs_warps_the_files_where_they_belong(tmp_path):
     assert xs.min() - 10 < x < xs.max() + 10 and ys.min() - 10 < y < ys.max() + 10  # the files' centre, ~667 km east
 
 
+def test_crs_and_resampling_without_resolution_take_gdalwarps_default_pixel_size(tmp_path):
+    import rasterio
+    from rasterio.warp import calculate_default_transform
+
+    out = tmp_path / "z"
+    result = run("convert", utm18s(tmp_path), out, "--crs", "EPSG:32717", "--resampling", "nearest", *FAST)
+    assert result.exit_code == 0, result.output
+    sizes = []
+    for name in ("z0.tif", "z1.tif"):  # independent: GDAL's suggested warp output of each file
+        with rasterio.open(tmp_path / name) as src:
+            sizes.append(abs(calculate_default_transform(src.crs, "EPSG:32717", src.width, src.height, *src.bounds)[0].a))
+    note = next(line for line in result.stdout.splitlines() if line.startswith("note: no --resolution"))
+    assert f"pixels of {min(sizes):.12g} m in EPSG:32717" in note
+    assert note[len("note: "):] in provenance_of(out)["notes"]
+    with chronozarr.open_store(out) as store:
+        assert store.levels[0].transform[0] == pytest.approx(min(sizes), rel=1e-9)
+
+
 def daymet(path: Path) -> Path:
     """A Daymet-like NetCDF: (time, y, x) on a CF lambert_conformal_conic grid mapping, no WKT."""
     ds = xr.Dataset(coords={

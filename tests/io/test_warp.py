@@ -130,11 +130,29 @@ def test_whole_pixel_shifts_are_read_exactly_with_grid_first(tmp_path):
             np.testing.assert_array_equal(store.read(t)[0][valid], expected[valid])
 
 
-def test_a_grid_in_a_crs_needs_a_resolution_and_suggests_one(tmp_path):
-    rows = [(geotiff(tmp_path / "a.tif", pixels(1)).name, DATES[0])]
-    with pytest.raises(InputError, match=r"a grid in EPSG:32632 .*needs --resolution.*--resolution 10"):
-        convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", grid="EPSG:32632", resampling="nearest", **FAST)
-    assert not (tmp_path / "out").exists()
+def _suggested_size(path, dst_crs: str) -> float:
+    """GDAL's suggested warp pixel size for the file (what gdalwarp -t_srs picks without -tr)."""
+    import rasterio
+    from rasterio.warp import calculate_default_transform
+
+    with rasterio.open(path) as src:
+        moved, _, _ = calculate_default_transform(src.crs, dst_crs, src.width, src.height, *src.bounds)
+    return abs(moved.a)
+
+
+def test_a_grid_in_a_crs_without_resolution_takes_the_finest_default_warp_size(tmp_path):
+    coarse = neighbour_zone_file(tmp_path / "b.tif", pixels(1, height=14, width=12), size=30.0)
+    rows = [(geotiff(tmp_path / "a.tif", pixels(1), nodata=0).name, DATES[0]), (coarse.name, DATES[1])]
+    result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", grid="EPSG:32633", resampling="nearest", **FAST)
+    sizes = [_suggested_size(tmp_path / name, "EPSG:32633") for name in ("a.tif", "b.tif")]
+    assert sizes[0] < sizes[1]  # the 10 m file is the finer one in zone 33 too
+    with chronozarr.open_store(tmp_path / "out") as store:
+        a, _, _, _, e, _ = store.levels[0].transform
+    provenance = json.loads((tmp_path / "out" / "zarr.json").read_text())["attributes"]["chronozarr"]["provenance"]
+    assert a == pytest.approx(min(sizes), rel=1e-9) and -e == pytest.approx(a, rel=1e-9)  # square, as GDAL suggests
+    note = next(n for n in result.notes if n.startswith("no --resolution"))
+    assert f"pixels of {min(sizes):.12g} m in EPSG:32633" in note and "finest of the 2 files'" in note
+    assert note in provenance["notes"]
 
 
 def test_without_bounds_a_crs_grid_covers_every_file_on_whole_multiples_of_the_pixel(tmp_path):

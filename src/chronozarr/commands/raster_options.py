@@ -20,12 +20,14 @@ RASTER_OPTIONS = (
     _option("grid", str | None, typer.Option(
         None, metavar="first|union|EPSG:CODE",
         help="Put every file on one grid: the first file's, one covering every file (on their own pixel lattice when "
-        "they share one), or one in this CRS (needs --resolution).",
+        "they share one), or one in this CRS (pixel size --resolution, else gdalwarp's default).",
     )),
     _option("tap", bool, typer.Option(
         False, "--tap", help="Target-aligned pixels (as gdalwarp -tap): the grid's edges on whole multiples of the pixel size.",
     )),
-    _option("resolution", float | None, typer.Option(None, metavar="R", help="Pixel size of the --grid, in its CRS units.")),
+    _option("resolution", float | None, typer.Option(
+        None, metavar="R", help="Pixel size of the --grid, in its CRS units; without it, in another CRS, the finest of GDAL's suggested warp sizes.",
+    )),
     _option("resampling", str | None, typer.Option(
         None, metavar="|".join(RESAMPLING), help="Warp files that are off the grid with GDAL's resampling of this name.",
     )),

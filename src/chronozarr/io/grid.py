@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ..crs import crs_unit
 from ..errors import InputError
 from .rasters import Affine6, Raster
 
@@ -109,16 +110,13 @@ def target_grid(options: WarpOptions, first: Grid | None, footprints: list[Footp
     if first is None and options.on_first_crs:
         raise ValueError("--grid first and union need the first file's grid")
     crs = first.crs if first is not None and options.on_first_crs else options.target
-    if options.resolution is None and not options.on_first_crs:
-        suggested = _suggested_resolution(footprints[0], crs)
-        raise InputError(
-            f"a grid in {crs} (--grid, or --crs naming another CRS than the files') needs --resolution, the pixel "
-            f"size in its units; the first file's pixels are about {suggested:.4g} there: --resolution {suggested:.4g}"
-        )
     if options.resolution:
         a, e = options.resolution, -options.resolution
+    elif not options.on_first_crs:
+        a = default_resolution(footprints, crs).size
+        e = -a
     else:
-        assert first is not None  # a CRS grid without --resolution was refused above
+        assert first is not None  # checked above
         a, e = first.transform[0], first.transform[4]
     if options.bounds is not None:
         west, south, east, north = options.bounds
@@ -208,12 +206,27 @@ def _snapped(box: Extent, width: float, height: float, origin: tuple[float, floa
             ox + math.ceil((east - ox) / width - _TOLERANCE) * width, oy + math.ceil((north - oy) / height - _TOLERANCE) * height)
 
 
-def _suggested_resolution(footprint: Footprint, crs: str) -> float:
+class DefaultResolution(NamedTuple):
+    """The pixel size of a CRS grid given no --resolution, and the sentence recording it."""
+
+    size: float
+    note: str
+
+
+def default_resolution(footprints: list[Footprint], crs: str) -> DefaultResolution:
+    """The pixel size gdalwarp -t_srs takes without -tr: GDAL's suggested warp output
+    (GDALSuggestedWarpOutput, through rasterio's calculate_default_transform) of each file, and of
+    several files the finest, as gdalwarp does with several inputs, so no file loses detail."""
     from rasterio.warp import calculate_default_transform
 
-    source, transform, width, height, _ = footprint
-    moved, _, _ = calculate_default_transform(source, crs, width, height, *corners(transform, width, height))
-    return float(abs(moved.a))
+    sizes = []
+    for source, transform, width, height, _ in footprints:
+        moved, _, _ = calculate_default_transform(source, crs, width, height, *corners(transform, width, height))
+        sizes.append(float(abs(moved.a)))
+    size = min(sizes)
+    which = f"the finest of the {len(sizes)} files'" if len(sizes) > 1 else "the file's"
+    return DefaultResolution(size, f"no --resolution: pixels of {size:.12g} {crs_unit(crs)} in {crs}, {which} default warp "
+                             "resolution (GDAL's suggested warp output, as gdalwarp -t_srs without -tr)")
 
 
 def _count(pixels: float) -> int:

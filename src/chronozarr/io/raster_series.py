@@ -16,7 +16,7 @@ from typing import Any
 from ..crs import CRS_FIX, Declared, against_target, resolve
 from ..errors import InputError
 from ..format.metadata import Band
-from .grid import RESAMPLING, Extent, Footprint, Grid, Placement, WarpOptions, corners, first_grid, place, target_grid, warp_command
+from .grid import RESAMPLING, Extent, Footprint, Grid, Placement, WarpOptions, corners, default_resolution, first_grid, place, target_grid, warp_command
 from .pixel_counts import PixelCounts, count_pixels
 from .raster_bands import AssetBands, asset_bands, check_like, series_bands, series_nodata
 from .rasters import Affine6, Raster
@@ -80,6 +80,10 @@ def check_series(
     grid = first_grid(first, georef[first.uri], codes[first.uri] or "") if on_first else None
     if options.active:
         footprints = [Footprint(_source(headers[u], codes[u], target), t, headers[u].width, headers[u].height, codes[u]) for u, t in georef.items()]
+        if options.resolution is None and not options.on_first_crs:
+            default = default_resolution(footprints, options.target)
+            notes[default.note] = default.note
+            options = replace(options, resolution=default.size)
         grid = target_grid(options, grid, footprints)
     assert grid is not None
     placements = {}
@@ -132,7 +136,7 @@ def _check_warp_asked(headers: Mapping[str, Raster], codes: Mapping[str, str | N
     raise InputError(
         f"--crs {target} is the CRS to store in, and {against_target(declared, target).note}; relabelling it would "
         f"move every pixel, so convert warps such files onto {target}, which needs --resampling "
-        f"{'|'.join(RESAMPLING)} (and --resolution in its units). To keep the files' own CRS, drop --crs"
+        f"{'|'.join(RESAMPLING)} (--resolution in its units sets the pixel size, else gdalwarp's default). To keep the files' own CRS, drop --crs"
     )
 
 
