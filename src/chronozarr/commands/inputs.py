@@ -24,17 +24,21 @@ def open_input(
     default_crs: str | None = None,
     rasters: Mapping[str, Any] | None = None,
     lossy: bool = False,
+    mask_valid: str | None = None,
+    time_from: str | None = None,
 ) -> Iterator[Source]:
     """The input as a source ready for the API; without --cast its dtype must be one a store
     holds. A glob of dated raster files is read as convert reads them, with `rasters` options."""
     if input_format(path) is DATED_FILES:
         given = [n for n, v in (("--variable", variable), ("--variables", variables), ("--mask-variable", mask_variable),
-                                ("--coverage-variable", coverage_variable), ("--group", group)) if v]
+                                ("--mask-valid", mask_valid), ("--coverage-variable", coverage_variable), ("--group", group),
+                                ("--time-from", time_from)) if v]
         opened = open_raster_glob(path, crs=crs, cast=cast, rasters=rasters or {}, refused=given, lossy=lossy)
     else:
         opened = open_input_dataset(
             path, variable=variable, variables=variables, mask_variable=mask_variable,
             coverage_variable=coverage_variable, group=group, crs=crs, cast=cast, default_crs=default_crs, lossy=lossy,
+            mask_valid=mask_valid, time_from=time_from,
             **_no_raster_options(rasters),
         )
     with opened as source:

@@ -71,8 +71,15 @@ INPUT_OPTIONS = (
     _option("variable", str | None, typer.Option(None, metavar="NAME", help="The (time, band, y, x) variable; default: the only 4-D one.")),
     _option("variables", str | None, typer.Option(None, metavar="A,B,...", help="Comma-separated (time, y, x) variables stacked as bands.")),
     _option("mask_variable", str | None, typer.Option(None, metavar="NAME", help="(time, y, x) validity variable: 1 valid, 0 invalid.")),
+    _option("mask_valid", str | None, typer.Option(
+        None, metavar="V,W,...", help="The values of --mask-variable that mean valid (quality flags: e.g. 0,1); every other is invalid.",
+    )),
     _option("coverage_variable", str | None, typer.Option(None, metavar="NAME", help="(time, y, x) count of observations per pixel.")),
     _option("group", str | None, typer.Option(None, metavar="PATH", help="Group inside the input that holds the variables.")),
+    _option("time_from", str | None, typer.Option(
+        None, metavar="ATTR|/PATH", help="A glob of granules: each file's date from this global attribute or /path/to/variable "
+        "(default: its time_coverage_start attribute).",
+    )),
     _option("cast", str | None, typer.Option(
         None, metavar="DTYPE", help=f"Convert the data first: one of {', '.join(DTYPES)}. Integer casts refuse values they would change."
     )),

@@ -11,17 +11,40 @@ from typing import Any
 import xarray as xr
 
 from ..errors import InputError
-from .input_formats import accepted, input_format
+from .input_formats import NETCDF_GRANULES, accepted, input_format
 from .timeaxis import standard_time_axis
 
 
-def open_dataset(path: str | os.PathLike[str], group: str | None = None, undecoded: list[str] | None = None) -> xr.Dataset:
+def open_dataset(
+    path: str | os.PathLike[str], group: str | None = None, undecoded: list[str] | None = None, time_from: str | None = None,
+) -> xr.Dataset:
     """The input as a lazy Dataset, chunked one timestep per dask chunk when dask is installed.
 
-    The `undecoded` variables are read as stored, without CF masking and scaling (io/cf.py).
+    The `undecoded` variables are read as stored, without CF masking and scaling (io/cf.py). A glob
+    of NetCDF or HDF5 granules is opened file by file and joined on time (io/granules.py), each
+    dated by `time_from` or what it declares.
     """
+    if input_format(os.fspath(path)) is NETCDF_GRANULES:
+        from .granules import open_granules
+
+        return _standard(open_granules(os.fspath(path), group, undecoded, time_from, open_one))
+    if time_from is not None:
+        raise InputError("--time-from dates the files of a glob of NetCDF or HDF5 granules ('granules/*.nc'); this input is one dataset")
+    return _standard(open_one(path, group, undecoded))
+
+
+def _standard(ds: xr.Dataset) -> xr.Dataset:
+    try:
+        return standard_time_axis(ds)
+    except BaseException:
+        ds.close()
+        raise
+
+
+def open_one(path: str | os.PathLike[str], group: str | None, undecoded: list[str] | None, chunks: Any = "time") -> xr.Dataset:
+    """One file or store as a lazy Dataset (`chunks` "time": one timestep per dask chunk)."""
     kind, engine = _format(path)
-    chunks = time_chunks()
+    chunks = time_chunks() if chunks == "time" else chunks
     where = f"{path}" + (f" (group {group!r})" if group else "")
     options: dict[str, Any] = {"mask_and_scale": {n: False for n in undecoded}} if undecoded else {}
     try:
@@ -38,11 +61,7 @@ def open_dataset(path: str | os.PathLike[str], group: str | None = None, undecod
         raise InputError(f"cannot open {where} as {kind}: {exc}") from None
     except Exception as exc:  # zarr and netCDF4 raise their own error types for damaged inputs
         raise InputError(f"cannot open {where} as {kind}: {type(exc).__name__}: {exc}") from None
-    try:
-        return standard_time_axis(ds)
-    except BaseException:
-        ds.close()
-        raise
+    return ds
 
 
 def _format(path: str | os.PathLike[str]) -> tuple[str, str]:

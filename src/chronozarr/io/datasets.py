@@ -21,10 +21,13 @@ from .casting import cast_counted, check_lossy
 from .cf import Declared, decoded_on_read, read_unsigned
 from .cf import declared as cf_declared
 from .dataset_files import open_dataset, time_chunks
+from .granules import granules_note
 from .pixel_counts import PixelCounts
+from .quality import flags_as_mask, mask_note, valid_values
 from .stores import chronozarr_level, open_store_level
 
-SPATIAL_NAMES = (("y", "x"), ("lat", "lon"), ("latitude", "longitude"))
+SPATIAL_NAMES = (("y", "x"), ("lat", "lon"), ("latitude", "longitude"), ("yCoordinates", "xCoordinates"))  # the last: NISAR L2
+GEOGRAPHIC_NAMES = ("lat", "latitude")
 PLANE_DIMS = ("time", "y", "x")
 SERIES_DIMS = ("time", "band", "y", "x")
 
@@ -112,6 +115,8 @@ def open_input_dataset(
     cast: str | None = None,
     default_crs: str | None = None,
     lossy: bool = False,
+    mask_valid: str | None = None,
+    time_from: str | None = None,
 ) -> Source:
     """Open `path` (Zarr v2/v3 store, NetCDF file or chronozarr store) for encode; raises
     InputError naming the fix.
@@ -123,6 +128,8 @@ def open_input_dataset(
     `cast`, CF fill values and packing are kept as stored and declared as nodata and band scale
     and offset (io/cf.py). A chronozarr store is read reconstructed, with its own nodata, bands,
     mask and coverage. `default_crs` is taken when neither `crs` nor the input names one.
+    `mask_valid` lists the values of `mask_variable` that mean valid (quality flags), and a glob of
+    granules is joined on time, each dated by `time_from` (io/granules.py).
     """
     check_lossy(cast, lossy)
     if variable is not None and variables:
@@ -133,8 +140,8 @@ def open_input_dataset(
         mask_variable = mask_variable or ("mask" if "mask" in ds else None)
         coverage_variable = coverage_variable or ("coverage" if "coverage" in ds else None)
     else:
-        ds, declared = open_dataset(path, group), None
-    pick = (variable, variables, mask_variable, coverage_variable, str(path))
+        ds, declared = open_dataset(path, group, time_from=time_from), None
+    pick = (variable, variables, mask_variable, coverage_variable, str(path), valid_values(mask_valid, mask_variable))
     try:
         selected = _select(ds, *pick)
         undecoded = [n for n in selected.names if decoded_on_read(ds[n])] if cast is None and level is None else []
@@ -143,7 +150,7 @@ def open_input_dataset(
         raise
     if undecoded:
         ds.close()
-        ds = read_unsigned(open_dataset(path, group, undecoded=undecoded), undecoded)
+        ds = read_unsigned(open_dataset(path, group, undecoded=undecoded, time_from=time_from), undecoded)
     try:
         if undecoded:
             selected = _select(ds, *pick)
@@ -151,7 +158,8 @@ def open_input_dataset(
             declared = cf_declared(selected.attrs, band_labels(selected.data), str(selected.data.dtype)) if undecoded else Declared()
         data, said = cast_counted(selected.data, cast, lossy) if cast is not None else (selected.data, None)
         resolved, notes = series_crs(ds, selected.names, selected.geographic, selected.data, crs, default_crs)
-        notes = (*notes, said) if said else notes
+        said_too = (said, granules_note(path, time_from, selected.data.sizes["time"]), mask_note(mask_variable, mask_valid))
+        notes = (*notes, *(n for n in said_too if n))
     except BaseException:
         ds.close()
         raise
@@ -161,10 +169,12 @@ def open_input_dataset(
 
 def _select(
     ds: xr.Dataset, variable: str | None, variables: list[str] | None, mask_variable: str | None,
-    coverage_variable: str | None, path: str,
+    coverage_variable: str | None, path: str, valid: tuple[float, ...] | None = None,
 ) -> _Selected:
     north_up, geographic = _north_up(ds)
     mask = _plane(north_up, mask_variable, "--mask-variable")
+    if mask is not None and valid is not None:
+        mask = flags_as_mask(mask, valid)
     coverage = _plane(north_up, coverage_variable, "--coverage-variable")
     planes = [n for n in (mask_variable, coverage_variable) if n]
     data, names = _series(north_up, variable, variables, planes, path)
@@ -178,8 +188,8 @@ def _north_up(ds: xr.Dataset) -> tuple[xr.Dataset, bool]:
             break
     else:
         return ds, False
-    geographic = y_name != "y"
-    if geographic:
+    geographic = y_name in GEOGRAPHIC_NAMES
+    if y_name != "y":
         taken = [n for n in ("y", "x") if n in ds.variables or n in ds.dims]
         if taken:
             raise InputError(f"the input has dims {y_name}/{x_name} and also a variable {taken[0]!r}; rename it first")

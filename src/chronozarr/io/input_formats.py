@@ -45,6 +45,22 @@ class InputFormat:
     engines: tuple[str, ...] = ()
 
 
+def first_match(pattern: str) -> str | None:
+    """The first file (in name order) a glob matches, None when it matches none."""
+    import glob
+
+    return next((p for p in sorted(glob.glob(os.path.expanduser(pattern))) if os.path.isfile(p)), None)
+
+
+def _is_netcdf_glob(location: str) -> bool:
+    first = first_match(location) if is_glob(location) else None
+    return first is not None and (_head(first).startswith(_HDF5_SIGNATURE) or _head(first)[:4] in _CLASSIC_SIGNATURES)
+
+
+NETCDF_GRANULES = InputFormat(
+    "NetCDF or HDF5 granules", "a quoted glob such as 'granules/*.nc' whose files are NetCDF or HDF5, one timestep each", False,
+    lambda loc, _: _is_netcdf_glob(loc), ("netcdf4", "h5netcdf"),
+)
 DATED_FILES = InputFormat("dated raster files", "a quoted glob such as 'scenes/*.tif', each file dated by its name", True, lambda loc, _: is_glob(loc))
 LISTING = InputFormat("a manifest or STAC items", "a .csv or .json file or URL listing one raster file per date", True, lambda loc, _: is_manifest(loc))
 ZARR = InputFormat(
@@ -59,7 +75,7 @@ CLASSIC_NETCDF = InputFormat(
     "a classic NetCDF file", "a local file starting with CDF and version byte 1, 2 or 5", False,
     lambda _, head: head[:4] in _CLASSIC_SIGNATURES, ("netcdf4", "scipy"),
 )
-INPUT_FORMATS: tuple[InputFormat, ...] = (DATED_FILES, LISTING, ZARR, NETCDF4, CLASSIC_NETCDF)
+INPUT_FORMATS: tuple[InputFormat, ...] = (NETCDF_GRANULES, DATED_FILES, LISTING, ZARR, NETCDF4, CLASSIC_NETCDF)
 
 
 def input_format(location: str | os.PathLike[str]) -> InputFormat | None:
