@@ -134,3 +134,58 @@ def test_png_frames_with_world_files_and_with_bounds(tmp_path: Path) -> None:
             np.testing.assert_array_equal(two.read_mask(t), one.read_mask(t))
         np.testing.assert_array_equal(two.to_xarray(lod=0, times=[0]).x.values, xs)
         np.testing.assert_array_equal(two.to_xarray(lod=0, times=[0]).y.values, ys)
+
+
+def _run_sh(script: Path, out: Path, bin_dir: Path) -> str:
+    """An example's run.sh as a user runs it: `chronozarr` on PATH, PYTHON the test's interpreter."""
+    bin_dir.mkdir()
+    wrapper = bin_dir / "chronozarr"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -c "import sys; from chronozarr.cli import main; '
+                       f"sys.argv[0] = 'chronozarr'; sys.exit(main())\" \"$@\"\n")
+    wrapper.chmod(0o755)
+    env = {**ENV, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHON": sys.executable}
+    run = subprocess.run(["sh", str(script), str(out)], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_swot_raster_granules_with_their_quality_flags_as_the_mask(tmp_path: Path) -> None:
+    import xarray as xr
+
+    out = _run_sh(EXAMPLES / "swot_raster" / "run.sh", tmp_path / "swot", tmp_path / "bin")
+    assert "5 granules" in out and "dated by its time_coverage_start attribute" in out and "valid (0 fail" in out
+    granules = sorted((tmp_path / "swot" / "granules").glob("SWOT_L2_HR_Raster_*.nc"))
+    assert len(granules) == 5
+    with chronozarr.open_store(tmp_path / "swot" / "store") as store:
+        assert store.crs == "EPSG:32718" and [b.name for b in store.bands] == ["wse", "water_frac"]
+        notes = json.loads((tmp_path / "swot" / "store" / "zarr.json").read_text())["attributes"]["chronozarr"]["provenance"]["notes"]
+        assert "mask from wse_qual: valid where it is 0, 1" in notes
+        for t, path in enumerate(granules):  # the names sort by cycle, which is date order here
+            with xr.open_dataset(path, mask_and_scale=False) as ds:  # the values as the file stores them
+                assert store.times[t] == np.datetime64(ds.attrs["time_coverage_start"].rstrip("Z"), "ms")
+                rows = ds["y"].values.argsort()[::-1]  # the store's row 0 is the north edge
+                np.testing.assert_array_equal(store.read(t), np.stack([ds[v].values[rows] for v in ("wse", "water_frac")]))
+                qual = ds["wse_qual"].values[rows]
+                np.testing.assert_array_equal(store.read_mask(t), ((qual == 0) | (qual == 1)).astype(np.uint8))
+                assert store.nodata == ds["wse"].attrs["_FillValue"]
+
+
+def test_nisar_gcov_products_read_from_their_hdf5_groups(tmp_path: Path) -> None:
+    import h5py
+
+    out = _run_sh(EXAMPLES / "nisar_gcov" / "run.sh", tmp_path / "nisar", tmp_path / "bin")
+    assert "4 granules" in out and "zeroDopplerStartTime variable" in out and "valid (0 fail" in out
+    products = sorted((tmp_path / "nisar" / "products").glob("NISAR_L2_PR_GCOV_*.h5"))
+    with chronozarr.open_store(tmp_path / "nisar" / "store") as store:
+        assert store.crs == "EPSG:32615" and [b.name for b in store.bands] == ["HHHH", "HVHV"]
+        for t, path in enumerate(products):
+            with h5py.File(path, "r") as f:
+                start = f["/science/LSAR/identification/zeroDopplerStartTime"][()].decode()
+                images = np.stack([f[f"/science/LSAR/GCOV/grids/frequencyA/{k}"][()] for k in ("HHHH", "HVHV")])
+                assert f["/science/LSAR/GCOV/grids/frequencyA/yCoordinates"][0] > f["/science/LSAR/GCOV/grids/frequencyA/yCoordinates"][1]
+            assert store.times[t] == np.datetime64(start, "ms")
+            valid = ~np.isnan(images).any(axis=0)
+            assert 0 < (~valid).sum() < valid.sum()  # the products hold fill to mask
+            np.testing.assert_array_equal(store.read_mask(t), valid.astype(np.uint8))
+            np.testing.assert_array_equal(store.read(t)[:, valid], images[:, valid])
+            assert (store.read(t)[:, ~valid] == 0).all()  # NaN is never stored
