@@ -98,3 +98,21 @@ def test_time_from_on_one_file_is_refused(tmp_path):
     granule(tmp_path / "one.nc", 0)
     with pytest.raises(InputError, match="--time-from dates the files of a glob"):
         convert(tmp_path / "one.nc", tmp_path / "out", source_options={"variables": ["wse"], "time_from": "x"}, **FAST)
+
+
+def test_append_grows_a_store_with_later_granules_and_the_same_flag_rule(tmp_path):
+    from typer.testing import CliRunner
+
+    from chronozarr.cli import app
+
+    written = [granule(tmp_path / f"{'ab'[k // 2]}{k}.nc", k, f"2024-0{k + 1}-15T00:00:00Z") for k in range(4)]
+    flags = ["--variables", "wse", "--mask-variable", "wse_qual", "--mask-valid", "0,1"]
+    convert(str(tmp_path / "a*.nc"), tmp_path / "out", source_options={"variables": ["wse"], "mask_variable": "wse_qual",
+            "mask_valid": "0,1"}, **FAST)
+    result = CliRunner().invoke(app, ["append", str(tmp_path / "out"), str(tmp_path / "b*.nc"), *flags, "--no-progress"])
+    assert result.exit_code == 0, result.output
+    with chronozarr.open_store(tmp_path / "out") as store:
+        assert [str(t)[:10] for t in store.times] == [f"2024-0{k + 1}-15" for k in range(4)]
+        for t, (wse, qual) in enumerate(written):
+            np.testing.assert_array_equal(store.read(t)[0], wse[::-1])
+            np.testing.assert_array_equal(store.read_mask(t), (qual[::-1] <= 1).astype(np.uint8))

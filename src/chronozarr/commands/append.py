@@ -10,7 +10,8 @@ from ..write.output import open_output
 from .inputs import open_input
 from .options import endpoint_option, progress_option, split_names
 
-HELP = """Append the timesteps of INPUT (NetCDF file or Zarr store) to the end of STORE, in place.
+HELP = """Append the timesteps of INPUT (NetCDF file, Zarr store, or a quoted glob of NetCDF/HDF5
+granules, one timestep each) to the end of STORE, in place.
 
 INPUT is read like encode's input and must match the store: grid, bands, dtype, CRS, nodata,
 mask and coverage exactly when the store has them, and times strictly after the store's last.
@@ -36,13 +37,17 @@ def register(app: typer.Typer) -> None:
 
 def append_command(
     store: str = typer.Argument(..., metavar="STORE", help="Existing chronozarr store: a directory or s3://, gs://, az://.", show_default=False),
-    input: str = typer.Argument(..., metavar="INPUT", help="NetCDF file or Zarr store with the new timesteps.", show_default=False),
+    input: str = typer.Argument(..., metavar="INPUT", help="NetCDF file, Zarr store or 'granules/*.nc' with the new timesteps.", show_default=False),
     crs: str | None = typer.Option(None, metavar="EPSG:CODE", help="CRS of the input grid; default: the input's, else the store's."),
     variable: str | None = typer.Option(None, metavar="NAME", help="The (time, band, y, x) variable; default: the only 4-D one."),
     variables: str | None = typer.Option(None, metavar="A,B,...", help="Comma-separated (time, y, x) variables stacked as bands."),
     mask_variable: str | None = typer.Option(None, metavar="NAME", help="(time, y, x) validity variable (when the store has a mask)."),
+    mask_valid: str | None = typer.Option(None, metavar="V,W,...", help="The values of --mask-variable that mean valid (quality flags)."),
     coverage_variable: str | None = typer.Option(None, metavar="NAME", help="(time, y, x) observation counts (when the store has coverage)."),
     group: str | None = typer.Option(None, metavar="PATH", help="Group inside the input that holds the variables."),
+    time_from: str | None = typer.Option(
+        None, metavar="ATTR|/PATH", help="A glob of granules: each file's date from this attribute or /path/to/variable.",
+    ),
     cast: str | None = typer.Option(None, metavar="DTYPE", help="Convert the data to the store's dtype first (exact casts only)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="List every object the append would write, with its class; write nothing."),
     workers: int | None = typer.Option(None, min=1, help="Compression threads; default: all cores."),
@@ -51,7 +56,8 @@ def append_command(
 ) -> None:
     options = {"endpoint": endpoint} if endpoint else None
     store_crs = open_existing(open_output(store, options), options).meta.crs
-    with open_input(input, variable, split_names(variables), mask_variable, coverage_variable, group, crs, cast, store_crs) as source:
+    with open_input(input, variable, split_names(variables), mask_variable, coverage_variable, group, crs, cast, store_crs,
+                    mask_valid=mask_valid, time_from=time_from) as source:
         summary = append(
             store, source.data, **source.encode_arguments(), workers=workers, progress=progress, dry_run=dry_run, storage_options=options
         )

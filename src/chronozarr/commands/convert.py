@@ -39,6 +39,11 @@ JPEG frame is located by a world file (.pgw, .wld; needs --crs), an .aux.xml sid
 with --bounds (its outer edges). Values are stored as the files hold them: nodata becomes the
 store's nodata, band descriptions, scales and offsets the bands, an alpha band the mask (valid
 where alpha is not 0). Palette PNGs are refused. OUT must be new or empty.
+
+A quoted glob of NetCDF or HDF5 granules ('granules/*.nc': SWOT rasters, NISAR GCOV), one file per
+timestep without a time dimension, is one series: each file dated by --time-from (a global
+attribute or /path/to/variable), else its time_coverage_start, all on one grid. --mask-variable
+FLAG --mask-valid 0,1 makes the flag's listed values valid and every other value invalid.
 """
 
 EPILOG = """\b
@@ -53,6 +58,8 @@ Examples:
   chronozarr convert shifted.csv my_store --grid union
   chronozarr convert dem.csv dem_store --crs EPSG:31985
   chronozarr convert frames/manifest.json frames_store --crs EPSG:32718 --bounds 498450,9151960,508690,9162200
+  chronozarr convert 'granules/SWOT_L2_HR_Raster_*.nc' swot --variables wse,water_frac \\
+      --mask-variable wse_qual --mask-valid 0,1
   chronozarr convert floats.csv my_store --cast float32
   chronozarr convert cube.zarr my_store --variable reflectance
   chronozarr convert scenes.csv my_store --read-ahead 4 --resume

@@ -19,7 +19,8 @@ or several (time, y, x) variables stacked as bands with --variables. Spatial dim
 lat/lon or latitude/longitude; south-up grids are flipped. The CRS comes from --crs (the CRS of an
 input declaring none; one declaring a CRS not equivalent to it is refused), else from its CF grid_mapping; lat/lon grids default to
 EPSG:4326. A CRS without an EPSG code is recorded as the EPSG CRS equivalent to it, and the
-summary says which. OUT must be new or empty.
+summary says which. OUT must be new or empty. A quoted glob of NetCDF or HDF5 granules, one file
+per timestep, is read as convert reads it (--time-from, --mask-valid).
 
 A glob's files are dated by their names: an ISO date (2024-03-01) or YYYYMMDD, optionally with a
 time; --date-format says where the date is when a name holds two (Landsat, Sentinel-2). The files
