@@ -27,7 +27,8 @@ OpenFile = Callable[..., xr.Dataset]  # (path, group, undecoded, chunks=...): da
 
 def open_granules(pattern: str, group: str | None, undecoded: list[str] | None, time_from: str | None, open_one: OpenFile) -> xr.Dataset:
     """The granules `pattern` matches as one lazy Dataset along `time`, in date order; each file is
-    read one plane at a time, so memory is bounded by a timestep whatever the number of files."""
+    read in its own on-disk chunks (a plane at most), so memory is bounded by a timestep whatever
+    the number of files."""
     paths = sorted(p for p in glob.glob(os.path.expanduser(pattern)) if os.path.isfile(p))
     parts: list[xr.Dataset] = []
     try:
@@ -114,8 +115,9 @@ def _check_dates(parts: list[xr.Dataset], paths: list[str], order: list[int]) ->
 def _check_grid(parts: list[xr.Dataset], paths: list[str]) -> None:
     """Every granule on the first one's grid: the same spatial dimensions and coordinates."""
     first = parts[0]
+    spatial = sorted({d for var in first.data_vars.values() if var.ndim >= 3 for d in var.dims if d != "time"}, key=str)
     for part, path in zip(parts[1:], paths[1:], strict=False):
-        for dim in (d for d in first.dims if d != "time"):
+        for dim in spatial:
             same = part.sizes.get(dim) == first.sizes[dim] and (
                 dim not in first.coords or (dim in part.coords and np.array_equal(part[dim].values, first[dim].values))
             )
