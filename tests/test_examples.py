@@ -1,5 +1,6 @@
-"""The examples run end to end as a user runs them: the water-mask scripts as commands, and the
-leafmap notebook executed in a real Jupyter kernel (nbclient, ipykernel)."""
+"""The examples run end to end as a user runs them: the water-mask scripts as commands, the SWOT
+and NISAR run.sh scripts with `chronozarr` on PATH, and the leafmap notebook executed in a real
+Jupyter kernel (nbclient, ipykernel)."""
 
 from __future__ import annotations
 
