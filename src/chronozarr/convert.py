@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .io.casting import require_stored_dtype
+from .io.composites import composite_options
 from .io.inputs import open_series, raster_options
 from .write.encode import EncodeSummary, encode
 from .write.preview import EncodePreview
@@ -23,9 +24,10 @@ class Converted:
 
     result: EncodeSummary | EncodePreview
     notes: tuple[str, ...] = ()
+    periods: tuple[str, ...] = ()  # a composite's: the periods planned (dry run) or what each held
 
     def __str__(self) -> str:
-        return "\n".join([str(self.result), *(f"note: {n}" for n in self.notes)])
+        return "\n".join([str(self.result), *self.periods, *(f"note: {n}" for n in self.notes)])
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.result, name)
@@ -49,6 +51,13 @@ def convert(
     lossy: bool = False,
     source_options: dict[str, Any] | None = None,
     dry_run: bool = False,
+    composite: str | None = None,
+    reducer: str | None = None,
+    valid: Sequence[str] = (),
+    mask_bits: Sequence[str] = (),
+    gap_fill: str | None = None,
+    period_start: str | None = None,
+    harmonize: str | None = None,
     **options: Any,
 ) -> Converted:
     """Write the series `source` names as a new store at `out` (or, with `dry_run`, say what would
@@ -58,10 +67,17 @@ def convert(
     `assets` and `group_by` read STAC items, `date_format` dates a glob's files, and
     `skip_unreadable` leaves out files GDAL cannot read. `source_options` are open_input_dataset's for
     NetCDF and Zarr (variable, variables, mask_variable, coverage_variable, group). Without `cast`
-    the data must already have a dtype a store holds; a float `cast` that changes values needs `lossy`."""
+    the data must already have a dtype a store holds; a float `cast` that changes values needs `lossy`.
+
+    `composite` ("month", "16D", ...) makes each period one timestep, its scenes reduced per pixel
+    by `reducer` over the observations `valid` ("scl:4,5,6,7,11") and `mask_bits`
+    ("qa_pixel:cloud,shadow") allow, gaps filled by `gap_fill` ("none", "carry-forward"), fixed
+    periods counted from `period_start`, Sentinel-2 baselines put on one convention unless
+    `harmonize` is "none" (io/composites.py)."""
+    planned = composite_options(composite, reducer, valid, mask_bits, gap_fill, period_start, harmonize)
     rasters = raster_options(
         crs=crs, bounds=bounds, grid=grid, resolution=resolution, resampling=resampling, assets=assets,
-        group_by=group_by, date_format=date_format, skip_unreadable=skip_unreadable, tap=tap,
+        group_by=group_by, date_format=date_format, skip_unreadable=skip_unreadable, tap=tap, composite=planned,
     )
     with open_series(source, cast=cast, rasters=rasters, lossy=lossy, **(source_options or {})) as opened:
         if cast is None:
@@ -69,4 +85,15 @@ def convert(
         arguments = opened.encode_arguments() | options | {"provenance": opened.provenance(options.get("provenance"))}
         said = opened.pixel_sentence()
         notes = opened.notes if said in opened.notes else (*opened.notes, said)  # said always, recorded when lossy
-        return Converted(encode(opened.data, out, **arguments, dry_run=dry_run), notes)
+        result = encode(opened.data, out, **arguments, dry_run=dry_run)
+        return Converted(result, notes, composite_lines(opened.report, dry_run))
+
+
+def composite_lines(report: Any, dry_run: bool) -> tuple[str, ...]:
+    """A composite's periods and scenes (dry run), or per period what was written."""
+    if report is None:
+        return ()
+    plan, reads = report
+    if dry_run:
+        return tuple(plan.lines())
+    return ("periods written (scenes, valid pixels, gap-filled pixels):", *reads.period_lines())

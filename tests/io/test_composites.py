@@ -1,0 +1,102 @@
+"""Composites of STAC items written by convert and read back: every value, mask and coverage
+compared with numpy computed in the test from the same scene arrays (tests/composite_scenes.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from composite_scenes import expected_composite, make_scenes, write_items
+
+import chronozarr
+from chronozarr.convert import convert
+from chronozarr.errors import InputError
+
+FAST = {"chunk_size": 8, "progress": False, "encoding": "none"}
+DATES = ["2024-01-03T10:00:00Z", "2024-01-13T10:00:00Z", "2024-01-23T10:00:00Z", "2024-02-02T10:00:00Z",
+         "2024-02-12T10:00:00Z", "2024-03-23T10:00:00Z"]
+MONTHS = [[0, 1, 2], [3, 4], [5]]
+
+
+def _read_back(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], dict]:
+    with chronozarr.open_store(path) as store:
+        n = len(store.times)
+        data = np.stack([store.read(t) for t in range(n)])
+        mask = np.stack([store.read_mask(t) for t in range(n)])
+        coverage = np.stack([store.read_coverage(t) for t in range(n)])
+        return data, mask, coverage, store.times_iso, dict(store.root_attrs)
+
+
+def _composite(tmp_path: Path, scenes, **options):
+    items = write_items(tmp_path, scenes)
+    result = convert(items, tmp_path / "out", assets=["B04", "B08"], valid=["scl:4,5,6,7,11"], **options, **FAST)
+    return result, _read_back(tmp_path / "out")
+
+
+@pytest.mark.parametrize("reducer", ["median", "mean", "min", "max", "first", "last", "medoid"])
+def test_monthly_composite_matches_numpy_for_each_reducer(tmp_path: Path, reducer: str) -> None:
+    scenes = make_scenes(DATES, seed=1)
+    _, (data, mask, coverage, times, _) = _composite(tmp_path, scenes, composite="month", reducer=reducer)
+    want_data, want_mask, want_coverage = expected_composite([[scenes[i] for i in m] for m in MONTHS], reducer)
+    assert times == ["2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z"]
+    np.testing.assert_array_equal(mask, want_mask)
+    np.testing.assert_array_equal(coverage, want_coverage)
+    np.testing.assert_array_equal(data, want_data)
+
+
+def test_carry_forward_fills_gaps_with_the_last_valid_value_coverage_zero_mask_one(tmp_path: Path) -> None:
+    scenes = make_scenes(DATES, seed=2, cloudy=0.7)
+    result, (data, mask, coverage, _, attrs) = _composite(tmp_path, scenes, composite="month", reducer="median", gap_fill="carry-forward")
+    want_data, want_mask, want_coverage = expected_composite([[scenes[i] for i in m] for m in MONTHS], "median", carry=True)
+    assert (want_coverage == 0).any() and ((want_coverage == 0) & (want_mask == 1)).any()  # the case holds carried pixels
+    np.testing.assert_array_equal(mask, want_mask)
+    np.testing.assert_array_equal(coverage, want_coverage)
+    np.testing.assert_array_equal(data, want_data)
+    provenance = attrs["chronozarr"]["provenance"] if "chronozarr" in attrs else attrs["provenance"]
+    assert provenance["composite"] == "monthly median" and provenance["gap_fill"] == "carry-forward"
+    assert "scl classes 4,5,6,7,11 kept" in provenance["notes"] and "nearest neighbour" in provenance["notes"]
+    assert provenance["sources"] == ["sentinel-2-l2a (sentinel-2a)"]
+    text = str(result)
+    assert "2024-02-01  2 scene(s)" in text and "gap-filled" in text
+
+
+def test_fixed_periods_count_from_the_period_start(tmp_path: Path) -> None:
+    scenes = make_scenes(DATES, seed=3)
+    _, (data, mask, coverage, times, _) = _composite(tmp_path, scenes, composite="16D", reducer="max", period_start="2024-01-01")
+    groups = [[0, 1], [2], [3, 4], [5]]  # from 01-01: 01-01..01-16, 01-17..02-01, 02-02..02-17, 03-21..04-05 (2024 is a leap year)
+    assert times == ["2024-01-01T00:00:00Z", "2024-01-17T00:00:00Z", "2024-02-02T00:00:00Z", "2024-03-21T00:00:00Z"]
+    want = expected_composite([[scenes[i] for i in g] for g in groups], "max")
+    for got, expected in zip((data, mask, coverage), want, strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_landsat_qa_bits_make_observations_invalid_where_any_named_bit_is_set(tmp_path: Path) -> None:
+    scenes = make_scenes(DATES[:3], seed=4, qa=True)
+    items = write_items(tmp_path, scenes, mask_key="qa_pixel", collection="landsat-c2-l2", platform="landsat-8")
+    convert(items, tmp_path / "out", assets=["B04", "B08"], mask_bits=["qa_pixel:cloud,shadow"], composite="month", reducer="mean", **FAST)
+    data, mask, coverage, _, _ = _read_back(tmp_path / "out")
+    want = expected_composite([scenes], "mean", qa_bits=(3, 4))
+    for got, expected in zip((data, mask, coverage), want, strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_a_dry_run_lists_the_periods_and_their_scenes_and_writes_nothing(tmp_path: Path) -> None:
+    items = write_items(tmp_path, make_scenes(DATES, seed=5))
+    result = convert(items, tmp_path / "out", assets=["B04", "B08"], composite="month", dry_run=True, **FAST)
+    text = str(result)
+    assert "monthly median composite of 6 scene(s) in 3 period(s)" in text
+    assert "2024-01-01  3 scene(s): item S00" in text and "grid" in text
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_composite_options_are_refused_without_composite_and_with_group_by(tmp_path: Path) -> None:
+    items = write_items(tmp_path, make_scenes(DATES[:2], seed=6))
+    with pytest.raises(InputError, match="--composite"):
+        convert(items, tmp_path / "a", assets=["B04"], reducer="median", **FAST)
+    with pytest.raises(InputError, match="--group-by"):
+        convert(items, tmp_path / "b", assets=["B04"], composite="month", group_by="day", **FAST)
+    with pytest.raises(InputError, match="not a band"):
+        convert(items, tmp_path / "c", assets=["B04", "scl"], composite="month", valid=["scl:4"], **FAST)
+    json.loads(items.read_text())
