@@ -100,3 +100,51 @@ def test_composite_options_are_refused_without_composite_and_with_group_by(tmp_p
     with pytest.raises(InputError, match="not a band"):
         convert(items, tmp_path / "c", assets=["B04", "scl"], composite="month", valid=["scl:4"], **FAST)
     json.loads(items.read_text())
+
+
+BASELINE_DATES = ["2022-01-10T10:00:00Z", "2022-01-20T10:00:00Z", "2022-01-28T10:00:00Z", "2022-02-05T10:00:00Z"]
+
+
+def _baseline_scenes(seed: int, key: str, old, new, high: int = 250):
+    scenes = make_scenes(BASELINE_DATES, seed=seed, high=high)
+    for scene in scenes:
+        scene.properties = {key: old if scene.when < "2022-01-25" else new}
+    return scenes
+
+
+@pytest.mark.parametrize("key, old, new", [("earthsearch:boa_offset_applied", False, True), ("s2:processing_baseline", "03.01", "04.00")])
+def test_a_baseline_mix_is_stored_on_the_04_00_convention_older_scenes_shifted(tmp_path: Path, key: str, old, new) -> None:
+    scenes = _baseline_scenes(7, key, old, new)
+    result, (data, mask, coverage, _, attrs) = _composite(tmp_path, scenes, composite="month", reducer="mean")
+    shifts = {s.name: 1000 for s in scenes[:2]}
+    want = expected_composite([scenes[:3], scenes[3:]], "mean", shifts=shifts)
+    for got, expected in zip((data, mask, coverage), want, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    with chronozarr.open_store(tmp_path / "out") as store:
+        assert all((b.scale, b.offset) == (1e-4, -0.1) for b in store.bands)
+    assert "2 scene(s) before baseline 04.00 shifted by +1000 DN" in str(result)
+
+
+def test_harmonize_none_keeps_values_as_delivered(tmp_path: Path) -> None:
+    scenes = _baseline_scenes(8, "earthsearch:boa_offset_applied", False, True)
+    result, (data, _, _, _, _) = _composite(tmp_path, scenes, composite="month", reducer="mean", harmonize="none")
+    np.testing.assert_array_equal(data, expected_composite([scenes[:3], scenes[3:]], "mean")[0])
+    assert "not harmonised" in str(result)
+
+
+def test_a_mix_the_items_do_not_tell_is_refused_naming_harmonize(tmp_path: Path) -> None:
+    scenes = _baseline_scenes(9, "earthsearch:boa_offset_applied", False, True)
+    scenes[0].properties = {}
+    with pytest.raises(InputError, match="--harmonize none"):
+        _composite(tmp_path, scenes, composite="month")
+    for scene in scenes:
+        scene.properties = {}  # none tells, and the dates span 2022-01-25
+    (tmp_path / "again").mkdir()
+    with pytest.raises(InputError, match="--harmonize none"):
+        _composite(tmp_path / "again", scenes, composite="month")
+
+
+def test_a_shift_that_leaves_the_uint16_range_is_refused_naming_the_pixels(tmp_path: Path) -> None:
+    scenes = _baseline_scenes(10, "earthsearch:boa_offset_applied", False, True, high=65535)
+    with pytest.raises(InputError, match=r"uint16 range at \d+ pixel"):
+        _composite(tmp_path, scenes, composite="month")
