@@ -69,7 +69,7 @@ class CompositeReads:
         self.shifts = [tuple(s) for s in shifts]
         self.masks = masks
         self.fill = np.asarray(0 if series.nodata is None else series.nodata, dtype=series.dtype)
-        self.stats: dict[tuple[int, int, int], tuple[int, int, int]] = {}  # (period, row, col) -> valid, filled, pixels
+        self.stats: dict[tuple[int, range, range], tuple[int, int, int]] = {}  # (period, rows, cols) -> valid, filled, pixels
         self._last: OrderedDict[tuple[int, range, range], Composited] = OrderedDict()
         self._carried: OrderedDict[tuple[range, range], tuple[int, Composited]] = OrderedDict()
         self._lock = threading.Lock()
@@ -101,7 +101,7 @@ class CompositeReads:
                 while len(self._carried) > CARRIED_WINDOWS:
                     self._carried.popitem(last=False)
             valid = int(np.count_nonzero(own.count))
-            self.stats[(t, rows.start, cols.start)] = (valid, int(np.count_nonzero(result.has)) - valid, len(rows) * len(cols))
+            self.stats[key] = (valid, int(np.count_nonzero(result.has)) - valid, len(rows) * len(cols))
         return result
 
     def own(self, t: int, rows: range, cols: range) -> Composited:
@@ -144,7 +144,11 @@ class CompositeReads:
     def period_lines(self) -> list[str]:
         """Per period written here: scenes, share of valid pixels, gap-filled pixels."""
         totals: dict[int, list[int]] = {}
-        for (t, _, _), (valid, filled, pixels) in self.stats.items():
+        with self._lock:
+            stats = dict(self.stats)
+        for (t, rows, cols), (valid, filled, pixels) in stats.items():
+            if any(_inside(rows, cols, r, c) for (u, r, c) in stats if u == t and (r, c) != (rows, cols)):
+                continue  # a sample read inside a block (the resume digest) is counted with the block
             total = totals.setdefault(t, [0, 0, 0])
             total[0] += valid
             total[1] += filled
@@ -154,6 +158,10 @@ class CompositeReads:
             stamp = str(self.series.timesteps[t].datetime.astype("datetime64[D]"))
             lines.append(f"  {stamp}  {len(self.series.timesteps[t].scenes)} scene(s), {100 * valid / pixels:.1f} % valid, {filled} gap-filled")
         return lines
+
+
+def _inside(rows: range, cols: range, outer_rows: range, outer_cols: range) -> bool:
+    return outer_rows.start <= rows.start and rows.stop <= outer_rows.stop and outer_cols.start <= cols.start and cols.stop <= outer_cols.stop
 
 
 def shifted(values: np.ndarray, valid: np.ndarray, shift: int, label: str) -> np.ndarray:
