@@ -47,3 +47,25 @@ def test_convert_help_shows_composite_examples() -> None:
     result = runner.invoke(app, ["convert", "--help"], terminal_width=200)
     assert result.exit_code == 0
     assert "--composite month --reducer median" in result.output and "--valid" in result.output
+
+
+def test_append_composite_adds_new_months_carrying_the_store_last_values_forward(tmp_path: Path) -> None:
+    dates = DATES + ["2024-07-04T10:00:00Z", "2024-07-24T10:00:00Z"]
+    scenes = make_scenes(dates, seed=13, cloudy=0.75)
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    options = ["--assets", "B04,B08", "--composite", "month", "--valid", "scl:4,5,6,7,11", "--gap-fill", "carry-forward"]
+    first = runner.invoke(app, ["convert", str(write_items(tmp_path / "old", scenes[:4])), str(tmp_path / "out"), *options, *FAST])
+    assert first.exit_code == 0, first.output
+    added = runner.invoke(app, ["append", str(tmp_path / "out"), str(write_items(tmp_path / "new", scenes[4:])), *options,
+                                "--no-progress"])
+    assert added.exit_code == 0, added.output
+    assert "2024-07-01  2 scene(s)" in added.output
+    want = expected_composite([scenes[:2], scenes[2:4], scenes[4:]], "median", carry=True)
+    assert ((want[2][2] == 0) & (want[1][2] == 1)).any()  # July carries values in from June
+    with chronozarr.open_store(tmp_path / "out") as store:
+        assert store.times_iso == ["2024-05-01T00:00:00Z", "2024-06-01T00:00:00Z", "2024-07-01T00:00:00Z"]
+        got = (np.stack([store.read(t) for t in range(3)]), np.stack([store.read_mask(t) for t in range(3)]),
+               np.stack([store.read_coverage(t) for t in range(3)]))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)

@@ -11,7 +11,7 @@ import typer
 
 from ..format.periods import CALENDAR
 from ..format.reducers import REDUCERS
-from ..io.composites import GAP_FILLS, HARMONIZE
+from ..io.composites import GAP_FILLS, HARMONIZE, composite_options
 from .options import _option
 
 COMPOSITE_OPTIONS = (
@@ -44,4 +44,7 @@ COMPOSITE_OPTIONS = (
 def composite_arguments(options: Mapping[str, Any]) -> dict[str, Any]:
     """convert's (and append's) keyword arguments for composites."""
     args = {p.name: options[p.name] for p in COMPOSITE_OPTIONS}
-    return args | {"valid": tuple(options["valid"] or ()), "mask_bits": tuple(options["mask_bits"] or ())}
+    args |= {"valid": tuple(options["valid"] or ()), "mask_bits": tuple(options["mask_bits"] or ())}
+    if args["composite"] is None:
+        composite_options(**args)  # the other options without --composite are refused, naming it
+    return args

@@ -5,16 +5,16 @@ An observation is valid at a pixel when the scene covers it, none of its bands i
 every mask asset allows it (classes kept, bits not set; read onto the grid by nearest neighbour).
 Memory holds one window times the scenes of one period. The carry-forward gap fill is the one
 dependency between periods: a pixel without a valid observation takes the value of the latest
-earlier period that has one, found by `carried` from the previous period's result of the same
-window (kept for a bounded number of windows) or, when that is gone, by walking back period by
-period until every gap is filled or the series starts.
+earlier period that has one: the previous period's result of the same window (kept for a bounded
+number of windows) or, when that is gone, found by walking back period by period until every gap
+is filled or the series starts; an append carries in the store's last timestep (`carried_in`).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +27,7 @@ from .raster_bands import AssetBands
 from .raster_series import RasterSeries
 
 CARRIED_WINDOWS = 256  # windows whose latest filled result is kept for the next period (one block each)
+CarriedIn = Callable[[range, range], tuple[np.ndarray, np.ndarray]]  # the value before the first period (append)
 BOA_SHIFT = 1000  # DN: Sentinel-2 baseline 04.00's offset, added to older scenes to put them on its convention
 
 
@@ -61,13 +62,14 @@ class CompositeReads:
     validity), with `coverage` beside them; `stats` counts per period what was written."""
 
     def __init__(self, series: RasterSeries, frames: FrameReads, reducer: str, gap_fill: str,
-                 shifts: Sequence[Sequence[int]], masks: MaskReader | None = None):
+                 shifts: Sequence[Sequence[int]], masks: MaskReader | None = None, carried_in: CarriedIn | None = None):
         self.series = series
         self.frames = frames
         self.reducer = reducer
         self.gap_fill = gap_fill
         self.shifts = [tuple(s) for s in shifts]
         self.masks = masks
+        self.carried_in = carried_in
         self.fill = np.asarray(0 if series.nodata is None else series.nodata, dtype=series.dtype)
         self.stats: dict[tuple[int, range, range], tuple[int, int, int]] = {}  # (period, rows, cols) -> valid, filled, pixels
         self._last: OrderedDict[tuple[int, range, range], Composited] = OrderedDict()
@@ -139,6 +141,8 @@ class CompositeReads:
                 break
             got = self.own(earlier, rows, cols)
             values, has = carry_forward(values, has, got.values, got.has)
+        if self.carried_in is not None and not has.all():
+            values, has = carry_forward(values, has, *self.carried_in(rows, cols))
         return Composited(values, has, own.count)
 
     def period_lines(self) -> list[str]:

@@ -10,7 +10,7 @@ writer takes like any series. What was decided is said in notes for the summary 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,7 @@ class CompositeOptions:
     gap_fill: str = "none"
     period_start: np.datetime64 | None = None
     harmonize: str | None = None  # None: decided from the items
+    carried_in: Any = field(default=None, compare=False)  # append: (rows, cols) -> (values, has) of the store's last timestep
 
     @property
     def name(self) -> str:
@@ -174,7 +175,8 @@ def composite_arrays(series: RasterSeries, plan: CompositePlan, coords: dict[str
     files = OpenFiles(series)
     masks, mask_files, notes = _mask_reader(series, plan.options.rules)
     shifts = plan.shifts
-    reads = CompositeReads(series, FrameReads(series, files), plan.options.reducer, plan.options.gap_fill, shifts, masks)
+    reads = CompositeReads(series, FrameReads(series, files), plan.options.reducer, plan.options.gap_fill, shifts, masks,
+                           plan.options.carried_in)
     data = lazy_array(RasterFrames(reads), dims, coords)
     mask = lazy_array(RasterFrames(reads, mask=True), ("time", "y", "x"), coords)
     coverage = lazy_array(RasterFrames(reads, coverage=True), ("time", "y", "x"), coords)
