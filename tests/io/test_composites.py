@@ -148,3 +148,48 @@ def test_a_shift_that_leaves_the_uint16_range_is_refused_naming_the_pixels(tmp_p
     scenes = _baseline_scenes(10, "earthsearch:boa_offset_applied", False, True, high=65535)
     with pytest.raises(InputError, match=r"uint16 range at \d+ pixel"):
         _composite(tmp_path, scenes, composite="month")
+
+
+def test_scenes_are_read_block_by_block_and_carry_forward_walks_back_when_the_cache_is_gone(tmp_path: Path, monkeypatch) -> None:
+    """Blocks of 16 x 16 pixels: every read of a scene or mask file is one such window (never a frame),
+    and with no window result kept between periods the gaps are still filled from the latest
+    earlier period (found by walking back)."""
+    from chronozarr.io import composite_reads, frames
+
+    boxes = []
+    original = frames.OpenFiles.read
+
+    def counted(self, uri, indexes, box):
+        boxes.append(box)
+        return original(self, uri, indexes, box)
+
+    monkeypatch.setattr(frames.OpenFiles, "read", counted)
+    monkeypatch.setattr(composite_reads, "CARRIED_WINDOWS", 0)
+    scenes = make_scenes(DATES, seed=14, cloudy=0.8)
+    _, (data, mask, coverage, _, _) = _composite(tmp_path, scenes, composite="month", reducer="median", gap_fill="carry-forward", block_size=2)
+    want = expected_composite([[scenes[i] for i in m] for m in MONTHS], "median", carry=True)
+    assert ((want[2] == 0) & (want[1] == 1)).any()
+    for got, expected in zip((data, mask, coverage), want, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    # 2 x 2 cells of 8 px per block on the 20 x 18 grid; the one larger window is the writer's resume
+    # digest (64 x 64 pixels at most, here the whole small grid), read for the first and last period
+    blocks = [b for b in boxes if max(b[2], b[3]) <= 16]
+    assert blocks and set(boxes) - set(blocks) <= {(0, 0, 18, 20)}
+
+
+def test_dated_files_make_iso_week_composites_judged_by_their_nodata(tmp_path: Path) -> None:
+    from raster_inputs import geotiff
+
+    dates = ["2024-03-04", "2024-03-06", "2024-03-10", "2024-03-11", "2024-03-20"]  # Mon, Wed, Sun | Mon | Wed
+    scenes = make_scenes([d + "T00:00:00Z" for d in dates], seed=15)
+    (tmp_path / "scenes").mkdir()
+    for day, scene in zip(dates, scenes, strict=True):
+        geotiff(tmp_path / "scenes" / f"S2_{day.replace('-', '')}.tif", scene.bands, nodata=0)
+    convert(str(tmp_path / "scenes" / "*.tif"), tmp_path / "out", composite="week", reducer="mean", **FAST)
+    data, mask, coverage, times, _ = _read_back(tmp_path / "out")
+    assert times == ["2024-03-04T00:00:00Z", "2024-03-11T00:00:00Z", "2024-03-18T00:00:00Z"]
+    for scene in scenes:
+        scene.mask[:] = 4  # no mask asset: only nodata and the footprint judge
+    want = expected_composite([scenes[:3], scenes[3:4], scenes[4:]], "mean")
+    for got, expected in zip((data, mask, coverage), want, strict=True):
+        np.testing.assert_array_equal(got, expected)
