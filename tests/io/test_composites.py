@@ -193,3 +193,25 @@ def test_dated_files_make_iso_week_composites_judged_by_their_nodata(tmp_path: P
     want = expected_composite([scenes[:3], scenes[3:4], scenes[4:]], "mean")
     for got, expected in zip((data, mask, coverage), want, strict=True):
         np.testing.assert_array_equal(got, expected)
+
+
+def test_baseline_scales_and_offsets_the_items_declare_give_way_to_the_store_convention(tmp_path: Path) -> None:
+    """Earth Search declares offset 0 on older items and -0.1 on 04.00 ones: a mix the files could not
+    share, stored as one convention; a user's provenance gains the composite fields it lacks."""
+    scenes = _baseline_scenes(16, "earthsearch:boa_offset_applied", False, True)
+    items = write_items(tmp_path, scenes)
+    collection = json.loads(items.read_text())
+    for feature in collection["features"]:
+        offset = -0.1 if feature["properties"]["earthsearch:boa_offset_applied"] else 0.0
+        for key in ("B04", "B08"):
+            feature["assets"][key]["raster:bands"] = [{"nodata": 0, "scale": 0.0001, "offset": offset, "data_type": "uint16"}]
+    items.write_text(json.dumps(collection))
+    convert(items, tmp_path / "out", assets=["B04", "B08"], valid=["scl:4,5,6,7,11"], composite="month", reducer="min",
+            provenance={"sources": ["my search"], "notes": "for a river"}, **FAST)
+    data, _, _, _, attrs = _read_back(tmp_path / "out")
+    np.testing.assert_array_equal(data, expected_composite([scenes[:3], scenes[3:]], "min", shifts={s.name: 1000 for s in scenes[:2]})[0])
+    with chronozarr.open_store(tmp_path / "out") as store:
+        assert all((b.scale, b.offset) == (1e-4, -0.1) for b in store.bands)
+    provenance = attrs["chronozarr"]["provenance"] if "chronozarr" in attrs else attrs["provenance"]
+    assert provenance["sources"] == ["my search"] and provenance["composite"] == "monthly min"
+    assert provenance["notes"].startswith("for a river; ") and "harmonised" in provenance["notes"]

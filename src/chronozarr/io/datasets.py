@@ -65,6 +65,9 @@ class Source:
         out: dict[str, Any] = dict(given) if given is not None else {
             "sources": list(self.origin) or ["unnamed input"], "composite": self.composite, "gap_fill": self.gap_fill,
         }
+        if given is not None and self.composite != "none":
+            out.setdefault("composite", self.composite)
+            out.setdefault("gap_fill", self.gap_fill)
         earlier = [str(out["notes"])] if out.get("notes") else []
         out["notes"] = "; ".join(earlier + list(self.notes))
         return out
