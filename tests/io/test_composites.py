@@ -164,7 +164,8 @@ def test_scenes_are_read_block_by_block_and_carry_forward_walks_back_when_the_ca
         return original(self, uri, indexes, box)
 
     monkeypatch.setattr(frames.OpenFiles, "read", counted)
-    monkeypatch.setattr(composite_reads, "CARRIED_WINDOWS", 0)
+    monkeypatch.setattr(composite_reads, "CARRIED_BYTES", 0)
+    monkeypatch.setattr(composite_reads, "CARRIED_AT_LEAST", 0)  # nothing kept: every gap is found walking back
     scenes = make_scenes(DATES, seed=14, cloudy=0.8)
     _, (data, mask, coverage, _, _) = _composite(tmp_path, scenes, composite="month", reducer="median", gap_fill="carry-forward", block_size=2)
     want = expected_composite([[scenes[i] for i in m] for m in MONTHS], "median", carry=True)
@@ -215,3 +216,18 @@ def test_baseline_scales_and_offsets_the_items_declare_give_way_to_the_store_con
     provenance = attrs["chronozarr"]["provenance"] if "chronozarr" in attrs else attrs["provenance"]
     assert provenance["sources"] == ["my search"] and provenance["composite"] == "monthly min"
     assert provenance["notes"].startswith("for a river; ") and "harmonised" in provenance["notes"]
+
+
+def test_an_unreadable_scene_is_named_or_left_out_with_skip_unreadable(tmp_path: Path) -> None:
+    scenes = make_scenes(DATES, seed=17)
+    items = write_items(tmp_path, scenes)
+    (tmp_path / "S01_B08.tif").write_bytes(b"not a tiff")
+    with pytest.raises(InputError, match="S01_B08.tif"):
+        convert(items, tmp_path / "refused", assets=["B04", "B08"], valid=["scl:4,5,6,7,11"], composite="month", **FAST)
+    result = convert(items, tmp_path / "out", assets=["B04", "B08"], valid=["scl:4,5,6,7,11"], composite="month", reducer="last",
+                     skip_unreadable=True, **FAST)
+    data, mask, coverage, _, _ = _read_back(tmp_path / "out")
+    want = expected_composite([[scenes[0], scenes[2]], scenes[3:5], scenes[5:]], "last")
+    for got, expected in zip((data, mask, coverage), want, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    assert "2024-01-01  2 scene(s)" in str(result) and "skipped 1 unreadable" in str(result)

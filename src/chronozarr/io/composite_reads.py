@@ -5,8 +5,8 @@ An observation is valid at a pixel when the scene covers it, none of its bands i
 every mask asset allows it (classes kept, bits not set; read onto the grid by nearest neighbour).
 Memory holds one window times the scenes of one period. The carry-forward gap fill is the one
 dependency between periods: a pixel without a valid observation takes the value of the latest
-earlier period that has one: the previous period's result of the same window (kept for a bounded
-number of windows) or, when that is gone, found by walking back period by period until every gap
+earlier period that has one: the previous period's result of the same window (kept within a byte
+budget) or, when that is gone, found by walking back period by period until every gap
 is filled or the series starts; an append carries in the store's last timestep (`carried_in`).
 """
 
@@ -26,7 +26,8 @@ from .frames import FrameReads
 from .raster_bands import AssetBands
 from .raster_series import RasterSeries
 
-CARRIED_WINDOWS = 256  # windows whose latest filled result is kept for the next period (one block each)
+CARRIED_BYTES = 128 << 20  # the latest filled result of recent windows, kept for their next period
+CARRIED_AT_LEAST = 1  # windows kept whatever their size: a unit walks one block's periods in order
 CarriedIn = Callable[[range, range], tuple[np.ndarray, np.ndarray]]  # the value before the first period (append)
 BOA_SHIFT = 1000  # DN: Sentinel-2 baseline 04.00's offset, added to older scenes to put them on its convention
 
@@ -100,7 +101,7 @@ class CompositeReads:
             if self.gap_fill == "carry-forward":
                 self._carried[(rows, cols)] = (t, result)
                 self._carried.move_to_end((rows, cols))
-                while len(self._carried) > CARRIED_WINDOWS:
+                while len(self._carried) > CARRIED_AT_LEAST and sum(c.values.nbytes + c.has.nbytes for _, c in self._carried.values()) > CARRIED_BYTES:
                     self._carried.popitem(last=False)
             valid = int(np.count_nonzero(own.count))
             self.stats[key] = (valid, int(np.count_nonzero(result.has)) - valid, len(rows) * len(cols))
