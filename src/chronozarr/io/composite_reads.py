@@ -16,6 +16,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -76,6 +77,13 @@ class CompositeReads:
         self._last: OrderedDict[tuple[int, range, range], Composited] = OrderedDict()
         self._carried: OrderedDict[tuple[range, range], tuple[int, Composited]] = OrderedDict()
         self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled for a cluster task: the caches start empty where it runs."""
+        return {k: getattr(self, k) for k in ("series", "frames", "reducer", "gap_fill", "shifts", "masks", "carried_in")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state)  # type: ignore[misc]
 
     def read(self, t: int, rows: range, cols: range) -> tuple[np.ndarray, np.ndarray]:
         """The composite of period t over the window (band, rows, cols) and where it holds a value."""

@@ -30,6 +30,7 @@ from .scenes import Acquisition, Asset, Scene, Timestep
 
 GAP_FILLS = ("none", "carry-forward")
 HARMONIZE = ("offset", "none")
+CLUSTER_CHUNK = 512  # pixels per side of a dask chunk of the composite on a cluster
 BASELINE_04_FROM = np.datetime64("2022-01-25", "ns")  # the first acquisitions processed with baseline 04.00
 BAND_SCALE, BAND_OFFSET = 1e-4, -0.1  # baseline 04.00's convention: physical = DN x 1e-4 - 0.1
 
@@ -177,10 +178,41 @@ def composite_arrays(series: RasterSeries, plan: CompositePlan, coords: dict[str
     shifts = plan.shifts
     reads = CompositeReads(series, FrameReads(series, files), plan.options.reducer, plan.options.gap_fill, shifts, masks,
                            plan.options.carried_in)
-    data = lazy_array(RasterFrames(reads), dims, coords)
+    data = _cluster_array(RasterFrames(reads), dims, coords)
+    data = data if data is not None else lazy_array(RasterFrames(reads), dims, coords)
     mask = lazy_array(RasterFrames(reads, mask=True), ("time", "y", "x"), coords)
     coverage = lazy_array(RasterFrames(reads, coverage=True), ("time", "y", "x"), coords)
     return series, data, mask, coverage, reads, (files, *mask_files), notes
+
+
+class _Basic:
+    """RasterFrames indexed as dask indexes an array: a tuple of slices."""
+
+    def __init__(self, frames: RasterFrames):
+        self.frames, self.shape, self.dtype, self.ndim = frames, frames.shape, frames.dtype, len(frames.shape)
+
+    def __getitem__(self, key: tuple[slice, ...]) -> np.ndarray:
+        return self.frames._read(tuple(key))
+
+
+def _cluster_array(frames: RasterFrames, dims: tuple[str, ...], coords: dict[str, np.ndarray]) -> Any:
+    """With a dask.distributed client running, the data as a dask array of (1 period, every band,
+    CLUSTER_CHUNK pixels square) chunks, so the writer runs periods x blocks as cluster tasks (the
+    reads travel pickled and open their files where they run); None without one."""
+    try:
+        from distributed import get_client
+
+        get_client()
+    except (ImportError, ValueError):
+        return None
+    import uuid
+
+    import dask.array
+    import xarray as xr
+
+    chunks = (1, frames.shape[1], CLUSTER_CHUNK, CLUSTER_CHUNK)
+    array = dask.array.from_array(_Basic(frames), chunks=chunks, name=f"chronozarr-composite-{uuid.uuid4().hex}", asarray=False, fancy=False)
+    return xr.DataArray(array, dims=dims, coords={k: v for k, v in coords.items() if k in dims})
 
 
 def _mask_reader(series: RasterSeries, rules: tuple[MaskRule, ...]) -> tuple[MaskReader | None, tuple[OpenFiles, ...], list[str]]:

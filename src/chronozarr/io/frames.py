@@ -74,6 +74,13 @@ class OpenFiles:
                 handle.close()
             self._open.clear()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled for a cluster task: the files are opened again where it runs."""
+        return {"series": self.series, "limit": self.limit}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["series"], state["limit"])  # type: ignore[misc]
+
 
 class ReadCache:
     """GDAL's block cache held to READ_CACHE_BYTES while a series is read (GDAL's default, 5 % of
@@ -151,6 +158,12 @@ class FrameReads:
         self.validity = series.needs_mask  # without a mask array only mosaics look at validity
         self._last: tuple[tuple[int, range, range], tuple[np.ndarray, np.ndarray]] | None = None
         self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"series": self.series, "files": self.files}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["series"], state["files"])  # type: ignore[misc]
 
     def read(self, t: int, rows: range, cols: range) -> tuple[np.ndarray, np.ndarray]:
         """Every band (band, rows, cols) of timestep t and its validity (rows, cols) as bool."""
