@@ -54,6 +54,8 @@ def test_carry_forward_fills_gaps_with_the_last_valid_value_coverage_zero_mask_o
     np.testing.assert_array_equal(mask, want_mask)
     np.testing.assert_array_equal(coverage, want_coverage)
     np.testing.assert_array_equal(data, want_data)
+    report = chronozarr.validate(tmp_path / "out")
+    assert report.ok, report.to_text()
     provenance = attrs["chronozarr"]["provenance"] if "chronozarr" in attrs else attrs["provenance"]
     assert provenance["composite"] == "monthly median" and provenance["gap_fill"] == "carry-forward"
     assert "scl classes 4,5,6,7,11 kept" in provenance["notes"] and "nearest neighbour" in provenance["notes"]
