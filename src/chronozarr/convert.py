@@ -6,6 +6,7 @@ It sits above io/ and write/, which do not import each other.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .io.casting import require_stored_dtype
-from .io.composites import composite_options
+from .io.composites import BAND_OFFSET, BAND_SCALE, composite_options
 from .io.inputs import open_series, raster_options
 from .read.store import ChronoStore, open_store
 from .write.append import AppendSummary, append
@@ -121,6 +122,8 @@ def append_composite(
     with open_store(os.fspath(store), **(storage_options or {})) as stored:
         if planned.period.kind == "days" and planned.period_start is None:
             planned = replace(planned, period_start=np.datetime64(stored.times[0], "D").astype("datetime64[ns]"))
+        on_04 = all(math.isclose(b.scale, BAND_SCALE) and math.isclose(b.offset, BAND_OFFSET) for b in stored.bands)
+        planned = replace(planned, store_offset=on_04)
         if planned.gap_fill == "carry-forward":
             planned = replace(planned, carried_in=_last_timestep(stored))
         chosen = dict(rasters or {})

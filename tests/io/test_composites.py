@@ -233,3 +233,28 @@ def test_an_unreadable_scene_is_named_or_left_out_with_skip_unreadable(tmp_path:
     for got, expected in zip((data, mask, coverage), want, strict=True):
         np.testing.assert_array_equal(got, expected)
     assert "2024-01-01  2 scene(s)" in str(result) and "skipped 1 unreadable" in str(result)
+
+
+def test_append_keeps_the_store_baseline_convention_or_refuses_a_jump(tmp_path: Path) -> None:
+    from chronozarr.convert import append_composite
+
+    dates = ["2021-12-10T10:00:00Z", "2022-01-10T10:00:00Z", "2022-02-05T10:00:00Z", "2022-03-05T10:00:00Z"]
+    scenes = make_scenes(dates, seed=18)
+    for scene in scenes:
+        scene.properties = {"earthsearch:boa_offset_applied": scene.when >= "2022-01-25"}
+    folders = [tmp_path / name for name in ("a", "b", "c", "d")]
+    for folder in folders:
+        folder.mkdir()
+    options = {"assets": ["B04", "B08"]}
+    mask = {"valid": ("scl:4,5,6,7,11",), "composite": "month", "reducer": "max"}
+    # a store on baseline 04.00's convention (made from a mix) takes older scenes shifted, newer as they are
+    convert(write_items(folders[0], scenes[1:3]), tmp_path / "on04", **options, **mask, **FAST)
+    append_composite(tmp_path / "on04", write_items(folders[1], scenes[3:]), **mask, rasters=options, progress=False)
+    data, _, _, times, _ = _read_back(tmp_path / "on04")
+    assert times[-1] == "2022-03-01T00:00:00Z"
+    want = expected_composite([[s] for s in scenes[1:]], "max", shifts={scenes[1].name: 1000})[0]
+    np.testing.assert_array_equal(data, want)
+    # a store of older scenes only, without the offset: 04.00 scenes would jump by 1000 DN
+    convert(write_items(folders[2], scenes[:1]), tmp_path / "old", **options, **mask, **FAST)
+    with pytest.raises(InputError, match="--harmonize none"):
+        append_composite(tmp_path / "old", write_items(folders[3], scenes[2:3]), **mask, rasters=options, progress=False)

@@ -46,6 +46,7 @@ class CompositeOptions:
     period_start: np.datetime64 | None = None
     harmonize: str | None = None  # None: decided from the items
     carried_in: Any = field(default=None, compare=False)  # append: (rows, cols) -> (values, has) of the store's last timestep
+    store_offset: bool | None = None  # append: whether the store's bands are on baseline 04.00's convention
 
     @property
     def name(self) -> str:
@@ -117,7 +118,7 @@ def plan_periods(acquisitions: Sequence[Acquisition], options: CompositeOptions)
     groups: dict[np.datetime64, list[Acquisition]] = {}
     for start, acq in zip(starts, ordered, strict=True):
         groups.setdefault(start, []).append(acq)
-    shift_of, offset_bands, notes = _baselines(ordered, options.harmonize)
+    shift_of, offset_bands, notes = _baselines(ordered, options.harmonize, options.store_offset)
     periods = tuple(tuple(g) for g in groups.values())
     notes = [f"{options.name} composite of {len(ordered)} scene(s) in {len(periods)} period(s), each labelled with its start (UTC)",
              _rounding_note(options.reducer), *(r.note for r in options.rules), f"gap fill {options.gap_fill}", *notes]
@@ -133,16 +134,27 @@ def _rounding_note(reducer: str) -> str:
     return ""
 
 
-def _baselines(ordered: Sequence[Acquisition], harmonize: str | None) -> tuple[Any, bool, list[str]]:
-    """(DN shift per acquisition, whether the bands take baseline 04.00's scale and offset, notes)."""
+def _baselines(ordered: Sequence[Acquisition], harmonize: str | None, store_offset: bool | None = None) -> tuple[Any, bool, list[str]]:
+    """(DN shift per acquisition, whether the bands take baseline 04.00's scale and offset, notes).
+    `store_offset` is an appended store's convention: True when its bands are baseline 04.00's."""
     s2 = [a for a in ordered if a.sentinel2]
     told = {a.boa_offset for a in s2 if a.boa_offset is not None}
     unknown = [a for a in s2 if a.boa_offset is None]
     straddles = bool(unknown) and min(a.datetime for a in unknown) < BASELINE_04_FROM <= max(a.datetime for a in unknown)
     mixed = len(told) > 1 or (bool(told) and bool(unknown)) or straddles
+    if s2 and harmonize != "none" and store_offset is not None:
+        mixed = mixed or told != {store_offset}  # the store's scenes are the other side of the mix
+        if store_offset is False and told - {False} | ({None} if unknown else set()):
+            first = next(a for a in s2 if a.boa_offset is not False)
+            raise InputError(
+                f"the store holds Sentinel-2 values without baseline 04.00's -1000 DN offset (its bands' offset is not -0.1) and "
+                f"{first.scene.label} {'carries it' if first.boa_offset else 'does not say whether it carries it'}; appending would "
+                "shift the series by about 1000 DN: give --harmonize none to append the values as delivered, or convert the whole "
+                "series again with --composite"
+            )
     if not s2 or not mixed or harmonize == "none":
         said = ["Sentinel-2 processing baselines not harmonised (--harmonize none): values as delivered"] if s2 and mixed else []
-        return (lambda a: 0), False, said
+        return (lambda a: 0), bool(s2) and store_offset is True and harmonize != "none", said
     if unknown:
         first = unknown[0]
         raise InputError(
