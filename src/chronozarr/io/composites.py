@@ -143,12 +143,12 @@ def _baselines(ordered: Sequence[Acquisition], harmonize: str | None, store_offs
     straddles = bool(unknown) and min(a.datetime for a in unknown) < BASELINE_04_FROM <= max(a.datetime for a in unknown)
     mixed = len(told) > 1 or (bool(told) and bool(unknown)) or straddles
     if s2 and harmonize != "none" and store_offset is not None:
-        mixed = mixed or told != {store_offset}  # the store's scenes are the other side of the mix
-        if store_offset is False and told - {False} | ({None} if unknown else set()):
-            first = next(a for a in s2 if a.boa_offset is not False)
+        mixed = mixed or bool(told - {store_offset})  # the store's scenes are the other side of the mix
+        if store_offset is False and True in told:
+            first = next(a for a in s2 if a.boa_offset is True)
             raise InputError(
                 f"the store holds Sentinel-2 values without baseline 04.00's -1000 DN offset (its bands' offset is not -0.1) and "
-                f"{first.scene.label} {'carries it' if first.boa_offset else 'does not say whether it carries it'}; appending would "
+                f"{first.scene.label} carries it; appending would "
                 "shift the series by about 1000 DN: give --harmonize none to append the values as delivered, or convert the whole "
                 "series again with --composite"
             )
