@@ -6,13 +6,19 @@ It sits above io/ and write/, which do not import each other.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from .io.casting import require_stored_dtype
+from .io.composites import BAND_OFFSET, BAND_SCALE, composite_options
 from .io.inputs import open_series, raster_options
+from .read.store import ChronoStore, open_store
+from .write.append import AppendSummary, append
 from .write.encode import EncodeSummary, encode
 from .write.preview import EncodePreview
 
@@ -21,11 +27,12 @@ from .write.preview import EncodePreview
 class Converted:
     """What convert wrote (or would write), and the notes on the input it says and records."""
 
-    result: EncodeSummary | EncodePreview
+    result: EncodeSummary | EncodePreview | AppendSummary
     notes: tuple[str, ...] = ()
+    periods: tuple[str, ...] = ()  # a composite's: the periods planned (dry run) or what each held
 
     def __str__(self) -> str:
-        return "\n".join([str(self.result), *(f"note: {n}" for n in self.notes)])
+        return "\n".join([str(self.result), *self.periods, *(f"note: {n}" for n in self.notes)])
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.result, name)
@@ -49,6 +56,13 @@ def convert(
     lossy: bool = False,
     source_options: dict[str, Any] | None = None,
     dry_run: bool = False,
+    composite: str | None = None,
+    reducer: str | None = None,
+    valid: Sequence[str] = (),
+    mask_bits: Sequence[str] = (),
+    gap_fill: str | None = None,
+    period_start: str | None = None,
+    harmonize: str | None = None,
     **options: Any,
 ) -> Converted:
     """Write the series `source` names as a new store at `out` (or, with `dry_run`, say what would
@@ -58,10 +72,17 @@ def convert(
     `assets` and `group_by` read STAC items, `date_format` dates a glob's files, and
     `skip_unreadable` leaves out files GDAL cannot read. `source_options` are open_input_dataset's for
     NetCDF and Zarr (variable, variables, mask_variable, coverage_variable, group). Without `cast`
-    the data must already have a dtype a store holds; a float `cast` that changes values needs `lossy`."""
+    the data must already have a dtype a store holds; a float `cast` that changes values needs `lossy`.
+
+    `composite` ("month", "16D", ...) makes each period one timestep, its scenes reduced per pixel
+    by `reducer` over the observations `valid` ("scl:4,5,6,7,11") and `mask_bits`
+    ("qa_pixel:cloud,shadow") allow, gaps filled by `gap_fill` ("none", "carry-forward"), fixed
+    periods counted from `period_start`, Sentinel-2 baselines put on one convention unless
+    `harmonize` is "none" (io/composites.py)."""
+    planned = composite_options(composite, reducer, valid, mask_bits, gap_fill, period_start, harmonize)
     rasters = raster_options(
         crs=crs, bounds=bounds, grid=grid, resolution=resolution, resampling=resampling, assets=assets,
-        group_by=group_by, date_format=date_format, skip_unreadable=skip_unreadable, tap=tap,
+        group_by=group_by, date_format=date_format, skip_unreadable=skip_unreadable, tap=tap, composite=planned,
     )
     with open_series(source, cast=cast, rasters=rasters, lossy=lossy, **(source_options or {})) as opened:
         if cast is None:
@@ -69,4 +90,69 @@ def convert(
         arguments = opened.encode_arguments() | options | {"provenance": opened.provenance(options.get("provenance"))}
         said = opened.pixel_sentence()
         notes = opened.notes if said in opened.notes else (*opened.notes, said)  # said always, recorded when lossy
-        return Converted(encode(opened.data, out, **arguments, dry_run=dry_run), notes)
+        result = encode(opened.data, out, **arguments, dry_run=dry_run)
+        return Converted(result, notes, composite_lines(opened.report, dry_run))
+
+
+def append_composite(
+    store: str | os.PathLike[str],
+    source: str | os.PathLike[str],
+    *,
+    composite: str,
+    reducer: str | None = None,
+    valid: Sequence[str] = (),
+    mask_bits: Sequence[str] = (),
+    gap_fill: str | None = None,
+    period_start: str | None = None,
+    harmonize: str | None = None,
+    cast: str | None = None,
+    lossy: bool = False,
+    storage_options: dict[str, Any] | None = None,
+    dry_run: bool = False,
+    rasters: dict[str, Any] | None = None,
+    **options: Any,
+) -> Converted:
+    """Append the periods of `source`'s scenes as new timesteps of `store` (a monthly job adding
+    its months): composited as convert composites them, on the store's CRS, fixed periods counted
+    from the store's first date unless `period_start` says otherwise, and a carry-forward gap fill
+    carrying the store's last timestep into the first new period. `rasters` are convert's raster
+    options (grid, resolution, resampling, assets, ...); `options` are append's."""
+    planned = composite_options(composite, reducer, valid, mask_bits, gap_fill, period_start, harmonize)
+    assert planned is not None
+    with open_store(os.fspath(store), **(storage_options or {})) as stored:
+        if planned.period.kind == "days" and planned.period_start is None:
+            planned = replace(planned, period_start=np.datetime64(stored.times[0], "D").astype("datetime64[ns]"))
+        on_04 = all(math.isclose(b.scale, BAND_SCALE) and math.isclose(b.offset, BAND_OFFSET) for b in stored.bands)
+        planned = replace(planned, store_offset=on_04)
+        if planned.gap_fill == "carry-forward":
+            planned = replace(planned, carried_in=_last_timestep(stored))
+        chosen = dict(rasters or {})
+        chosen["crs"] = chosen.get("crs") or stored.crs
+        with open_series(source, cast=cast, rasters=raster_options(**chosen, composite=planned), lossy=lossy) as opened:
+            if cast is None:
+                require_stored_dtype(str(opened.data.dtype))
+            summary = append(store, opened.data, **opened.encode_arguments(), storage_options=storage_options, dry_run=dry_run, **options)
+            return Converted(summary, opened.notes, composite_lines(opened.report, dry_run))
+
+
+def _last_timestep(stored: ChronoStore) -> Any:
+    """(rows, cols) -> (values, valid) of the store's last timestep: what a carry-forward carries in."""
+    last = len(stored.times) - 1
+
+    def window(rows: range, cols: range) -> tuple[Any, Any]:
+        span = (slice(rows.start, rows.stop), slice(cols.start, cols.stop))
+        values = stored.read(last, window=span)
+        mask = stored.read_mask(last, window=span)
+        return values, np.broadcast_to(stored.validity(values, mask), values.shape).all(axis=0)
+
+    return window
+
+
+def composite_lines(report: Any, dry_run: bool) -> tuple[str, ...]:
+    """A composite's periods and scenes (dry run), or per period what was written."""
+    if report is None:
+        return ()
+    plan, reads = report
+    if dry_run:
+        return tuple(plan.lines())
+    return ("periods written (scenes, valid pixels, gap-filled pixels):", *reads.period_lines())

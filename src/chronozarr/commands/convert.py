@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from ..convert import convert
+from .composite_options import COMPOSITE_OPTIONS, composite_arguments
 from .options import INPUT_OPTIONS, WRITER_OPTIONS, input_arguments, with_options, writer_arguments
 from .raster_options import RASTER_OPTIONS, raster_arguments
 
@@ -25,6 +26,17 @@ A JSON file holding a GeoJSON FeatureCollection of STAC items (a saved STAC API 
 timestep per item, with --assets naming the assets that become bands; --group-by day mosaics the
 items of one day, first valid pixel in the listed order. A glob ('scenes/*.tif', quoted) dates
 each file by the ISO date or YYYYMMDD in its name (--date-format when a name holds two).
+
+--composite PERIOD makes each period (day, ISO week, month, quarter, year, or N days as 16D) one
+timestep labelled with its start, each pixel reduced by --reducer over the period's valid
+observations: a scene covers it, no band is nodata there, and its mask assets allow it (--valid
+scl:4,5,6,7,11 keeps SCL classes, --mask-bits qa_pixel:cloud,shadow refuses Landsat QA bits; a mask
+at another resolution is read by nearest neighbour and not stored). coverage counts the valid
+observations, mask is 1 where there was one; --gap-fill carry-forward keeps the last valid value
+there (coverage 0). Integer medians of an even count and means round half to even. A Sentinel-2
+series spanning processing baseline 04.00 (2022-01-25) is stored on its -1000 DN convention: older
+scenes shifted by +1000 DN where valid, bands' scale 0.0001 and offset -0.1 (--harmonize none keeps
+values as delivered). The summary lists each period's scenes, valid share and gap-filled pixels.
 
 Every file must have the same bands, data type, nodata, scale and offset. Without --grid or
 --resampling every file must also be on one grid, the first file's: values are never resampled
@@ -55,6 +67,11 @@ Examples:
   chronozarr convert 'landsat/*.tif' my_store --date-format 'L2SP_*_%Y%m%d_*'
   chronozarr convert items.json my_store --assets B02,B03,B04,B08 --group-by day \\
       --grid EPSG:32632 --resolution 10 --resampling nearest
+  chronozarr convert items.json monthly --assets B02,B03,B04,B08 --composite month --reducer median \\
+      --valid scl:4,5,6,7,11 --gap-fill carry-forward --dry-run
+  chronozarr convert landsat.json yearly --assets red,nir08 --composite year --reducer medoid \\
+      --mask-bits qa_pixel:fill,dilated,cirrus,cloud,shadow,snow
+  chronozarr convert 'scenes/*.tif' fortnights --composite 16D --period-start 2024-01-01 --reducer mean
   chronozarr convert shifted.csv my_store --grid union
   chronozarr convert dem.csv dem_store --crs EPSG:31985
   chronozarr convert frames/manifest.json frames_store --crs EPSG:32718 --bounds 498450,9151960,508690,9162200
@@ -75,7 +92,7 @@ def register(app: typer.Typer) -> None:
     )(convert_command)
 
 
-@with_options(INPUT_OPTIONS, RASTER_OPTIONS, WRITER_OPTIONS)
+@with_options(INPUT_OPTIONS, RASTER_OPTIONS, COMPOSITE_OPTIONS, WRITER_OPTIONS)
 def convert_command(
     source: str = typer.Argument(..., metavar="SOURCE", help="Manifest (.csv, .json), STAC items (.json), 'glob/*.tif', NetCDF or Zarr.", show_default=False),
     out: str = typer.Argument(
@@ -87,6 +104,6 @@ def convert_command(
     writer = writer_arguments(options)
     inputs = input_arguments(options)
     crs, cast, lossy = inputs.pop("crs"), inputs.pop("cast"), inputs.pop("lossy")
-    rasters = raster_arguments(options)
+    rasters = raster_arguments(options) | composite_arguments(options)
     result = convert(source, out, crs=crs, cast=cast, lossy=lossy, **rasters, source_options=inputs, dry_run=dry_run, **writer)
     typer.echo(str(result))

@@ -53,6 +53,8 @@ class Source:
     resources: tuple[Any, ...] = field(default=(), repr=False)  # closed with the source
     pixels: PixelCounts | None = None  # raster files: what became of their pixels (None: all read as they are)
     resampling: str | None = None
+    gap_fill: str = "none"
+    report: Any = None  # a composite's (plan, reads): the periods planned and, once written, what each held
 
     def pixel_sentence(self) -> str:
         """What became of the source pixels, for the summary: a NetCDF or Zarr input is read whole."""
@@ -64,8 +66,11 @@ class Source:
         if not self.notes:
             return dict(given) if given is not None else None
         out: dict[str, Any] = dict(given) if given is not None else {
-            "sources": list(self.origin) or ["unnamed input"], "composite": self.composite, "gap_fill": "none",
+            "sources": list(self.origin) or ["unnamed input"], "composite": self.composite, "gap_fill": self.gap_fill,
         }
+        if given is not None and self.composite != "none":
+            out.setdefault("composite", self.composite)
+            out.setdefault("gap_fill", self.gap_fill)
         earlier = [str(out["notes"])] if out.get("notes") else []
         out["notes"] = "; ".join(earlier + list(self.notes))
         return out

@@ -14,7 +14,7 @@ import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol, cast
 
 import numpy as np
 import xarray as xr
@@ -73,6 +73,13 @@ class OpenFiles:
             for handle in self._open.values():
                 handle.close()
             self._open.clear()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled for a cluster task: the files are opened again where it runs."""
+        return {"series": self.series, "limit": self.limit}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["series"], state["limit"])  # type: ignore[misc]
 
 
 class ReadCache:
@@ -152,6 +159,12 @@ class FrameReads:
         self._last: tuple[tuple[int, range, range], tuple[np.ndarray, np.ndarray]] | None = None
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        return {"series": self.series, "files": self.files}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["series"], state["files"])  # type: ignore[misc]
+
     def read(self, t: int, rows: range, cols: range) -> tuple[np.ndarray, np.ndarray]:
         """Every band (band, rows, cols) of timestep t and its validity (rows, cols) as bool."""
         key = (t, rows, cols)
@@ -162,6 +175,14 @@ class FrameReads:
         with self._lock:
             self._last = (key, result)
         return result
+
+    def scene_window(self, scene: Scene, rows: range, cols: range) -> tuple[np.ndarray, np.ndarray]:
+        """Every band of one scene over the grid window, and where it is valid (covered, no band nodata)."""
+        return self._scene(scene, rows, cols, True)
+
+    def asset_window(self, asset: Asset, position: AssetBands, rows: range, cols: range) -> tuple[np.ndarray, np.ndarray]:
+        """The bands of one file over the grid window, and where it has a value."""
+        return self._asset(asset, position, rows, cols)
 
     def _mosaic(self, t: int, rows: range, cols: range) -> tuple[np.ndarray, np.ndarray]:
         """The first scene as read, then each pixel it lacks from the next scene that has it."""
@@ -209,12 +230,23 @@ class FrameReads:
         return values, inside
 
 
-class RasterFrames(BackendArray):
-    """The (time, band, y, x) values of `reads`, or with `mask=True` its (time, y, x) uint8 validity."""
+class WindowReads(Protocol):
+    """What RasterFrames reads: FrameReads, or a composite's reads (which add `coverage`)."""
 
-    def __init__(self, reads: FrameReads, mask: bool = False):
+    series: RasterSeries
+
+    def read(self, t: int, rows: range, cols: range) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+class RasterFrames(BackendArray):
+    """The (time, band, y, x) values of `reads`, or with `mask=True` its (time, y, x) uint8 validity,
+    or with `coverage=True` the (time, y, x) uint8 counts its `coverage(t, rows, cols)` gives."""
+
+    def __init__(self, reads: WindowReads, mask: bool = False, coverage: bool = False):
         series = reads.series
         self.reads = reads
+        self.coverage = coverage
+        mask = mask or coverage
         self.mask = mask
         self.dtype = np.dtype("uint8" if mask else series.dtype)
         self.n_band = sum(len(p.indexes) for p in series.positions)
@@ -239,6 +271,10 @@ class RasterFrames(BackendArray):
             r, c = _within(row_range, box_rows), _within(col_range, box_cols)
             every_band = bands == list(range(self.n_band))
             for n, i in enumerate(picked):
+                if self.coverage:
+                    valid = cast(Any, self.reads).coverage(i, box_rows, box_cols)
+                    out[n, 0] = valid[r, c] if isinstance(r, slice) and isinstance(c, slice) else valid[r][:, c]
+                    continue
                 values, valid = self.reads.read(i, box_rows, box_cols)
                 if self.mask:
                     out[n, 0] = valid[r, c] if isinstance(r, slice) and isinstance(c, slice) else valid[r][:, c]

@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import InputError, Unreadable
 from ..format.geometry import size_text
 from .casting import cast_counted, check_lossy
+from .composites import CompositePlan, acquisitions_of, composite_arrays, plain_hints, plan_periods, sources_of
 from .datasets import SERIES_DIMS, Source, open_input_dataset
 from .dated_files import dated_timesteps
 from .frames import FrameReads, OpenFiles, RasterFrames, ReadCache, lazy_array
@@ -29,7 +30,7 @@ from .manifest import manifest_of, parse_bounds
 from .raster_series import RasterSeries, check_series
 from .rasters import Raster, read_headers
 from .scenes import Asset, Scene, Timestep, uris, without
-from .stac_items import is_item_collection, stac_timesteps
+from .stac_items import is_item_collection, stac_acquisitions, stac_timesteps
 
 
 @dataclass(frozen=True)
@@ -43,16 +44,17 @@ class RasterOptions:
     group_by: str | None = None
     date_format: str | None = None
     skip_unreadable: bool = False
+    composite: Any = None  # CompositeOptions: the scenes reduced per period (io/composites.py)
 
 
 def raster_options(
     crs: Any = None, bounds: Any = None, grid: str | None = None, resolution: float | None = None,
     resampling: str | None = None, assets: Sequence[str] | None = None, group_by: str | None = None,
-    date_format: str | None = None, skip_unreadable: bool = False, tap: bool = False,
+    date_format: str | None = None, skip_unreadable: bool = False, tap: bool = False, composite: Any = None,
 ) -> RasterOptions:
     """The reading options of raster files, from convert's keyword arguments."""
     warp = WarpOptions(grid=grid, resolution=resolution, resampling=resampling, tap=tap)
-    return RasterOptions(crs, bounds, warp, assets, group_by, date_format, skip_unreadable)
+    return RasterOptions(crs, bounds, warp, assets, group_by, date_format, skip_unreadable, composite)
 
 
 def open_raster_glob(
@@ -81,26 +83,47 @@ def open_series(
     if given:
         options = ", ".join("--" + k.replace("_", "-") for k in given)
         raise InputError(f"{options} select variables of a NetCDF file or Zarr store; raster files have none")
-    timesteps, names, extent = listed
-    return open_rasters(timesteps, location, cast=cast, rasters=rasters, names=names, extent=extent, lossy=lossy)
+    timesteps, names, extent, plan = listed
+    return open_rasters(timesteps, location, cast=cast, rasters=rasters, names=names, extent=extent, lossy=lossy, plan=plan)
 
 
-def _listed(location: str, found: InputFormat | None, rasters: RasterOptions) -> tuple[list[Timestep], Any, Any] | None:
-    """(timesteps, band names, extent) of the raster files `location` names, None for a dataset."""
+def _listed(location: str, found: InputFormat | None, rasters: RasterOptions) -> tuple[list[Timestep], Any, Any, CompositePlan | None] | None:
+    """(timesteps, band names, extent, composite plan) of the raster files `location` names, None for a dataset."""
     if rasters.date_format is not None and found is not DATED_FILES:
         raise InputError("--date-format reads dates from file names matched by a glob such as 'scenes/*.tif'")
     if found is DATED_FILES:
-        return dated_timesteps(location, rasters.date_format), None, None
+        return _composited(dated_timesteps(location, rasters.date_format), None, None, rasters)
     if found is not LISTING:
         return None
     text = fetch_text(location, "manifest")
+    if suffix(location) == ".json" and is_item_collection(text) and rasters.composite is not None:
+        if rasters.group_by is not None:
+            raise InputError("--group-by day mosaics the items of a day; --composite groups them into periods itself, give one of them")
+        masks = [r.asset for r in rasters.composite.rules]
+        return _planned(stac_acquisitions(text, location, rasters.assets, masks), rasters.composite, None, None)
     if suffix(location) == ".json" and is_item_collection(text):
-        return stac_timesteps(text, location, rasters.assets, rasters.group_by), None, None
+        return stac_timesteps(text, location, rasters.assets, rasters.group_by), None, None, None
     if rasters.assets is not None or rasters.group_by is not None:
         raise InputError(f"--assets and --group-by choose from STAC items; {location} is a manifest of files")
     manifest = manifest_of(text, location)
     steps = [Timestep(item.datetime, (Scene((Asset(item.uri),), f"{item.row} ({item.uri})"),)) for item in manifest.items]
-    return steps, manifest.bands, manifest.bounds
+    return _composited(steps, manifest.bands, manifest.bounds, rasters)
+
+
+def _composited(steps: list[Timestep], names: Any, extent: Any, rasters: RasterOptions) -> tuple[list[Timestep], Any, Any, CompositePlan | None]:
+    """Dated files or manifest rows as they are, or, with --composite, grouped into periods."""
+    if rasters.composite is None:
+        return steps, names, extent, None
+    if rasters.composite.rules:
+        raise InputError("--valid and --mask-bits name mask assets of STAC items; dated files and manifest rows are judged by their nodata and alpha")
+    return _planned(acquisitions_of(steps), rasters.composite, names, extent)
+
+
+def _planned(acquisitions: Any, options: Any, names: Any, extent: Any) -> tuple[list[Timestep], Any, Any, CompositePlan]:
+    plan = plan_periods(acquisitions, options)
+    if plan.offset_bands:  # the listing's scale and offset differ by baseline; the store takes one for all
+        plan = plan_periods(plain_hints(acquisitions), options)
+    return plan.timesteps, names, extent, plan
 
 
 def _raster_choices(rasters: RasterOptions) -> list[str]:
@@ -112,9 +135,10 @@ def _raster_choices(rasters: RasterOptions) -> list[str]:
 
 def open_rasters(
     timesteps: list[Timestep], location: str, *, cast: str | None, rasters: RasterOptions, names: Any = None, extent: Any = None,
-    lossy: bool = False,
+    lossy: bool = False, plan: CompositePlan | None = None,
 ) -> Source:
-    """The timesteps' files as a lazy series on one grid, checked against each other."""
+    """The timesteps' files as a lazy series on one grid, checked against each other; with a
+    composite `plan`, each timestep is a period whose scenes are reduced per pixel."""
     check_lossy(cast, lossy)
     if rasters.bounds is not None and extent is not None:
         raise InputError(f"the extent is given twice, by --bounds and by the bounds of {location}; give it once")
@@ -123,9 +147,11 @@ def open_rasters(
     headers, skipped = _headers(timesteps, rasters.skip_unreadable)
     if skipped:
         timesteps = without(timesteps, set(skipped))
+        plan = plan.without(timesteps) if plan is not None else None
+        timesteps = plan.timesteps if plan is not None else timesteps
     placed_by = None if warp.active else (given or extent)
     series = check_series(timesteps, headers, rasters.crs, placed_by, names, warp)
-    return _source(series, location, cast, skipped, lossy)
+    return _source(series, location, cast, skipped, lossy, plan)
 
 
 def _headers(timesteps: list[Timestep], skip: bool) -> tuple[dict[str, Raster], list[str]]:
@@ -138,7 +164,7 @@ def _headers(timesteps: list[Timestep], skip: bool) -> tuple[dict[str, Raster], 
     return {u: h for u, h in found.items() if isinstance(h, Raster)}, unreadable
 
 
-def _source(series: RasterSeries, location: str, cast: str | None, skipped: list[str], lossy: bool) -> Source:
+def _source(series: RasterSeries, location: str, cast: str | None, skipped: list[str], lossy: bool, plan: CompositePlan | None = None) -> Source:
     grid = series.grid
     a, _, west, _, e, north = grid.transform
     coords = {
@@ -147,11 +173,19 @@ def _source(series: RasterSeries, location: str, cast: str | None, skipped: list
         "y": north + (np.arange(grid.height) + 0.5) * e,
         "x": west + (np.arange(grid.width) + 0.5) * a,
     }
-    files = OpenFiles(series)
-    reads = FrameReads(series, files)
-    data = lazy_array(RasterFrames(reads), SERIES_DIMS, coords)
-    mask = lazy_array(RasterFrames(reads, mask=True), ("time", "y", "x"), coords) if series.needs_mask else None
-    notes = list(series.notes) + _warp_notes(series)
+    coverage, report = None, None
+    origin: tuple[str, ...] = (os.path.basename(location.rstrip("/")) or location,)
+    if plan is not None:
+        series, data, mask, coverage, report, resources, said = composite_arrays(series, plan, coords, SERIES_DIMS)
+        notes = list(series.notes) + list(plan.notes) + said + _warp_notes(series)
+        origin = sources_of(plan) or origin
+    else:
+        files = OpenFiles(series)
+        resources = (files,)
+        reads = FrameReads(series, files)
+        data = lazy_array(RasterFrames(reads), SERIES_DIMS, coords)
+        mask = lazy_array(RasterFrames(reads, mask=True), ("time", "y", "x"), coords) if series.needs_mask else None
+        notes = list(series.notes) + _warp_notes(series)
     if cast is not None:
         data, said = cast_counted(data, cast, lossy)
         notes.append(said)
@@ -160,9 +194,10 @@ def _source(series: RasterSeries, location: str, cast: str | None, skipped: list
     mosaic = any(len(t.scenes) > 1 for t in series.timesteps)
     composite = "first valid pixel of the day's items, in the order listed" if mosaic else "none"
     return Source(
-        data, grid.crs, mask, nodata=series.nodata, bands=series.bands, notes=tuple(notes),
-        origin=(os.path.basename(location.rstrip("/")) or location,), composite=composite, resources=(files, ReadCache()),
-        pixels=series.pixels, resampling=series.resampling,
+        data, grid.crs, mask, coverage, nodata=series.nodata, bands=series.bands, notes=tuple(notes),
+        origin=origin, composite=plan.options.name if plan else composite, resources=(*resources, ReadCache()),
+        pixels=series.pixels, resampling=series.resampling, gap_fill=plan.options.gap_fill if plan else "none",
+        report=(plan, report) if plan else None,
     )
 
 

@@ -42,6 +42,7 @@ class Scene:
 
     assets: tuple[Asset, ...]
     label: str
+    masks: tuple[Asset, ...] = ()  # a composite's mask assets (SCL, QA_PIXEL): read to judge, never stored
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,20 @@ class Timestep:
 
     datetime: np.datetime64
     scenes: tuple[Scene, ...]
+
+
+@dataclass(frozen=True)
+class Acquisition:
+    """One scene at its own date, with what its listing says of it: the observations a composite
+    groups into periods. `boa_offset` is Sentinel-2's: True when the item's values carry the
+    -1000 DN offset of processing baseline 04.00, False when not, None when the item does not say."""
+
+    datetime: np.datetime64
+    scene: Scene
+    collection: str | None = None
+    platform: str | None = None
+    sentinel2: bool = False
+    boa_offset: bool | None = None
 
 
 def uris(timesteps: Sequence[Timestep]) -> list[str]:

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import InputError
 from ..extras import import_extra
 from .listing import gdal_path
-from .scenes import Asset, BandHints, Scene, Timestep, one_per_date
+from .scenes import Acquisition, Asset, BandHints, Scene, Timestep, one_per_date
 
 GROUPINGS = ("day",)
 
@@ -60,6 +60,43 @@ def stac_timesteps(text: str, where: str, assets: Sequence[str] | None, group_by
     steps.sort(key=lambda step: step.datetime)
     one_per_date(steps, "mosaic the items of one day with --group-by day, or remove one of them")
     return steps
+
+
+def stac_acquisitions(text: str, where: str, assets: Sequence[str] | None, masks: Sequence[str] = ()) -> list[Acquisition]:
+    """Every item of the collection as one acquisition in date order (listed order on a tie), with
+    the mask assets `masks` read beside its bands: what a composite groups into periods."""
+    items = _items(json.loads(text), where)
+    if not assets:
+        stac_timesteps(text, where, assets, None)  # the same refusal, naming the assets there are
+    assert assets is not None
+    both = sorted(set(assets) & set(masks))
+    if both:
+        raise InputError(f"{both[0]!r} is a mask asset (--valid or --mask-bits) and in --assets; a mask is not a band of the store, drop it from --assets")
+    found = []
+    for item in items:
+        scene = _scene(item, assets, where)
+        mask_assets = _scene(item, masks, where).assets if masks else ()
+        found.append(Acquisition(
+            _datetime(item, where), Scene(scene.assets, scene.label, tuple(Asset(a.uri) for a in mask_assets)),
+            collection=item.collection_id, platform=item.common_metadata.platform, **_sentinel2(item),
+        ))
+    return sorted(found, key=lambda a: a.datetime)
+
+
+def _sentinel2(item: Any) -> dict[str, Any]:
+    """Whether the item is Sentinel-2's and carries the BOA offset of baseline 04.00: Earth Search
+    says it (earthsearch:boa_offset_applied), Planetary Computer gives the baseline (s2:processing_baseline)."""
+    props = item.properties
+    platform = str(props.get("platform") or props.get("constellation") or "").lower()
+    sentinel2 = platform.startswith("sentinel-2") or "sentinel-2" in str(item.collection_id or "").lower() or any(k.startswith("s2:") for k in props)
+    applied = props.get("earthsearch:boa_offset_applied")
+    if isinstance(applied, bool):
+        return {"sentinel2": sentinel2, "boa_offset": applied}
+    baseline = props.get("s2:processing_baseline")
+    try:
+        return {"sentinel2": sentinel2, "boa_offset": float(baseline) >= 4.0 if baseline is not None else None}
+    except (TypeError, ValueError):
+        return {"sentinel2": sentinel2, "boa_offset": None}
 
 
 def _items(value: Any, where: str) -> list[Any]:

@@ -320,8 +320,8 @@ def _check_plane_shape(values: Any, name: str, n_time: int, height: int, width: 
 def _check_plane_values(mask: Any, coverage: Any) -> None:
     """In-memory mask and coverage are checked up front (lazy ones as each timestep is read)."""
     for name, values in (("mask", mask), ("coverage", coverage)):
-        if values is None or (isinstance(values, xr.DataArray) and values.chunks is not None):
-            continue
+        if values is None or (isinstance(values, xr.DataArray) and (values.chunks is not None or not values.variable._in_memory)):
+            continue  # lazy (dask, or a backend array that reads on indexing): checked window by window as read
         if not hasattr(values, "__array__") or type(values).__module__.startswith("dask"):
             continue
         array = np.asarray(values)
