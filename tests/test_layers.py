@@ -1,9 +1,10 @@
-"""Layers point one way (DESIGN.md): format/ imports nothing of ours but the error classes (errors.py, a leaf); store/ (the
-object-store interface and its backends) builds only on the support modules; the reader builds on format, store
-and the support modules; write, check, io, export and serve build on the reader and
-format but not on each other; compositions (convert, publish, view, demo) sit above them, and the
-commands above everything. The imports are read from the source with `ast`, so a new module is
-checked without being listed here."""
+"""Layers point one way (ARCHITECTURE.md, "Layers", draws this table): format/ imports nothing of ours
+but the error classes (errors.py, a leaf); store/ (the object-store interface and its backends) builds
+only on the support modules; the reader builds on format, store and the support modules; write,
+check, io and export build on the reader, store and format but not on each other; serve builds on
+store and format; compositions (convert, publish, view, demo) sit above them, and the commands above
+everything. The imports are read from the source with `ast`, so a new module is checked without
+being listed here."""
 
 from __future__ import annotations
 
