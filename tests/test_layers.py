@@ -15,13 +15,13 @@ import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "chronozarr"
 
-SUPPORT = {"errors", "extras", "progress", "crs_match", "crs", "buckets", "webapps"}
+SUPPORT = {"errors", "limits", "extras", "progress", "crs_match", "crs", "buckets", "webapps"}
 BELOW_COMPOSITIONS = {"format", "store", "read", "write", "check", "io", "export", "serve"} | SUPPORT
 COMPOSITIONS = {"convert", "publish", "view", "notebook_map", "hosted_viewer", "demo"}
 
 # What each unit (a subpackage, or a module at the top of the package) may import of ours.
 ALLOWED: dict[str, set[str]] = {
-    "format": {"errors"},  # errors.py is a leaf: the format's own refusals are chronozarr errors too
+    "format": {"errors", "limits"},  # leaves: the format's refusals are chronozarr errors, its limits are shared with JS
     **{name: SUPPORT for name in SUPPORT},
     "store": SUPPORT,  # the object-store interface and its backends, beside format at the bottom
     "read": {"format", "store"} | SUPPORT,
