@@ -1,9 +1,10 @@
-"""Layers point one way (DESIGN.md): format/ imports nothing of ours but the error classes (errors.py, a leaf); store/ (the
-object-store interface and its backends) builds only on the support modules; the reader builds on format, store
-and the support modules; write, check, io, export and serve build on the reader and
-format but not on each other; compositions (convert, publish, view, demo) sit above them, and the
-commands above everything. The imports are read from the source with `ast`, so a new module is
-checked without being listed here."""
+"""Layers point one way (ARCHITECTURE.md, "Layers", draws this table): format/ imports nothing of ours
+but the error classes (errors.py, a leaf); store/ (the object-store interface and its backends) builds
+only on the support modules; the reader builds on format, store and the support modules; write,
+check, io and export build on the reader, store and format but not on each other; serve builds on
+store and format; compositions (convert, publish, view, demo) sit above them, and the commands above
+everything. The imports are read from the source with `ast`, so a new module is checked without
+being listed here."""
 
 from __future__ import annotations
 
@@ -14,13 +15,13 @@ import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "chronozarr"
 
-SUPPORT = {"errors", "extras", "progress", "crs_match", "crs", "buckets", "webapps"}
+SUPPORT = {"errors", "limits", "extras", "progress", "crs_match", "crs", "buckets", "webapps"}
 BELOW_COMPOSITIONS = {"format", "store", "read", "write", "check", "io", "export", "serve"} | SUPPORT
 COMPOSITIONS = {"convert", "publish", "view", "notebook_map", "hosted_viewer", "demo"}
 
 # What each unit (a subpackage, or a module at the top of the package) may import of ours.
 ALLOWED: dict[str, set[str]] = {
-    "format": {"errors"},  # errors.py is a leaf: the format's own refusals are chronozarr errors too
+    "format": {"errors", "limits"},  # leaves: the format's refusals are chronozarr errors, its limits are shared with JS
     **{name: SUPPORT for name in SUPPORT},
     "store": SUPPORT,  # the object-store interface and its backends, beside format at the bottom
     "read": {"format", "store"} | SUPPORT,

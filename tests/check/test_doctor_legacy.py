@@ -1,4 +1,4 @@
-"""doctor on a remote store written before spec 0.2 dropped `pixels_per_tile` (reference: "doctor
+"""doctor on a remote store written before the 0.2 spec dropped `pixels_per_tile` (spec 3.4, 13; reference: "doctor
 prints one info line for a remote store that still carries the key"); the store stays valid."""
 
 from __future__ import annotations

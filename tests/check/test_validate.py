@@ -89,7 +89,7 @@ def test_an_unknown_array_is_a_warning_not_a_failure(copy_store: Callable[[str],
 
 
 def test_other_volatility_dimension_names_are_a_warning(copy_store: Callable[[str], Path]) -> None:
-    """Section 5 names no dimensions for volatility; only the example in 3.9 says row and col."""
+    """Spec 5 names no dimensions for volatility; only the example in spec 3.9 says row and col."""
     store = copy_store("unsharded")
     edit_node(store, "volatility", lambda d: (d.update(dimension_names=["y", "x"]), d["attributes"].update(_ARRAY_DIMENSIONS=["y", "x"])))
     report = validate(store)

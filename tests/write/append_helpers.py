@@ -1,4 +1,4 @@
-"""Shared pieces of the append tests: file hashes and the section 14 list of objects an append writes."""
+"""Shared pieces of the append tests: file hashes and the spec 14 list of objects an append writes."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """append (spec 14): 1, then 1, then 5 timesteps onto unsharded and sharded stores, none and
 star-delta; after each append the store validates, decodes equal to its source and to a fresh
-encode at every level, and exactly the objects section 14 lists changed on disk."""
+encode at every level, and exactly the objects spec 14 lists changed on disk."""
 
 from __future__ import annotations
 

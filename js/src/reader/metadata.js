@@ -10,6 +10,7 @@ import { decodeBytes } from './codecs.js';
 import { StoreError } from './errors.js';
 import { cellGrid, checkLevelLayout, checkLevelShapes } from './geometry.js';
 import { historyLayout } from './history-format.js';
+import { MAX_JSON_DEPTH, STAR_DELTA_DATA_TYPES } from './limits.js';
 
 /**
  * @typedef {object} Level
@@ -74,8 +75,6 @@ export async function loadMetadata(transport, signal) {
   }
 }
 
-/** As in the Python reader (format/zarrjson.py): a document nested deeper is built to exhaust a stack. */
-const MAX_JSON_DEPTH = 64;
 
 /**
  * A parsed JSON document (untrusted), or null when the object is missing.
@@ -186,7 +185,7 @@ async function parseRoot(transport, root, block, signal) {
   checkLevelShapes(checked, mirrors);
   const [nTime, nBand] = levels[0].data.shape;
   const dtype = levels[0].data.dtype;
-  if (encoding === 'star-delta' && dtype !== 'uint8' && dtype !== 'uint16') {
+  if (encoding === 'star-delta' && !STAR_DELTA_DATA_TYPES.includes(dtype)) {
     throw new StoreError(`star-delta store with data_type ${dtype}: star-delta is uint8/uint16 only`);
   }
   const times = Array.isArray(block.times) ? parseTimes(block.times) : await timeMirror(transport, node, paths[0], signal);

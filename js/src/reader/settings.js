@@ -4,10 +4,11 @@
  * @module
  */
 import { StoreError } from './errors.js';
+import { CALL_DEADLINE_MS, SHARD_INDEX_CACHE_BYTES } from './limits.js';
 import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_TIMEOUT_MS } from './transport.js';
 
 /** Default bound on all the requests of one call (opening, a cell), retries and waits included. */
-export const DEFAULT_DEADLINE_MS = 50_000;
+export const DEFAULT_DEADLINE_MS = CALL_DEADLINE_MS;
 
 export const MiB = 2 ** 20;
 
@@ -83,8 +84,8 @@ export function storeSettings(options) {
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     deadlineMs: options.deadlineMs ?? DEFAULT_DEADLINE_MS,
     forbiddenIsNotFound: options.forbiddenIsNotFound ?? false,
-    // As many as the Python reader keeps.
-    shardIndexBytes: options.shardIndexBytes ?? 32 * MiB,
+    // As many as the Python reader keeps (limits.json).
+    shardIndexBytes: options.shardIndexBytes ?? SHARD_INDEX_CACHE_BYTES,
   };
   for (const name of /** @type {const} */ (['timeoutMs', 'deadlineMs'])) {
     if (!(settings[name] > 0 && Number.isFinite(settings[name]))) throw new RangeError(`${name} must be a positive number of milliseconds, got ${options[name]}`);

@@ -4,6 +4,7 @@
  */
 import { crc32c } from './crc32c.js';
 import { StoreError } from './errors.js';
+import { SHARD_INDEX_CHECKSUM_BYTES as CHECKSUM, SHARD_INDEX_ENTRY_BYTES as ENTRY } from './limits.js';
 
 /**
  * @typedef {object} ShardIndex
@@ -12,7 +13,7 @@ import { StoreError } from './errors.js';
  */
 
 /** Bytes of the index of a shard of `chunks` inner chunks: 16 * n + 4 (spec 7.2). @param {number} chunks */
-export const indexBytes = (chunks) => 16 * chunks + 4;
+export const indexBytes = (chunks) => ENTRY * chunks + CHECKSUM;
 
 /**
  * Check the checksum and every entry of a raw index and return its entries, by the rules of the
@@ -29,8 +30,8 @@ export function parseShardIndex(raw, info, shardLength, where) {
   const n = info.chunksPerShard;
   if (raw.length !== info.indexBytes) throw new StoreError(`${where}: shard index is ${raw.length} bytes, expected ${info.indexBytes}`);
   const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  const body = raw.subarray(0, raw.length - 4);
-  if (crc32c(body) !== view.getUint32(raw.length - 4, true)) {
+  const body = raw.subarray(0, raw.length - CHECKSUM);
+  if (crc32c(body) !== view.getUint32(raw.length - CHECKSUM, true)) {
     throw new StoreError(`${where}: shard index checksum mismatch (a corrupt shard, or a shard length from an outdated root zarr.json: reopen the store)`);
   }
   const offsets = new Float64Array(n);
@@ -40,16 +41,16 @@ export function parseShardIndex(raw, info, shardLength, where) {
   /** @param {string} message */
   const damaged = (message) => new StoreError(`${where}: shard index ${message}; the shard is damaged: re-encode or re-upload it`);
   for (let i = 0; i < n; i++) {
-    const emptyOffset = view.getUint32(16 * i, true) === 0xffffffff && view.getUint32(16 * i + 4, true) === 0xffffffff;
-    const emptyLength = view.getUint32(16 * i + 8, true) === 0xffffffff && view.getUint32(16 * i + 12, true) === 0xffffffff;
+    const emptyOffset = view.getUint32(ENTRY * i, true) === 0xffffffff && view.getUint32(ENTRY * i + 4, true) === 0xffffffff;
+    const emptyLength = view.getUint32(ENTRY * i + 8, true) === 0xffffffff && view.getUint32(ENTRY * i + 12, true) === 0xffffffff;
     if (emptyOffset !== emptyLength) throw damaged(`entry ${i} is half empty: both values must be 2^64-1`);
     if (emptyOffset) {
       offsets[i] = -1;
       lengths[i] = -1;
       continue;
     }
-    const offset = uint64(view, 16 * i);
-    const length = uint64(view, 16 * i + 8);
+    const offset = uint64(view, ENTRY * i);
+    const length = uint64(view, ENTRY * i + 8);
     if (length === 0) throw damaged(`entry ${i} stores a chunk of 0 bytes`);
     if (offset == null || length == null || offset < dataStart || offset + length > dataEnd) {
       const inside = shardLength == null ? 'past the index' : `inside bytes ${dataStart}-${dataEnd - 1}, the shard's data`;

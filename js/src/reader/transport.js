@@ -14,12 +14,13 @@
 import { checkPartial, contentRangeTotal, refuseTransformed } from './answers.js';
 import { FetchError, StoreError, abortError, isAbort } from './errors.js';
 import { METADATA, isForeground } from './limiter.js';
+import { REQUEST_TIMEOUT_MS } from './limits.js';
 import { discard, readBody } from './response-body.js';
 import { sleep } from './signals.js';
 import { watchdog } from './watchdog.js';
 
 /** Default bound on each wait of a request, in milliseconds. */
-export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_TIMEOUT_MS = REQUEST_TIMEOUT_MS;
 /** Default waits before each retry of a failed attempt, in milliseconds. */
 export const DEFAULT_RETRY_DELAYS_MS = Object.freeze([250, 1000, 3000]);
 

@@ -17,7 +17,7 @@ from ..read.arrays import decode_chunk, decode_strings
 from .arraydocs import attributes, check_codecs, check_node, layout
 from .context import Context, LevelFacts, canonical, doc_key
 
-VOLATILITY_DIMS = ["row", "col"]  # the spec's example (3.9); section 5 names no dimensions
+VOLATILITY_DIMS = ["row", "col"]  # the example of spec 3.9; spec 5 names no dimensions
 COORDS = (("time", ("int64",)), ("band", ("string", "int32")), ("y", ("float64",)), ("x", ("float64",)))
 
 

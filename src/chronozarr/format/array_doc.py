@@ -32,7 +32,7 @@ KEY_SEPARATOR = "/"
 
 def object_key(array_path: str, indices: Iterable[int | str]) -> str:
     """Key of the chunk or shard at grid `indices` of an array: the default Zarr v3 key encoding
-    with "/" (spec 2), `{array}/c/{i}/{j}/...`."""
+    with "/" (spec 2.1), `{array}/c/{i}/{j}/...`."""
     return f"{array_path}/c/" + "/".join(map(str, indices))
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import numcodecs
 import numpy as np
 
+from ..limits import BLOSC_CNAMES, BLOSC_SHUFFLES  # what spec 8 allows of blosc in a level's arrays
 from .checksum import CRC32C, verified, with_checksum
 from .zstd_frame import zstd_content_size, zstd_prefix, zstd_size_bound, zstd_with_size
 
@@ -49,8 +50,6 @@ CODECS = {
 CODEC_NAMES = tuple(CODECS)
 DEFAULT_CODEC = "zstd"
 DEFAULT_LEVEL = 5
-BLOSC_CNAMES = ("zstd", "lz4")
-BLOSC_SHUFFLES = ("noshuffle", "shuffle")  # what spec 8 allows in a level's arrays
 BITSHUFFLE = "bitshuffle"  # blosc's bit shuffle: the history array's codec only (docs/format-history.md)
 
 

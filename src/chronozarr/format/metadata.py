@@ -14,12 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from ..limits import DATA_TYPES
 from .geometry import Level
 from .temporal import ENCODINGS, NONE, STAR_DELTA, references_from_json, references_to_json
 
 SPEC_VERSION = "0.2.0"
 SUPPORTED_VERSIONS = re.compile(r"^0\.[12](\.\d+)?$")
-DTYPES = ("uint8", "uint16", "int16", "float32")
+DTYPES = DATA_TYPES
 GAP_FILLS = ("carry-forward", "none")
 
 SENTINEL2_COMMON_NAMES = {

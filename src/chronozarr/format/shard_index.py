@@ -11,8 +11,10 @@ from __future__ import annotations
 import google_crc32c
 import numpy as np
 
-ENTRY_BYTES = 16  # two little-endian uint64: offset, nbytes
-CHECKSUM_BYTES = 4  # crc32c of the entries, little-endian
+from ..limits import SHARD_INDEX_CHECKSUM_BYTES, SHARD_INDEX_ENTRY_BYTES
+
+ENTRY_BYTES = SHARD_INDEX_ENTRY_BYTES  # two little-endian uint64: offset, nbytes
+CHECKSUM_BYTES = SHARD_INDEX_CHECKSUM_BYTES  # crc32c of the entries, little-endian
 EMPTY = 2**64 - 1  # both values of an inner chunk that is not stored
 
 

@@ -8,10 +8,12 @@ from typing import Any
 
 import numpy as np
 
+from ..limits import STAR_DELTA_DATA_TYPES
+
 NONE = "none"
 STAR_DELTA = "star-delta"
 ENCODINGS = (NONE, STAR_DELTA)
-STAR_DELTA_DTYPES = ("uint8", "uint16")
+STAR_DELTA_DTYPES = STAR_DELTA_DATA_TYPES
 AUTO_THRESHOLD = 0.85
 NOMINAL_ANCHOR_INTERVAL = 6
 VOLATILITY_DIVISOR = 10000.0

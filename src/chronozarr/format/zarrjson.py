@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 # A chronozarr document nests about ten deep (root, consolidated copy, sharding codec, ...); one
-# nested far deeper is built to exhaust a parser's stack or a reader's recursion, not to be read.
-MAX_JSON_DEPTH = 64
+# nested far deeper (MAX_JSON_DEPTH, shared with the JS reader) is built to exhaust a parser's stack
+# or a reader's recursion, not to be read.
+from ..limits import MAX_JSON_DEPTH
 
 
 def parse_json(raw: bytes) -> Any:

@@ -16,12 +16,13 @@ import numpy as np
 
 from ..format.array_doc import ArrayDocument
 from ..format.geometry import Level
+from ..limits import SHARD_INDEX_CACHE_BYTES
 from ..store import ObjectStore
 from .assemble import AnchorCache, assemble
 from .cache import ByteLRU
 from .chunks import ChunkFetcher
 
-INDEX_BYTES = 32 * 2**20
+INDEX_BYTES = SHARD_INDEX_CACHE_BYTES
 
 
 class RegionReader:

@@ -14,13 +14,14 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..errors import FetchError, StoreError
+from ..limits import CALL_DEADLINE_SECONDS, REQUEST_TIMEOUT_SECONDS
 from .deadline import call_deadline, time_left
 from .interface import DEFAULT_MAX_OBJECT_BYTES, ReadOnlyWrites, bound, check_key, check_object_size, read_only
 
-DEFAULT_TIMEOUT = 10.0  # seconds: connecting, the first byte of an answer, any pause in its body
+DEFAULT_TIMEOUT = REQUEST_TIMEOUT_SECONDS  # connecting, the first byte of an answer, any pause in its body
 DEFAULT_RETRIES = 3
 DEFAULT_BACKOFF = 0.25
-DEFAULT_DEADLINE = 50.0  # seconds for all the requests of one call: a read of many objects ends within a minute
+DEFAULT_DEADLINE = CALL_DEADLINE_SECONDS  # all the requests of one call: a read of many objects ends within a minute
 MAX_REDIRECTS = 5
 SMALL_BODY = 64 * 2**10  # an error answer up to this size is read to keep its connection
 
