@@ -107,16 +107,21 @@ def test_composite_options_are_refused_without_composite_and_with_group_by(tmp_p
 BASELINE_DATES = ["2022-01-10T10:00:00Z", "2022-01-20T10:00:00Z", "2022-01-28T10:00:00Z", "2022-02-05T10:00:00Z"]
 
 
-def _baseline_scenes(seed: int, key: str, old, new, high: int = 250):
+# Earth Search: the baseline, and whether it took the offset out of the COGs (false: values carry +1000)
+EARTH_SEARCH_OLD = {"s2:processing_baseline": "03.01", "earthsearch:boa_offset_applied": False}
+EARTH_SEARCH_NEW = {"s2:processing_baseline": "04.00", "earthsearch:boa_offset_applied": False}
+
+
+def _baseline_scenes(seed: int, old: dict, new: dict, high: int = 250):
     scenes = make_scenes(BASELINE_DATES, seed=seed, high=high)
     for scene in scenes:
-        scene.properties = {key: old if scene.when < "2022-01-25" else new}
+        scene.properties = dict(old if scene.when < "2022-01-25" else new)
     return scenes
 
 
-@pytest.mark.parametrize("key, old, new", [("earthsearch:boa_offset_applied", False, True), ("s2:processing_baseline", "03.01", "04.00")])
-def test_a_baseline_mix_is_stored_on_the_04_00_convention_older_scenes_shifted(tmp_path: Path, key: str, old, new) -> None:
-    scenes = _baseline_scenes(7, key, old, new)
+@pytest.mark.parametrize("old, new", [(EARTH_SEARCH_OLD, EARTH_SEARCH_NEW), ({"s2:processing_baseline": "03.01"}, {"s2:processing_baseline": "04.00"})])
+def test_a_baseline_mix_is_stored_on_the_04_00_convention_older_scenes_shifted(tmp_path: Path, old: dict, new: dict) -> None:
+    scenes = _baseline_scenes(7, old, new)
     result, (data, mask, coverage, _, attrs) = _composite(tmp_path, scenes, composite="month", reducer="mean")
     shifts = {s.name: 1000 for s in scenes[:2]}
     want = expected_composite([scenes[:3], scenes[3:]], "mean", shifts=shifts)
@@ -128,14 +133,24 @@ def test_a_baseline_mix_is_stored_on_the_04_00_convention_older_scenes_shifted(t
 
 
 def test_harmonize_none_keeps_values_as_delivered(tmp_path: Path) -> None:
-    scenes = _baseline_scenes(8, "earthsearch:boa_offset_applied", False, True)
+    scenes = _baseline_scenes(8, EARTH_SEARCH_OLD, EARTH_SEARCH_NEW)
     result, (data, _, _, _, _) = _composite(tmp_path, scenes, composite="month", reducer="mean", harmonize="none")
     np.testing.assert_array_equal(data, expected_composite([scenes[:3], scenes[3:]], "mean")[0])
     assert "not harmonised" in str(result)
 
 
+def test_scenes_the_provider_harmonised_already_are_not_shifted(tmp_path: Path) -> None:
+    """Earth Search's `earthsearch:boa_offset_applied` true on a 04.00 item: the provider took the
+    +1000 DN out of the COGs, so the series is on one convention as delivered and nothing moves."""
+    scenes = _baseline_scenes(11, EARTH_SEARCH_OLD, {"s2:processing_baseline": "04.00", "earthsearch:boa_offset_applied": True})
+    result, (data, mask, coverage, _, _) = _composite(tmp_path, scenes, composite="month", reducer="mean")
+    for got, expected in zip((data, mask, coverage), expected_composite([scenes[:3], scenes[3:]], "mean"), strict=True):
+        np.testing.assert_array_equal(got, expected)
+    assert "shifted" not in str(result) and "not harmonised" not in str(result)
+
+
 def test_a_mix_the_items_do_not_tell_is_refused_naming_harmonize(tmp_path: Path) -> None:
-    scenes = _baseline_scenes(9, "earthsearch:boa_offset_applied", False, True)
+    scenes = _baseline_scenes(9, EARTH_SEARCH_OLD, EARTH_SEARCH_NEW)
     scenes[0].properties = {}
     with pytest.raises(InputError, match="--harmonize none"):
         _composite(tmp_path, scenes, composite="month")
@@ -147,7 +162,7 @@ def test_a_mix_the_items_do_not_tell_is_refused_naming_harmonize(tmp_path: Path)
 
 
 def test_a_shift_that_leaves_the_uint16_range_is_refused_naming_the_pixels(tmp_path: Path) -> None:
-    scenes = _baseline_scenes(10, "earthsearch:boa_offset_applied", False, True, high=65535)
+    scenes = _baseline_scenes(10, EARTH_SEARCH_OLD, EARTH_SEARCH_NEW, high=65535)
     with pytest.raises(InputError, match=r"uint16 range at \d+ pixel"):
         _composite(tmp_path, scenes, composite="month")
 
@@ -201,11 +216,11 @@ def test_dated_files_make_iso_week_composites_judged_by_their_nodata(tmp_path: P
 def test_baseline_scales_and_offsets_the_items_declare_give_way_to_the_store_convention(tmp_path: Path) -> None:
     """Earth Search declares offset 0 on older items and -0.1 on 04.00 ones: a mix the files could not
     share, stored as one convention; a user's provenance gains the composite fields it lacks."""
-    scenes = _baseline_scenes(16, "earthsearch:boa_offset_applied", False, True)
+    scenes = _baseline_scenes(16, EARTH_SEARCH_OLD, EARTH_SEARCH_NEW)
     items = write_items(tmp_path, scenes)
     collection = json.loads(items.read_text())
     for feature in collection["features"]:
-        offset = -0.1 if feature["properties"]["earthsearch:boa_offset_applied"] else 0.0
+        offset = -0.1 if feature["properties"]["s2:processing_baseline"] == "04.00" else 0.0
         for key in ("B04", "B08"):
             feature["assets"][key]["raster:bands"] = [{"nodata": 0, "scale": 0.0001, "offset": offset, "data_type": "uint16"}]
     items.write_text(json.dumps(collection))
@@ -241,7 +256,7 @@ def test_append_keeps_the_store_baseline_convention_or_refuses_a_jump(tmp_path: 
     dates = ["2021-12-10T10:00:00Z", "2022-01-10T10:00:00Z", "2022-02-05T10:00:00Z", "2022-03-05T10:00:00Z"]
     scenes = make_scenes(dates, seed=18)
     for scene in scenes:
-        scene.properties = {"earthsearch:boa_offset_applied": scene.when >= "2022-01-25"}
+        scene.properties = dict(EARTH_SEARCH_NEW if scene.when >= "2022-01-25" else EARTH_SEARCH_OLD)
     folders = [tmp_path / name for name in ("a", "b", "c", "d")]
     for folder in folders:
         folder.mkdir()

@@ -84,15 +84,18 @@ def stac_acquisitions(text: str, where: str, assets: Sequence[str] | None, masks
 
 
 def _sentinel2(item: Any) -> dict[str, Any]:
-    """Whether the item is Sentinel-2's and carries the BOA offset of baseline 04.00: Earth Search
-    says it (earthsearch:boa_offset_applied), Planetary Computer gives the baseline (s2:processing_baseline)."""
+    """Whether the item is Sentinel-2's, and whether its pixels carry the +1000 DN of baseline
+    04.00 (BOA_ADD_OFFSET -1000): told by the baseline (`s2:processing_baseline`, given by
+    Planetary Computer and Earth Search), unless the provider says it took the offset out already
+    (`earthsearch:boa_offset_applied` true: the values are on the older convention). None when
+    the item says neither."""
     props = item.properties
     platform = str(props.get("platform") or props.get("constellation") or "").lower()
     sentinel2 = platform.startswith("sentinel-2") or "sentinel-2" in str(item.collection_id or "").lower() or any(k.startswith("s2:") for k in props)
-    applied = props.get("earthsearch:boa_offset_applied")
-    if isinstance(applied, bool):
-        return {"sentinel2": sentinel2, "boa_offset": applied}
-    baseline = props.get("s2:processing_baseline")
+    applied = props.get("earthsearch:boa_offset_applied", props.get("sentinel:boa_offset_applied"))
+    if applied is True:
+        return {"sentinel2": sentinel2, "boa_offset": False}
+    baseline = props.get("s2:processing_baseline", props.get("sentinel:processing_baseline"))
     try:
         return {"sentinel2": sentinel2, "boa_offset": float(baseline) >= 4.0 if baseline is not None else None}
     except (TypeError, ValueError):
