@@ -31,10 +31,10 @@ NORTH = 9_160_640
 DATES = ["2024-06-03T15:12:41Z", "2024-06-13T15:12:39Z", "2024-06-23T15:12:44Z", "2024-07-03T15:12:40Z"]
 
 
-def live_search(bbox: list[float], datetime: str, max_cloud: float) -> dict[str, Any]:
-    """Every page of an Earth Search search, as one FeatureCollection."""
+def live_search(bbox: list[float], datetime: str, max_cloud: float, collection: str = "sentinel-2-l2a") -> dict[str, Any]:
+    """Every page of an Earth Search search of one collection, as one FeatureCollection."""
     body: dict[str, Any] | None = {
-        "collections": ["sentinel-2-l2a"], "bbox": bbox, "datetime": datetime, "limit": 100,
+        "collections": [collection], "bbox": bbox, "datetime": datetime, "limit": 100,
         "query": {"eo:cloud_cover": {"lt": max_cloud}}, "sortby": [{"field": "properties.datetime", "direction": "asc"}],
     }
     url, features = EARTH_SEARCH, []
