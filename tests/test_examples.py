@@ -52,6 +52,30 @@ def test_leafmap_notebook_runs_in_a_kernel(monkeypatch: pytest.MonkeyPatch) -> N
     assert "200 *\n" in texts and texts[-1] == "3"
 
 
+def test_notebook_widget_runs_in_a_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    import zarr
+
+    notebook = nbformat.read(EXAMPLES / "notebook_widget" / "demo.ipynb", as_version=4)
+    monkeypatch.setenv("PYTHONPATH", ENV["PYTHONPATH"])  # the kernel inherits it
+    NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(EXAMPLES / "notebook_widget")}}).execute()
+    cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    outputs = [o for cell in cells for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    text = [[o.get("text", "") or o.get("data", {}).get("text/plain", "") for o in cell.outputs] for cell in cells]
+    store = Path(text[0][0].strip())
+    widget = next(o for o in cells[1].outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {}))
+    assert widget.data["application/vnd.jupyter.widget-view+json"]["model_id"]
+    # 2024-03-10 is nearest to March (timestep 2); the state says so at once
+    assert text[2] == ["2 2024-03-01T00:00:00Z ndvi\n"]
+    assert text[3] == ["[]"]  # no browser, no clicks
+    # the pixel history against the store read by zarr-python (an encoding none store holds true values)
+    b08 = zarr.open_group(store, mode="r")["0/data"][:, 3, 20, 10]
+    assert text[4][0] == f"{b08.tolist()}\n"
+    table = text[4][1].splitlines()  # the physical values: the band header, the time header, 6 dates
+    assert table[0].split() == ["band", "B02", "B03", "B04", "B08"] and len(table) == 2 + 6
+    assert [float(line.split()[4]) for line in table[2:]] == [round(v * 1e-4, 4) for v in b08.tolist()]
+
+
 def _cli(*args: str | Path) -> str:
     """A chronozarr command in its own process, as a user types it."""
     return _run("-c", "import sys; from chronozarr.cli import main; sys.argv[0] = 'chronozarr'; sys.exit(main())", *args)
