@@ -12,6 +12,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from browser_check import needs_chromium
 from nbclient import NotebookClient
 from served_files import http_site  # noqa: F401  (a fixture)
 
@@ -158,3 +159,25 @@ def test_png_frames_with_world_files_and_with_bounds(tmp_path: Path) -> None:
             np.testing.assert_array_equal(two.read_mask(t), one.read_mask(t))
         np.testing.assert_array_equal(two.to_xarray(lod=0, times=[0]).x.values, xs)
         np.testing.assert_array_equal(two.to_xarray(lod=0, times=[0]).y.values, ys)
+
+
+@needs_chromium
+def test_png_frames_worked_example_end_to_end_and_in_the_viewer(tmp_path: Path) -> None:
+    """convert.sh as the guide runs it: frames, convert, validate, bit-exact check, and the headless
+    viewer; the pixels it clicked read back what the PNG holds there, read through Pillow."""
+    script = EXAMPLES / "png_frames" / "convert.sh"
+    run = subprocess.run(["bash", str(script), str(tmp_path)], capture_output=True, text=True, timeout=300,
+                         env={**ENV, "CHRONOZARR_PYTHON": sys.executable})
+    assert run.returncode == 0, run.stderr[-3000:]
+    lines = run.stdout.splitlines()
+    assert "valid (0 fail" in run.stdout and "6 frames bit-exact" in run.stdout and lines[-1] == "ok"
+    viewer = json.loads(lines[-2])
+    assert viewer["t"] == 1 and viewer["products"] == {"true_color": True, "false_color": False, "ndvi": False, "ndwi": False,
+                                                       "water": False, "band": True}
+    frame = _png_rgba(tmp_path / "frames" / "2019-02.png")
+    clicked = {(p["x"], p["y"]): p for p in viewer["pixels"]}
+    assert sorted(clicked) == [(10, 10), (50, 50), (90, 20), (100, 30)]
+    for (x, y), p in clicked.items():
+        assert p["stored"] == frame[:3, y, x].tolist() and p["valid"] == bool(frame[3, y, x] != 0)
+        assert p["drawn"] == (frame[:3, y, x].tolist() if p["valid"] else [9, 12, 18])
+    assert [p["valid"] for p in viewer["pixels"]] == [True, True, False, False]  # two under the cloud
