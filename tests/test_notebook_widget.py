@@ -45,6 +45,8 @@ def test_set_resolves_a_date_to_the_nearest_timestep_and_says_so_in_the_state(se
     assert w.t == 0 and w._asked == {"t": 0, "product": "band", "band": "B08"}
     w.set(t="2030-01-01")
     assert w.t == 3
+    w.set(compare=None, zoom=None)  # None leaves a field out, except compare: None ends the split view
+    assert sent[-1] == {"v": 1, "type": "chronozarr:set", "compare": None}
 
 
 @pytest.mark.parametrize(("fields", "named"), [

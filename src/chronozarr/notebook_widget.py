@@ -109,7 +109,7 @@ def widget_class() -> type:
 
         def set(self, **fields: Any) -> None:
             """Change the view, as `chronozarr:set` does: t (an index or a date), product, band,
-            zoom, center, playing, speed. Checked here first; the state asked for is kept."""
+            zoom, center, playing, speed, compare. Checked here first; the state asked for is kept."""
             msg = _checked_set(self._store, fields)
             self._asked = {**self._asked, **msg}
             for key in ("t", "product", "band"):
@@ -165,10 +165,11 @@ def _iso(t: np.datetime64) -> str:
 
 def _checked_set(store: Any, fields: dict[str, Any]) -> dict[str, Any]:
     """The `set` fields with `t` as an index, or an InputError naming the field and what it takes."""
-    unknown = sorted(set(fields) - {"t", "product", "band", "zoom", "center", "playing", "speed"})
+    unknown = sorted(set(fields) - {"t", "product", "band", "zoom", "center", "playing", "speed", "compare"})
     if unknown:
-        raise InputError(f"set() takes t, product, band, zoom, center, playing and speed; not {', '.join(unknown)}")
-    msg = {k: v for k, v in fields.items() if v is not None}
+        raise InputError(f"set() takes t, product, band, zoom, center, playing, speed and compare; not {', '.join(unknown)}")
+    # None leaves a field out, but compare=None ends the split view (the viewer checks compare)
+    msg = {k: v for k, v in fields.items() if v is not None or k == "compare"}
     n = len(store.times)
     if "t" in msg:
         t = msg["t"]
