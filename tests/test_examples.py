@@ -13,6 +13,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from browser_check import needs_chromium
 from nbclient import NotebookClient
 from served_files import http_site  # noqa: F401  (a fixture)
 
@@ -51,6 +52,30 @@ def test_leafmap_notebook_runs_in_a_kernel(monkeypatch: pytest.MonkeyPatch) -> N
     assert widget.data["application/vnd.jupyter.widget-view+json"]["model_id"]
     texts = [o.get("text", "") or o.get("data", {}).get("text/plain", "") for o in outputs]
     assert "200 *\n" in texts and texts[-1] == "3"
+
+
+def test_notebook_widget_runs_in_a_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    import zarr
+
+    notebook = nbformat.read(EXAMPLES / "notebook_widget" / "demo.ipynb", as_version=4)
+    monkeypatch.setenv("PYTHONPATH", ENV["PYTHONPATH"])  # the kernel inherits it
+    NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(EXAMPLES / "notebook_widget")}}).execute()
+    cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    outputs = [o for cell in cells for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    text = [[o.get("text", "") or o.get("data", {}).get("text/plain", "") for o in cell.outputs] for cell in cells]
+    store = Path(text[0][0].strip())
+    widget = next(o for o in cells[1].outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {}))
+    assert widget.data["application/vnd.jupyter.widget-view+json"]["model_id"]
+    # 2024-03-10 is nearest to March (timestep 2); the state says so at once
+    assert text[2] == ["2 2024-03-01T00:00:00Z ndvi\n"]
+    assert text[3] == ["[]"]  # no browser, no clicks
+    # the pixel history against the store read by zarr-python (an encoding none store holds true values)
+    b08 = zarr.open_group(store, mode="r")["0/data"][:, 3, 20, 10]
+    assert text[4][0] == f"{b08.tolist()}\n"
+    table = text[4][1].splitlines()  # the physical values: the band header, the time header, 6 dates
+    assert table[0].split() == ["band", "B02", "B03", "B04", "B08"] and len(table) == 2 + 6
+    assert [float(line.split()[4]) for line in table[2:]] == [round(v * 1e-4, 4) for v in b08.tolist()]
 
 
 def _cli(*args: str | Path) -> str:
@@ -190,3 +215,25 @@ def test_nisar_gcov_products_read_from_their_hdf5_groups(tmp_path: Path) -> None
             np.testing.assert_array_equal(store.read_mask(t), valid.astype(np.uint8))
             np.testing.assert_array_equal(store.read(t)[:, valid], images[:, valid])
             assert (store.read(t)[:, ~valid] == 0).all()  # NaN is never stored
+
+
+@needs_chromium
+def test_png_frames_worked_example_end_to_end_and_in_the_viewer(tmp_path: Path) -> None:
+    """convert.sh as the guide runs it: frames, convert, validate, bit-exact check, and the headless
+    viewer; the pixels it clicked read back what the PNG holds there, read through Pillow."""
+    script = EXAMPLES / "png_frames" / "convert.sh"
+    run = subprocess.run(["bash", str(script), str(tmp_path)], capture_output=True, text=True, timeout=300,
+                         env={**ENV, "CHRONOZARR_PYTHON": sys.executable})
+    assert run.returncode == 0, run.stderr[-3000:]
+    lines = run.stdout.splitlines()
+    assert "valid (0 fail" in run.stdout and "6 frames bit-exact" in run.stdout and lines[-1] == "ok"
+    viewer = json.loads(lines[-2])
+    assert viewer["t"] == 1 and viewer["products"] == {"true_color": True, "false_color": False, "ndvi": False, "ndwi": False,
+                                                       "water": False, "band": True}
+    frame = _png_rgba(tmp_path / "frames" / "2019-02.png")
+    clicked = {(p["x"], p["y"]): p for p in viewer["pixels"]}
+    assert sorted(clicked) == [(10, 10), (50, 50), (90, 20), (100, 30)]
+    for (x, y), p in clicked.items():
+        assert p["stored"] == frame[:3, y, x].tolist() and p["valid"] == bool(frame[3, y, x] != 0)
+        assert p["drawn"] == (frame[:3, y, x].tolist() if p["valid"] else [9, 12, 18])
+    assert [p["valid"] for p in viewer["pixels"]] == [True, True, False, False]  # two under the cloud

@@ -17,7 +17,7 @@ SOURCE = Path(__file__).resolve().parents[1] / "src" / "chronozarr"
 
 SUPPORT = {"errors", "limits", "extras", "progress", "crs_match", "crs", "buckets", "webapps"}
 BELOW_COMPOSITIONS = {"format", "store", "read", "write", "check", "io", "export", "serve"} | SUPPORT
-COMPOSITIONS = {"convert", "publish", "view", "notebook_map", "hosted_viewer", "demo"}
+COMPOSITIONS = {"convert", "publish", "view", "notebook_map", "notebook_widget", "hosted_viewer", "demo"}
 
 # What each unit (a subpackage, or a module at the top of the package) may import of ours.
 ALLOWED: dict[str, set[str]] = {

@@ -53,13 +53,13 @@ export function stretchDomain(range, extent) {
 }
 
 /**
- * @param {{ bands: readonly import('./typedefs.js').Band[] }} store
+ * @param {{ attrs: { bands: readonly import('./typedefs.js').Band[] } }} store
  * @param {{ mode: string, range: number[] }} look lookFor's result
  * @param {{ product: string, band: number, extent?: [number, number] | null }} state
  * @returns {LegendSpec}
  */
 export function legendFor(store, look, { product, band, extent = null }) {
-  const used = productBands(product, store.bands, band).filter((i) => i >= 0).map((i) => store.bands[i]);
+  const used = productBands(product, store.attrs.bands, band).filter((i) => i >= 0).map((i) => store.attrs.bands[i]);
   if (product === 'ndvi' || product === 'ndwi') {
     const ramp = RAMPS[product];
     return { kind: 'ramp', title: product.toUpperCase(), units: 'index', domain: [-1, 1], ticks: [-1, -0.5, 0, 0.5, 1], color: (v) => rampColor(ramp, v), stretch: null };

@@ -9,7 +9,7 @@ import { WATER } from './ramps.js';
 /**
  * The values of one pixel of a reader cell, by band: stored, physical (null when invalid), valid,
  * and the physical value again as `reflectance` for a reflectance band (null otherwise).
- * @param {Pick<import('./typedefs.js').Store, 'bands' | 'nodata'>} store
+ * @param {Pick<import('./typedefs.js').Store, 'attrs' | 'nodata'>} store
  * @param {{ data: ArrayLike<number>, mask?: Uint8Array, chunkWidth: number, chunkHeight: number }} cell
  * @param {number} ix column inside the chunk
  * @param {number} iy row inside the chunk
@@ -18,7 +18,7 @@ export function pixelValues(store, cell, ix, iy) {
   const { data, mask, chunkWidth: cw, chunkHeight: ch } = cell;
   const i = iy * cw + ix;
   const masked = mask ? mask[i] === 0 : false;
-  const bands = store.bands.map((band, b) => {
+  const bands = store.attrs.bands.map((band, b) => {
     const stored = data[b * cw * ch + i];
     const valid = mask ? !masked : store.nodata == null || stored !== store.nodata;
     const value = valid ? stored * band.scale + band.offset : null;

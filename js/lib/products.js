@@ -106,7 +106,7 @@ export function normalizedDifference(a, b) {
 /**
  * What the fragment shader needs to colour a product: band layers, scale and offset, the display
  * mode (reflectance tone map, linear stretch, 8-bit as stored) and the stretch range.
- * @param {{ bands: readonly Band[], dtype: string, nodata: number | null, hasMask: boolean }} store
+ * @param {{ attrs: { bands: readonly Band[] }, dtype: string, nodata: number | null, hasMask: boolean }} store
  * @param {object} o
  * @param {string} o.product
  * @param {number} o.band index of the band the `band` product shows
@@ -115,16 +115,16 @@ export function normalizedDifference(a, b) {
  * @param {number} [o.stretchLo] the reflectance that shows black when tone mapped (0)
  */
 export function lookFor(store, { product, band, range, auto, stretchLo = 0 }) {
-  const used = productBands(product, store.bands, band);
-  const natural = displayMode(product, store.bands, used, store.dtype);
+  const used = productBands(product, store.attrs.bands, band);
+  const natural = displayMode(product, store.attrs.bands, used, store.dtype);
   const mode = range && natural !== 'index' ? 'linear' : natural;
   return {
     product: PRODUCT_CODES[/** @type {keyof PRODUCT_CODES} */ (product)],
     display: mode === 'index' ? 0 : DISPLAY_CODES[/** @type {keyof DISPLAY_CODES} */ (mode)],
     mode,
     bands: used,
-    scale: used.map((i) => (i >= 0 ? store.bands[i].scale : 1)),
-    offset: used.map((i) => (i >= 0 ? store.bands[i].offset : 0)),
+    scale: used.map((i) => (i >= 0 ? store.attrs.bands[i].scale : 1)),
+    offset: used.map((i) => (i >= 0 ? store.attrs.bands[i].offset : 0)),
     // A tone-mapped look reads its black and white points here.
     range: mode === 'reflectance' ? [stretchLo, TONE_WHITE] : range ?? auto ?? [0, 1],
     nodata: store.nodata,

@@ -7,7 +7,7 @@
  * Valid physical values of the given bands over the chunks `entries` of level k inside the level-0
  * box, at most about `limit` of them (one stride over rows and columns). Masked pixels and, for a
  * store without a mask, nodata values are left out.
- * @param {{ nodata: number | null, bands: readonly { scale: number, offset: number }[], levels: readonly { chunkSize: number }[] }} store
+ * @param {{ nodata: number | null, attrs: { bands: readonly { scale: number, offset: number }[] }, levels: readonly { chunkSize: number }[] }} store
  * @param {number} k
  * @param {{ row: number, col: number, cell: { data: ArrayLike<number>, mask?: Uint8Array, chunkWidth: number, chunkHeight: number, width: number, height: number } }[]} entries
  * @param {import('./typedefs.js').Rect} box level-0 pixels
@@ -38,7 +38,7 @@ export function sampleValues(store, k, entries, box, bands, limit) {
         for (const b of used) {
           const raw = data[b * cw * ch + i];
           if (!mask && nodata != null && raw === nodata) continue;
-          const band = store.bands[b];
+          const band = store.attrs.bands[b];
           out.push(raw * band.scale + band.offset);
         }
       }

@@ -237,7 +237,7 @@ export class ChronozarrLayer {
     return this.#store ? [...this.#store.bandNames] : [];
   }
   get products() {
-    return this.#store ? productList(this.#store.bands) : [];
+    return this.#store ? productList(this.#store.attrs.bands) : [];
   }
   get t() {
     return this.#t;

@@ -24,7 +24,7 @@ import { TONE_WHITE } from '../lib/ramps.js';
  * @property {import('../src/reader/store.js').StoreOptions} [storeOptions] passed to openStore
  */
 
-/** @typedef {Pick<import('../lib/typedefs.js').Store, 'times' | 'bands' | 'bandNames'>} StoreFacts */
+/** @typedef {Pick<import('../lib/typedefs.js').Store, 'times' | 'attrs' | 'bandNames'>} StoreFacts */
 
 /** @param {StoreFacts} store @param {number} t */
 export function checkTime(store, t) {
@@ -35,8 +35,8 @@ export function checkTime(store, t) {
 
 /** @param {StoreFacts} store @param {string | null} id */
 export function checkProduct(store, id) {
-  const p = productList(store.bands).find((q) => q.id === id);
-  if (!p) throw new Error(`unknown product ${JSON.stringify(id)}: one of ${productList(store.bands).map((q) => q.id).join(', ')}`);
+  const p = productList(store.attrs.bands).find((q) => q.id === id);
+  if (!p) throw new Error(`unknown product ${JSON.stringify(id)}: one of ${productList(store.attrs.bands).map((q) => q.id).join(', ')}`);
   if (!p.available) throw new Error(`product ${id} needs bands this store does not have (${store.bandNames.join(', ')})`);
   return p.id;
 }

@@ -24,7 +24,7 @@ export function checkedStart(store, asked, fail) {
   };
   const t = orDefault(() => checkTime(store, asked.t), 0);
   const band = orDefault(() => bandIndex(store, asked.band), 0);
-  const fallback = defaultProduct(store.bands);
+  const fallback = defaultProduct(store.attrs.bands);
   const product = orDefault(() => checkProduct(store, asked.product ?? fallback), fallback);
   return { t, band, product };
 }

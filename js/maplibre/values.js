@@ -34,7 +34,7 @@ export async function valueAt(store, place, lngLat, t, signal) {
   const { row, col, ...inCell } = pixelCell(store.levels[0], x, y);
   const cell = await store.getCell(0, row, col, t, { signal });
   const px = pixelValues(store, cell, inCell.x, inCell.y);
-  return { t, time: store.times[t], lngLat: { lng, lat }, x, y, row, col, valid: px.valid, bands: px.bands, ...pixelIndices(store.bands, px.bands) };
+  return { t, time: store.times[t], lngLat: { lng, lat }, x, y, row, col, valid: px.valid, bands: px.bands, ...pixelIndices(store.attrs.bands, px.bands) };
 }
 
 /**
@@ -51,5 +51,5 @@ export function valueDrawn(store, scene, place, lngLat) {
   if (!hit) return null;
   const inCell = pixelCell(store.levels[hit.lod], hit.x, hit.y);
   const px = pixelValues(store, hit.entry.cell, inCell.x, inCell.y);
-  return { t: hit.entry.t, time: store.times[hit.entry.t], lod: hit.lod, lngLat: { lng, lat }, x, y, valid: px.valid, bands: px.bands, ...pixelIndices(store.bands, px.bands) };
+  return { t: hit.entry.t, time: store.times[hit.entry.t], lod: hit.lod, lngLat: { lng, lat }, x, y, valid: px.valid, bands: px.bands, ...pixelIndices(store.attrs.bands, px.bands) };
 }

@@ -25,7 +25,8 @@ function oneCell(bands, pixel, nodata = null) {
   pixel.forEach((v, b) => (data[b * CS * CS + 2 * CS + 1] = v));
   const store = {
     times: ['2024-01-01', '2024-02-01'],
-    bands,
+    bands: bands.map((b) => b.name),
+    attrs: { bands },
     nodata,
     levels: [{ width: CS, height: CS, chunkSize: CS, gridRows: 1, gridCols: 1 }],
     getCell: async () => ({ data, chunkWidth: CS, chunkHeight: CS, width: CS, height: CS }),

@@ -99,6 +99,10 @@ declare global {
     messages: { origin: string; data: any }[];
     send(msg: any): void;
 
+    /** e2e/widget-host.html: what the notebook widget sent to Python, and a custom message from Python. */
+    sent: any[];
+    emit(msg: any): void;
+
     /** The page of e2e/viewer-package.test.mjs. */
     viewer: MountedViewer & { api: ViewerApi };
     events: ({ type: string } & Record<string, any>)[];

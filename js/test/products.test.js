@@ -52,7 +52,7 @@ test('reflectance is tone mapped, 8-bit RGB shown as stored, indices use ramps, 
 });
 
 test('a look carries the bands\' scale and offset, and a fixed range makes any product but an index linear', () => {
-  const store = { bands: LANDSAT, dtype: 'uint16', nodata: 0, hasMask: false };
+  const store = { attrs: { bands: LANDSAT }, dtype: 'uint16', nodata: 0, hasMask: false };
   const look = lookFor(store, { product: 'false_color', band: 0, range: [0, 0.3], auto: null });
   assert.equal(look.mode, 'linear');
   assert.deepEqual(look.bands, [3, 2, 1]);
@@ -61,7 +61,7 @@ test('a look carries the bands\' scale and offset, and a fixed range makes any p
   assert.deepEqual(look.range, [0, 0.3]);
   assert.equal(look.nodata, 0);
   assert.equal(lookFor(store, { product: 'ndvi', band: 0, range: [0, 0.3], auto: null }).mode, 'index');
-  const auto = lookFor({ ...store, bands: DEM, dtype: 'int16' }, { product: 'band', band: 0, range: null, auto: [10, 20] });
+  const auto = lookFor({ ...store, attrs: { bands: DEM }, dtype: 'int16' }, { product: 'band', band: 0, range: null, auto: [10, 20] });
   assert.deepEqual([auto.mode, auto.range, auto.scale, auto.offset], ['linear', [10, 20], [0.1, 1, 1], [-500, 0, 0]]);
 });
 
@@ -72,7 +72,7 @@ test('normalizedDifference is numpy\'s clipped (a - b) / (a + b), 0 where the su
 });
 
 test('stretchLo is the black point of the reflectance tone map: black at it, white at 0.3, square root between', () => {
-  const store = { bands: S2, dtype: 'uint16', nodata: 0, hasMask: false };
+  const store = { attrs: { bands: S2 }, dtype: 'uint16', nodata: 0, hasMask: false };
   assert.deepEqual(lookFor(store, { product: 'true_color', band: 0, range: null, auto: null, stretchLo: 0.02 }).range, [0.02, 0.3]);
   assert.deepEqual(lookFor(store, { product: 'true_color', band: 0, range: null, auto: [0.1, 0.2] }).range, [0, 0.3]);
   assert.equal(toneValue(0.02, 0.02), 0);

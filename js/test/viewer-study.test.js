@@ -16,8 +16,9 @@ import { withDuration } from '../viewer/webm-duration.js';
 
 const reflectance = (/** @type {string} */ name, /** @type {string} */ common) => ({ name, common_name: common, scale: 1e-4, offset: 0, units: 'reflectance' });
 const s2 = {
-  bands: [reflectance('B02', 'blue'), reflectance('B03', 'green'), reflectance('B04', 'red'), reflectance('B08', 'nir')],
+  bands: ['B02', 'B03', 'B04', 'B08'],
   bandNames: ['B02', 'B03', 'B04', 'B08'],
+  attrs: { bands: [reflectance('B02', 'blue'), reflectance('B03', 'green'), reflectance('B04', 'red'), reflectance('B08', 'nir')] },
   dtype: 'uint16',
   nodata: 0,
   hasMask: false,
@@ -81,7 +82,7 @@ test('the scale bar: grid metres for UTM, cos(lat) for EPSG:3857, degrees with t
 });
 
 test('the history CSV: one row per pixel, date and band, physical empty where invalid, coverage as given', () => {
-  const v = (/** @type {number[]} */ stored, /** @type {number[]} */ valid) => ({ valid: valid.every(Boolean), bands: s2.bands.map((b, i) => ({ name: b.name, stored: stored[i], valid: valid[i] === 1, value: valid[i] ? stored[i] * b.scale : null })) });
+  const v = (/** @type {number[]} */ stored, /** @type {number[]} */ valid) => ({ valid: valid.every(Boolean), bands: s2.attrs.bands.map((b, i) => ({ name: b.name, stored: stored[i], valid: valid[i] === 1, value: valid[i] ? stored[i] * b.scale : null })) });
   const pixel = { id: 1, color: '#fff', lod: 1, x: 2, y: 3, x0: 5, y0: 7, got: [v([1, 2, 3, 4], [1, 1, 1, 1]), v([0, 0, 0, 0], [0, 0, 0, 0]), null] };
   const lines = historyCsv(s2, [pixel], [[2, 0, null]]).trim().split('\n');
   assert.equal(lines[0], 'pixel,x,y,level,level_x,level_y,lon,lat,time,band,stored,physical,valid,coverage');

@@ -25,7 +25,7 @@ export function createAddress({ store, params, env, state, clock, compare, wordm
   function write() {
     const c = pixelToStore(transform, state.cam.cx, state.cam.cy);
     const here = env.page ? location.href : `${env.fullViewer}?store=${encodeURIComponent(params.store ?? '')}`;
-    const href = stateUrl(here, { t: state.t, product: state.product, band: store.bands[state.band].name, zoom: state.cam.zoom, center: [c.x, c.y], range: state.range, compare: compare.state });
+    const href = stateUrl(here, { t: state.t, product: state.product, band: store.bands[state.band], zoom: state.cam.zoom, center: [c.x, c.y], range: state.range, compare: compare.state });
     if (env.page) history.replaceState(history.state, '', href);
     wordmark.href = params.embed || !env.page ? fullViewerUrl(href) : href;
     hook.permalink = href;

@@ -207,11 +207,11 @@ async function start(store, { params, $, hook, embed, env, root }) {
   const canvas = $('map', HTMLCanvasElement);
   const label = (/** @type {number} */ t) => store.times[t].slice(0, 10);
   const storeName = decodeURIComponent(new URL(store.url).pathname.replace(/\/+$/, '').split('/').pop() || store.url);
-  const products = productList(store.bands);
+  const products = productList(store.attrs.bands);
   const notices = createNotices({ $, embed, label });
   // The bar gets its final content before the canvas is measured: the camera, the first reads and
   // the drawing buffer (made once, in wire) all take the size the map keeps.
-  fillControls({ $, products, bands: store.bands, product: initialProduct(store, params, products), storeName });
+  fillControls({ $, products, bands: store.attrs.bands, product: initialProduct(store, params, products), storeName });
   const firstSize = cssSize(canvas);
   const state = initialState(store, params, products, firstSize);
   const warm = new AbortController();

@@ -77,7 +77,7 @@ export function createCursorReadout(host, { store, canvas, locate }) {
       : '';
     const when = info.t == null ? '<span>not loaded</span>' : `<span>${store.times[info.t].slice(0, 10)}${info.lod ? ` · level ${info.lod}` : ''}</span>`;
     const vals = info.values
-      ? `<span class="cur-values">${info.values.bands.map((b, i) => `${esc(b.name)} ${formatValue(store.bands[i], b.value)} <span class="muted">(${b.stored})</span>`).join(' · ')}${info.values.valid ? '' : ' · <span class="cur-invalid">invalid</span>'}</span>`
+      ? `<span class="cur-values">${info.values.bands.map((b, i) => `${esc(b.name)} ${formatValue(store.attrs.bands[i], b.value)} <span class="muted">(${b.stored})</span>`).join(' · ')}${info.values.valid ? '' : ' · <span class="cur-invalid">invalid</span>'}</span>`
       : '';
     el.innerHTML = `<span>row ${info.row}, col ${info.col}</span>${where}${when}${vals}`;
     host.style.setProperty('--cursor-h', `${el.offsetHeight}px`);

@@ -28,7 +28,7 @@ import { shaderDeltaFor } from './renderer.js';
  */
 export function initialState(store, params, products, size) {
   const n = store.times.length;
-  const bands = store.bands;
+  const bands = store.attrs.bands;
   const level0 = store.levels[0];
   let cam = fitCamera(level0, size.w, size.h);
   if (params.z) cam.zoom = params.z;
@@ -54,7 +54,7 @@ export function initialState(store, params, products, size) {
  * @param {{ id: string, available: boolean }[]} products
  */
 export function initialProduct(store, params, products) {
-  return params.p && products.find((p) => p.id === params.p && p.available) ? params.p : defaultProduct(store.bands);
+  return params.p && products.find((p) => p.id === params.p && p.available) ? params.p : defaultProduct(store.attrs.bands);
 }
 
 /**

@@ -33,13 +33,13 @@ const BAND_DASHES = ['', '5 2', '1.5 1.5'];
 /**
  * The chart's title and series for the held pixels and the product on screen: the index for NDVI,
  * NDWI and water, else the product's bands.
- * @param {{ bands: readonly import('../lib/typedefs.js').Band[] }} store
+ * @param {{ attrs: { bands: readonly import('../lib/typedefs.js').Band[] } }} store
  * @param {HeldPixel[]} pixels
  * @param {{ product: string, band: number }} look
  * @returns {{ title: string, series: import('./chart.js').Series[] }}
  */
 export function historySeries(store, pixels, { product, band }) {
-  const bands = store.bands;
+  const bands = store.attrs.bands;
   const used = productBands(product, bands, band).filter((i) => i >= 0);
   const index = product === 'ndvi' || product === 'ndwi' || product === 'water' ? (product === 'ndvi' ? 'NDVI' : 'NDWI') : null;
   const one = pixels.length === 1;
@@ -68,7 +68,7 @@ const CSV_HEADER = ['pixel', 'x', 'y', 'level', 'level_x', 'level_y', 'lon', 'la
 /**
  * The held pixels' values as CSV, one row per pixel, date and band: stored value, physical value
  * (empty when invalid), validity and coverage (empty when the store has none).
- * @param {Pick<import('../lib/typedefs.js').Store, 'crs' | 'levels' | 'times' | 'bands'>} store
+ * @param {Pick<import('../lib/typedefs.js').Store, 'crs' | 'levels' | 'times' | 'attrs'>} store
  * @param {HeldPixel[]} pixels
  * @param {((number | null)[] | null)[]} coverage per pixel, per timestep
  */
@@ -83,7 +83,7 @@ export function historyCsv(store, pixels, coverage) {
     store.times.forEach((time, t) => {
       const v = p.got[t];
       const cov = coverage[k]?.[t];
-      store.bands.forEach((band, b) => {
+      store.attrs.bands.forEach((band, b) => {
         const px = v ? v.bands[b] : null;
         const row = [...where, time, band.name, px ? px.stored : '', px && px.valid ? px.value : '', px ? px.valid : '', cov ?? ''];
         lines.push(row.map(csvField).join(','));

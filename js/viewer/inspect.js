@@ -82,7 +82,7 @@ export function createInspector({ store, panel, body, chartHost, markers, screen
 function valuesMarkup(store, hit, px) {
   const rows = px.bands
     .map((b, i) => {
-      const band = store.bands[i];
+      const band = store.attrs.bands[i];
       const units = b.units ? ` <span class="units">${esc(b.units)}</span>` : isReflectance(band) ? ' <span class="units">reflectance</span>' : '';
       return `<tr><th scope="row">${esc(b.name)}${band.common_name ? ` <span class="muted">${esc(band.common_name)}</span>` : ''}</th><td class="num">${formatValue(band, b.value)}${units}</td><td class="num muted">${b.stored}</td></tr>`;
     })

@@ -52,7 +52,7 @@ export function clickReport(store, hit, x0, y0) {
  */
 export function readyReport(store, about, state, more) {
   const geo = store.crs != null;
-  const bands = store.bands;
+  const bands = store.attrs.bands;
   return {
     store: { url: about.url, name: about.name, crs: store.crs },
     times: [...store.times],

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from .errors import MissingExtraError, StoreError
+from .errors import StoreError
+from .notebook_widget import widget_class
 from .serve import StoreServer
 from .webapps import BUILT, web_root
 
@@ -181,39 +182,9 @@ def _shared_root() -> _ViewRoot:
         return _SHARED
 
 
-_ESM = """
-function render({ model, el }) {
-  const frame = document.createElement("iframe");
-  frame.style.cssText = "width: 100%; border: 0;";
-  const update = () => {
-    frame.src = model.get("url");
-    frame.style.height = model.get("height") + "px";
-  };
-  update();
-  model.on("change:url", update);
-  model.on("change:height", update);
-  el.appendChild(frame);
-}
-export default { render };
-"""
-
-
 def view(store: str | os.PathLike[str], *, height: int = 480) -> Any:
     """The viewer for `store` as a notebook widget (anywidget): an iframe on a server this
-    process keeps running, shared by every call."""
-    try:
-        import anywidget
-        import traitlets
-    except ImportError:
-        raise MissingExtraError(
-            "chronozarr.view in a notebook needs anywidget: pip install 'chronozarr[notebook]' (or use the "
-            "`chronozarr view STORE` command, which needs nothing extra)"
-        ) from None
-
-    class ViewerWidget(anywidget.AnyWidget):
-        _esm = _ESM
-        url = traitlets.Unicode("").tag(sync=True)
-        height = traitlets.Int(480).tag(sync=True)
-
+    process keeps running, shared by every call, with the embed API from Python (notebook_widget)."""
+    widget = widget_class()
     session = start_view(store, root=_shared_root()) if not is_url(store) or viewer_installed() else start_view(store)
-    return ViewerWidget(url=session.url, height=int(height))
+    return widget(os.fspath(store), url=session.url, height=int(height))

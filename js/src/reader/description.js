@@ -28,6 +28,7 @@ export function describe(meta) {
     }),
   );
   const bands = meta.bands.map((b) => Object.freeze(b));
+  const names = Object.freeze(bands.map((b) => b.name));
   const times = Object.freeze([...meta.times]);
   return {
     specVersion: meta.specVersion,
@@ -35,8 +36,10 @@ export function describe(meta) {
     times,
     /** the same strings under Python's name for them (times_iso); Python's `times` is datetime64 */
     timesIso: times,
-    bands: Object.freeze(bands),
-    bandNames: Object.freeze(bands.map((b) => b.name)),
+    /** band names, as the reference reader's `store.bands`; the band objects are `attrs.bands` */
+    bands: names,
+    /** the same names (kept: up to 0.2.0 `bands` held the band objects and `bandNames` the names) */
+    bandNames: names,
     dtype: meta.levels[0].data.dtype,
     crs: meta.crs,
     nodata: meta.nodata,
@@ -50,7 +53,8 @@ export function describe(meta) {
      * @param {number} resolution in the CRS's units per pixel
      */
     levelForResolution: (resolution) => levels.reduce((best, l) => (l.resolution <= resolution ? Math.max(best, l.index) : best), 0),
-    attrs: Object.freeze({ ...meta.block, bands }),
+    /** the root chronozarr block; `attrs.bands` holds the band objects (name, scale, offset, ...) */
+    attrs: Object.freeze({ ...meta.block, bands: Object.freeze(bands) }),
     /** every attribute of the root group (chronozarr, multiscales, ...), as stored */
     rootAttrs: Object.freeze({ ...meta.rootAttributes }),
     hasMask: meta.maskVariable != null,
