@@ -146,6 +146,22 @@ export function measure(edges, project, key, { width, height, minPx = 4 }) {
 }
 
 /**
+ * Pixels the layer left undrawn with all four neighbours drawn: a hole (at a seam between cells,
+ * say), which no store's mask makes at the check's store. As [x, y], at most `max` of them.
+ * @param {Classify} covered byCoverage @param {number} width @param {number} height @param {number} [max]
+ */
+export function holes(covered, width, height, max = 20) {
+  /** @type {[number, number][]} */
+  const out = [];
+  for (let y = 1; y < height - 1 && out.length < max; y++) {
+    for (let x = 1; x < width - 1 && out.length < max; x++) {
+      if (!covered(x, y) && covered(x - 1, y) && covered(x + 1, y) && covered(x, y - 1) && covered(x, y + 1)) out.push([x, y]);
+    }
+  }
+  return out;
+}
+
+/**
  * The outline as boundaries: points `step` apart along a closed ring of lon/lat.
  * @param {[number, number][]} ring @param {number} [step] @returns {Edge[]}
  */

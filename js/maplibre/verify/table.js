@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * @typedef {{ zoom: number, bearing: number, pitch: number, level: number, boundaries: number, maxErrorPx: number, meanErrorPx: number, outline: number, outlineMaxErrorPx: number, missing: number }} Row
+ * @typedef {{ zoom: number, bearing: number, pitch: number, level: number, boundaries: number, maxErrorPx: number, meanErrorPx: number, outline: number, outlineMaxErrorPx: number, missing: number, holes?: number }} Row
  * @typedef {{ store: string, viewport: string, texelPx: number, subpixelBits: number, limitPx: number, renderer?: string, rows: Row[] }} Results
  */
 
@@ -21,14 +21,14 @@ const END = '<!-- placement:end -->';
 
 /** The table as Markdown. @param {Results} r */
 export function placementTable(r) {
-  const px = (/** @type {number} */ v) => v.toFixed(3);
+  const px = (/** @type {number} */ v) => v.toFixed(4);
   const lines = [
     `Measured on ${r.store}, a ${r.viewport} map, texels of the level drawn about ${r.texelPx} CSS px at the view's centre` +
       `${r.renderer ? `, ${r.renderer}` : ''} (SUBPIXEL_BITS ${r.subpixelBits}); limit ${px(r.limitPx)} px.`,
     '',
-    '| zoom | bearing | pitch | level | boundaries checked | max error px | mean offset px | outline checked | outline max error px | not drawn |',
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...r.rows.map((w) => `| ${w.zoom} | ${w.bearing} | ${w.pitch} | ${w.level} | ${w.boundaries} | ${px(w.maxErrorPx)} | ${px(w.meanErrorPx)} | ${w.outline} | ${px(w.outlineMaxErrorPx)} | ${w.missing} |`),
+    '| zoom | bearing | pitch | level | boundaries checked | max error px | mean offset px | outline checked | outline max error px | boundaries not drawn | holes |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...r.rows.map((w) => `| ${w.zoom} | ${w.bearing} | ${w.pitch} | ${w.level} | ${w.boundaries} | ${px(w.maxErrorPx)} | ${px(w.meanErrorPx)} | ${w.outline} | ${px(w.outlineMaxErrorPx)} | ${w.missing} | ${w.holes ?? '-'} |`),
   ];
   return lines.join('\n');
 }
