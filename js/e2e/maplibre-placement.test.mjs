@@ -33,7 +33,7 @@ const ORIENTATIONS = [{ bearing: 0, pitch: 0 }, { bearing: 30, pitch: 0 }, { bea
 const LIMIT = 0.5 + 2e-3;
 
 /** @typedef {{ a: [number, number], b: [number, number] }} Edge */
-/** @typedef {{ width: number, height: number, outline: [number, number][], texel_mercator: number, views: { level: number, x: number, y: number, edges: Edge[] }[] }} Truth */
+/** @typedef {{ width: number, height: number, outline: [number, number][], texel_mercator: number, views: { level: number, x: number, y: number, edges: Edge[], box: [number, number][] }[] }} Truth */
 
 /** The level-0 pixel a view of `level` is centred on: near the store's north-west corner, so the outline shows. @param {number} level */
 const centreOf = (level) => [Math.min(40 * 2 ** level, 192), Math.min(30 * 2 ** level, 160)];
@@ -104,7 +104,7 @@ describe('MapLibre layer placement against pyproj', { skip, timeout: 300_000 }, 
       for (const { bearing, pitch } of ORIENTATIONS) {
         await page.evaluate((v) => window.map.jumpTo(v), { center, zoom, bearing, pitch });
         await drawnAt(page, view.level);
-        const m = await page.evaluate(async ({ edges, outline, step }) => {
+        const m = await page.evaluate(async ({ edges, outline, step, box }) => {
           const align = await import('../maplibre/verify/align.js');
           const layer = window.layer;
           const map = window.map;
@@ -120,9 +120,10 @@ describe('MapLibre layer placement against pyproj', { skip, timeout: 300_000 }, 
             texels: align.measure(edges, project, align.byColour(shown), size),
             outline: align.measure(align.ringEdges(outline, step), project, align.byCoverage(shown, hidden), size),
             holes: align.holes(align.byCoverage(shown, hidden), shown.width, shown.height),
+            strays: align.strays(edges, box, project, align.byColour(shown), align.byCoverage(shown, hidden), size),
           };
-        }, { edges: view.edges, outline: truth.outline, step: 2 ** view.level });
-        rows.push({ zoom: Number(zoom.toFixed(2)), bearing, pitch, level: view.level, boundaries: m.texels.checked, maxErrorPx: m.texels.maxError, meanErrorPx: m.texels.meanError, outline: m.outline.checked, outlineMaxErrorPx: m.outline.maxError, missing: m.texels.missing + m.outline.missing, holes: m.holes.length, holesAt: m.holes, worst: m.texels.worst, outlineWorst: m.outline.worst });
+        }, { edges: view.edges, outline: truth.outline, step: 2 ** view.level, box: view.box });
+        rows.push({ zoom: Number(zoom.toFixed(2)), bearing, pitch, level: view.level, boundaries: m.texels.checked, maxErrorPx: m.texels.maxError, meanErrorPx: m.texels.meanError, outline: m.outline.checked, outlineMaxErrorPx: m.outline.maxError, missing: m.texels.missing + m.outline.missing, holes: m.holes.length, holesAt: m.holes, changes: m.strays.changes, strays: m.strays.at.length, straysAt: m.strays.at, worst: m.texels.worst, outlineWorst: m.outline.worst });
       }
     }
     if (process.env.PLACEMENT_RESULTS) writeFileSync(process.env.PLACEMENT_RESULTS, `${JSON.stringify({ store: 'EPSG:32618, 384 x 320 at 10 m, levels 0 to 3', viewport: `${W} x ${H}`, texelPx: TEXEL_PX, renderer: `Chromium ${s.browser.version()}, ${renderer}`, subpixelBits, limitPx: LIMIT, rows }, null, 1)}\n`);
@@ -132,6 +133,8 @@ describe('MapLibre layer placement against pyproj', { skip, timeout: 300_000 }, 
       assert.ok(r.outline >= 20, `${where}: only ${r.outline} outline boundaries on screen`);
       assert.equal(r.missing, 0, `${where}: ${r.missing} boundaries not drawn`);
       assert.deepEqual(r.holesAt, [], `${where}: pixels left undrawn inside the footprint`);
+      assert.ok(r.changes >= 1000, `${where}: only ${r.changes} colour changes looked at for strays`);
+      assert.deepEqual(r.straysAt, [], `${where}: colour changes where no texel boundary is`);
       assert.ok(r.maxErrorPx <= LIMIT, `${where}: a texel boundary ${r.maxErrorPx} px off: ${JSON.stringify(r.worst)}`);
       assert.ok(r.outlineMaxErrorPx <= LIMIT, `${where}: the outline ${r.outlineMaxErrorPx} px off: ${JSON.stringify(r.outlineWorst)}`);
     }

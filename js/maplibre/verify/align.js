@@ -162,6 +162,56 @@ export function holes(covered, width, height, max = 20) {
 }
 
 /**
+ * Colour changes between neighbouring drawn pixels that no boundary explains: a pair of pixels of
+ * different colours within `box` (a convex quadrilateral of lon/lat, 2 px in from its sides) where
+ * neither pixel's centre is within 1.5 px of one of `edges` (a boundary drawn within 0.5 px of
+ * its place lies between the centres of the pair it separates): `at` as [x, y, 'x' | 'y'], at most
+ * `max` of them, and `changes`, how many changes between drawn pixels the box holds.
+ * @param {Edge[]} edges all the boundaries inside the box
+ * @param {[number, number][]} box @param {Project} project
+ * @param {Classify} key @param {Classify} covered
+ * @param {{ width: number, height: number, max?: number }} o
+ */
+export function strays(edges, box, project, key, covered, { width, height, max = 20 }) {
+  const near = new Uint8Array(width * height);
+  const R = 1.5;
+  for (const e of edges) {
+    const A = project(e.a);
+    const B = project(e.b);
+    const dx = B.x - A.x;
+    const dy = B.y - A.y;
+    const len2 = dx * dx + dy * dy || 1;
+    for (let y = Math.max(0, Math.floor(Math.min(A.y, B.y) - R)); y <= Math.min(height - 1, Math.ceil(Math.max(A.y, B.y) + R)); y++) {
+      for (let x = Math.max(0, Math.floor(Math.min(A.x, B.x) - R)); x <= Math.min(width - 1, Math.ceil(Math.max(A.x, B.x) + R)); x++) {
+        const u = Math.max(0, Math.min(1, ((x + 0.5 - A.x) * dx + (y + 0.5 - A.y) * dy) / len2));
+        if (Math.hypot(x + 0.5 - A.x - u * dx, y + 0.5 - A.y - u * dy) <= R) near[y * width + x] = 1;
+      }
+    }
+  }
+  const corners = box.map(project);
+  const turn = Math.sign((corners[1].x - corners[0].x) * (corners[2].y - corners[0].y) - (corners[1].y - corners[0].y) * (corners[2].x - corners[0].x));
+  const inside = (/** @type {number} */ x, /** @type {number} */ y) => corners.every((a, i) => {
+    const b = corners[(i + 1) % corners.length];
+    return (turn * ((b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x))) / Math.hypot(b.x - a.x, b.y - a.y) >= 2;
+  });
+  /** @type {[number, number, 'x' | 'y'][]} */
+  const at = [];
+  let changes = 0;
+  for (let y = 0; y < height - 1; y++) {
+    for (let x = 0; x < width - 1; x++) {
+      if (!covered(x, y) || !inside(x + 0.5, y + 0.5)) continue;
+      const here = near[y * width + x];
+      for (const [nx, ny, axis] of /** @type {const} */ ([[x + 1, y, 'x'], [x, y + 1, 'y']])) {
+        if (!covered(nx, ny) || key(x, y) === key(nx, ny)) continue;
+        changes++;
+        if (!here && !near[ny * width + nx] && at.length < max) at.push([x, y, axis]);
+      }
+    }
+  }
+  return { changes, at };
+}
+
+/**
  * The outline as boundaries: points `step` apart along a closed ring of lon/lat.
  * @param {[number, number][]} ring @param {number} [step] @returns {Edge[]}
  */

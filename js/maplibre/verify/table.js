@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * @typedef {{ zoom: number, bearing: number, pitch: number, level: number, boundaries: number, maxErrorPx: number, meanErrorPx: number, outline: number, outlineMaxErrorPx: number, missing: number, holes?: number }} Row
+ * @typedef {{ zoom: number, bearing: number, pitch: number, level: number, boundaries: number, maxErrorPx: number, meanErrorPx: number, outline: number, outlineMaxErrorPx: number, missing: number, holes?: number, changes?: number, strays?: number }} Row
  * @typedef {{ store: string, viewport: string, texelPx: number, subpixelBits: number, limitPx: number, renderer?: string, rows: Row[] }} Results
  */
 
@@ -26,9 +26,9 @@ export function placementTable(r) {
     `Measured on ${r.store}, a ${r.viewport} map, texels of the level drawn about ${r.texelPx} CSS px at the view's centre` +
       `${r.renderer ? `, ${r.renderer}` : ''} (SUBPIXEL_BITS ${r.subpixelBits}); limit ${px(r.limitPx)} px.`,
     '',
-    '| zoom | bearing | pitch | level | boundaries checked | max error px | mean offset px | outline checked | outline max error px | boundaries not drawn | holes |',
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...r.rows.map((w) => `| ${w.zoom} | ${w.bearing} | ${w.pitch} | ${w.level} | ${w.boundaries} | ${px(w.maxErrorPx)} | ${px(w.meanErrorPx)} | ${w.outline} | ${px(w.outlineMaxErrorPx)} | ${w.missing} | ${w.holes ?? '-'} |`),
+    '| zoom | bearing | pitch | level | boundaries checked | max error px | mean offset px | outline checked | outline max error px | boundaries not drawn | holes | colour changes | stray |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...r.rows.map((w) => `| ${w.zoom} | ${w.bearing} | ${w.pitch} | ${w.level} | ${w.boundaries} | ${px(w.maxErrorPx)} | ${px(w.meanErrorPx)} | ${w.outline} | ${px(w.outlineMaxErrorPx)} | ${w.missing} | ${w.holes ?? '-'} | ${w.changes ?? '-'} | ${w.strays ?? '-'} |`),
   ];
   return lines.join('\n');
 }

@@ -4,7 +4,8 @@ python truth.py STORE [LEVEL:X:Y:R ...] -> JSON on stdout:
   outline   the level-0 footprint's edge, a closed ring of lon/lat at every level-0 pixel corner
   views     per LEVEL:X:Y:R, the texel edges of LEVEL within R texels of level-0 pixel (X, Y):
             {level, x, y, edges: [{a, b, left, right}]}, a and b the lon/lat of the edge's ends,
-            left and right those of the centres of the level's texels on either side
+            left and right those of the centres of the level's texels on either side; box the
+            lon/lat corners of the block of texels whose edges these are
   texel_mercator  side of a level-0 texel at the footprint's centre in Web Mercator units (0..1)
 Every position comes from the store's transform and CRS through pyproj; Web Mercator with the
 spherical formula MapLibre uses. Needs pyproj (the `geo` extra).
@@ -52,7 +53,9 @@ def main(path: str, specs: list[str]) -> dict:
                 if row > 0:  # between (col, row - 1) and (col, row)
                     edges.append({"a": lonlat(col * k, row * k), "b": lonlat(min(width, (col + 1) * k), row * k),
                                   "left": lonlat((col + 0.5) * k, (row - 0.5) * k), "right": lonlat((col + 0.5) * k, (row + 0.5) * k)})
-        views.append({"level": level, "x": x, "y": y, "edges": edges})
+        c0, c1, r0, r1 = max(0, cx - r) * k, min(width, (cx + r) * k), max(0, cy - r) * k, min(height, (cy + r) * k)
+        box = [lonlat(c0, r0), lonlat(c1, r0), lonlat(c1, r1), lonlat(c0, r1)]
+        views.append({"level": level, "x": x, "y": y, "edges": edges, "box": box})
     centre = [mercator(*lonlat(width / 2 + dx, height / 2 + dy)) for dx, dy in ((0, 0), (1, 0), (0, 1))]
     side = math.sqrt(math.dist(centre[0], centre[1]) * math.dist(centre[0], centre[2]))
     return {"width": width, "height": height, "outline": [lonlat(x, y) for x, y in ring], "views": views, "texel_mercator": side}
