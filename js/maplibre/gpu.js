@@ -17,6 +17,7 @@ import { setLookUniforms } from '../lib/look-uniforms.js';
 import { compileProgram, dataTexture as layeredTexture, maskTexture as maskTex, uniformLocations } from '../lib/webgl.js';
 import { createListing } from './listing.js';
 import { A_MERC, A_PIX, VERTEX, fragmentShader } from './shaders.js';
+import { screenToMesh } from './unproject.js';
 
 /** Meshes kept for cells out of view, beyond which the least recently drawn are deleted. */
 const MESH_CACHE = 1024;
@@ -103,7 +104,9 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
   }
 
   /**
-   * The mesh of a cell's footprint (rect in level-0 pixels; the corner is the chunk's).
+   * The mesh of a cell's footprint (rect in level-0 pixels; the corner is the chunk's), one texel of
+   * level k wider on every side: the fragment shader draws only the rect, and the margin keeps a
+   * pixel at its edge from falling outside the triangles as the GPU snapped them.
    * @param {number} k @param {import('../lib/typedefs.js').Rect} rect
    */
   function meshFor(k, rect) {
@@ -113,12 +116,13 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
     if (!mesh) {
       const centre = toMercator((rect.x0 + rect.x1) / 2, (rect.y0 + rect.y1) / 2);
       const n = divisions;
+      const margin = 2 ** k;
       const verts = new Float32Array((n + 1) * (n + 1) * 4);
       let o = 0;
       for (let j = 0; j <= n; j++) {
         for (let i = 0; i <= n; i++) {
-          const px = rect.x0 + ((rect.x1 - rect.x0) * i) / n;
-          const py = rect.y0 + ((rect.y1 - rect.y0) * j) / n;
+          const px = rect.x0 - margin + ((rect.x1 - rect.x0 + 2 * margin) * i) / n;
+          const py = rect.y0 - margin + ((rect.y1 - rect.y0 + 2 * margin) * j) / n;
           const m = toMercator(px, py);
           verts[o++] = m.x - centre.x;
           verts[o++] = m.y - centre.y;
@@ -210,6 +214,8 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
     setLookUniforms(gl, u, look);
     gl.uniform1f(u.uOpacity, opacity);
     const m = new Float32Array(16);
+    const h = new Float32Array(9);
+    const viewport = /** @type {Int32Array} */ (gl.getParameter(gl.VIEWPORT));
     for (const item of frame.items) {
       const { gpu } = item;
       // A texture the scene released since it listed this frame: its next frame is on the way.
@@ -226,9 +232,11 @@ export function createGpu({ dtype, nBands, toMercator, divisions = 8 }) {
       }
       gl.uniform1f(u.uLevelScale, 2 ** item.k);
       gl.uniform2i(u.uSize, item.size[0], item.size[1]);
+      gl.uniform2f(u.uRectSize, item.rect.x1 - item.rect.x0, item.rect.y1 - item.rect.y0);
       const mesh = meshFor(item.k, item.rect);
       translated(matrix, mesh.centre, m);
       gl.uniformMatrix4fv(u.uMatrix, false, m);
+      gl.uniformMatrix3fv(u.uScreenToMesh, false, screenToMesh(matrix, mesh.centre, viewport, h));
       gl.bindVertexArray(mesh.vao);
       gl.drawElements(gl.TRIANGLES, indexCount, gl.UNSIGNED_SHORT, 0);
     }
