@@ -111,6 +111,25 @@ class HistoryReader:
                 out[at[t]] = chunk[t - tb * layout.time_cap, ..., iy, ix]
         return out
 
+    def window(self, rows: slice, cols: slice, steps: Sequence[int]) -> np.ndarray:
+        """Values over rows x cols at `steps`: (len(steps), band, h, w) from the data history,
+        (len(steps), h, w) from the mask copy; one range per inner chunk and time block, concurrent."""
+        layout, p = self.layout, self.layout.inner
+        blocks = layout.blocks_of(steps)
+        at = {t: i for i, t in enumerate(steps)}
+        out = np.empty((len(steps), *self.part.lead, rows.stop - rows.start, cols.stop - cols.start), dtype=self.info.dtype)
+        origins = [(y, x) for y in range(rows.start // p * p, rows.stop, p) for x in range(cols.start // p * p, cols.stop, p)]
+        jobs = {(tb, y, x): submit(self.pool, self.inner_chunk, tb, *layout.locate(y, x)) for tb in blocks for y, x in origins}
+        for (tb, y, x), job in jobs.items():
+            chunk = job.result()
+            top, left = max(y, rows.start), max(x, cols.start)
+            bottom, right = min(y + p, rows.stop), min(x + p, cols.stop)
+            src = (slice(top - y, bottom - y), slice(left - x, right - x))
+            dst = (slice(top - rows.start, bottom - rows.start), slice(left - cols.start, right - cols.start))
+            for t in blocks[tb]:
+                out[(at[t], ..., *dst)] = chunk[(t - tb * layout.time_cap, ..., *src)]
+        return out
+
     def inner_chunk(self, tb: int, row: int, col: int, position: int) -> np.ndarray:
         """The decoded ([T, band | T], p, p) inner chunk at `position` of shard (tb, row, col)."""
         key = self.part.shard_key(tb, row, col)
