@@ -1,0 +1,56 @@
+// @ts-check
+// readRegionSeries against Python's read_region_series on stores the Python writer made
+// (region_series.py): the same pixels, level and valid counts exactly, the statistics to float64
+// rounding (the two languages add a piece's values in different orders), null where Python has NaN.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { openStore } from '../src/index.js';
+import { areaOf, holds } from '../src/reader/region.js';
+import { python, repo } from './helpers.js';
+
+const work = mkdtempSync(join(tmpdir(), 'chronozarr-region-'));
+const run = spawnSync(python, [join(repo, 'js/test/region_series.py'), work], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: join(repo, 'src') } });
+if (run.status !== 0) throw new Error(run.stderr);
+const cases = JSON.parse(run.stdout);
+
+/** @param {(number | null)[][]} got @param {(number | null)[][]} want @param {string} what */
+function close(got, want, what) {
+  got.forEach((row, t) => row.forEach((v, b) => {
+    const w = want[t][b];
+    if (w == null) assert.equal(v, null, `${what}[${t}][${b}]`);
+    else assert.ok(v != null && Math.abs(v - w) <= 1e-9 * Math.max(1, Math.abs(w)), `${what}[${t}][${b}]: ${v} vs ${w}`);
+  }));
+}
+
+for (const [name, { path, series }] of Object.entries(cases)) {
+  test(`readRegionSeries gives Python's numbers: ${name}`, async () => {
+    const store = await openStore(path, { workers: 0 });
+    try {
+      for (const want of series) {
+        const what = `${want.label} ${JSON.stringify(want.bands)}`;
+        const got = await store.readRegionSeries(want.geometry, { lod: want.lod ?? undefined, bands: want.bands ?? undefined });
+        assert.equal(got.level, want.level, what);
+        assert.equal(got.regionPixels, want.regionPixels, what);
+        assert.deepEqual(got.validPixels, want.validPixels, what);
+        for (const k of ['mean', 'std', 'min', 'max']) close(/** @type {any} */ (got)[k], want[k], `${what} ${k}`);
+        if (want.waterKm2) close(got.waterKm2, want.waterKm2, `${what} waterKm2`);
+      }
+      await assert.rejects(store.readRegionSeries([0, 0, 10, 10]), /outside the store/);
+      await assert.rejects(store.readRegionSeries([500000, 4999950, 500050, 5000000], { bands: ['B99'] }), /cannot give "B99"/);
+      await assert.rejects(store.readRegionSeries([500000, 4999950, 500050, 5000000], { lod: 9 }), /level 9 does not exist/);
+    } finally {
+      store.close();
+    }
+  });
+}
+
+test('a centre on a slanted edge or a hole edge is inside, as in Python', () => {
+  const level = { index: 0, width: 30, height: 20, chunkSize: 16, transform: [1, 0, -0.5, 0, -1, 0.5] };
+  const tri = holds(areaOf({ type: 'Polygon', coordinates: [[[0, 0], [8, 0], [0, -8], [0, 0]]] }), level, [0, 20], [0, 30]);
+  for (let y = 0; y < 20; y++) for (let x = 0; x < 30; x++) assert.equal(tri[y * 30 + x], +(x + y <= 8), `(${x}, ${y})`);
+  assert.throws(() => areaOf({ type: 'Polygon', coordinates: [[[0, 0], [4, -4], [4, 0], [0, -4], [0, 0]]] }), /crosses itself/);
+});
