@@ -8,6 +8,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { toLonLat } from '../lib/geo.js';
+import { ChronozarrLayer } from '../maplibre/layer.js';
 import { openStore } from '../src/index.js';
 import { areaOf, holds } from '../src/reader/region.js';
 import { python, repo } from './helpers.js';
@@ -53,4 +55,26 @@ test('a centre on a slanted edge or a hole edge is inside, as in Python', () => 
   const tri = holds(areaOf({ type: 'Polygon', coordinates: [[[0, 0], [8, 0], [0, -8], [0, 0]]] }), level, [0, 20], [0, 30]);
   for (let y = 0; y < 20; y++) for (let x = 0; x < 30; x++) assert.equal(tri[y * 30 + x], +(x + y <= 8), `(${x}, ${y})`);
   assert.throws(() => areaOf({ type: 'Polygon', coordinates: [[[0, 0], [4, -4], [4, 0], [0, -4], [0, 0]]] }), /crosses itself/);
+});
+
+test("the MapLibre layer's queryRegion takes lon/lat and gives the reader's numbers", async () => {
+  const { path, series } = cases['mask-none'];
+  const want = series.find((/** @type {any} */ s) => s.label === 'polygon-hole' && s.bands == null);
+  const lonLat = want.geometry.coordinates.map((/** @type {number[][]} */ ring) => ring.map(([x, y]) => {
+    const p = /** @type {{ lon: number, lat: number }} */ (toLonLat('EPSG:32631', x, y));
+    return [p.lon, p.lat];
+  }));
+  // The layer's scene paints on animation frames, which node has not: timers stand in for them.
+  const g = /** @type {any} */ (globalThis);
+  g.requestAnimationFrame ??= (/** @type {() => void} */ run) => setTimeout(run, 16);
+  g.cancelAnimationFrame ??= (/** @type {any} */ h) => clearTimeout(h);
+  const layer = new ChronozarrLayer({ url: path, storeOptions: { workers: 0 } });
+  try {
+    const got = await layer.queryRegion({ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: lonLat } });
+    assert.equal(got.regionPixels, want.regionPixels); // edges 2 m or more from any centre: the round trip cannot move a pixel
+    assert.deepEqual(got.validPixels, want.validPixels);
+    for (const k of ['mean', 'std', 'min', 'max']) close(/** @type {any} */ (got)[k], want[k], k);
+  } finally {
+    layer.onRemove();
+  }
 });

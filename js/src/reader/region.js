@@ -206,3 +206,26 @@ export function chooseLevel(area, levels, lod, budget = PIXEL_BUDGET) {
   }
   return levels[levels.length - 1];
 }
+
+export const BOX_SIDE_POINTS = 16; // as Python's format/region.py: a box's sides bend in another CRS
+
+/**
+ * The geometry with every position passed through `project(x, y)` (a reprojection), as GeoJSON;
+ * a box becomes a polygon of BOX_SIDE_POINTS per side, as Python's Area.mapped makes it.
+ * @param {any} geometry @param {(x: number, y: number) => [number, number]} project
+ */
+export function projectGeometry(geometry, project) {
+  const area = areaOf(geometry);
+  if (area.point) return { type: 'Point', coordinates: project(...area.point) };
+  let polygons = /** @type {number[][][][]} */ (area.polygons);
+  if (area.box) {
+    const [w, s, e, n] = area.box;
+    const side = Array.from({ length: BOX_SIDE_POINTS }, (_, i) => i / BOX_SIDE_POINTS);
+    const ring = [
+      ...side.map((t) => [w + (e - w) * t, s]), ...side.map((t) => [e, s + (n - s) * t]),
+      ...side.map((t) => [e - (e - w) * t, n]), ...side.map((t) => [w, n - (n - s) * t]),
+    ];
+    polygons = [[[...ring, ring[0]]]];
+  }
+  return { type: 'MultiPolygon', coordinates: polygons.map((poly) => poly.map((ring) => ring.map(([x, y]) => project(x, y)))) };
+}
