@@ -212,3 +212,46 @@ def test_bad_requests_are_input_errors(store, call, words):
     geometry = call.pop("geometry")
     with chronozarr.open_store(path) as s, pytest.raises(InputError, match=words):
         s.read_region_series(geometry, **call)
+
+
+def test_a_work_unit_smaller_than_the_window_reads_cell_by_cell_with_the_same_numbers(store, monkeypatch):
+    kind, path, values, mask, nodata = store
+    from chronozarr.read import region_series
+
+    box = (X0 + 3, Y0 - 333, X0 + 222, Y0 - 44)
+    with chronozarr.open_store(path) as s:
+        whole = s.read_region_series(box)
+        monkeypatch.setattr(region_series, "WORK_BYTES", 1)  # one timestep of one cell per read
+        reads = []
+        real = s.read_region
+
+        def counted(array, steps, rows, cols, lod=0):
+            reads.append((array, list(steps), rows, cols))
+            return real(array, steps, rows, cols, lod)
+
+        monkeypatch.setattr(s, "read_region", counted)
+        pieces = s.read_region_series(box)
+    for name in ("mean", "std", "min", "max", "valid_pixels"):
+        np.testing.assert_allclose(pieces[name].values, whole[name].values, rtol=1e-12, equal_nan=True)
+    if "history" not in kind:
+        data_reads = [r for r in reads if r[0] == "data"]
+        assert all(len(steps) == 1 and r.stop - r.start <= CS and c.stop - c.start <= CS for _, steps, r, c in data_reads)
+        assert len(data_reads) == N_TIME * 6  # the box's window meets 3 x 2 cells of 16 px
+
+
+def test_a_bucket_store_gives_the_local_numbers(tmp_path, s3_server, aws_env):
+    import uuid
+
+    from chronozarr.publish import publish
+
+    da, _ = _series("nodata-none")
+    path = tmp_path / "s"
+    chronozarr.encode(da, path, crs="EPSG:32631", chunk_size=CS, bands=BANDS, nodata=0, progress=False)
+    name = f"region-{uuid.uuid4().hex[:8]}"
+    s3_server.create_bucket(name)
+    publish(path, f"s3://{name}/s", endpoint=aws_env, echo=lambda line: None)
+    box = {"type": "Polygon", "coordinates": [[[X0 + 12, Y0 - 7], [X0 + 268, Y0 - 40], [X0 + 100, Y0 - 344]]]}
+    with chronozarr.open_store(path) as local, chronozarr.open_store(f"s3://{name}/s", endpoint=aws_env) as bucket:
+        want, got = local.read_region_series(box, bands=["B04", "ndvi"]), bucket.read_region_series(box, bands=["B04", "ndvi"])
+    for stat in ("mean", "std", "min", "max", "valid_pixels"):
+        np.testing.assert_array_equal(got[stat].values, want[stat].values)
