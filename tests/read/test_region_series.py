@@ -255,3 +255,27 @@ def test_a_bucket_store_gives_the_local_numbers(tmp_path, s3_server, aws_env):
         want, got = local.read_region_series(box, bands=["B04", "ndvi"]), bucket.read_region_series(box, bands=["B04", "ndvi"])
     for stat in ("mean", "std", "min", "max", "valid_pixels"):
         np.testing.assert_array_equal(got[stat].values, want[stat].values)
+
+
+def test_with_the_history_array_an_areas_series_is_two_requests_per_shard(tmp_path):
+    """A 48 x 48 box over four 32 px shards: each shard's index and one range of its inner chunks,
+    which lie back to back, against one chunk per date and cell without the array."""
+    n_time = 24
+    da = make_series(n_time=n_time, n_band=4, height=64, width=64, seed=8)
+    common = {"crs": "EPSG:32631", "chunk_size": 32, "encoding": "star-delta", "anchor_interval": 6, "progress": False}
+    chronozarr.encode(da, tmp_path / "with", history=True, **common)
+    chronozarr.encode(da, tmp_path / "without", **common)
+    box = (X0 + 80, Y0 - 560, X0 + 560, Y0 - 80)  # centres of columns and rows 8..55, edges between centres
+    v = da.values[:, :, 8:56, 8:56].astype(np.float64)
+    valid = da.values[:, :, 8:56, 8:56] != 0
+    counts = {}
+    with StoreServer(tmp_path) as server:
+        for name in ("with", "without"):
+            with chronozarr.open_store(f"{server.url}/{name}") as s:
+                server.clear_log()
+                ds = s.read_region_series(box)
+                counts[name] = len(server.requests)
+            assert ds.attrs["source"] == ("history" if name == "with" else "chunks")
+            np.testing.assert_array_equal(ds["valid_pixels"].values, valid.sum(axis=(2, 3)))
+            np.testing.assert_allclose(ds["mean"].values, np.where(valid, v, 0).sum(axis=(2, 3)) / valid.sum(axis=(2, 3)), rtol=1e-12)
+    assert counts == {"with": 4 * 2, "without": n_time * 4}

@@ -48,7 +48,7 @@ class SeriesSource(Protocol):
     def read_region(self, array: str, steps: Sequence[int], rows: slice, cols: slice, lod: int = 0) -> np.ndarray: ...
 
 WORK_BYTES = 64 * 2**20
-Reader = Callable[[list[int], slice, slice], tuple[np.ndarray, np.ndarray | None]]
+Reader = Callable[[list[int], slice, slice], tuple[np.ndarray, np.ndarray | None]]  # (steps, rows, cols) -> (data, mask)
 
 
 def area_in_store_crs(store: SeriesSource, geometry: Any, crs: str | None) -> Area:
@@ -134,7 +134,7 @@ def region_series(store: SeriesSource, geometry: Any, *, lod: int | None = None,
             "enlarge it, give a point, or choose a finer level"
         )
     from_history = store.history is not None and level.index == 0 and (store.history_mask is not None or level.mask is None)
-    summary = _summarise(store, level, parts, wanted, _history_reader(store) if from_history else _chunk_reader(store, level))
+    summary = _from_history(store, parts, wanted) if from_history else _summarise(store, level, parts, wanted, _chunk_reader(store, level))
     stats = summary.result()
     held = sum(int(h.sum()) for _, _, h in parts)
     return _dataset(store, level, wanted, stats, held, from_history)
@@ -149,19 +149,35 @@ def _chunk_reader(store: SeriesSource, level: Level) -> Reader:
     return read
 
 
-def _history_reader(store: SeriesSource) -> Reader:
+def _from_history(store: SeriesSource, parts: list[tuple[slice, slice, np.ndarray]], wanted: list[Quantity]) -> Summary:
+    """Every date at once from the history array, a strip of rows at a time (whole inner chunks
+    tall, WORK_BYTES of planes): each inner chunk holds every date of its pixels, so a strip is
+    read once, not once per batch of dates."""
     from ..store.deadline import call_deadline
 
-    assert store.history is not None
-
-    def read(steps: list[int], rows: slice, cols: slice) -> tuple[np.ndarray, np.ndarray | None]:
+    history = store.history
+    assert history is not None
+    steps = list(range(len(store.times)))
+    summary = Summary(len(steps), len(wanted))
+    top, left = min(r.start for r, _, _ in parts), min(c.start for _, c, _ in parts)
+    bottom, right = max(r.stop for r, _, _ in parts), max(c.stop for _, c, _ in parts)
+    p = history.layout.inner
+    row_bytes = (right - left) * len(steps) * (len(store.bands) + len(wanted)) * 8
+    tall = max(p, WORK_BYTES // max(1, row_bytes) // p * p)
+    for y0 in range(top // p * p, bottom, tall):
+        strip = slice(max(y0, top), min(y0 + tall, bottom))
         with call_deadline(store.deadline):
-            assert store.history is not None
-            data = store.history.window(rows, cols, steps)
-            mask = None if store.history_mask is None else store.history_mask.window(rows, cols, steps)
-        return data, mask
-
-    return read
+            data = history.window(strip, slice(left, right), steps)
+            mask = None if store.history_mask is None else store.history_mask.window(strip, slice(left, right), steps)
+        for rows, cols, held in parts:
+            a, b = max(rows.start, strip.start), min(rows.stop, strip.stop)
+            if a >= b:
+                continue
+            sub = (..., slice(a - strip.start, b - strip.start), slice(cols.start - left, cols.stop - left))
+            piece, piece_mask = data[sub], None if mask is None else mask[sub]
+            values, ok = planes(piece, store.validity(piece, piece_mask), store.bands, wanted)
+            summary.add(slice(None), values, ok & held[a - rows.start : b - rows.start])
+    return summary
 
 
 def _dataset(store: SeriesSource, level: Level, wanted: list[Quantity], stats: dict[str, np.ndarray], held: int, from_history: bool) -> xr.Dataset:
