@@ -22,6 +22,8 @@ STORES = {
     "nodata-star-sharded": {"nodata": 0, "encoding": "star-delta", "anchor_interval": 2, "shard": True, "shard_time": 2},
     "mask-none": {"encoding": "none"},
     "null-nodata": {"nodata": None, "encoding": "none"},
+    "mask-history": {"encoding": "star-delta", "anchor_interval": 2, "history": True},
+    "nodata-history": {"nodata": 0, "encoding": "none", "history": True},
 }
 AREAS = [
     ("box-on-centres", [X0 + 35, Y0 - 305, X0 + 205, Y0 - 45], None),
@@ -58,11 +60,13 @@ def main(out: Path) -> None:
         with chronozarr.open_store(path) as store:
             for label, geometry, lod in AREAS:
                 for bands in (None, ["ndvi", "water"]):
+                    before = store.stats.requests  # the first area on a fresh handle: what a cold read costs
                     ds = store.read_region_series(tuple(geometry) if isinstance(geometry, list) else geometry, lod=lod, bands=bands)
                     stats = {k: [[None if np.isnan(x) else float(x) for x in row] for row in ds[k].values] for k in ("mean", "std", "min", "max")}
                     water = ds.get("water_km2")
                     series.append({
-                        "label": label, "geometry": geometry, "lod": lod, "bands": bands, "level": ds.attrs["level"],
+                        "label": label, "geometry": geometry, "lod": lod, "bands": bands, "level": ds.attrs["level"], "source": ds.attrs["source"],
+                        "requests": store.stats.requests - before,
                         "regionPixels": ds.attrs["region_pixels"], "validPixels": ds["valid_pixels"].values.tolist(), **stats,
                         "waterKm2": None if water is None else [[None if np.isnan(x) else float(x) for x in row] for row in water.values],
                     })

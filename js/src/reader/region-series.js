@@ -6,6 +6,8 @@
  * and summarised per cell in row-major order as Python does.
  * @module
  */
+import { StoreError } from './errors.js';
+import { ticketFor } from './limiter.js';
 import { PRODUCTS, WATER_THRESHOLD, areaOf, areaWindow, chooseLevel, holds } from './region.js';
 
 const BATCH = 16; // timesteps whose cells are in flight at once: bounds memory, keeps the limiter busy
@@ -45,11 +47,31 @@ function summary(n) {
 }
 
 /**
+ * Stored values and validity of one timestep at level pixel positions.
+ * @typedef {{ stored: (b: number, y: number, x: number) => number, valid: (b: number, y: number, x: number) => boolean }} Access
+ */
+
+/**
  * @param {object} o
  * @param {import('./metadata.js').StoreMetadata} o.meta
  * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal, priority?: import('./limiter.js').Priority }) => Promise<Readonly<import('./store.js').Cell>>} o.getCell
+ * @param {ReturnType<typeof import('./history.js').createHistoryReads> | null} o.history
+ * @param {import('./store.js').Bounded} o.bounded
  */
-export function createRegionSeries({ meta, getCell }) {
+export function createRegionSeries({ meta, getCell, history, bounded }) {
+  /** @param {number | undefined} mask @param {number} stored */
+  const validity = (mask, stored) => (mask !== undefined ? mask !== 0 : meta.nodata == null || stored !== meta.nodata);
+
+  /** @param {Readonly<import('./store.js').Cell>} cell @param {number} top @param {number} left @returns {Access} */
+  function cellAccess(cell, top, left) {
+    const { data, mask, chunkWidth: cw, chunkHeight: ch } = cell;
+    const at = (/** @type {number} */ y, /** @type {number} */ x) => (y - top) * cw + (x - left);
+    return {
+      stored: (b, y, x) => data[b * cw * ch + at(y, x)],
+      valid: (b, y, x) => validity(mask ? mask[at(y, x)] : undefined, data[b * cw * ch + at(y, x)]),
+    };
+  }
+
   /**
    * @param {any} geometry [west, south, east, north] or a GeoJSON Polygon, MultiPolygon or Point, in the store's CRS
    * @param {{ lod?: number, bands?: string[], signal?: AbortSignal, priority?: import('./limiter.js').Priority }} [options]
@@ -63,35 +85,65 @@ export function createRegionSeries({ meta, getCell }) {
     if (!pieces.length) throw new RangeError(`the area holds no pixel centre at level ${level.index}: enlarge it, give a point, or choose a finer level`);
     const nT = meta.times.length, nQ = wanted.length;
     const s = summary(nT * nQ);
-    for (let t0 = 0; t0 < nT; t0 += BATCH) {
-      const steps = Array.from({ length: Math.min(BATCH, nT - t0) }, (_, i) => t0 + i);
-      const cells = await Promise.all(steps.map((t) => Promise.all(pieces.map((p) => getCell(level.index, p.row, p.col, t, { signal, priority })))));
-      steps.forEach((t, i) => pieces.forEach((p, k) => addPiece(s, t * nQ, cells[i][k], p, wanted)));
+    const tryHistory = level.index === 0 && history != null && historyUsable && (history.hasMask || !level.mask);
+    const fromHistory = tryHistory && (await readHistory(s, pieces, wanted, signal, priority));
+    if (!fromHistory) {
+      for (let t0 = 0; t0 < nT; t0 += BATCH) {
+        const steps = Array.from({ length: Math.min(BATCH, nT - t0) }, (_, i) => t0 + i);
+        const cells = await Promise.all(steps.map((t) => Promise.all(pieces.map((p) => getCell(level.index, p.row, p.col, t, { signal, priority })))));
+        steps.forEach((t, i) => pieces.forEach((p, k) => addPiece(s, t * nQ, cellAccess(cells[i][k], p.top, p.left), p, wanted)));
+      }
     }
-    return result(s, wanted, level, pieces, !GEOGRAPHIC.has(String(meta.crs ?? '')) && meta.crs != null);
+    return { ...result(s, wanted, level, pieces, !GEOGRAPHIC.has(String(meta.crs ?? '')) && meta.crs != null), source: fromHistory ? 'history' : 'chunks' };
+  }
+
+  let historyUsable = true;
+  /**
+   * Every date at once from the history array (Python's _from_history); false, named once, when
+   * the array turns out damaged, and the chunks answer.
+   * @param {ReturnType<typeof summary>} s @param {ReturnType<typeof cellPieces>} pieces @param {Quantity[]} wanted
+   * @param {AbortSignal | undefined} signal @param {import('./limiter.js').Priority} priority
+   */
+  async function readHistory(s, pieces, wanted, signal, priority) {
+    const rows = /** @type {[number, number]} */ ([Math.min(...pieces.map((p) => p.rows[0])), Math.max(...pieces.map((p) => p.rows[1]))]);
+    const cols = /** @type {[number, number]} */ ([Math.min(...pieces.map((p) => p.cols[0])), Math.max(...pieces.map((p) => p.cols[1]))]);
+    const ticket = ticketFor(priority);
+    let h;
+    try {
+      h = await bounded(signal, (call) => /** @type {NonNullable<typeof history>} */ (history).windowHistory(rows, cols, call, ticket));
+    } catch (err) {
+      if (!(err instanceof StoreError) || signal?.aborted) throw err;
+      console.warn(`chronozarr: the history array cannot be read (${err.message}); area series are read from level 0`);
+      historyUsable = false;
+      return false;
+    }
+    const { value, mask } = h;
+    for (let t = 0; t < meta.times.length; t++) {
+      /** @type {Access} */
+      const access = { stored: (b, y, x) => value(t, b, y, x), valid: (b, y, x) => validity(mask ? mask(t, y, x) : undefined, value(t, b, y, x)) };
+      for (const p of pieces) addPiece(s, t * wanted.length, access, p, wanted);
+    }
+    return true;
   }
 
   /**
    * Merge one cell's piece of one timestep into the summary rows at `at`.
-   * @param {ReturnType<typeof summary>} s @param {number} at @param {Readonly<import('./store.js').Cell>} cell
+   * @param {ReturnType<typeof summary>} s @param {number} at @param {Access} access
    * @param {ReturnType<typeof cellPieces>[number]} p @param {Quantity[]} wanted
    */
-  function addPiece(s, at, cell, p, wanted) {
-    const { data, mask, chunkWidth: cw, chunkHeight: ch } = cell;
-    const plane = cw * ch;
+  function addPiece(s, at, access, p, wanted) {
     const h = p.rows[1] - p.rows[0], w = p.cols[1] - p.cols[0];
-    const physical = (/** @type {number} */ b, /** @type {number} */ i) => data[b * plane + i] * meta.bands[b].scale + meta.bands[b].offset;
-    const valid = (/** @type {number} */ b, /** @type {number} */ i) => (mask ? mask[i] !== 0 : meta.nodata == null || data[b * plane + i] !== meta.nodata);
+    const physical = (/** @type {number} */ b, /** @type {number} */ y, /** @type {number} */ x) => access.stored(b, y, x) * meta.bands[b].scale + meta.bands[b].offset;
     wanted.forEach((q, qi) => {
       const values = [];
-      for (let y = 0; y < h; y++) {
-        for (let x = 0; x < w; x++) {
-          if (!p.held[y * w + x]) continue;
-          const i = (p.rows[0] - p.top + y) * cw + (p.cols[0] - p.left + x);
-          if (!q.inputs.every((b) => valid(b, i))) continue;
-          if (q.product == null) values.push(physical(q.inputs[0], i));
+      for (let j = 0; j < h; j++) {
+        for (let i = 0; i < w; i++) {
+          if (!p.held[j * w + i]) continue;
+          const y = p.rows[0] + j, x = p.cols[0] + i;
+          if (!q.inputs.every((b) => access.valid(b, y, x))) continue;
+          if (q.product == null) values.push(physical(q.inputs[0], y, x));
           else {
-            const index = nd(physical(q.inputs[0], i), physical(q.inputs[1], i));
+            const index = nd(physical(q.inputs[0], y, x), physical(q.inputs[1], y, x));
             values.push(q.product === 'water' ? +(index > WATER_THRESHOLD) : index);
           }
         }

@@ -296,7 +296,7 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bound
 
   const getMask = plane('mask');
   const { readPixel, samplePixel, readPoint, readPointMask } = createPointReads({ level, getCell, getMask, nBand, nTime, history, bounded, where: ctx.transport.url('zarr.json'), closed: () => ctx.state.closed });
-  const { readRegionSeries } = createRegionSeries({ meta, getCell });
+  const { readRegionSeries } = createRegionSeries({ meta, getCell, history, bounded });
   return { getCell, getMask, getCoverage: plane('coverage'), readPixel, samplePixel, readPoint, readPointMask, readRegionSeries, prefetch, prefetchHistory };
 }
 
