@@ -71,7 +71,38 @@ def main(out: Path) -> None:
                         "waterKm2": None if water is None else [[None if np.isnan(x) else float(x) for x in row] for row in water.values],
                     })
         result[name] = {"path": str(path), "series": series}
+    result["pixels"] = pixel_cases()
     print(json.dumps(result))
+
+
+def pixel_cases() -> list[dict]:
+    """Random star-shaped polygons (half their corners on pixel centres, so edges run through
+    centres) and the pixels Python's rule gives them on one level, for JS to match exactly."""
+    from chronozarr.format.geometry import Level
+    from chronozarr.format.region import area_of, holds
+
+    rng = np.random.default_rng(9)
+    transform = (10.0, 0.0, X0, 0.0, -10.0, Y0)
+    level = Level(0, 40, 50, 16, transform)
+    out = []
+    for _ in range(30):
+        n = int(rng.integers(3, 12))
+        angles = np.sort(rng.uniform(0, 2 * np.pi, n))
+        radius = rng.uniform(30, 200, n)
+        cx, cy = X0 + rng.uniform(100, 400), Y0 - rng.uniform(100, 300)
+        xs, ys = cx + radius * np.cos(angles), cy + radius * np.sin(angles)
+        snap = rng.random(n) < 0.5
+        xs = np.where(snap, X0 + (np.round((xs - X0) / 10 - 0.5) + 0.5) * 10, xs)
+        ys = np.where(snap, Y0 - (np.round((Y0 - ys) / 10 - 0.5) + 0.5) * 10, ys)
+        ring = [[float(x), float(y)] for x, y in zip(xs, ys, strict=True)]
+        geometry = {"type": "Polygon", "coordinates": [ring + [ring[0]]]}
+        try:
+            area = area_of(geometry)
+        except ValueError:
+            continue  # snapping made it cross itself or collapse
+        held = holds(area, level, slice(0, 40), slice(0, 50))
+        out.append({"geometry": geometry, "held": held.astype(int).ravel().tolist()})
+    return out
 
 
 if __name__ == "__main__":
