@@ -106,3 +106,14 @@ def test_bad_input_is_one_line_and_exit_2(store, tmp_path, args, words):
     result = runner.invoke(app, ["series", str(path), *args])
     assert result.exit_code == 2, result.output
     assert words in result.stderr and len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+def test_a_lon_lat_point_with_its_crs_is_the_same_pixel(store):
+    pyproj = pytest.importorskip("pyproj")
+    path, values = store
+    lon, lat = pyproj.Transformer.from_crs("EPSG:32631", "EPSG:4326", always_xy=True).transform(X0 + 77, Y0 - 133)
+    utm = runner.invoke(app, ["series", str(path), "--point", f"{X0 + 77},{Y0 - 133}", "--csv", "-"])
+    ll = runner.invoke(app, ["series", str(path), "--point", f"{lon!r},{lat!r}", "--crs", "EPSG:4326", "--csv", "-"])
+    assert utm.exit_code == 0 and ll.exit_code == 0, ll.output
+    assert _rows(ll.stdout) == _rows(utm.stdout)
+    assert [r["mean"] for r in _rows(utm.stdout) if r["band"] == "B03"] == [repr(float(v) * 1e-4) if v else "" for v in values[:, 0, 13, 7]]
