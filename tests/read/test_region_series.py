@@ -279,3 +279,12 @@ def test_with_the_history_array_an_areas_series_is_two_requests_per_shard(tmp_pa
             np.testing.assert_array_equal(ds["valid_pixels"].values, valid.sum(axis=(2, 3)))
             np.testing.assert_allclose(ds["mean"].values, np.where(valid, v, 0).sum(axis=(2, 3)) / valid.sum(axis=(2, 3)), rtol=1e-12)
     assert counts == {"with": 4 * 2, "without": n_time * 4}
+
+
+def test_inner_chunks_are_grouped_into_runs_only_where_they_touch(monkeypatch):
+    from chronozarr.read import history
+
+    chunks = [(0, 10, 3), (10, 5, 4), (20, 5, 7), (25, 5, 8), (30, 1, 9)]  # (offset, length, position)
+    assert [[c[2] for c in run] for run in history.runs(chunks)] == [[3, 4], [7, 8, 9]]
+    monkeypatch.setattr(history, "RUN_BYTES", 10)
+    assert [[c[2] for c in run] for run in history.runs(chunks)] == [[3], [4], [7, 8], [9]]
