@@ -8,8 +8,9 @@
  * draws with MapLibre's matrix. This module is the layer's API and MapLibre's CustomLayerInterface.
  * @module
  */
+import { fromLonLat } from '../lib/geo.js';
 import { productList } from '../lib/products.js';
-import { openStore } from '../src/index.js';
+import { openStore, projectGeometry } from '../src/index.js';
 import { createDrawing } from './drawing.js';
 import { createEmitter } from './events.js';
 import { createFrameLog, layerStats } from './frames.js';
@@ -193,6 +194,23 @@ export class ChronozarrLayer {
   async getValueAt(lngLat) {
     await this.opened;
     return valueAt(this.#store, /** @type {ReturnType<typeof placement>} */ (this.#place), lngLat, this.#t, this.#open.signal);
+  }
+
+  /**
+   * An area's statistics per date and band (the reader's readRegionSeries, the numbers Python's
+   * read_region_series gives): `geojson` is a Polygon, MultiPolygon, Point or Feature, or a
+   * [west, south, east, north] box, in longitude and latitude as the map gives them.
+   * @param {any} geojson
+   * @param {{ lod?: number, bands?: string[], signal?: AbortSignal, priority?: import('../src/reader/limiter.js').Priority }} [options]
+   */
+  async queryRegion(geojson, options = {}) {
+    await this.opened;
+    const crs = this.#store.crs;
+    const project = (/** @type {number} */ lon, /** @type {number} */ lat) => {
+      const p = /** @type {{ x: number, y: number }} */ (fromLonLat(crs, lon, lat)); // not null: the layer placed the store
+      return /** @type {[number, number]} */ ([p.x, p.y]);
+    };
+    return this.#store.readRegionSeries(projectGeometry(geojson, project), { signal: this.#open.signal, ...options });
   }
 
   /**

@@ -6,6 +6,7 @@ export { ChronoStore, openStore } from './reader/store.js';
 export { applyDelta } from './reader/reconstruct.js';
 export { samplePixelFrom } from './reader/arrays.js';
 export { chunkKey } from './reader/geometry.js';
+export { PIXEL_BUDGET, areaOf, projectGeometry } from './reader/region.js';
 export { scrubCost, windowOrder } from './reader/order.js';
 export { FetchError, HistoryError, StoreError } from './reader/errors.js';
 

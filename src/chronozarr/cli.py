@@ -13,10 +13,10 @@ import typer
 from typer.core import TyperGroup
 
 from . import __version__
-from .commands import append, convert, demo, doctor, encode, export_cog, info, publish, serve, stac, validate, view
+from .commands import append, convert, demo, doctor, encode, export_cog, info, publish, series, serve, stac, validate, view
 from .errors import ChronozarrError
 
-COMMANDS = (encode, convert, append, serve, validate, info, doctor, view, publish, export_cog, stac, demo)
+COMMANDS = (encode, convert, append, serve, validate, info, series, doctor, view, publish, export_cog, stac, demo)
 USER_ERROR_STATUS = 2  # what click uses for usage errors: the user can fix both
 
 APP_HELP = """Write chronozarr stores: Zarr v3 raster time series that scrub through time.

@@ -12,10 +12,12 @@ import { fillChunk, typedView } from './arrays.js';
 import { decodeBytes, decoderOf, prepareCodec } from './codecs.js';
 import { StoreError } from './errors.js';
 import { historyMaskShardKey, historyPlace, historyShardId, historyShardKey, timeBlocks } from './history-format.js';
+import { createWindowReads } from './history-window.js';
 import { decodesFirst, ticketFor } from './limiter.js';
 import { shared } from './signals.js';
 
 /** @typedef {import('./arrays.js').DataValues} Values */
+
 /** @typedef {import('./limiter.js').Ticket} Ticket */
 /**
  * @typedef {(info: import('./arrays.js').DataArrayInfo, shardKey: string, listed: number | null, signal: AbortSignal | undefined,
@@ -33,7 +35,7 @@ export function createHistoryReads(ctx, layout, shardIndex) {
   const nTime = layout.array.shape[0];
   /**
    * One of the history's arrays: the data's, or the mask copy's.
-   * @typedef {{ tag: string, info: import('./arrays.js').DataArrayInfo, key: (tb: number, r: number, c: number) => string, shardBytes: Record<string, number> }} Part
+   * @typedef {import('./history-window.js').Part} Part
    */
   /** @type {Part} */
   const dataPart = { tag: 'h', info: layout.array, key: (tb, r, c) => historyShardKey(layout, tb, r, c), shardBytes: layout.shardBytes };
@@ -68,8 +70,17 @@ export function createHistoryReads(ctx, layout, shardIndex) {
    */
   async function decoded(info, shardKey, offset, length, signal, priority) {
     const bytes = await transport.range(shardKey, offset, length, { signal, priority });
-    const where = `${transport.url(shardKey)} (bytes ${offset}-${offset + length - 1})`;
     if (bytes == null) throw new StoreError(`${transport.url(shardKey)} disappeared while it was being read`);
+    return decodedBytes(info, shardKey, offset, bytes, signal, priority);
+  }
+
+  /**
+   * An inner chunk's bytes decoded.
+   * @param {import('./arrays.js').DataArrayInfo} info @param {string} shardKey @param {number} offset @param {Uint8Array} bytes
+   * @param {AbortSignal} signal @param {Ticket} priority
+   */
+  async function decodedBytes(info, shardKey, offset, bytes, signal, priority) {
+    const where = `${transport.url(shardKey)} (bytes ${offset}-${offset + bytes.length - 1})`;
     state.decodes++;
     let raw;
     if (!info.codec) raw = bytes;
@@ -193,5 +204,6 @@ export function createHistoryReads(ctx, layout, shardIndex) {
     for (const name of names) prepareCodec(name);
   }
 
-  return { pixelHistory, pixelMaskHistory, warmIndexes, hasMask: maskPart != null };
+  const { windowHistory } = createWindowReads({ ctx, layout, shardIndex, decodedBytes, dataPart, maskPart });
+  return { pixelHistory, pixelMaskHistory, windowHistory, warmIndexes, hasMask: maskPart != null };
 }

@@ -20,6 +20,7 @@ import { loadMetadata } from './metadata.js';
 import { createPointReads } from './points.js';
 import { createPool } from './pool.js';
 import { createPrefetcher } from './prefetch.js';
+import { createRegionSeries } from './region-series.js';
 import { resolveLocation, storeSettings } from './settings.js';
 import { abortAll, callSignal, linkSignals } from './signals.js';
 import { createTransport, emptyTransportStats } from './transport.js';
@@ -48,7 +49,7 @@ import { createTransport, emptyTransportStats } from './transport.js';
  * What openStore resolves to (`store instanceof ChronoStore`): the store's description (url, times,
  * timesIso, bands, bandNames, dtype, crs, nodata, encoding, levels, levelForResolution, attrs,
  * rootAttrs, hasMask, hasCoverage, anchorIndices, referenceOf, hasHistory, hasHistoryMask;
- * description.js) and its calls (getCell, getMask, getCoverage, readPixel, readPoint, readPointMask,
+ * description.js) and its calls (getCell, getMask, getCoverage, readPixel, readPoint, readPointMask, readRegionSeries,
  * prefetch, prefetchHistory, stats, close; samplePixel is readPixel's deprecated column-first form). A store is
  * made by openStore or `ChronoStore.open`, which opens it first.
  */
@@ -295,7 +296,8 @@ function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bound
 
   const getMask = plane('mask');
   const { readPixel, samplePixel, readPoint, readPointMask } = createPointReads({ level, getCell, getMask, nBand, nTime, history, bounded, where: ctx.transport.url('zarr.json'), closed: () => ctx.state.closed });
-  return { getCell, getMask, getCoverage: plane('coverage'), readPixel, samplePixel, readPoint, readPointMask, prefetch, prefetchHistory };
+  const { readRegionSeries } = createRegionSeries({ meta, getCell, history, bounded });
+  return { getCell, getMask, getCoverage: plane('coverage'), readPixel, samplePixel, readPoint, readPointMask, readRegionSeries, prefetch, prefetchHistory };
 }
 
 /**

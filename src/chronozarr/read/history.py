@@ -31,6 +31,21 @@ from .cache import ByteLRU
 INDEX_BUDGET = 16 * 2**20
 
 
+RUN_BYTES = 16 * 2**20  # one range read of neighbouring inner chunks holds at most this much
+
+
+def runs(chunks: Sequence[tuple[int, int, int]]) -> list[list[tuple[int, int, int]]]:
+    """(offset, length, position) sorted by offset, grouped where each starts where the last ended."""
+    out: list[list[tuple[int, int, int]]] = []
+    for chunk in chunks:
+        last = out[-1] if out else None
+        if last is not None and last[-1][0] + last[-1][1] == chunk[0] and chunk[0] + chunk[1] - last[0][0] <= RUN_BYTES:
+            last.append(chunk)
+        else:
+            out.append([chunk])
+    return out
+
+
 class HistoryWarning(UserWarning):
     """A store declares a history array this reader cannot use; it reads level 0 instead."""
 
@@ -109,6 +124,55 @@ class HistoryReader:
             chunk = job.result()
             for t in blocks[tb]:
                 out[at[t]] = chunk[t - tb * layout.time_cap, ..., iy, ix]
+        return out
+
+    def window(self, rows: slice, cols: slice, steps: Sequence[int]) -> np.ndarray:
+        """Values over rows x cols at `steps`: (len(steps), band, h, w) from the data history,
+        (len(steps), h, w) from the mask copy. Per shard and time block, the inner chunks it needs
+        whose bytes lie next to each other are one range (`runs`), shards read concurrently."""
+        layout, p = self.layout, self.layout.inner
+        blocks = layout.blocks_of(steps)
+        at = {t: i for i, t in enumerate(steps)}
+        out = np.empty((len(steps), *self.part.lead, rows.stop - rows.start, cols.stop - cols.start), dtype=self.info.dtype)
+        by_shard: dict[tuple[int, int], dict[int, tuple[int, int]]] = {}
+        for y in range(rows.start // p * p, rows.stop, p):
+            for x in range(cols.start // p * p, cols.stop, p):
+                row, col, position = layout.locate(y, x)
+                by_shard.setdefault((row, col), {})[position] = (y, x)
+        jobs = {(tb, shard): submit(self.pool, self.inner_chunks, tb, *shard, sorted(places)) for tb in blocks for shard, places in by_shard.items()}
+        for (tb, shard), job in jobs.items():
+            for position, chunk in job.result().items():
+                y, x = by_shard[shard][position]
+                top, left = max(y, rows.start), max(x, cols.start)
+                bottom, right = min(y + p, rows.stop), min(x + p, cols.stop)
+                src = (slice(top - y, bottom - y), slice(left - x, right - x))
+                dst = (slice(top - rows.start, bottom - rows.start), slice(left - cols.start, right - cols.start))
+                for t in blocks[tb]:
+                    out[(at[t], ..., *dst)] = chunk[(t - tb * layout.time_cap, ..., *src)]
+        return out
+
+    def inner_chunks(self, tb: int, row: int, col: int, positions: Sequence[int]) -> dict[int, np.ndarray]:
+        """The decoded inner chunks at `positions` of shard (tb, row, col): one range read per run
+        of chunks stored back to back (at most RUN_BYTES each), fill for chunks not stored."""
+        key = self.part.shard_key(tb, row, col)
+        index = self._index(key, self.part.shard_bytes.get(self.layout.shard_id(tb, row, col)))
+        out: dict[int, np.ndarray] = {}
+        stored = []
+        for position in positions:
+            offset, length = (EMPTY, EMPTY) if index is None else (int(v) for v in index[position])
+            if offset == EMPTY and length == EMPTY:
+                out[position] = fill_chunk(self.info)
+            else:
+                stored.append((offset, length, position))
+        where = self.source.describe(key)
+        for run in runs(sorted(stored)):
+            start, end = run[0][0], run[-1][0] + run[-1][1]
+            raw = self.source.get_range(key, start, end - start)
+            if raw is None:
+                raise StoreError(f"{where} disappeared while it was being read")
+            view = memoryview(raw)
+            for offset, length, position in run:
+                out[position] = decode_chunk(self.info, bytes(view[offset - start : offset - start + length]), where)
         return out
 
     def inner_chunk(self, tb: int, row: int, col: int, position: int) -> np.ndarray:

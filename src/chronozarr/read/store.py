@@ -22,6 +22,7 @@ from .history import HistoryReader, history_readers, warn_unusable
 from .metadata import StoreMetadata, load
 from .physical import physical_values, validity
 from .region import RegionReader
+from .region_series import region_series
 from .request import check_cell, request_window
 
 
@@ -233,6 +234,16 @@ class ChronoStore:
             with call_deadline(self.deadline):
                 return self.history_mask.point(int(row), int(col), steps)
         return self._gather(level, level.mask, steps, slice(row, row + 1), slice(col, col + 1))[:, 0, 0]
+
+    def read_region_series(
+        self, geometry: Any, *, lod: int | None = None, crs: str | None = None, bands: Sequence[str] | None = None
+    ) -> xr.Dataset:
+        """An area's series: mean, std (population), min, max and valid_pixels on (time, band) over
+        the valid pixels whose centres it holds, in physical units; the level and pixel size in attrs.
+        `geometry`: (west, south, east, north), a GeoJSON Polygon, MultiPolygon or Point, or a
+        shapely geometry, in `crs` (default the store's); `bands`: band names and products
+        (ndvi, ndwi, water); `lod`: the level, else the finest within PIXEL_BUDGET (format/region.py)."""
+        return region_series(self, geometry, lod=lod, crs=crs, bands=bands)
 
     def validity(self, values: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
         """Validity of stored values by spec 2.3, broadcast to their shape (band axis before y, x)."""
