@@ -87,27 +87,9 @@ export function runViewer(root, params, env) {
   });
 
   async function open() {
-    const catalog = readCatalog(params, env.page);
-    let url = params.store;
-    if (!url && catalog) {
-      // The full viewer with a catalog and no store opens the catalog's first store, and says so in the address.
-      try {
-        url = (await catalog)[0].url;
-      } catch (err) {
-        fatal('no_store', err instanceof Error ? err.message : String(err));
-        return;
-      }
-      history.replaceState(history.state, '', storeUrl(location.href, url));
-    }
-    if (!url) {
-      fatal('no_store', 'No store to show: open the viewer with ?store=URL of a chronozarr store (the directory holding zarr.json).');
-      return;
-    }
+    const url = await storeToOpen({ params, page: env.page, $, fatal });
+    if (!url) return;
     const current = new URL(url, location.href).href;
-    catalog?.then(
-      (entries) => showPicker({ field: $('catalog-field'), select: $('catalog-select', HTMLSelectElement), storeName: $('store-name'), entries, current, onPick: (e) => location.assign(storeUrl(location.href, e.url)) }),
-      (err) => Object.assign($('toast'), { textContent: err.message, hidden: false }),
-    );
     const opened = { ...params, store: url };
     $('status').textContent = 'Opening store…';
     let store;
@@ -138,6 +120,37 @@ export function runViewer(root, params, env) {
   };
 }
 
+
+/**
+ * The store's URL: the one asked for, or with a catalog and none asked for (the full viewer), the
+ * catalog's first, which the address then names; null (and said) when there is none. A catalog's
+ * picker is shown once its entries are in.
+ * @param {{ params: import('./params.js').ViewerParams, page: boolean, $: ReturnType<typeof idLookup>, fatal: (code: string, message: string) => void }} o
+ * @returns {Promise<string | null>}
+ */
+async function storeToOpen({ params, page, $, fatal }) {
+  const catalog = readCatalog(params, page);
+  let url = params.store;
+  if (!url && catalog) {
+    try {
+      url = (await catalog)[0].url;
+    } catch (err) {
+      fatal('no_store', err instanceof Error ? err.message : String(err));
+      return null;
+    }
+    history.replaceState(history.state, '', storeUrl(location.href, url));
+  }
+  if (!url) {
+    fatal('no_store', 'No store to show: open the viewer with ?store=URL of a chronozarr store (the directory holding zarr.json).');
+    return null;
+  }
+  const current = new URL(url, location.href).href;
+  catalog?.then(
+    (entries) => showPicker({ field: $('catalog-field'), select: $('catalog-select', HTMLSelectElement), storeName: $('store-name'), entries, current, onPick: (e) => location.assign(storeUrl(location.href, e.url)) }),
+    (err) => Object.assign($('toast'), { textContent: err.message, hidden: false }),
+  );
+  return url;
+}
 
 /**
  * What the viewer is wired from once the store is open.
