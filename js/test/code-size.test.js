@@ -19,7 +19,6 @@ const FUNCTION_LINES = 80;
 /** The functions over the rule, each to be split by job, with their lines now: a ceiling, not an allowance. @type {Record<string, number>} */
 const LONG = {
   'src/reader/pool.js:createPool': 252,
-  'maplibre/gpu.js:createGpu': 240,
   'viewer/history.js:createHistory': 186,
   'lib/scene-loads.js:createSceneLoads': 185,
   'src/reader/history.js:createHistoryReads': 168,
@@ -41,7 +40,6 @@ const LONG = {
   'src/reader/limiter.js:createLimiter': 96,
   'src/reader/points.js:createPointReads': 94,
   'src/reader/cache.js:createCache': 92,
-  'viewer/embed.js:createEmbed': 86,
 };
 
 /** Every .js file under `dir`, relative to js/. @param {string} dir @returns {string[]} */
