@@ -35,7 +35,6 @@ const LONG = {
   'maplibre/drawing.js:createDrawing': 102,
   'viewer/playback.js:createPlayback': 101,
   'src/reader/decoding.js:createDecoding': 100,
-  'viewer/chart.js:createChart': 98,
   'src/reader/metadata.js:parseRoot': 98,
   'src/reader/limiter.js:createLimiter': 96,
   'src/reader/points.js:createPointReads': 94,
