@@ -1,10 +1,13 @@
 /**
- * What a view loads, in the order it should arrive, each with what it is for (the reader's
- * priority, src/reader/limiter.js): while the view shows nothing at the asked timestep, a coarse
- * picture of it (camera.js pictureLevel); the asked level's cells at the asked timestep (the frame);
- * once the frame is complete, the same cells one step either side, the direction of play first.
- * The scene loads these onto the GPU; everything past them is read ahead into the reader's cache
- * (readAheadRequest). The viewer's first reads and the MapLibre layer follow the same plan.
+ * Every load decision of the viewer and the MapLibre layer, each with what it is for (the reader's
+ * priority, src/reader/limiter.js). What a view loads, in the order it should arrive: while the
+ * view shows nothing at the asked timestep, a coarse picture of it (camera.js pictureLevel); the
+ * asked level's cells at the asked timestep (the frame); once the frame is complete, the same cells
+ * one step either side, the direction of play first. The scene loads these onto the GPU; everything
+ * past them is read ahead into the reader's cache (readAheadRequest), in the order windowOrder
+ * gives (the reader's prefetch visits timesteps in it). The viewer's first reads and the MapLibre
+ * layer follow the same plan, and the viewer's history warm-up asks for what historyPlan lists.
+ * Nothing here fetches: the scene, the viewer's first view and its warm-up run what it says.
  * @module
  */
 
@@ -58,4 +61,137 @@ export function stepsAhead(t, direction, nTime) {
  */
 export function directionOf(from, to, nTime) {
   return (to - from + nTime) % nTime <= nTime / 2 ? 1 : -1;
+}
+
+/**
+ * What is read ahead into the reader's cache once the frame is complete, behind everything else:
+ * the frame's cells at the timesteps around t in windowOrder (the whole loop while playing); null
+ * while the frame is not complete or nothing is in view. `key` names the request so that it is
+ * asked once: while playing it leaves out the step, so a step of the loop does not start it again.
+ * @param {{ lod: number, cells: CellAt[], t: number, playing: boolean, complete: boolean }} view
+ * @returns {{ key: string, lod: number, cells: CellAt[], t: number, playing: boolean, priority: 'background' } | null}
+ */
+export function readAheadRequest({ lod, cells, t, playing, complete }) {
+  if (!complete || !cells.length) return null;
+  const key = `${lod}|${playing ? 'loop' : t}|${cells.map((c) => `${c.row},${c.col}`).join(';')}`;
+  return { key, lod, cells, t, playing, priority: 'background' };
+}
+
+/**
+ * Timesteps to prefetch around `t`. Idle: `t` (after its anchor, for a delta), then the anchors
+ * within `horizonSteps` either side, nearest first, then the other timesteps there, nearest first
+ * (forward before backward at equal distance): once the anchors are resident every timestep costs
+ * one read. Playing: the whole loop in play order from `t`, each delta's anchor just before it.
+ * @param {number} t
+ * @param {number} nTime
+ * @param {{ horizonSteps?: number, playing?: boolean, reference?: (t: number) => number | null }} [options]
+ *   reference: the anchor a timestep decodes through, or null for true values (none, anchors).
+ * @returns {number[]}
+ */
+export function windowOrder(t, nTime, { horizonSteps = 12, playing = false, reference = () => null } = {}) {
+  if (!(nTime > 0)) return [];
+  t = Math.min(Math.max(0, Math.trunc(t)), nTime - 1);
+  /** @type {number[]} */
+  const out = [];
+  /** @type {Set<number>} */
+  const seen = new Set();
+  /** @param {number} step */
+  const push = (step) => {
+    if (!seen.has(step)) {
+      seen.add(step);
+      out.push(step);
+    }
+  };
+  /** @param {number} step */
+  const withAnchor = (step) => {
+    const anchor = reference(step);
+    if (anchor != null) push(anchor);
+    push(step);
+  };
+  if (playing) {
+    for (let d = 0; d < nTime; d++) withAnchor((t + d) % nTime);
+    return out;
+  }
+  const around = [t];
+  for (let d = 1; d <= horizonSteps; d++) {
+    if (t + d < nTime) around.push(t + d);
+    if (t - d >= 0) around.push(t - d);
+  }
+  withAnchor(t);
+  const anchors = new Set(around.map((s) => reference(s)).filter((a) => a != null));
+  for (const step of around) if (reference(step) == null && anchors.has(step)) push(step);
+  for (const step of around) {
+    const anchor = reference(step);
+    if (anchor != null && anchors.has(anchor)) push(anchor);
+  }
+  for (const step of around) push(step);
+  return out;
+}
+
+/**
+ * What it costs to hold or fetch the timestep `dt` steps from the one on screen while scrubbing in
+ * `direction` (+1 forward, -1 back): its distance, times `behindFactor` when it lies behind (the
+ * scrub moves away from it). With `period` (a looping play of that many timesteps) time is a
+ * circle: a step behind is also the rest of the loop ahead, whichever is cheaper.
+ * @param {number} dt signed distance in timesteps
+ * @param {number} [direction]
+ * @param {number} [behindFactor]
+ * @param {number | null} [period]
+ */
+export function scrubCost(dt, direction = 1, behindFactor = 2, period = null) {
+  const ahead = Math.sign(direction) * dt;
+  if (period == null) return ahead >= 0 ? ahead : -ahead * behindFactor;
+  const forward = ahead - period * Math.floor(ahead / period); // 0 .. period - 1 steps ahead round the loop
+  return Math.min(forward, (period - forward) * behindFactor);
+}
+
+/**
+ * The level-0 cells a box covers, as a key (the same key: the same history shards), or null when
+ * the box misses level 0.
+ * @param {Box} box
+ * @param {{ width: number, height: number, chunkSize: number }} level0
+ */
+export function cellsKey(box, { width, height, chunkSize }) {
+  const x0 = Math.max(0, box.x0);
+  const y0 = Math.max(0, box.y0);
+  const x1 = Math.min(width, box.x1);
+  const y1 = Math.min(height, box.y1);
+  if (x1 <= x0 || y1 <= y0) return null;
+  return [y0, x0, y1 - 1, x1 - 1].map((v) => Math.floor(v / chunkSize)).join(',');
+}
+
+/** @typedef {{ x0: number, y0: number, x1: number, y1: number }} Box a box of level-0 pixels, ends exclusive */
+/**
+ * A read of history shard indexes under a box (the reader's prefetchHistory): `centre` the one
+ * shard nearest the box's centre, else those of the view (`key`: its cells).
+ * @typedef {{ centre: true, box: Box, maxShards: 1, priority: 'frame' } | { centre: false, box: Box, key: string, priority: 'background' }} HistoryNeed
+ */
+
+/**
+ * The history warm-up's reads for a frame just painted (the first click made cheaper: a pixel
+ * whose shard index is held reads its history in one range per time block). On the first frame
+ * painted (its chunks are asked for by then), the index of the one shard nearest the view's
+ * centre, at the frame's rank, behind those chunks; once a complete frame is on screen, the
+ * indexes of the other shards under the view at the lowest rank, again when the view covers other
+ * level-0 cells. None while playing (the read-ahead of the loop goes first) or on a store without
+ * the history array.
+ * @param {object} p
+ * @param {boolean} p.hasHistory the store has the history array
+ * @param {boolean} p.playing playback is on (or buffering the loop)
+ * @param {boolean} p.complete the frame painted is complete
+ * @param {Box} p.box the level-0 box in view
+ * @param {{ width: number, height: number, chunkSize: number }} p.level0
+ * @param {boolean} p.centreAsked the centre shard's index was asked for already
+ * @param {string} p.asked the key of the view whose indexes were asked for last
+ * @returns {HistoryNeed[]}
+ */
+export function historyPlan({ hasHistory, playing, complete, box, level0, centreAsked, asked }) {
+  if (!hasHistory || playing) return [];
+  const key = cellsKey(box, level0);
+  if (key == null) return [];
+  /** @type {HistoryNeed[]} */
+  const needs = [];
+  if (!centreAsked) needs.push({ centre: true, box, maxShards: 1, priority: 'frame' });
+  if (complete && key !== asked) needs.push({ centre: false, box, key, priority: 'background' });
+  return needs;
 }

@@ -3,14 +3,14 @@
  * shows nothing, the frame, the timesteps a step away once it is complete), each asked of the
  * reader with its priority; loads the plan no longer has are dropped when the view or time moves
  * on, and one it ranks higher is moved up. Once the frame is complete, the rest is read ahead into
- * the reader's cache at the lowest priority: timesteps around the asked one, or the whole loop
- * while playing. Also when the asked timestep replaces the one on screen, and the retry after a
+ * the reader's cache at the lowest priority, as the plan's readAheadRequest says: timesteps around
+ * the asked one in windowOrder, or the whole loop while playing. Also when the asked timestep replaces the one on screen, and the retry after a
  * failed load (which keeps its priority).
  * @module
  */
 import { pictureLevel } from './camera.js';
 import { gpuEntryId as key } from './gpu-chunks.js';
-import { loadPlan } from './load-plan.js';
+import { loadPlan, readAheadRequest } from './load-plan.js';
 import { RANKS } from '../src/reader/limiter.js';
 
 const RETRY_MS = 2000;
@@ -72,21 +72,20 @@ export function createSceneLoads({ store, state, memory, stats, coarsest, visibl
   }
 
   /**
-   * Once the frame is complete, read the rest ahead into the reader's cache, behind everything
-   * else (asked once per view, time and playing state).
+   * Once the frame is complete, read the rest ahead into the reader's cache as the load plan says
+   * (readAheadRequest: behind everything else, asked once per view, time and playing state).
    */
   function readAhead() {
+    if (!state.readAhead) return;
     const { lod, wantedT, playing } = state;
-    const cells = visibleAt(lod);
-    if (!state.readAhead || !frameComplete()) return;
-    // While playing, the loop is one read whatever the step on screen: a step does not start it again.
-    const what = `${lod}|${playing ? 'loop' : wantedT}|${cells.map((c) => `${c.row},${c.col}`).join(';')}`;
-    if (!cells.length || what === readingAhead) return;
-    readingAhead = what;
+    const ahead = readAheadRequest({ lod, cells: visibleAt(lod), t: wantedT, playing, complete: frameComplete() });
+    if (!ahead || ahead.key === readingAhead) return;
+    readingAhead = ahead.key;
     const status = /** @type {LoopStatus} */ ({ state: 'reading', done: 0, total: 0, failed: 0 });
     if (playing) loop = status;
     const onProgress = (/** @type {number} */ done, /** @type {number} */ total) => Object.assign(status, { done, total });
-    store.prefetch({ lod, cells, t: wantedT, playing, masks: store.hasMask, stored: shaderDelta, priority: 'background', onProgress }).then(
+    const { cells, t, priority } = ahead;
+    store.prefetch({ lod, cells, t, playing, masks: store.hasMask, stored: shaderDelta, priority, onProgress }).then(
       (r) => Object.assign(status, { state: r.state, failed: r.failed }),
       () => Object.assign(status, { state: 'aborted' }),
     );

@@ -1,8 +1,10 @@
 // @ts-check
 // The code style's size rules over the shipped JS (src/, lib/, viewer/, maplibre/), checked by
-// machine: no module over ~350 lines, no function over ~80. A function's own lines leave out the
-// functions defined inside it, which count on their own: a factory that returns small closures is
-// judged like a class with small methods.
+// machine: no module over ~350 lines, no function over ~80. A function counts with the functions
+// defined inside it: a factory's closures share its state, so a factory of 250 lines is one
+// 250-line unit to read, however small its closures. The factories over the rule today are listed
+// with their size (LONG): none may grow, a new one may not join, and one split below the rule
+// leaves the list.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,6 +16,31 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MODULE_LINES = 350;
 const FUNCTION_LINES = 80;
 
+/** The functions over the rule, each to be split by job, with their lines now: a ceiling, not an allowance. @type {Record<string, number>} */
+const LONG = {
+  'src/reader/pool.js:createPool': 252,
+  'viewer/history.js:createHistory': 186,
+  'lib/scene-loads.js:createSceneLoads': 185,
+  'src/reader/history.js:createHistoryReads': 168,
+  'lib/scene.js:createScene': 167,
+  'src/reader/transport.js:createTransport': 154,
+  'lib/gpu-chunks.js:createGpuChunks': 153,
+  'src/reader/prefetch.js:createPrefetcher': 135,
+  'lib/legend.js:createLegend': 132,
+  'viewer/renderer.js:createRenderer': 122,
+  'src/reader/store.js:createReads': 121,
+  'viewer/compare.js:createCompare': 118,
+  'lib/scene-paint.js:createScenePaint': 105,
+  'src/reader/chunk-bytes.js:createChunkBytes': 104,
+  'maplibre/drawing.js:createDrawing': 102,
+  'viewer/playback.js:createPlayback': 101,
+  'src/reader/decoding.js:createDecoding': 100,
+  'src/reader/metadata.js:parseRoot': 98,
+  'src/reader/limiter.js:createLimiter': 96,
+  'src/reader/points.js:createPointReads': 94,
+  'src/reader/cache.js:createCache': 92,
+};
+
 /** Every .js file under `dir`, relative to js/. @param {string} dir @returns {string[]} */
 function modules(dir) {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -24,28 +51,21 @@ function modules(dir) {
 }
 
 /**
- * The functions of `text` longer than the rule, with their own line counts.
- * @param {string} name @param {string} text @returns {string[]}
+ * The functions of `text` longer than the rule, each with its lines, those of the functions
+ * inside it included.
+ * @param {string} name @param {string} text @returns {Record<string, number>}
  */
 function longFunctions(name, text) {
   const source = ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true);
   /** @param {ts.Node} node */
   const lines = (node) => source.getLineAndCharacterOfPosition(node.end).line - source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
-  /** @type {string[]} */
-  const found = [];
+  /** @type {Record<string, number>} */
+  const found = {};
   /** @param {ts.Node} node */
   const visit = (node) => {
-    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
-      let nested = 0;
-      /** @param {ts.Node} inner */
-      const skipNested = (inner) => {
-        if (ts.isFunctionLike(inner) && 'body' in inner && inner.body) nested += lines(inner);
-        else ts.forEachChild(inner, skipNested);
-      };
-      ts.forEachChild(node.body, skipNested);
-      const own = lines(node) - nested;
+    if (ts.isFunctionLike(node) && 'body' in node && node.body && lines(node) > FUNCTION_LINES) {
       const label = 'name' in node && node.name ? node.name.getText(source) : '(anonymous)';
-      if (own > FUNCTION_LINES) found.push(`${name}:${label} (${own} lines)`);
+      found[`${name}:${label}`] = lines(node);
     }
     ts.forEachChild(node, visit);
   };
@@ -61,14 +81,21 @@ test('no shipped module is longer than the rule', () => {
   assert.deepEqual(long, []);
 });
 
-test('no shipped function is longer than the rule', () => {
-  assert.deepEqual(shipped.flatMap((f) => longFunctions(f, readFileSync(join(root, f), 'utf8'))), []);
+test('no shipped function is longer than the rule, beyond the listed ones, which do not grow', () => {
+  /** @type {Record<string, number>} */
+  const long = Object.assign({}, ...shipped.map((f) => longFunctions(f, readFileSync(join(root, f), 'utf8'))));
+  const grown = Object.entries(long).filter(([fn, n]) => !(fn in LONG) || n > LONG[fn]);
+  assert.deepEqual(grown, [], 'new or grown functions over the rule');
+  const split = Object.keys(LONG).filter((fn) => !(fn in long));
+  assert.deepEqual(split, [], 'under the rule now (or renamed): take them off LONG');
 });
 
-test('a nested function counts on its own, not as lines of the one around it', () => {
+test('a nested function counts as lines of the one around it', () => {
   const body = (/** @type {number} */ n, /** @type {string} */ indent) => Array.from({ length: n }, (_, i) => `${indent}x${i}();`).join('\n');
-  const nested = `function outer() {\n  function inner() {\n${body(FUNCTION_LINES, '    ')}\n  }\n  return inner;\n}\n`;
-  assert.deepEqual(longFunctions('n.js', nested), [`n.js:inner (${FUNCTION_LINES + 2} lines)`]);
+  // Two closures of half the rule each: neither is long, the factory around them is.
+  const half = `  function a() {\n${body(FUNCTION_LINES / 2, '    ')}\n  }\n  function b() {\n${body(FUNCTION_LINES / 2, '    ')}\n  }\n`;
+  const factory = `function make() {\n${half}  return { a, b };\n}\n`;
+  assert.deepEqual(longFunctions('m.js', factory), { 'm.js:make': FUNCTION_LINES + 7 });
   const flat = `const f = () => {\n${body(FUNCTION_LINES - 2, '  ')}\n};\n`;
-  assert.deepEqual(longFunctions('f.js', flat), []);
+  assert.deepEqual(longFunctions('f.js', flat), {});
 });

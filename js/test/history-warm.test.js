@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openStore } from '../src/index.js';
 import { fileFetch } from '../src/reader/file-fetch.js';
-import { cellsKey, createHistoryWarm, viewBox } from '../viewer/history-warm.js';
+import { cellsKey } from '../lib/load-plan.js';
+import { createHistoryWarm, viewBox } from '../viewer/history-warm.js';
 import { copyWithRoot, countingFetch, historyStores, serve } from './helpers.js';
 
 const hx = historyStores();

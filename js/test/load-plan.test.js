@@ -1,11 +1,13 @@
 // @ts-check
 // What a view loads and in which order (lib/load-plan.js, camera.js pictureLevel): a coarse picture
 // at no less than a quarter of the screen's resolution while the view shows nothing, the frame,
-// then the timesteps a step away in the direction of play once the frame is complete.
+// then the timesteps a step away in the direction of play once the frame is complete; the
+// read-ahead behind them and the history warm-up's index reads, which the plan decides too.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PICTURE_PX, pictureLevel } from '../lib/camera.js';
-import { directionOf, loadPlan, stepsAhead } from '../lib/load-plan.js';
+import { directionOf, historyPlan, loadPlan, readAheadRequest, stepsAhead, windowOrder } from '../lib/load-plan.js';
+import { windowOrder as readerOrder } from '../src/index.js';
 
 test('the picture is the coarsest level whose pixels span at most 4 device pixels', () => {
   // 1 CSS px per level-0 pixel: level 2 pixels span 4 px, level 3 would span 8.
@@ -52,4 +54,35 @@ test('steps ahead wrap forward as playback does, and the direction follows the s
   assert.equal(directionOf(11, 0, 12), 1);
   assert.equal(directionOf(5, 4, 12), -1);
   assert.equal(directionOf(2, 9, 12), -1);
+});
+
+test('the read-ahead waits for a complete frame, is named by view and time, and by view only while playing', () => {
+  const cells = [{ row: 0, col: 1 }, { row: 2, col: 3 }];
+  assert.equal(readAheadRequest({ lod: 1, cells, t: 4, playing: false, complete: false }), null);
+  assert.equal(readAheadRequest({ lod: 1, cells: [], t: 4, playing: false, complete: true }), null);
+  const idle = readAheadRequest({ lod: 1, cells, t: 4, playing: false, complete: true });
+  assert.deepEqual(idle, { key: '1|4|0,1;2,3', lod: 1, cells, t: 4, playing: false, priority: 'background' });
+  const a = readAheadRequest({ lod: 1, cells, t: 4, playing: true, complete: true });
+  const b = readAheadRequest({ lod: 1, cells, t: 5, playing: true, complete: true });
+  assert.equal(a?.key, '1|loop|0,1;2,3');
+  assert.equal(a?.key, b?.key, 'a step of the loop is the same read-ahead');
+  // The reader's prefetch visits timesteps in the plan's order: one function, not a copy.
+  assert.equal(readerOrder, windowOrder);
+});
+
+test('the history warm-up: the centre shard once, at the frame rank; the view once complete, again for other cells', () => {
+  const level0 = { width: 90, height: 70, chunkSize: 32 };
+  const box = { x0: 0, y0: 0, x1: 40, y1: 40 }; // cells rows 0-1, cols 0-1
+  const base = { hasHistory: true, playing: false, level0, box, centreAsked: false, asked: '' };
+  assert.deepEqual(historyPlan({ ...base, complete: false }), [{ centre: true, box, maxShards: 1, priority: 'frame' }]);
+  assert.deepEqual(historyPlan({ ...base, complete: true }), [
+    { centre: true, box, maxShards: 1, priority: 'frame' },
+    { centre: false, box, key: '0,0,1,1', priority: 'background' },
+  ]);
+  assert.deepEqual(historyPlan({ ...base, complete: true, centreAsked: true, asked: '0,0,1,1' }), [], 'the same cells: asked already');
+  const moved = { x0: 50, y0: 40, x1: 90, y1: 70 }; // rows 1-2, cols 1-2
+  assert.deepEqual(historyPlan({ ...base, box: moved, complete: true, centreAsked: true, asked: '0,0,1,1' }), [{ centre: false, box: moved, key: '1,1,2,2', priority: 'background' }]);
+  assert.deepEqual(historyPlan({ ...base, complete: true, playing: true }), [], 'never while playing');
+  assert.deepEqual(historyPlan({ ...base, complete: true, hasHistory: false }), [], 'nothing without the array');
+  assert.deepEqual(historyPlan({ ...base, complete: true, box: { x0: 95, y0: 0, x1: 120, y1: 10 } }), [], 'a view off level 0');
 });

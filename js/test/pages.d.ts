@@ -4,10 +4,8 @@
 import type { Map as MapLibreMap } from 'maplibre-gl';
 import type { ZarrLayer, ZarrLayerOptions } from '@carbonplan/zarr-layer';
 import type { openStore } from '../src/index.js';
-import type { pixelToScreen } from '../lib/camera.js';
-import type { FrameRecord, createScene } from '../lib/scene.js';
-import type { ViewState } from '../viewer/first-view.js';
-import type { Viewer } from '../viewer/app.js';
+import type { FrameRecord } from '../lib/scene.js';
+import type { ViewerApi } from '../viewer/hook.js';
 import type { MountedViewer } from '../viewer/mount.js';
 import type { ChronozarrLayer } from '../maplibre/layer.js';
 import type { LayerOptions } from '../maplibre/options.js';
@@ -15,28 +13,7 @@ import type { createHook } from '../bench/pages/page-hook.js';
 
 type Store = Awaited<ReturnType<typeof openStore>>;
 
-/** What viewer/app.js exposes as `hook.api` (exposeApi). */
-interface ViewerApi {
-  store: Store;
-  scene: ReturnType<typeof createScene>;
-  state(): ViewState & { shownT: number | null; lod: number; settled: boolean; playing: boolean; speed: number; pending: number };
-  pixel(x: number, y: number): number[];
-  screenOf(x: number, y: number): ReturnType<typeof pixelToScreen>;
-  click: Viewer['clickAt'];
-  setT: Viewer['setT'];
-  play: Viewer['playback']['play'];
-  stop: Viewer['playback']['stop'];
-  setSpeed(s: number): number;
-  setPlaybackBudget: Viewer['playback']['setBudget'];
-  embedLog: Viewer['embed']['log'];
-  look: Viewer['shown']['look'];
-  compare: Viewer['compare'];
-  tools: Viewer['tools'];
-  overlays: Viewer['overlays'];
-  inspector: Viewer['inspector'];
-}
-
-/** The viewer page's instrumentation (viewer/app.js, `window.__chronozarrViewer`). */
+/** The viewer page's instrumentation (viewer/hook.js, `window.__chronozarrViewer`). */
 interface ViewerHook {
   ready: boolean;
   error: string | null;

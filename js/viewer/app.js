@@ -3,7 +3,6 @@
  * and embed API. The standalone page (main.js) and mountViewer (mount.js) run it.
  * @module
  */
-import { pixelToScreen } from '../lib/camera.js';
 import { idLookup } from '../lib/dom.js';
 import { productList } from '../lib/products.js';
 import { createScene } from '../lib/scene.js';
@@ -12,12 +11,13 @@ import { createAddress } from './address.js';
 import { readCatalog, showPicker } from './catalog.js';
 import { createChrome } from './chrome.js';
 import { createClock } from './clock.js';
-import { fillControls } from './controls.js';
+import { createControls, fillControls } from './controls.js';
 import { createCompare } from './compare.js';
 import { createEmbed } from './embed.js';
 import { createEmbedSet } from './embed-set.js';
 import { earlyFetch } from './early.js';
 import { createFirstFrames } from './first-frames.js';
+import { createHook, exposeApi } from './hook.js';
 import { initialProduct, initialState, warmFirstView } from './first-view.js';
 import { createHistoryWarm } from './history-warm.js';
 import { createLoading } from './loading.js';
@@ -26,7 +26,6 @@ import { createNotices } from './notices.js';
 import { storeUrl } from './params.js';
 import { STORE_BUTTONS } from './markup.js';
 import { createPick } from './pick.js';
-import { snapSpeed } from './playback.js';
 import { createRenderer, cssSize } from './renderer.js';
 import { centreOf } from './reports.js';
 import { createShowing } from './showing.js';
@@ -45,64 +44,6 @@ import { createViewReports } from './view-reports.js';
  */
 
 /**
- * Instrumentation for tests and benchmarks (read-only use, please): whether the viewer is up, its
- * frames, when the first ones came, and its parts (`api`).
- * @typedef {object} Hook
- * @property {boolean} ready
- * @property {string | null} error
- * @property {import('../lib/scene.js').FrameRecord[]} frames the scene's frame records
- * @property {Record<string, unknown>} api
- * @property {number} [openStartAt] performance.now() when the store began to open
- * @property {number} [openedAt] when it was open
- * @property {number} [firstFrameAt] when the first frame was painted
- * @property {number} [firstCompleteAt] when the first complete frame was painted
- * @property {{ requests: number, bytes: number }} [firstCompleteReads] the reads until then
- * @property {string} [permalink] the address of the view now
- * @property {ReturnType<typeof import('./reports.js').clickReport>['message'] & { stored: number[] }} [lastClick] the last click's message
- * @property {string} [playback] the playback state
- * @property {import('./history-warm.js').WarmReport} [historyWarm] the last warm-up of the history's shard indexes
- */
-
-/**
- * The viewer's parts, shared by the modules that wire them: each part reads the others when it is
- * called, not when it is made, so the order of making them only follows what each needs at once.
- * @typedef {object} Viewer
- * @property {import('../lib/typedefs.js').Store} store
- * @property {import('./params.js').ViewerParams} params
- * @property {ReturnType<typeof idLookup>} $ the viewer's element by id (of a given type)
- * @property {Hook} hook instrumentation for tests and benchmarks
- * @property {ReturnType<typeof createEmbed>} embed
- * @property {ViewerEnv} env
- * @property {HTMLElement} root
- * @property {HTMLCanvasElement} canvas
- * @property {(t: number) => string} label a timestep's date
- * @property {string} storeName
- * @property {{ id: string, name: string, available: boolean }[]} products
- * @property {import('./first-view.js').ViewState} state
- * @property {ReturnType<typeof createNotices>} notices
- * @property {ReturnType<typeof createRenderer>} renderer
- * @property {import('../lib/typedefs.js').Scene} scene
- * @property {ReturnType<typeof createCompare>} compare
- * @property {ReturnType<typeof createNavigation>} nav
- * @property {ReturnType<typeof createViewReports>} views
- * @property {ReturnType<typeof createFirstFrames>} firstFrames
- * @property {ReturnType<typeof createHistoryWarm>} historyWarm
- * @property {ReturnType<typeof createLoading>} loading
- * @property {ReturnType<typeof createShowing>} shown
- * @property {ReturnType<typeof createShowing>['overlays']} overlays
- * @property {import('./clock.js').Clock} clock the current timestep (state.t reads it)
- * @property {ReturnType<typeof createTime>['setT']} setT
- * @property {ReturnType<typeof createTime>['playback']} playback
- * @property {ReturnType<typeof createPick>['inspector']} inspector
- * @property {ReturnType<typeof createPick>['clickAt']} clickAt
- * @property {ReturnType<typeof createChrome>['controls']} controls
- * @property {ReturnType<typeof createChrome>['tools']} tools
- * @property {HTMLAnchorElement} wordmark
- * @property {ReturnType<typeof createChrome>['compareChanged']} compareChanged
- * @property {ReturnType<typeof createAddress>} address
- */
-
-/**
  * Run the viewer in `root` (which holds viewerMarkup): open the store, wire everything, and
  * report through the embed API and `onEvent`.
  * @param {HTMLElement} root
@@ -115,9 +56,7 @@ export function runViewer(root, params, env) {
   root.classList.toggle('no-controls', !params.controls);
   root.dataset.theme = params.theme;
 
-  /** @type {Hook} */
-  const hook = { ready: false, error: null, frames: [], api: {} };
-  if (env.page) Object.assign(window, { __chronozarrViewer: hook });
+  const hook = createHook(env.page);
 
   /** @type {Awaited<ReturnType<typeof start>> | null} */
   let app = null;
@@ -148,27 +87,9 @@ export function runViewer(root, params, env) {
   });
 
   async function open() {
-    const catalog = readCatalog(params, env.page);
-    let url = params.store;
-    if (!url && catalog) {
-      // The full viewer with a catalog and no store opens the catalog's first store, and says so in the address.
-      try {
-        url = (await catalog)[0].url;
-      } catch (err) {
-        fatal('no_store', err instanceof Error ? err.message : String(err));
-        return;
-      }
-      history.replaceState(history.state, '', storeUrl(location.href, url));
-    }
-    if (!url) {
-      fatal('no_store', 'No store to show: open the viewer with ?store=URL of a chronozarr store (the directory holding zarr.json).');
-      return;
-    }
+    const url = await storeToOpen({ params, page: env.page, $, fatal });
+    if (!url) return;
     const current = new URL(url, location.href).href;
-    catalog?.then(
-      (entries) => showPicker({ field: $('catalog-field'), select: $('catalog-select', HTMLSelectElement), storeName: $('store-name'), entries, current, onPick: (e) => location.assign(storeUrl(location.href, e.url)) }),
-      (err) => Object.assign($('toast'), { textContent: err.message, hidden: false }),
-    );
     const opened = { ...params, store: url };
     $('status').textContent = 'Opening store…';
     let store;
@@ -199,9 +120,59 @@ export function runViewer(root, params, env) {
   };
 }
 
+
+/**
+ * The store's URL: the one asked for, or with a catalog and none asked for (the full viewer), the
+ * catalog's first, which the address then names; null (and said) when there is none. A catalog's
+ * picker is shown once its entries are in.
+ * @param {{ params: import('./params.js').ViewerParams, page: boolean, $: ReturnType<typeof idLookup>, fatal: (code: string, message: string) => void }} o
+ * @returns {Promise<string | null>}
+ */
+async function storeToOpen({ params, page, $, fatal }) {
+  const catalog = readCatalog(params, page);
+  let url = params.store;
+  if (!url && catalog) {
+    try {
+      url = (await catalog)[0].url;
+    } catch (err) {
+      fatal('no_store', err instanceof Error ? err.message : String(err));
+      return null;
+    }
+    history.replaceState(history.state, '', storeUrl(location.href, url));
+  }
+  if (!url) {
+    fatal('no_store', 'No store to show: open the viewer with ?store=URL of a chronozarr store (the directory holding zarr.json).');
+    return null;
+  }
+  const current = new URL(url, location.href).href;
+  catalog?.then(
+    (entries) => showPicker({ field: $('catalog-field'), select: $('catalog-select', HTMLSelectElement), storeName: $('store-name'), entries, current, onPick: (e) => location.assign(storeUrl(location.href, e.url)) }),
+    (err) => Object.assign($('toast'), { textContent: err.message, hidden: false }),
+  );
+  return url;
+}
+
+/**
+ * What the viewer is wired from once the store is open.
+ * @typedef {object} Opened
+ * @property {import('../lib/typedefs.js').Store} store
+ * @property {import('./params.js').ViewerParams} params as opened (store: the URL it opened)
+ * @property {ReturnType<typeof idLookup>} $ the viewer's element by id
+ * @property {import('./hook.js').Hook} hook instrumentation for tests and benchmarks
+ * @property {ReturnType<typeof createEmbed>} embed
+ * @property {ViewerEnv} env
+ * @property {HTMLElement} root
+ * @property {HTMLCanvasElement} canvas
+ * @property {(t: number) => string} label a timestep's date
+ * @property {string} storeName
+ * @property {{ id: string, name: string, available: boolean }[]} products
+ * @property {ReturnType<typeof createNotices>} notices
+ * @property {import('./first-view.js').ViewState} state
+ */
+
 /**
  * @param {import('../lib/typedefs.js').Store} store
- * @param {{ params: import('./params.js').ViewerParams, $: ReturnType<typeof idLookup>, hook: Hook, embed: ReturnType<typeof createEmbed>, env: ViewerEnv, root: HTMLElement }} ctx
+ * @param {Pick<Opened, 'params' | '$' | 'hook' | 'embed' | 'env' | 'root'>} ctx
  */
 async function start(store, { params, $, hook, embed, env, root }) {
   const canvas = $('map', HTMLCanvasElement);
@@ -222,111 +193,98 @@ async function start(store, { params, $, hook, embed, env, root }) {
   // before this script loaded, is usually in already, so the context cannot hide behind it).
   await new Promise((resolve) => setTimeout(resolve, 0));
 
-  const v = /** @type {Viewer} */ ({ store, params, $, hook, embed, env, root, canvas, label, storeName, products, notices, state });
-  wire(v);
+  const parts = wire({ store, params, $, hook, embed, env, root, canvas, label, storeName, products, notices, state });
   for (const id of STORE_BUTTONS) $(id, HTMLButtonElement).disabled = false;
-  show(v);
+  show({ store, state, params, $, ...parts });
   // The scene now reads the cells it needs (joining the early reads); drop the early ones it does not.
   warm.abort();
-  v.views.mark();
-  v.address.write();
-  exposeApi(v);
-  const { validate, applySet, readyPayload } = createEmbedSet(v);
+  parts.views.mark();
+  parts.address.write();
+  exposeApi(hook, { store, state, embed, ...parts });
+  const { validate, applySet, readyPayload } = createEmbedSet({ store, state, params, storeName, products, ...parts });
   /** Stop everything: loads, playback, timers, the decode workers. */
   function destroy() {
-    v.nav.stop();
-    v.playback.stop();
-    v.historyWarm.stop();
-    v.compare.set(null);
-    v.scene.destroy();
+    parts.nav.stop();
+    parts.playback.stop();
+    parts.historyWarm.stop();
+    parts.compare.set(null);
+    parts.scene.destroy();
     store.close();
-    for (const part of [v.loading, v.address, v.views, notices]) part.stop();
+    for (const part of [parts.loading, parts.address, parts.views, notices]) part.stop();
   }
   return { validate, applySet, readyPayload, destroy };
 }
 
-/** Make the parts, each given what it needs at once; the rest it reads from `v` when called. @param {Viewer} v */
-function wire(v) {
-  const { store, state, $, hook, embed } = v;
+/**
+ * Make the viewer's parts in the order they need each other, each given the few it uses. Three
+ * callbacks reach parts made after them (marked "later": the scene's paints, the camera's moves,
+ * the bar's product and band); they run only once the wiring is done.
+ * @param {Opened} o
+ */
+function wire({ store, params, $, hook, embed, env, root, canvas, label, storeName, products, notices, state }) {
   /** @param {Error} err @param {import('../lib/typedefs.js').ChunkAt} where */
-  const onError = (err, where) => v.notices.chunkFailed(err, where);
-  v.clock = createClock(store.times.length, state.t);
+  const onError = (err, where) => notices.chunkFailed(err, where);
+  const clock = createClock(store.times.length, state.t);
   // The clock holds the timestep; state.t, which the parts read, is a view of it that cannot be set.
-  Object.defineProperty(state, 't', { get: () => v.clock.t, enumerable: true });
-  v.renderer = createRenderer(v.canvas, { dtype: store.dtype, nBands: store.bands.length });
-  v.scene = createScene({
-    store,
-    renderer: v.renderer,
-    onFrame: (frame) => {
-      v.shown.frame(frame);
-      v.firstFrames.frame(frame);
-      v.historyWarm.frame(frame);
-      v.loading.watch();
-    },
-    onError,
+  Object.defineProperty(state, 't', { get: () => clock.t, enumerable: true });
+  const renderer = createRenderer(canvas, { dtype: store.dtype, nBands: store.bands.length });
+  const firstFrames = createFirstFrames({ store, hook });
+  const scene = createScene({ store, renderer, onFrame: (frame) => painted(frame), onError }); // later
+  hook.frames = scene.frames;
+  const loading = createLoading({ bar: $('loading'), scene });
+  clock.on(({ t }) => {
+    scene.setTime(t);
+    loading.watch();
   });
-  hook.frames = v.scene.frames;
-  v.clock.on(({ t }) => {
-    v.scene.setTime(t);
-    v.loading.watch();
-  });
-  v.compare = createCompare({
-    store,
-    renderer: v.renderer,
-    primary: v.scene,
-    stage: $('stage'),
-    size: () => v.nav.size,
-    label: v.label,
-    clock: v.clock,
-    onChange: (c) => v.compareChanged(c),
-    onError,
-  });
-  v.firstFrames = createFirstFrames({ store, hook });
-  v.historyWarm = createHistoryWarm({ store, view: () => ({ cam: state.cam, ...v.nav.size }), playing: () => v.playback.playing, onReport: (r) => (hook.historyWarm = r) });
-  v.loading = createLoading({ bar: $('loading'), scene: v.scene });
-  v.nav = createNavigation(v);
-  v.views = createViewReports(embed, () => ({ zoom: state.cam.zoom, center: centreOf(store, state.cam) }));
-  v.shown = createShowing(v);
-  v.overlays = v.shown.overlays;
-  Object.assign(v, createTime(v));
-  Object.assign(v, createPick(v));
-  Object.assign(v, createChrome(v));
-  v.nav.watch();
-  v.address = createAddress({ store, params: v.params, env: v.env, state, clock: v.clock, compare: v.compare, wordmark: v.wordmark, hook });
+  const nav = createNavigation({ store, state, renderer, canvas, onMove: (move) => moved(move) }); // later
+  const size = () => nav.size;
+  const compare = createCompare({ store, renderer, primary: scene, stage: $('stage'), size, label, clock, onChange: (c) => compareChanged(c), onError });
+  const views = createViewReports(embed, () => ({ zoom: state.cam.zoom, center: centreOf(store, state.cam) }));
+  const { setT, playback } = createTime({ store, $, label, scene, clock, embed, notices, hook });
+  const playing = () => playback.playing;
+  const historyWarm = createHistoryWarm({ store, view: () => ({ cam: state.cam, ...nav.size }), playing, onReport: (r) => (hook.historyWarm = r) });
+  const fileStem = storeName.replace(/\.zarr$/, '');
+  const { inspector, clickAt } = createPick({ store, state, $, inspect: params.controls, hook, size, compare, embed, setT, fileStem });
+  const wordmark = $('wordmark', HTMLAnchorElement);
+  const address = createAddress({ store, params, env, state, clock, compare, wordmark, hook });
+  const controls = createControls({ $, playback, onProduct: (id) => shown.setProduct(id), onBand: (i) => shown.setBand(i, true) }); // later
+  const shown = createShowing({ store, state, $, canvas, scene, compare, size, label, controls, inspector, playing, onChange: address.schedule });
+  const { overlays } = shown;
+  const embedded = params.embed || !env.page;
+  const { tools, compareChanged } = createChrome({ store, state, $, embedded, page: env.page, root, canvas, wordmark, storeName, label, nav, scene, compare, overlays, inspector, playback, clickAt, setT, address, embed });
+
+  /** A frame was painted. @param {import('../lib/scene.js').FrameRecord} frame */
+  function painted(frame) {
+    shown.frame(frame);
+    firstFrames.frame(frame);
+    historyWarm.frame(frame);
+    loading.watch();
+  }
+  /** The camera moved: the scene and split view show it, the rest follow. @param {import('./navigate.js').Move} move */
+  function moved({ cam, size: canvasSize, lod, quiet }) {
+    scene.setView(cam, canvasSize, lod);
+    compare.setView(cam, canvasSize, lod);
+    overlays.view();
+    inspector.place();
+    loading.watch();
+    address.schedule();
+    if (!quiet) views.schedule();
+  }
+
+  nav.watch();
+  return { clock, renderer, scene, loading, nav, compare, views, setT, playback, historyWarm, inspector, clickAt, address, controls, shown, tools, compareChanged };
 }
 
-/** The first view: the state the address asked for, shown at once. @param {Viewer} v */
-function show(v) {
-  const { state, params } = v;
-  v.$('status').textContent = '';
-  v.shown.setProduct(state.product);
-  v.controls.band(state.band);
-  v.clock.set(state.t, 'open');
-  if (params.compare != null && params.compare < v.store.times.length) v.compare.set({ t: params.compare, split: params.split ?? 0.5 });
-  v.tools.compareChanged();
-  v.nav.update({ quiet: true });
-}
-
-/** The hook's API, for tests and benchmarks. @param {Viewer} v */
-function exposeApi(v) {
-  const { state, scene, playback, nav } = v;
-  Object.assign(v.hook.api, {
-    store: v.store,
-    scene,
-    state: () => ({ ...state, shownT: scene.shownT, lod: scene.lod, settled: scene.settled, playing: playback.playing, speed: playback.speed, pending: scene.pending }),
-    pixel: (/** @type {number} */ x, /** @type {number} */ y) => v.renderer.readPixel(x, y),
-    screenOf: (/** @type {number} */ x, /** @type {number} */ y) => pixelToScreen(state.cam, nav.size.w, nav.size.h, x, y),
-    click: (/** @type {number} */ px, /** @type {number} */ py, /** @type {{ shift?: boolean }} */ how) => v.clickAt(px, py, how),
-    setT: (/** @type {number} */ t) => v.clock.set(t, 'api'),
-    play: () => playback.play(),
-    stop: () => playback.stop(),
-    setSpeed: (/** @type {number} */ s) => (playback.speed = snapSpeed(s)),
-    setPlaybackBudget: (/** @type {number} */ bytes) => playback.setBudget(bytes),
-    embedLog: v.embed.log,
-    look: v.shown.look,
-    compare: v.compare,
-    tools: v.tools,
-    overlays: v.overlays,
-    inspector: v.inspector,
-  });
+/**
+ * The first view: the state the address asked for, shown at once.
+ * @param {Pick<Opened, 'store' | 'state' | 'params' | '$'> & Pick<ReturnType<typeof wire>, 'shown' | 'controls' | 'clock' | 'compare' | 'tools' | 'nav'>} o
+ */
+function show({ store, state, params, $, shown, controls, clock, compare, tools, nav }) {
+  $('status').textContent = '';
+  shown.setProduct(state.product);
+  controls.band(state.band);
+  clock.set(state.t, 'open');
+  if (params.compare != null && params.compare < store.times.length) compare.set({ t: params.compare, split: params.split ?? 0.5 });
+  tools.compareChanged();
+  nav.update({ quiet: true });
 }

@@ -25,17 +25,66 @@ let charts = 0;
 
 /** @typedef {{ title: string, times: readonly string[], series: Series[], t: number }} ChartData a chart's title, dates, series and current step */
 
-/**
- * @param {HTMLElement} host
- * @param {{ onPick: (t: number) => void, onWindow?: (win: [number, number] | null) => void }} o
- */
-export function createChart(host, { onPick, onWindow = () => {} }) {
+/** The chart's SVG element, in `host`. @param {HTMLElement} host */
+function chartElement(host) {
   const svg = document.createElementNS(NS, 'svg');
   svg.setAttribute('class', 'chart');
   svg.setAttribute('role', 'img');
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
   svg.setAttribute('preserveAspectRatio', 'none');
   host.append(svg);
+  return svg;
+}
+
+/** A client x as an x of the chart's viewBox. @param {SVGSVGElement} svg @param {number} clientX */
+function svgX(svg, clientX) {
+  const box = svg.getBoundingClientRect();
+  return ((clientX - box.left) / Math.max(1, box.width)) * W;
+}
+
+/** The zoom drag's selection from x0 to x1 (viewBox x). @param {SVGSVGElement} svg @param {number} x0 @param {number} x1 */
+function showSelection(svg, x0, x1) {
+  const sel = svg.querySelector('.chart-sel');
+  if (!sel) return;
+  sel.setAttribute('x', String(Math.min(x0, x1)));
+  sel.setAttribute('width', String(Math.abs(x1 - x0)));
+}
+
+/**
+ * The index of the x nearest `x` (the first of equals), skipping nulls; -1 when all are null.
+ * @param {(number | null)[]} xs @param {number} x
+ */
+function nearest(xs, x) {
+  let best = -1;
+  xs.forEach((xi, i) => {
+    if (xi != null && (best < 0 || Math.abs(xi - x) < Math.abs(/** @type {number} */ (xs[best]) - x))) best = i;
+  });
+  return best;
+}
+
+/**
+ * The values' axis: lowest and highest valid value of the dates shown, widened by a tenth (or by 1)
+ * when they are equal; 0 to 1 when there is none.
+ * @param {Series[]} series @param {(i: number) => boolean} shown
+ * @returns {[number, number]}
+ */
+function valueRange(series, shown) {
+  const all = series.flatMap((s) => s.values.filter((v, i) => v != null && Number.isFinite(v) && shown(i)));
+  let lo = all.length ? Math.min(.../** @type {number[]} */ (all)) : 0;
+  let hi = all.length ? Math.max(.../** @type {number[]} */ (all)) : 1;
+  if (hi === lo) {
+    hi += Math.abs(hi) * 0.1 || 1;
+    lo -= Math.abs(lo) * 0.1 || 1;
+  }
+  return [lo, hi];
+}
+
+/**
+ * @param {HTMLElement} host
+ * @param {{ onPick: (t: number) => void, onWindow?: (win: [number, number] | null) => void }} o
+ */
+export function createChart(host, { onPick, onWindow = () => {} }) {
+  const svg = chartElement(host);
   const clipId = `cz-chart-clip-${++charts}`;
   /** @type {number[]} */
   let ms = [];
@@ -54,26 +103,15 @@ export function createChart(host, { onPick, onWindow = () => {} }) {
     const [a, b] = span();
     return a + ((x - pad.l) / (W - pad.l - pad.r)) * (b - a);
   };
-  const svgX = (/** @type {number} */ clientX) => {
-    const box = svg.getBoundingClientRect();
-    return ((clientX - box.left) / Math.max(1, box.width)) * W;
-  };
 
   attachBrush(svg, {
-    toX: svgX,
+    toX: (clientX) => svgX(svg, clientX),
     pick: (x) => {
-      if (!ms.length) return;
-      let best = -1;
-      for (let i = 0; i < ms.length; i++) if (inWindow(ms[i]) && (best < 0 || Math.abs(xOf(ms[i]) - x) < Math.abs(xOf(ms[best]) - x))) best = i;
+      const best = nearest(ms.map((m) => (inWindow(m) ? xOf(m) : null)), x);
       if (best >= 0) onPick(best);
     },
     zoom: (x0, x1) => setWindow([msAt(Math.min(x0, x1)), msAt(Math.max(x0, x1))]),
-    show: (x0, x1) => {
-      const sel = svg.querySelector('.chart-sel');
-      if (!sel) return;
-      sel.setAttribute('x', String(Math.min(x0, x1)));
-      sel.setAttribute('width', String(Math.abs(x1 - x0)));
-    },
+    show: (x0, x1) => showSelection(svg, x0, x1),
   });
 
   const inWindow = (/** @type {number} */ m) => !win || (m >= win[0] && m <= win[1]);
@@ -94,13 +132,7 @@ export function createChart(host, { onPick, onWindow = () => {} }) {
     pad = { l: 38, r: 6, t: d.series.length > 1 ? 20 : 8, b: 24 };
     const h = H - pad.t - pad.b;
     const shown = (/** @type {number} */ i) => inWindow(ms[i]);
-    const all = d.series.flatMap((s) => s.values.filter((v, i) => v != null && Number.isFinite(v) && shown(i)));
-    let lo = all.length ? Math.min(.../** @type {number[]} */ (all)) : 0;
-    let hi = all.length ? Math.max(.../** @type {number[]} */ (all)) : 1;
-    if (hi === lo) {
-      hi += Math.abs(hi) * 0.1 || 1;
-      lo -= Math.abs(lo) * 0.1 || 1;
-    }
+    const [lo, hi] = valueRange(d.series, shown);
     const y = (/** @type {number} */ v) => pad.t + (1 - (v - lo) / (hi - lo)) * h;
     const parts = [`<title>${escape(d.title)}</title>`, `<defs><clipPath id="${clipId}"><rect x="${pad.l}" y="0" width="${W - pad.l - pad.r}" height="${H}"/></clipPath></defs>`];
     parts.push(`<rect x="${pad.l}" y="${pad.t}" width="${W - pad.l - pad.r}" height="${h}" class="chart-bg"/>`);

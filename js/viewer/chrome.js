@@ -1,45 +1,65 @@
 /**
- * What surrounds the map: the bar's controls (app.js filled them), the tab's name, the wordmark (a new
- * tab when embedded), the map input, and the tools (split view, exports, help, shortcuts) with their
+ * What surrounds the map: the tab's name, the wordmark (a new tab when embedded), the inspector's
+ * close button, the map input, and the tools (split view, exports, help, shortcuts) with their
  * actions. A change of the split view goes to its button, the address and the host.
  * @module
  */
-import { createControls } from './controls.js';
 import { attachInput } from './input.js';
 import { createTools } from './tools.js';
 
-/** @param {import('./app.js').Viewer} v the scene, split view, camera, time, showing and pick made */
-export function createChrome(v) {
-  const { store, state, $, params, env, canvas, playback, nav } = v;
-  const controls = createControls({ $, playback, onProduct: (id) => v.shown.setProduct(id), onBand: (i) => v.shown.setBand(i, true) });
-  $('inspector-close').addEventListener('click', () => v.inspector.close());
-  const wordmark = $('wordmark', HTMLAnchorElement);
-  if (params.embed || !env.page) {
+/**
+ * @typedef {object} ChromeParts
+ * @property {import('../lib/typedefs.js').Store} store
+ * @property {import('./first-view.js').ViewState} state
+ * @property {ReturnType<typeof import('../lib/dom.js').idLookup>} $ the viewer's element by id
+ * @property {boolean} embedded the viewer is in a frame or a host page: the wordmark opens a new tab
+ * @property {boolean} page the viewer is the whole page: it names the tab and takes the document's keys
+ * @property {HTMLElement} root the viewer's element (its keys, when it is not the page)
+ * @property {HTMLCanvasElement} canvas
+ * @property {HTMLAnchorElement} wordmark
+ * @property {string} storeName
+ * @property {(t: number) => string} label a timestep's date
+ * @property {ReturnType<typeof import('./navigate.js').createNavigation>} nav
+ * @property {import('../lib/typedefs.js').Scene} scene
+ * @property {ReturnType<typeof import('./compare.js').createCompare>} compare
+ * @property {ReturnType<typeof import('./overlays.js').createOverlays>} overlays
+ * @property {Pick<ReturnType<typeof import('./inspect.js').createInspector>, 'open' | 'close'>} inspector
+ * @property {Pick<ReturnType<typeof import('./playback.js').createPlayback>, 'toggle' | 'stop'>} playback
+ * @property {(px: number, py: number, how?: { shift?: boolean }) => unknown} clickAt
+ * @property {(t: number) => void} setT
+ * @property {{ schedule: () => void }} address
+ * @property {Pick<ReturnType<typeof import('./embed.js').createEmbed>, 'send'>} embed
+ */
+
+/** @param {ChromeParts} o */
+export function createChrome({ store, state, $, embedded, page, root, canvas, wordmark, storeName, label, nav, scene, compare, overlays, inspector, playback, clickAt, setT, address, embed }) {
+  $('inspector-close').addEventListener('click', () => inspector.close());
+  if (embedded) {
     wordmark.target = '_blank';
     wordmark.rel = 'noopener';
   }
-  if (env.page) document.title = `${v.storeName} · chronozarr`;
+  if (page) document.title = `${storeName} · chronozarr`;
 
   attachInput(canvas, {
     pan: (dx, dy) => nav.pan(dx, dy),
     zoom: (f, px, py) => nav.zoomAbout(f, px, py),
-    click: (px, py, how) => v.clickAt(px, py, how),
+    click: (px, py, how) => clickAt(px, py, how),
   });
 
   const tools = createTools({
     store,
     canvas,
     dialogs: $('dialogs'),
-    keys: env.page ? document : v.root,
+    keys: page ? document : root,
     buttons: { compare: $('compare-toggle'), png: $('export'), video: $('video'), help: $('help') },
-    compare: v.compare,
-    overlays: v.overlays,
-    scene: v.scene,
-    label: v.label,
-    fileStem: v.storeName.replace(/\.zarr$/, ''),
+    compare,
+    overlays,
+    scene,
+    label,
+    fileStem: storeName.replace(/\.zarr$/, ''),
     product: () => state.product,
     t: () => state.t,
-    setT: (t) => v.setT(t),
+    setT: (t) => setT(t),
     setCompare: (c) => compareChanged(c, true),
     actions: {
       pan: (dx, dy) => nav.pan(dx, dy),
@@ -47,8 +67,8 @@ export function createChrome(v) {
       fit: () => nav.fit(),
       play: () => playback.toggle(),
       stopPlayback: () => playback.stop(),
-      inspect: (add) => v.clickAt(nav.size.w / 2, nav.size.h / 2, { shift: add }),
-      closePanels: () => v.inspector.open && (v.inspector.close(), true),
+      inspect: (add) => clickAt(nav.size.w / 2, nav.size.h / 2, { shift: add }),
+      closePanels: () => inspector.open && (inspector.close(), true),
     },
   });
 
@@ -57,12 +77,12 @@ export function createChrome(v) {
    * @param {import('./compare.js').CompareState | null} c @param {boolean} [set]
    */
   function compareChanged(c, set = false) {
-    if (set) v.compare.set(c);
+    if (set) compare.set(c);
     tools.compareChanged();
-    v.address.schedule();
-    const cur = v.compare.state;
-    v.embed.send('chronozarr:compare', { compare: cur ? { t: cur.t, time: store.times[cur.t], split: cur.split } : null });
+    address.schedule();
+    const cur = compare.state;
+    embed.send('chronozarr:compare', { compare: cur ? { t: cur.t, time: store.times[cur.t], split: cur.split } : null });
   }
 
-  return { controls, wordmark, tools, compareChanged };
+  return { tools, compareChanged };
 }

@@ -8,9 +8,25 @@ import { applySetFields } from './apply-set.js';
 import { readyReport } from './reports.js';
 import { validateSet } from './setfields.js';
 
-/** @param {import('./app.js').Viewer} v every part made */
-export function createEmbedSet(v) {
-  const { store, state, params, products } = v;
+/**
+ * @typedef {object} EmbedSetParts the setters a set goes through, and what the ready message reports
+ * @property {import('../lib/typedefs.js').Store} store
+ * @property {import('./first-view.js').ViewState} state
+ * @property {import('./params.js').ViewerParams} params as opened (its store's URL is reported)
+ * @property {string} storeName
+ * @property {{ id: string, name: string, available: boolean }[]} products
+ * @property {Pick<ReturnType<typeof import('./showing.js').createShowing>, 'setBand' | 'setProduct'>} shown
+ * @property {import('./clock.js').Clock} clock
+ * @property {Pick<ReturnType<typeof import('./navigate.js').createNavigation>, 'moveTo'>} nav
+ * @property {ReturnType<typeof import('./playback.js').createPlayback>} playback
+ * @property {Pick<ReturnType<typeof import('./controls.js').createControls>, 'speed'>} controls
+ * @property {{ readonly state: import('./compare.js').CompareState | null }} compare
+ * @property {(c: import('./compare.js').CompareState | null, set: boolean) => void} compareChanged
+ * @property {{ sendNow: () => void }} views
+ */
+
+/** @param {EmbedSetParts} o */
+export function createEmbedSet({ store, state, params, storeName, products, shown, clock, nav, playback, controls, compare, compareChanged, views }) {
   const geoOk = store.crs != null && parseCrs(store.crs) != null;
 
   /** @param {Record<string, unknown>} fields a set's fields as the host sent them */
@@ -23,23 +39,23 @@ export function createEmbedSet(v) {
     const checked = validate(fields);
     if (!checked.ok) return;
     applySetFields(checked.values, store, state.cam, {
-      setBand: v.shown.setBand,
-      setProduct: v.shown.setProduct,
-      setT: (t) => v.clock.set(t, 'api'),
-      moveTo: v.nav.moveTo,
+      setBand: shown.setBand,
+      setProduct: shown.setProduct,
+      setT: (t) => clock.set(t, 'api'),
+      moveTo: nav.moveTo,
       setSpeed: (speed) => {
-        v.playback.speed = speed;
-        v.controls.speed(v.playback.speed);
+        playback.speed = speed;
+        controls.speed(playback.speed);
       },
-      setCompare: (c) => v.compareChanged(c, true),
-      setPlaying: (playing) => (playing ? v.playback.play() : v.playback.stop()),
-      viewMoved: () => v.views.sendNow(),
+      setCompare: (c) => compareChanged(c, true),
+      setPlaying: (playing) => (playing ? playback.play() : playback.stop()),
+      viewMoved: () => views.sendNow(),
     });
   }
 
   function readyPayload() {
-    const about = { url: params.store, name: v.storeName, products };
-    return readyReport(store, about, state, { playing: v.playback.playing, speed: v.playback.speed, compare: v.compare.state });
+    const about = { url: params.store, name: storeName, products };
+    return readyReport(store, about, state, { playing: playback.playing, speed: playback.speed, compare: compare.state });
   }
 
   return { validate, applySet, readyPayload };

@@ -80,27 +80,19 @@ export function createEmbed({ params, validate, apply, readyPayload, onSend, win
   /** @type {{ type: string, opened: boolean }[]} messages accepted from the host, with whether the store was open then (for tests) */
   const log = [];
 
-  /** @param {MessageEvent} event its data is the host's, untrusted: checked below */
+  /** @param {MessageEvent} event its data is the host's, untrusted: checked by readMessage */
   function onMessage(event) {
     if (!enabled || event.origin !== origin || event.source !== win.parent) return;
     const msg = event.data;
     if (msg && typeof msg === 'object' && typeof msg.type === 'string') log.push({ type: msg.type, opened });
-    if (!msg || typeof msg !== 'object' || typeof msg.type !== 'string' || !msg.type.startsWith('chronozarr:')) return;
-    if (SENT.has(msg.type)) return;
-    if (msg.v !== undefined && msg.v !== VERSION) {
-      error('bad_message', `unsupported contract version v: ${JSON.stringify(msg.v)}; this viewer speaks v: ${VERSION}`);
-      return;
-    }
+    const asked = readMessage(msg);
+    if (!asked) return;
+    if (asked.type === 'bad') return error('bad_message', asked.message);
     try {
-      if (msg.type === 'chronozarr:set') {
-        const fields = pick(msg);
-        if (!opened) early = { ...(early ?? {}), ...fields };
-        else runSet(fields);
-      } else if (msg.type === 'chronozarr:get') {
+      if (asked.type === 'get') {
         if (opened) send('chronozarr:ready', readyPayload());
-      } else {
-        error('bad_message', `unknown message type ${JSON.stringify(msg.type)}; the viewer accepts chronozarr:set and chronozarr:get`);
-      }
+      } else if (!opened) early = { ...(early ?? {}), ...asked.fields };
+      else runSet(asked.fields);
     } catch (err) {
       console.error(err);
       error('internal', `${msg.type} failed: ${err instanceof Error ? err.message : err}`);
@@ -141,6 +133,23 @@ export function createEmbed({ params, validate, apply, readyPayload, onSend, win
       }
     },
   };
+}
+
+/**
+ * What a host's message asks (its data is untrusted): null for one not meant for the viewer (not
+ * an object with a `chronozarr:` type, or a type the viewer itself sends); else a set's known
+ * fields, a get, or why it is refused (another contract version, an unknown type).
+ * @param {unknown} msg
+ * @returns {null | { type: 'set', fields: Record<string, unknown> } | { type: 'get' } | { type: 'bad', message: string }}
+ */
+function readMessage(msg) {
+  if (!msg || typeof msg !== 'object' || !('type' in msg) || typeof msg.type !== 'string' || !msg.type.startsWith('chronozarr:')) return null;
+  if (SENT.has(msg.type)) return null;
+  const v = 'v' in msg ? msg.v : undefined;
+  if (v !== undefined && v !== VERSION) return { type: 'bad', message: `unsupported contract version v: ${JSON.stringify(v)}; this viewer speaks v: ${VERSION}` };
+  if (msg.type === 'chronozarr:set') return { type: 'set', fields: pick(msg) };
+  if (msg.type === 'chronozarr:get') return { type: 'get' };
+  return { type: 'bad', message: `unknown message type ${JSON.stringify(msg.type)}; the viewer accepts chronozarr:set and chronozarr:get` };
 }
 
 /** The known fields of a set (unknown ones are ignored, so later versions can add some). @param {object} msg */

@@ -8,7 +8,7 @@
 /**
  * @param {object} o
  * @param {import('../lib/typedefs.js').Store} o.store
- * @param {import('./app.js').Hook} o.hook
+ * @param {import('./hook.js').Hook} o.hook
  */
 export function createFirstFrames({ store, hook }) {
   let firstFrame = false;

@@ -1,16 +1,15 @@
 /**
  * The first click made cheaper: a click on a pixel whose history shard index is held reads its
  * whole history in one range per time block instead of an index read and then a range (a round
- * trip less on a slow link). On the first frame painted (the coarse picture, say: the frame's
- * chunks are asked for by then), the index of the one shard nearest the view's centre is asked for
- * at the frame's rank, behind those chunks, so that a click as soon as the view is complete finds
- * it; it is a few kB beside the frame's megabytes. Once a complete frame is on screen, the indexes
- * of the other shards under the view follow at the reader's lowest priority (`prefetchHistory`),
- * asked again when a pan or zoom brings other level-0 cells into view; neither while playing,
- * where the read-ahead of the loop goes first. Nothing happens on a store without the array.
+ * trip less on a slow link). What is read and when is the load plan's (lib/load-plan.js
+ * historyPlan: the centre shard's index on the first frame painted, a few kB beside the frame's
+ * megabytes, at the frame's rank; the other shards under the view once a complete frame is on
+ * screen, at the lowest); this runs its reads through the reader's `prefetchHistory` on every frame
+ * painted, reports them, and lets a newer warm-up of the view replace an older one.
  * @module
  */
 import { screenToPixel } from '../lib/camera.js';
+import { historyPlan } from '../lib/load-plan.js';
 
 /**
  * What the last warm-up did (for tests and benchmarks, on the hook): `warming` from `startedAt`,
@@ -29,21 +28,6 @@ export function viewBox(cam, w, h) {
 }
 
 /**
- * The level-0 cells a box covers, as a key (the same key: the same history shards), or null when
- * the box misses level 0.
- * @param {{ x0: number, y0: number, x1: number, y1: number }} box
- * @param {{ width: number, height: number, chunkSize: number }} level0
- */
-export function cellsKey(box, { width, height, chunkSize }) {
-  const x0 = Math.max(0, box.x0);
-  const y0 = Math.max(0, box.y0);
-  const x1 = Math.min(width, box.x1);
-  const y1 = Math.min(height, box.y1);
-  if (x1 <= x0 || y1 <= y0) return null;
-  return [y0, x0, y1 - 1, x1 - 1].map((v) => Math.floor(v / chunkSize)).join(',');
-}
-
-/**
  * @param {object} o
  * @param {Pick<import('../lib/typedefs.js').Store, 'hasHistory' | 'levels' | 'prefetchHistory'>} o.store
  * @param {() => { cam: import('../lib/camera.js').Camera, w: number, h: number }} o.view the camera and canvas size now
@@ -59,25 +43,28 @@ export function createHistoryWarm({ store, view, playing, onReport = () => {} })
   /** The centre shard's index, asked for on the first frame painted. @type {AbortController | null} */
   let centre = null;
 
-  /** A frame was painted: on a complete one, warm the indexes under the view if not done yet. @param {{ complete: boolean }} f */
+  /** A frame was painted: ask for what the plan lists for it. @param {{ complete: boolean }} f */
   function frame(f) {
-    if (!store.hasHistory || playing()) return;
     const { cam, w, h } = view();
     const box = viewBox(cam, w, h);
-    if (!centre && cellsKey(box, level0) != null) {
-      centre = new AbortController();
-      store.prefetchHistory(box, { maxShards: 1, signal: centre.signal, priority: 'frame' }).catch(() => {});
+    const needs = historyPlan({ hasHistory: store.hasHistory, playing: playing(), complete: f.complete, box, level0, centreAsked: centre != null, asked });
+    for (const need of needs) {
+      if (need.centre) {
+        centre = new AbortController();
+        store.prefetchHistory(need.box, { maxShards: need.maxShards, signal: centre.signal, priority: need.priority }).catch(() => {});
+      } else warmView(need);
     }
-    if (!f.complete) return;
-    const key = cellsKey(box, level0);
-    if (key == null || key === asked) return;
-    asked = key;
+  }
+
+  /** Warm the indexes under the view. @param {Extract<import('../lib/load-plan.js').HistoryNeed, { centre: false }>} need */
+  function warmView(need) {
+    asked = need.key;
     const previous = running;
     const ctrl = new AbortController();
     running = ctrl;
     const startedAt = performance.now();
     onReport({ state: 'warming', startedAt });
-    store.prefetchHistory(box, { signal: ctrl.signal }).then(
+    store.prefetchHistory(need.box, { signal: ctrl.signal, priority: need.priority }).then(
       (did) => running === ctrl && onReport({ state: 'done', startedAt, doneAt: performance.now(), ...did }),
       () => {},
     );

@@ -1,15 +1,31 @@
 /**
  * The viewer's camera: pan, zoom about a point, fit, a camera set from outside, and the canvas size,
- * which follows the element. Every move is clamped, then shown by the scene and the split view and
- * followed by the overlays, the inspector's markers, the address and the view reports (the scene
- * reads ahead for the new view itself).
+ * which follows the element. Every move is clamped, then handed to `onMove` with the level it
+ * shows, which the wiring (app.js) passes on to the scene, the split view, the overlays, the
+ * inspector's markers, the address and the view reports (the scene reads ahead for the new view
+ * itself).
  * @module
  */
 import { clampCamera, fitCamera, levelFor, screenToPixel, zoomLimits } from '../lib/camera.js';
 
-/** @param {import('./app.js').Viewer} v the renderer, scene and split view made; the rest read when the view moves */
-export function createNavigation(v) {
-  const { store, state, renderer } = v;
+/**
+ * A move, as `onMove` gets it.
+ * @typedef {object} Move
+ * @property {import('../lib/typedefs.js').Camera} cam the clamped camera (state.cam)
+ * @property {import('../lib/typedefs.js').CanvasSize} size
+ * @property {number} lod the level the camera shows
+ * @property {boolean} quiet no view message (the caller reports the move)
+ */
+
+/**
+ * @param {object} o
+ * @param {Pick<import('../lib/typedefs.js').Store, 'levels'>} o.store
+ * @param {{ cam: import('../lib/typedefs.js').Camera }} o.state whose camera it sets
+ * @param {{ resize: () => import('../lib/typedefs.js').CanvasSize }} o.renderer sizes the drawing buffer to the canvas
+ * @param {HTMLCanvasElement} o.canvas
+ * @param {(move: Move) => void} o.onMove after every move
+ */
+export function createNavigation({ store, state, renderer, canvas, onMove }) {
   const level0 = store.levels[0];
   let size = renderer.resize();
   const limits = () => zoomLimits(level0, size.w, size.h, size.dpr);
@@ -17,14 +33,7 @@ export function createNavigation(v) {
   /** @param {{ quiet?: boolean }} [how] quiet: no view message (the caller reports the move) */
   function update({ quiet = false } = {}) {
     state.cam = clampCamera(state.cam, limits(), level0);
-    const lod = levelFor(state.cam.zoom, store.levels.length);
-    v.scene.setView(state.cam, size, lod);
-    v.compare.setView(state.cam, size, lod);
-    v.overlays.view();
-    v.inspector.place();
-    v.loading.watch();
-    v.address.schedule();
-    if (!quiet) v.views.schedule();
+    onMove({ cam: state.cam, size, lod: levelFor(state.cam.zoom, store.levels.length), quiet });
   }
 
   /** @param {number} dx @param {number} dy screen pixels */
@@ -67,7 +76,7 @@ export function createNavigation(v) {
       update({ quiet: true });
     },
     /** Follow the canvas's size from now on. */
-    watch: () => resizer.observe(v.canvas),
+    watch: () => resizer.observe(canvas),
     stop: () => resizer.disconnect(),
   };
 }

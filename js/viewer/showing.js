@@ -8,15 +8,28 @@ import { lookFor } from '../lib/products.js';
 import { cursorInfo } from './cursor.js';
 import { createOverlays } from './overlays.js';
 
-/** @param {import('./app.js').Viewer} v the scene and split view made; the rest read on a change */
-export function createShowing(v) {
-  const { store, state, $ } = v;
+/**
+ * @param {object} o
+ * @param {import('../lib/typedefs.js').Store} o.store
+ * @param {import('./first-view.js').ViewState} o.state read and written (product, band, range, auto)
+ * @param {ReturnType<typeof import('../lib/dom.js').idLookup>} o.$ the viewer's element by id
+ * @param {HTMLCanvasElement} o.canvas
+ * @param {Pick<import('../lib/typedefs.js').Scene, 'setLook' | 'redraw' | 'sampleVisible'>} o.scene
+ * @param {Pick<ReturnType<typeof import('./compare.js').createCompare>, 'setLook' | 'pick'>} o.compare
+ * @param {() => import('../lib/typedefs.js').CanvasSize} o.size the canvas now
+ * @param {(t: number) => string} o.label a timestep's date
+ * @param {{ product: (id: string) => void, band: (i: number) => void }} o.controls what the bar marks
+ * @param {{ readonly open: boolean, refresh: () => void }} o.inspector refreshed on a change while open
+ * @param {() => boolean} o.playing playback is on
+ * @param {() => void} o.onChange after a change of product, band or range (the address follows)
+ */
+export function createShowing({ store, state, $, canvas, scene, compare, size, label, controls, inspector, playing, onChange }) {
   const look = () => lookFor(store, state);
 
   function apply() {
     const l = look();
-    v.scene.setLook(l);
-    v.compare.setLook(l);
+    scene.setLook(l);
+    compare.setLook(l);
     overlays.look(l);
   }
 
@@ -24,25 +37,25 @@ export function createShowing(v) {
     store,
     host: $('overlays'),
     stage: $('stage'),
-    canvas: v.canvas,
+    canvas,
     state,
-    sample: (/** @type {number[]} */ b) => v.scene.sampleVisible(b),
-    locate: (px, py) => cursorInfo(store, state.cam, v.nav.size, px, py, (x, y, sx) => v.compare.pick(x, y, sx)),
+    sample: (/** @type {number[]} */ b) => scene.sampleVisible(b),
+    locate: (px, py) => cursorInfo(store, state.cam, size(), px, py, (x, y, sx) => compare.pick(x, y, sx)),
     setRange: (r) => {
       state.range = r;
       overlays.reset();
-      if (!r) v.scene.redraw();
+      if (!r) scene.redraw();
       apply();
-      v.address.schedule();
+      onChange();
     },
   });
 
   /** The product or band changed: redraw, and refresh what follows it. */
   function changed() {
     apply();
-    v.scene.redraw();
-    if (v.inspector.open) v.inspector.refresh();
-    v.address.schedule();
+    scene.redraw();
+    if (inspector.open) inspector.refresh();
+    onChange();
   }
 
   /** @param {string} id */
@@ -50,14 +63,14 @@ export function createShowing(v) {
     state.product = id;
     overlays.reset();
     state.auto = null;
-    v.controls.product(id);
+    controls.product(id);
     changed();
   }
 
   /** @param {number} i @param {boolean} [fromUi] picked in the list: it switches to the band product */
   function setBand(i, fromUi = false) {
     state.band = i;
-    v.controls.band(i);
+    controls.band(i);
     overlays.reset();
     state.auto = null;
     if (fromUi && state.product !== 'band') return setProduct('band');
@@ -67,9 +80,9 @@ export function createShowing(v) {
   /** A frame was painted: its date in the readout, and the overlays' automatic range from it. @param {import('../lib/scene.js').FrameRecord} f */
   function frame(f) {
     if (f.t === null) return; // a scene paints a timestep once it has one
-    $('readout').textContent = v.label(f.t);
+    $('readout').textContent = label(f.t);
     $('readout').dataset.t = String(f.t);
-    if (overlays.frame(f, look(), Boolean(v.playback?.playing))) apply();
+    if (overlays.frame(f, look(), playing())) apply();
   }
 
   return { look, apply, overlays, setProduct, setBand, frame };

@@ -7,15 +7,24 @@
 import { createPlayback } from './playback.js';
 import { createTimeline } from './timeline.js';
 
-/** @param {import('./app.js').Viewer} v the scene made; the rest read on a change */
-export function createTime(v) {
-  const { store, $, label, scene, clock } = v;
+/**
+ * @param {object} o
+ * @param {import('../lib/typedefs.js').Store} o.store
+ * @param {ReturnType<typeof import('../lib/dom.js').idLookup>} o.$ the viewer's element by id
+ * @param {(t: number) => string} o.label a timestep's date
+ * @param {import('../lib/typedefs.js').Scene} o.scene the scene playback waits for
+ * @param {import('./clock.js').Clock} o.clock
+ * @param {Pick<ReturnType<typeof import('./embed.js').createEmbed>, 'send' | 'error'>} o.embed
+ * @param {Pick<ReturnType<typeof import('./notices.js').createNotices>, 'toast'>} o.notices
+ * @param {{ playback?: string }} o.hook where the playback state is shown to tests
+ */
+export function createTime({ store, $, label, scene, clock, embed, notices, hook }) {
   const n = store.times.length;
   createTimeline($('timeline'), { times: store.times, clock, label });
   clock.on(({ t, changed, source }) => {
     if (changed && source !== 'playback' && playback.playing) playback.stop();
     $('date').textContent = `${label(t)}  (${t + 1}/${n})`;
-    if (changed) v.embed.send('chronozarr:time', { t, time: store.times[t] });
+    if (changed) embed.send('chronozarr:time', { t, time: store.times[t] });
   });
   /** Ask for timestep t, as a person or the API does. @param {number} t */
   const setT = (t) => clock.set(t);
@@ -39,11 +48,11 @@ export function createTime(v) {
       $('status').className = 'status';
       $('status').textContent = s === 'buffering' ? `Buffering the loop… ${detail ?? ''}` : '';
       scene.setPlaying(s !== 'stopped');
-      v.hook.playback = s;
+      hook.playback = s;
     },
     onFail: (message) => {
-      v.notices.toast(message);
-      v.embed.error('playback_failed', message);
+      notices.toast(message);
+      embed.error('playback_failed', message);
     },
   });
   playback.speed = 4;
