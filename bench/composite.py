@@ -185,9 +185,12 @@ def run_chronozarr(bench: str, items: Path, out: Path) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--small", action="store_true")
+    parser.add_argument("--shape", metavar="MONTHS,SCENES,SIZE", help="another size (the tests use a tiny one)")
     parser.add_argument("--output", type=Path, default=Path(__file__).resolve().parent / "results" / "composite.json")
     args = parser.parse_args()
     shape = SMALL if args.small or record.quick() else FULL
+    if args.shape:
+        shape = dict(zip(("months", "scenes", "size"), (int(v) for v in args.shape.split(",")), strict=True))
     bench = str(Path(__file__).resolve().parent)
     work = Path(tempfile.mkdtemp(prefix="chronozarr-composite-bench-"))
     load, started = os.getloadavg(), _common.now_utc()

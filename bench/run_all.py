@@ -33,6 +33,7 @@ def steps(quick: bool) -> list[tuple[str, list[str], Path]]:
         ("encode", [PY, str(bench / "encode.py"), *(["--small", "--repeats", "1"] if quick else ["--repeats", "2"]), "--no-double"], REPO),
         ("read", [PY, str(bench / "read.py"), *(["--small", "--reps", "3"] if quick else ["--reps", "7"])], REPO),
         ("append", [PY, str(bench / "append.py"), *(["--small"] if quick else [])], REPO),
+        ("composite", [PY, str(bench / "composite.py"), *(["--small"] if quick else [])], REPO),
         ("scale", [PY, str(bench / "scale.py"), "--sizes", "2048,4096" if quick else "4096,8192"], REPO),
         ("reader", ["node", "bench/run.mjs"], js),
         ("browser", ["node", "bench/compare.mjs", *(["--quick"] if quick else [])], js),
@@ -41,7 +42,7 @@ def steps(quick: bool) -> list[tuple[str, list[str], Path]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", help="comma-separated names: encode, read, append, scale, reader, browser")
+    parser.add_argument("--only", help="comma-separated names: encode, read, append, composite, scale, reader, browser")
     args = parser.parse_args()
     quick = record.quick()
     env = {**os.environ, **({"BENCH_QUICK": "1", "BENCH_REPS": "3"} if quick else {})}
