@@ -7,6 +7,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..errors import DocumentError
+
 # A chronozarr document nests about ten deep (root, consolidated copy, sharding codec, ...); one
 # nested far deeper is built to exhaust a parser's stack or a reader's recursion, not to be read.
 MAX_JSON_DEPTH = 64
@@ -17,14 +19,14 @@ def parse_json(raw: bytes) -> Any:
     try:
         doc = json.loads(raw)
     except RecursionError:
-        raise ValueError(f"is not a usable JSON document: it is nested deeper than {MAX_JSON_DEPTH} levels") from None
+        raise DocumentError(f"is not a usable JSON document: it is nested deeper than {MAX_JSON_DEPTH} levels") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"is not valid JSON ({exc})") from None
+        raise DocumentError(f"is not valid JSON ({exc})") from None
     stack = [(doc, 1)]
     while stack:
         value, depth = stack.pop()
         if depth > MAX_JSON_DEPTH:
-            raise ValueError(f"is not a usable JSON document: it is nested deeper than {MAX_JSON_DEPTH} levels")
+            raise DocumentError(f"is not a usable JSON document: it is nested deeper than {MAX_JSON_DEPTH} levels")
         children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return doc

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import HistoryWarning as HistoryWarning  # lives in errors.py; re-exported for old imports
 from ..errors import StoreError
 from ..format.array_doc import ArrayDocument
 from ..format.history import HistoryLayout, HistoryPart
@@ -29,10 +30,6 @@ from .arrays import decode_chunk, fill_chunk, parse_shard_index
 from .cache import ByteLRU
 
 INDEX_BUDGET = 16 * 2**20
-
-
-class HistoryWarning(UserWarning):
-    """A store declares a history array this reader cannot use; it reads level 0 instead."""
 
 
 @dataclass(frozen=True)
