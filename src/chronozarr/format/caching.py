@@ -76,6 +76,9 @@ def _is_trailing_shard(parts: list[str], block: Mapping[str, Any], array_doc: Ca
             break
     else:
         return False
+    # Read leniently, not through ArrayDocument.from_json: a document the model refuses (a foreign
+    # dtype, a partial copy) must still mark its last shard short-lived, or a host would keep a stale
+    # shard for a year after an append. Only the fields that map timesteps to objects are read.
     meta = array_doc("/".join(parts[:i]))
     if not isinstance(meta, Mapping) or meta.get("node_type") != "array":
         return False
