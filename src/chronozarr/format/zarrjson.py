@@ -1,5 +1,6 @@
-"""Zarr v3 group documents and the bounded JSON parse of every `zarr.json` (spec 2, 3); array
-documents are format/array_doc.py."""
+"""Zarr v3 group documents, and the one bounded JSON parse of every document the package reads
+(spec 2, 3): a store's `zarr.json`, a journal, a run record, a manifest, a STAC collection, an
+answer from the network. Array documents are format/array_doc.py."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from ..errors import DocumentError
 MAX_JSON_DEPTH = 64
 
 
-def parse_json(raw: bytes) -> Any:
-    """A zarr.json document; ValueError for bytes that are not JSON or nest deeper than MAX_JSON_DEPTH."""
+def parse_json(raw: bytes | str) -> Any:
+    """A JSON document; DocumentError (a ValueError) for text that is not JSON or nests deeper
+    than MAX_JSON_DEPTH. The message reads after the document's name: "<name> is not valid JSON"."""
     try:
         doc = json.loads(raw)
     except RecursionError:
