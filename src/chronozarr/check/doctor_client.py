@@ -17,9 +17,11 @@ from typing import Any
 import urllib3
 
 from ..errors import ChronozarrError, TimeUp
-from ..store.http import DEFAULT_TIMEOUT, MAX_REDIRECTS
+from ..store.http import DEFAULT_DEADLINE, DEFAULT_TIMEOUT, MAX_REDIRECTS, Transport
 
-DEFAULT_TOTAL_TIMEOUT = 50.0  # seconds for the whole of doctor's checks: the readers' deadline, so every default ends within a minute
+# Seconds for the whole of doctor's checks: the readers' deadline (one constant, store/http.py),
+# so every default ends within a minute. The old name stays for its importers.
+DEFAULT_TOTAL_TIMEOUT = DEFAULT_DEADLINE
 RETRIED = 1  # a 5xx or dropped connection is asked once more, to tell a flaky host from a broken one
 
 # Kinds of failure, each the name of the finding that reports it.
@@ -73,8 +75,7 @@ class DoctorClient:
         self.total_timeout = total_timeout
         self.deadline = time.monotonic() + total_timeout
         self.problems: dict[str, Problem] = {}
-        redirects = urllib3.Retry(total=None, connect=0, read=0, status=0, other=0, redirect=MAX_REDIRECTS, raise_on_redirect=True)
-        self.http = urllib3.PoolManager(retries=redirects)
+        self.http = Transport(concurrency=1)  # doctor asks one request at a time
 
     def key_url(self, key: str) -> str:
         return f"{self.base}/{key}" + (f"?{self.query}" if self.query else "")
@@ -122,11 +123,8 @@ class DoctorClient:
     def _attempt(self, method: str, key: str, headers: Mapping[str, str] | None, limit: int) -> Answer:
         all_headers = {"Origin": self.origin, **(headers or {})}
         wait = self.wait()
-        timeout = urllib3.Timeout(connect=wait, read=wait)
         try:
-            response = self.http.request(
-                method, self.key_url(key), headers=all_headers, preload_content=False, decode_content=False, timeout=timeout
-            )
+            response = self.http.send(method, self.key_url(key), all_headers, wait, decode_content=False)
         except urllib3.exceptions.HTTPError as exc:
             return self._failed(key, exc, wait, None)
         received = 0
@@ -172,7 +170,7 @@ class DoctorClient:
             self.problems[kind] = Problem(key, message)
 
     def close(self) -> None:
-        self.http.clear()
+        self.http.close()
 
 
 def _lower(headers: Any) -> dict[str, str]:
