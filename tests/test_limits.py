@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from chronozarr import limits, webapps
+from chronozarr.errors import MissingFileError
 from chronozarr.format import codecs, metadata, shard_index, temporal, zarrjson
 from chronozarr.read import region
 from chronozarr.store import http
@@ -48,5 +49,5 @@ def test_the_wheel_carries_the_file_where_the_loader_looks_first() -> None:
 
 def test_a_missing_file_is_an_error_that_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(limits, "CANDIDATES", (tmp_path / "a.json", tmp_path / "b.json"))
-    with pytest.raises(ImportError, match="limits.json is missing"):
+    with pytest.raises(MissingFileError, match="limits.json is missing"):
         limits._load()

@@ -1,4 +1,7 @@
-"""Exceptions a user can act on: each message names the problem and the fix."""
+"""Exceptions a user can act on: each message names the problem and the fix; and the warnings.
+
+Where callers may catch a builtin (`except ValueError`), the class carries it as a mixin, as
+rasterio does, so both `except ChronozarrError` and the builtin keep working."""
 
 
 class ChronozarrError(Exception):
@@ -73,3 +76,66 @@ class TimeUp(ChronozarrError):
 
 class RangeNotSatisfiable(ChronozarrError):
     """A request's Range selects no byte of the object: `serve` answers it with 416."""
+
+
+class DocumentError(ChronozarrError, ValueError):
+    """A metadata document or one of its fields (read from a store, or given to the model) breaks a
+    rule of the format; names the field and the rule."""
+
+
+class FieldTypeError(DocumentError, TypeError):
+    """A metadata field holds a value of the wrong JSON type; names the field and the value."""
+
+
+class ChunkError(ChronozarrError, ValueError):
+    """The bytes of a chunk or a shard index do not decode as their array declares: the object is
+    damaged or was cut short."""
+
+
+class SettingError(ChronozarrError, ValueError):
+    """An argument of the API (a codec, a level, a chunk size, an option) is outside its range."""
+
+
+class SettingTypeError(SettingError, TypeError):
+    """An argument of the API has the wrong type."""
+
+
+class InputTypeError(InputError, TypeError):
+    """Input values of a type the format cannot store (time that is not datetime64, a dtype)."""
+
+
+class TimeValueError(ChronozarrError, ValueError):
+    """A time the format cannot hold: not ISO-8601, finer than a millisecond, or outside the
+    years datetime64[ns] holds."""
+
+
+class OutOfRangeError(ChronozarrError, IndexError):
+    """A level, timestep, pixel or window the store does not have; names the range it has."""
+
+
+class UnknownNameError(ChronozarrError, KeyError):
+    """A band, array or role name the store does not have; names those it has."""
+
+    def __str__(self) -> str:
+        """The message as written (KeyError would show it quoted)."""
+        return str(self.args[0]) if self.args else ""
+
+
+class ClusterError(ChronozarrError, RuntimeError):
+    """A dask.distributed task stopped before it finished; running the command again resumes it."""
+
+
+class MissingFileError(ChronozarrError, FileNotFoundError):
+    """A file the package ships (the built viewer, a vendored library) is not there."""
+
+
+class DirectoryError(ChronozarrError, NotADirectoryError):
+    """A path that must be a directory (the root `serve` serves, a target its links may reach) is not."""
+
+
+class ChronozarrWarning(UserWarning):
+    """Base class of the warnings chronozarr issues: something worked, in a lesser way."""
+
+
+class HistoryWarning(ChronozarrWarning):
+    """A store declares a history array this reader cannot use; it reads level 0 instead."""

@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .errors import MissingFileError
+
 _PACKAGE = Path(__file__).resolve().parent
 # The installed package's copy, else the checkout's own (an editable install, a test run).
 CANDIDATES = (_PACKAGE / "web" / "src" / "reader" / "limits.json", _PACKAGE.parents[1] / "js" / "src" / "reader" / "limits.json")
@@ -18,9 +20,10 @@ CANDIDATES = (_PACKAGE / "web" / "src" / "reader" / "limits.json", _PACKAGE.pare
 def _load() -> dict[str, Any]:
     for path in CANDIDATES:
         if path.is_file():
+            # the package's own file, read before format/zarrjson (whose depth limit it holds) exists
             loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
             return loaded
-    raise ImportError(f"chronozarr's limits.json is missing (looked for {' and '.join(map(str, CANDIDATES))}): reinstall chronozarr")
+    raise MissingFileError(f"chronozarr's limits.json is missing (looked for {' and '.join(map(str, CANDIDATES))}): reinstall chronozarr")
 
 
 _LIMITS = _load()

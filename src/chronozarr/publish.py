@@ -12,7 +12,6 @@ store already there (or `force`). With `viewer`, a fourth phase uploads the view
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -28,6 +27,7 @@ from .errors import OutputExistsError, PublishError, StoreError
 from .format.append_rule import growth_mismatch
 from .format.caching import IMMUTABLE, METADATA, REWRITTEN, ROOT, SHORT_TTL_SECONDS, TRAILING, cache_control, chronozarr_block, object_class
 from .format.root_block import RootBlock
+from .format.zarrjson import parse_json
 from .hosted_viewer import CACHE_CONTROL as VIEWER_CACHE
 from .hosted_viewer import PREFIX as VIEWER_PREFIX
 from .hosted_viewer import viewer_objects
@@ -104,7 +104,7 @@ def _keys(root: Path) -> Iterable[str]:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_bytes())
+        return parse_json(path.read_bytes())
     except (OSError, ValueError):
         return None
 
@@ -157,7 +157,7 @@ def _remote_root(bucket: BucketStore) -> Any:
     if raw is None:
         return None
     try:
-        return json.loads(raw)
+        return parse_json(raw)
     except ValueError:
         return {}
 

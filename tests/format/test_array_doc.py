@@ -91,3 +91,16 @@ def test_a_document_a_reader_cannot_use_is_refused_naming_it(change, message):
     with pytest.raises(StoreError, match=message) as caught:
         ArrayDocument.from_json("0/data", doc)
     assert str(caught.value).startswith("0/data")
+
+
+def test_with_shape_changes_only_the_shape_and_grid_and_checks_the_result():
+    """What append does to a document: the JSON differs from the old one in `shape` (and, when
+    given, the chunk grid) and nowhere else, written out by hand here."""
+    before = _sharded().to_json()
+    after = _sharded().with_shape([13, 2, 300, 200]).to_json()
+    assert after == {**before, "shape": [13, 2, 300, 200]} and list(after) == list(before)
+    time = ArrayDocument.create(shape=[5], dtype="int64", chunk_shape=[5], codec=CodecSpec("zstd", 3), dimension_names=["time"], path="0/time")
+    grown = time.with_shape([9], [9]).to_json()
+    assert grown == {**time.to_json(), "shape": [9], "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [9]}}}
+    with pytest.raises(StoreError, match="does not match shape"):
+        _sharded().with_shape([13, 300, 200])

@@ -129,3 +129,28 @@ def test_opening_a_non_store_names_the_problem(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(StoreError, match="no zarr.json"):
         chronozarr.open_store(tmp_path / "empty")
+
+
+def test_read_region_out_of_range_raises_our_errors_that_are_still_the_builtins(tmp_path):
+    """A region past the level, a timestep past the axis, a level or an array the store does not
+    have: each is a ChronozarrError (the CLI prints it as one line) and still the builtin a caller
+    may catch (IndexError, KeyError)."""
+    from conftest import make_series
+
+    from chronozarr.errors import ChronozarrError, OutOfRangeError, UnknownNameError
+
+    path = tmp_path / "store"
+    chronozarr.encode(make_series(n_time=3, height=20, width=18, seed=2), path, crs="EPSG:32631", chunk_size=16)
+    with chronozarr.open_store(path) as store:
+        cases = [
+            (OutOfRangeError, IndexError, lambda: store.read_region("data", [0], slice(0, 21), slice(0, 4))),
+            (OutOfRangeError, IndexError, lambda: store.read_region("data", [0], slice(0, 4), slice(-1, 4))),
+            (OutOfRangeError, IndexError, lambda: store.read_region("data", [3], slice(0, 4), slice(0, 4))),
+            (OutOfRangeError, IndexError, lambda: store.read_region("data", [0], slice(0, 4), slice(0, 4), lod=9)),
+            (UnknownNameError, KeyError, lambda: store.read_region("mask", [0], slice(0, 4), slice(0, 4))),
+        ]
+        for ours, builtin, call in cases:
+            with pytest.raises(ours) as caught:
+                call()
+            assert isinstance(caught.value, ChronozarrError) and isinstance(caught.value, builtin)
+            assert "'" not in str(caught.value)[:1]  # the message as written, not KeyError's quoted repr

@@ -6,6 +6,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import SettingError
+
 FAIL = "fail"
 WARN = "warn"
 INFO = "info"
@@ -25,7 +27,7 @@ class Finding:
 
     def __post_init__(self) -> None:
         if self.severity not in LEVELS:
-            raise ValueError(f"severity must be one of {LEVELS}, got {self.severity!r}")
+            raise SettingError(f"severity must be one of {LEVELS}, got {self.severity!r}")
 
     def line(self) -> str:
         """`FAIL 7.3 0/data/c/0/0/0/0: message`, the CLI's one-line form."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from ..check.doctor import DEFAULT_ORIGIN, doctor
-from ..check.doctor_client import DEFAULT_TOTAL_TIMEOUT
+from ..check.doctor.client import DEFAULT_TOTAL_TIMEOUT
 from ..store.http import DEFAULT_TIMEOUT
 from .options import endpoint_option, store_location
 from .reports import finish_with

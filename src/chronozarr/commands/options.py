@@ -9,7 +9,6 @@ the values in `**options` and turns them into API arguments with `input_argument
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -21,6 +20,7 @@ from ..buckets import is_bucket_url
 from ..errors import InputError
 from ..format.codecs import CODEC_NAMES, DEFAULT_CODEC, DEFAULT_LEVEL
 from ..format.metadata import DTYPES
+from ..format.zarrjson import parse_json
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -193,11 +193,11 @@ def _blosc_options(codec: str, cname: str | None, shuffle: str | None) -> dict[s
 
 def _json_file(path: Path, option: str, kind: type) -> Any:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = parse_json(path.read_bytes())
     except OSError as exc:
         raise InputError(f"{option} {path}: cannot read it ({exc.strerror or exc})") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{option} {path} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    except ValueError as exc:
+        raise InputError(f"{option} {path} {exc}") from None
     if not isinstance(value, kind):
         expected = "a list of band objects" if kind is list else "an object"
         raise InputError(f"{option} {path} must hold {expected}, got {type(value).__name__}")

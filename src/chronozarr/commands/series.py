@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 import math
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any, TextIO
 import typer
 
 from ..errors import InputError
+from ..format.zarrjson import parse_json
 from ..read.store import open_store
 from .options import endpoint_option, store_location
 
@@ -87,7 +87,7 @@ def area_option(bbox: str | None, geojson: Path | None, point: str | None) -> An
         return {"type": "Point", "coordinates": _numbers(point, 2, "--point", "X,Y, e.g. --point 500123,4999876")}
     assert geojson is not None
     try:
-        doc = json.loads(geojson.read_text(encoding="utf-8"))
+        doc = parse_json(geojson.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"cannot read {geojson}: {exc.strerror}; give the path of a GeoJSON file") from None
     except ValueError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
+from ..errors import SettingError
 from ..progress import progress_bar
 from .scene import BANDS, Scene
 
@@ -37,7 +38,7 @@ def demo_series(
     `height`, so a small series looks like a shrunken full one.
     """
     if n_time < 1 or height < 8 or width < 8:
-        raise ValueError(f"demo_series needs n_time >= 1 and a grid of at least 8 x 8, got {n_time}, {height} x {width}")
+        raise SettingError(f"demo_series needs n_time >= 1 and a grid of at least 8 x 8, got {n_time}, {height} x {width}")
     scene = Scene(height, width, seed)
     data = np.empty((n_time, len(BANDS), height, width), np.uint16)
     mask = np.empty((n_time, height, width), np.uint8)

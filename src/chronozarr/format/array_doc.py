@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -136,6 +136,13 @@ class ArrayDocument:
             raise
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as exc:
             raise StoreError(f"{path}/zarr.json is not a valid Zarr v3 array document ({type(exc).__name__}: {exc})") from None
+
+    def with_shape(self, shape: Sequence[int], grid_shape: Sequence[int] | None = None) -> ArrayDocument:
+        """The same array with a new shape (and, when given, a new chunk grid shape): how append
+        grows the time axis. The result is checked as `from_json` checks a document read."""
+        grid = self.grid_shape if grid_shape is None else tuple(int(s) for s in grid_shape)
+        grown = replace(self, shape=tuple(int(s) for s in shape), grid_shape=grid)
+        return ArrayDocument.from_json(self.path, grown.to_json())
 
     @functools.cached_property
     def dtype(self) -> np.dtype:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..errors import SettingError
 from .array_doc import SHARDING
 
 ROOT = "root"  # the root zarr.json: the marker that a store exists, uploaded last
@@ -27,14 +28,14 @@ SHORT_TTL_SECONDS = 300  # the hosting guide's lifetime for objects an append re
 
 def short_cache_control(seconds: int = SHORT_TTL_SECONDS) -> str:
     if int(seconds) < 0:
-        raise ValueError(f"a cache lifetime must be >= 0 seconds, got {seconds!r}")
+        raise SettingError(f"a cache lifetime must be >= 0 seconds, got {seconds!r}")
     return f"public, max-age={int(seconds)}"
 
 
 def cache_control(object_class: str, short_ttl: int = SHORT_TTL_SECONDS) -> str:
     """The Cache-Control header an object of `object_class` is published with."""
     if object_class not in CLASSES:
-        raise ValueError(f"object class must be one of {CLASSES}, got {object_class!r}")
+        raise SettingError(f"object class must be one of {CLASSES}, got {object_class!r}")
     return short_cache_control(short_ttl) if object_class in SHORT_LIVED else IMMUTABLE_CACHE_CONTROL
 
 
@@ -58,7 +59,7 @@ def object_class(
     """
     parts = [p for p in (key.split("/") if isinstance(key, str) else list(key)) if p]
     if not parts:
-        raise ValueError("an object key must not be empty")
+        raise SettingError("an object key must not be empty")
     if parts[-1] == "zarr.json":
         return ROOT if len(parts) == 1 else METADATA
     block = block or {}
@@ -75,6 +76,9 @@ def _is_trailing_shard(parts: list[str], block: Mapping[str, Any], array_doc: Ca
             break
     else:
         return False
+    # Read leniently, not through ArrayDocument.from_json: a document the model refuses (a foreign
+    # dtype, a partial copy) must still mark its last shard short-lived, or a host would keep a stale
+    # shard for a year after an append. Only the fields that map timesteps to objects are read.
     meta = array_doc("/".join(parts[:i]))
     if not isinstance(meta, Mapping) or meta.get("node_type") != "array":
         return False

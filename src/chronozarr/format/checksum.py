@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import google_crc32c
 
+from ..errors import ChunkError
+
 CRC32C = "crc32c"  # the codec's name in a Zarr v3 codecs list
 CHECKSUM_BYTES = 4
 
@@ -18,8 +20,8 @@ def with_checksum(data: bytes) -> bytes:
 def verified(data: bytes | memoryview) -> bytes:
     """The compressed bytes without their crc32c; ValueError when it does not match them."""
     if len(data) < CHECKSUM_BYTES:
-        raise ValueError(f"chunk of {len(data)} bytes is shorter than its {CHECKSUM_BYTES}-byte crc32c")
+        raise ChunkError(f"chunk of {len(data)} bytes is shorter than its {CHECKSUM_BYTES}-byte crc32c")
     body = bytes(data[:-CHECKSUM_BYTES])
     if int(google_crc32c.value(body)) != int.from_bytes(data[-CHECKSUM_BYTES:], "little"):
-        raise ValueError("crc32c does not match the chunk's bytes: the chunk is damaged; re-encode or re-upload it")
+        raise ChunkError("crc32c does not match the chunk's bytes: the chunk is damaged; re-encode or re-upload it")
     return body

@@ -17,6 +17,7 @@ from typing import Any
 import numcodecs
 import numpy as np
 
+from ..errors import ChunkError, DocumentError, SettingError
 from ..limits import BLOSC_CNAMES, BLOSC_SHUFFLES  # what spec 8 allows of blosc in a level's arrays
 from .checksum import CRC32C, verified, with_checksum
 from .zstd_frame import zstd_content_size, zstd_prefix, zstd_size_bound, zstd_with_size
@@ -65,15 +66,15 @@ class CodecSpec:
 
     def __post_init__(self) -> None:
         if self.name not in CODEC_NAMES:
-            raise ValueError(f"codec must be one of {', '.join(CODEC_NAMES)}, got {self.name!r}")
+            raise SettingError(f"codec must be one of {', '.join(CODEC_NAMES)}, got {self.name!r}")
         low, high = CODECS[self.name].levels
         if not low <= self.level <= high:
-            raise ValueError(f"{self.name} level must be between {low} and {high}, got {self.level}")
+            raise SettingError(f"{self.name} level must be between {low} and {high}, got {self.level}")
         if self.name == "blosc":
             if self.cname not in BLOSC_CNAMES:
-                raise ValueError(f"blosc cname must be zstd or lz4, got {self.cname!r}")
+                raise SettingError(f"blosc cname must be zstd or lz4, got {self.cname!r}")
             if self.shuffle not in (*BLOSC_SHUFFLES, BITSHUFFLE):
-                raise ValueError(f"blosc shuffle must be noshuffle, shuffle or bitshuffle, got {self.shuffle!r}")
+                raise SettingError(f"blosc shuffle must be noshuffle, shuffle or bitshuffle, got {self.shuffle!r}")
 
     @classmethod
     def create(cls, name: str = "zstd", level: int | None = None, checksum: bool = False, **blosc: str) -> CodecSpec:
@@ -108,7 +109,7 @@ class CodecSpec:
         if len(entries) == 2 and names[1] == CRC32C:
             return replace(cls.from_json(entries[0]), checksum=True)
         if len(entries) != 1:
-            raise ValueError(f"unsupported codecs {names}: chronozarr uses one compressor, optionally followed by crc32c")
+            raise DocumentError(f"unsupported codecs {names}: chronozarr uses one compressor, optionally followed by crc32c")
         return cls.from_json(entries[0])
 
     def encode(self, raw: Any, dtype: np.dtype) -> bytes:
@@ -118,17 +119,17 @@ class CodecSpec:
 
     @classmethod
     def from_json(cls, entry: dict[str, Any]) -> CodecSpec:
-        """Parse a Zarr v3 codec entry; unsupported codecs and settings raise ValueError naming them."""
+        """Parse a Zarr v3 codec entry; unsupported codecs and settings raise ChunkError naming them."""
         name = entry.get("name")
         config = entry.get("configuration") or {}
         if not isinstance(config, dict):
-            raise ValueError(f"{name} configuration must be an object, got {config!r}")
+            raise DocumentError(f"{name} configuration must be an object, got {config!r}")
         if isinstance(name, str) and name in CODECS:
             level = _level(config, CODECS[name].level_key, CODECS[name].implied_level)
             if name == "blosc":
                 return cls("blosc", level, str(config.get("cname", "zstd")), str(config.get("shuffle", "noshuffle")))
             return cls(name, level)
-        raise ValueError(f"unsupported codec {name!r}: chronozarr stores use zstd, blosc or gzip (spec 8)")
+        raise DocumentError(f"unsupported codec {name!r}: chronozarr stores use zstd, blosc or gzip (spec 8)")
 
     def compressor(self, dtype: np.dtype) -> numcodecs.abc.Codec:
         """A numcodecs codec producing exactly the bytes a Zarr v3 reader expects."""
@@ -173,7 +174,7 @@ class CodecSpec:
         try:
             _compressor(self, np.dtype(dtype)).decode(data, out=target)
         except (RuntimeError, ValueError, TypeError) as exc:
-            raise ValueError(f"{self.name} chunk does not decode to the bytes its shape holds, expected {nbytes} ({exc})") from None
+            raise ChunkError(f"{self.name} chunk does not decode to the bytes its shape holds, expected {nbytes} ({exc})") from None
         return target.data
 
     def decode_at_most(self, data: bytes, limit: int, itemsize: int = 1) -> bytes | memoryview:
@@ -185,13 +186,13 @@ class CodecSpec:
             return _inflate(data, limit)
         declared = zstd_size_bound(data) if self.name == "zstd" else _blosc_declared(data)
         if declared > limit:
-            raise ValueError(f"{self.name} chunk would decode to up to {declared} bytes, more than the {limit} its array can hold")
+            raise ChunkError(f"{self.name} chunk would decode to up to {declared} bytes, more than the {limit} its array can hold")
         if self.name == "blosc" or zstd_content_size(data) is not None:
             return self._decompress(data, declared, np.dtype(f"V{itemsize}"))
         try:  # a streamed frame, whose blocks were counted above: its output stays within `declared`
             return memoryview(numcodecs.Zstd().decode(data)).cast("B")
         except (RuntimeError, ValueError, TypeError) as exc:
-            raise ValueError(f"zstd chunk does not decode ({exc})") from None
+            raise ChunkError(f"zstd chunk does not decode ({exc})") from None
 
 
 def _decoded(codec: CodecSpec, frame: bytes, target: np.ndarray, dtype: np.dtype) -> bool:
@@ -220,7 +221,7 @@ def _compressor(codec: CodecSpec, dtype: np.dtype) -> numcodecs.abc.Codec:
 
 def _blosc_declared(data: bytes) -> int:
     if len(data) < BLOSC_HEADER_BYTES:
-        raise ValueError(f"blosc chunk of {len(data)} bytes is shorter than its 16-byte header")
+        raise ChunkError(f"blosc chunk of {len(data)} bytes is shorter than its 16-byte header")
     return int.from_bytes(data[4:8], "little")
 
 
@@ -234,7 +235,7 @@ def bytes_codec(dtype: np.dtype) -> dict[str, Any]:
 def _level(config: dict[str, Any], key: str, default: int) -> int:
     value = config.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"codec {key} must be an integer, got {value!r}")
+        raise DocumentError(f"codec {key} must be an integer, got {value!r}")
     return value
 
 
@@ -260,11 +261,11 @@ def _inflate(data: bytes | memoryview, nbytes: int) -> bytes:
     try:
         out = inflater.decompress(data, nbytes + 1)
     except zlib.error as exc:
-        raise ValueError(f"gzip chunk does not decode ({exc})") from None
+        raise ChunkError(f"gzip chunk does not decode ({exc})") from None
     if len(out) > nbytes:
-        raise ValueError(f"gzip chunk inflates to more than {nbytes} bytes")
+        raise ChunkError(f"gzip chunk inflates to more than {nbytes} bytes")
     if not inflater.eof:
-        raise ValueError("gzip chunk is truncated: the stream ends before its trailer")
+        raise ChunkError("gzip chunk is truncated: the stream ends before its trailer")
     return out
 
 
@@ -285,27 +286,27 @@ def check_blosc_header(data: bytes | memoryview, nbytes: int, codec: CodecSpec, 
     flags are checked here, where both readers agree on them (the JS reader mirrors this).
     """
     if len(data) < BLOSC_HEADER_BYTES:
-        raise ValueError(f"blosc chunk of {len(data)} bytes is shorter than its 16-byte header")
+        raise ChunkError(f"blosc chunk of {len(data)} bytes is shorter than its 16-byte header")
     flags, typesize = data[2], data[3]
     declared, cbytes = int.from_bytes(data[4:8], "little"), int.from_bytes(data[12:16], "little")
     if declared != nbytes:
-        raise ValueError(f"blosc header says {declared} bytes, expected {nbytes}")
+        raise ChunkError(f"blosc header says {declared} bytes, expected {nbytes}")
     if cbytes != len(data):
-        raise ValueError(f"blosc chunk is {len(data)} bytes but its header says {cbytes}: the object is truncated or damaged")
+        raise ChunkError(f"blosc chunk is {len(data)} bytes but its header says {cbytes}: the object is truncated or damaged")
     if flags & BLOSC_RESERVED or (flags & BLOSC_BITSHUFFLE and flags & BLOSC_SHUFFLE):
-        raise ValueError(f"blosc flags {flags:#04x} ask for a reserved feature or for both shuffles")
+        raise ChunkError(f"blosc flags {flags:#04x} ask for a reserved feature or for both shuffles")
     if flags & BLOSC_MEMCPYED:
         if cbytes != nbytes + BLOSC_HEADER_BYTES:
-            raise ValueError(f"blosc flags {flags:#04x} say the chunk is stored uncompressed, but it is {cbytes} bytes for {nbytes}")
+            raise ChunkError(f"blosc flags {flags:#04x} say the chunk is stored uncompressed, but it is {cbytes} bytes for {nbytes}")
         return
     if flags >> 5 != BLOSC_FORMATS[codec.cname]:
-        raise ValueError(f"blosc flags {flags:#04x} name compressor {flags >> 5}, the array declares {codec.cname}")
+        raise ChunkError(f"blosc flags {flags:#04x} name compressor {flags >> 5}, the array declares {codec.cname}")
     if data[1] != BLOSC_COMPRESSOR_VERSION:
-        raise ValueError(f"blosc header names {codec.cname} stream format {data[1]}, not {BLOSC_COMPRESSOR_VERSION}")
+        raise ChunkError(f"blosc header names {codec.cname} stream format {data[1]}, not {BLOSC_COMPRESSOR_VERSION}")
     if bool(flags & BLOSC_SHUFFLE) != (codec.shuffle == "shuffle") or bool(flags & BLOSC_BITSHUFFLE) != (codec.shuffle == BITSHUFFLE):
-        raise ValueError(f"blosc flags {flags:#04x} disagree with the array's shuffle {codec.shuffle!r}")
+        raise ChunkError(f"blosc flags {flags:#04x} disagree with the array's shuffle {codec.shuffle!r}")
     if flags & (BLOSC_SHUFFLE | BLOSC_BITSHUFFLE) and typesize != itemsize:
-        raise ValueError(f"blosc chunk is shuffled with {typesize}-byte items, the array's are {itemsize} bytes")
+        raise ChunkError(f"blosc chunk is shuffled with {typesize}-byte items, the array's are {itemsize} bytes")
     _check_blosc_streams(data, flags, typesize, nbytes)
 
 
@@ -319,14 +320,14 @@ def _check_blosc_streams(data: bytes | memoryview, flags: int, typesize: int, nb
     """
     blocksize = int.from_bytes(data[8:12], "little")
     if blocksize == 0 or blocksize > nbytes or typesize == 0 or data[0] > BLOSC_FORMAT_VERSION:
-        raise ValueError(
+        raise ChunkError(
             f"blosc header (format {data[0]}, {typesize}-byte items, blocks of {blocksize} bytes for {nbytes}) is not one "
             "c-blosc writes or reads: the chunk is damaged"
         )
     blocks, leftover = -(-nbytes // blocksize), nbytes % blocksize
     used = BLOSC_HEADER_BYTES + 4 * blocks
     if used > len(data):
-        raise ValueError(f"blosc chunk of {len(data)} bytes is too short for the starts of its {blocks} blocks")
+        raise ChunkError(f"blosc chunk of {len(data)} bytes is too short for the starts of its {blocks} blocks")
     starts = np.frombuffer(data, dtype="<i4", count=blocks, offset=BLOSC_HEADER_BYTES)
     splittable = not flags & BLOSC_DONT_SPLIT and typesize <= BLOSC_MAX_SPLITS and blocksize // max(typesize, 1) >= BLOSC_MIN_SPLIT
     for i, start in enumerate(starts.tolist()):
@@ -335,8 +336,8 @@ def _check_blosc_streams(data: bytes | memoryview, flags: int, typesize: int, nb
         for _ in range(streams):
             size = int.from_bytes(data[at : at + 4], "little", signed=True) if 0 <= at <= len(data) - 4 else -1
             if size <= 0 or at + 4 + size > len(data):
-                raise ValueError(f"blosc block {i} does not hold the compressed streams its flags ({flags:#04x}) describe: the chunk is damaged")
+                raise ChunkError(f"blosc block {i} does not hold the compressed streams its flags ({flags:#04x}) describe: the chunk is damaged")
             at += 4 + size
             used += 4 + size
     if used != len(data):
-        raise ValueError(f"blosc blocks take {used} of the chunk's {len(data)} bytes (flags {flags:#04x}): the chunk is damaged")
+        raise ChunkError(f"blosc blocks take {used} of the chunk's {len(data)} bytes (flags {flags:#04x}): the chunk is damaged")

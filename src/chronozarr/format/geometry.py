@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import SettingError, UnknownNameError
 from .array_doc import ArrayDocument, object_key
 
 Transform = tuple[float, float, float, float, float, float]
@@ -50,7 +51,7 @@ class Level:
         """The "data", "mask" or "coverage" array's document (None when the store has none); a
         KeyError for any other name."""
         if role not in ("data", "mask", "coverage"):
-            raise KeyError(f"a level's arrays are data, mask and coverage, not {role!r}")
+            raise UnknownNameError(f"a level's arrays are data, mask and coverage, not {role!r}")
         return {"data": self.data, "mask": self.mask, "coverage": self.coverage}[role]
 
     @property
@@ -173,7 +174,7 @@ def pyramid_levels(
 ) -> list[Level]:
     """Levels 0..K, halving (ceil) until the first 1 x 1 cell grid (spec 6)."""
     if chunk_size <= 0 or chunk_size % 2:
-        raise ValueError(f"chunk size must be a positive even number, got {chunk_size}")
+        raise SettingError(f"chunk size must be a positive even number, got {chunk_size}")
     levels: list[Level] = []
     h, w, k = height, width, 0
     while True:
@@ -243,7 +244,7 @@ class Block:
     def _span_at(self, level: Level) -> int:
         up = level.index - self.base
         if up < 0 or self.span % (2**up):
-            raise ValueError(f"level {level.index} is not within {self.span} cells of base level {self.base}")
+            raise SettingError(f"level {level.index} is not within {self.span} cells of base level {self.base}")
         return self.span >> up
 
     def cells(self, level: Level) -> list[tuple[int, int]]:
@@ -271,6 +272,6 @@ class Block:
 def blocks(level: Level, span: int) -> list[Block]:
     """The blocks of `span` x `span` cells tiling `level`, row-major."""
     if span < 1 or span & (span - 1):
-        raise ValueError(f"a block spans a power of two of cells, got {span}")
+        raise SettingError(f"a block spans a power of two of cells, got {span}")
     rows, cols = -(-level.rows // span), -(-level.cols // span)
     return [Block(level.index, r, c, span) for r in range(rows) for c in range(cols)]

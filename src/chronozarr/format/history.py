@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import HistoryError
+from ..errors import HistoryError, SettingError
 from .array_doc import ArrayDocument, object_key
 from .codecs import BITSHUFFLE, CodecSpec
 from .geometry import chunk_grid, parse_shard_id, shard_id
@@ -131,10 +131,10 @@ class HistoryLayout:
         a mask copy when the store has a mask; ValueError names a bad choice."""
         cap = default_time_cap(n_time) if time_cap is None else time_cap
         if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
-            raise ValueError(f"history_time must be an integer >= 1, got {cap!r}")
+            raise SettingError(f"history_time must be an integer >= 1, got {cap!r}")
         p = default_inner(chunk_size, cap, n_band, np.dtype(dtype).itemsize) if inner is None else inner
         if isinstance(p, bool) or not isinstance(p, int) or p < 2 or p % 2 or chunk_size % p:
-            raise ValueError(f"the history inner chunk must be even and divide the chunk size {chunk_size}, got {p!r}")
+            raise SettingError(f"the history inner chunk must be even and divide the chunk size {chunk_size}, got {p!r}")
         return cls(cap, n_band, p, chunk_size, mask_shard_bytes={} if mask else None)
 
     @property

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import DocumentError, FieldTypeError
 from ..limits import DATA_TYPES
 from .geometry import Level
 from .temporal import ENCODINGS, NONE, STAR_DELTA, references_from_json, references_to_json
@@ -49,10 +50,10 @@ def band_labels(da: Any) -> list[str]:
 
 def _require(mapping: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if key not in mapping:
-        raise ValueError(f"{where}: missing field {key!r}")
+        raise DocumentError(f"{where}: missing field {key!r}")
     value = mapping[key]
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise TypeError(f"{where}.{key}: expected {_kind_name(kind)}, got {value!r}")
+        raise FieldTypeError(f"{where}.{key}: expected {_kind_name(kind)}, got {value!r}")
     return value
 
 
@@ -63,14 +64,14 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
 
 def _number(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise TypeError(f"{where}: expected a finite number, got {value!r}")
+        raise FieldTypeError(f"{where}: expected a finite number, got {value!r}")
     return float(value)
 
 
 def _optional_text(band: Mapping[str, Any], key: str, name: str) -> str | None:
     value = band.get(key)
     if value is not None and not isinstance(value, str):
-        raise TypeError(f"band {name!r} {key}: expected a string, got {value!r}")
+        raise FieldTypeError(f"band {name!r} {key}: expected a string, got {value!r}")
     return value
 
 
@@ -86,7 +87,7 @@ class Band:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"band name must be a non-empty string, got {self.name!r}")
+            raise DocumentError(f"band name must be a non-empty string, got {self.name!r}")
         _number(self.scale, f"band {self.name!r} scale")
         _number(self.offset, f"band {self.name!r} offset")
 
@@ -106,7 +107,7 @@ class Band:
         if isinstance(value, str):
             return cls(name=value)
         if not isinstance(value, Mapping):
-            raise TypeError(f"band entry must be an object or a string, got {value!r}")
+            raise FieldTypeError(f"band entry must be an object or a string, got {value!r}")
         name = _require(value, "name", str, "band")
         return cls(
             name=name,
@@ -137,9 +138,9 @@ class Provenance:
 
     def __post_init__(self) -> None:
         if not self.sources or not all(isinstance(s, str) for s in self.sources):
-            raise ValueError(f"provenance.sources must be a non-empty list of strings, got {self.sources!r}")
+            raise DocumentError(f"provenance.sources must be a non-empty list of strings, got {self.sources!r}")
         if self.gap_fill not in GAP_FILLS:
-            raise ValueError(f"provenance.gap_fill must be one of {GAP_FILLS}, got {self.gap_fill!r}")
+            raise DocumentError(f"provenance.gap_fill must be one of {GAP_FILLS}, got {self.gap_fill!r}")
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"sources": list(self.sources), "composite": self.composite, "gap_fill": self.gap_fill}
@@ -152,7 +153,7 @@ class Provenance:
         if isinstance(value, Provenance):
             return value
         if not isinstance(value, Mapping):
-            raise TypeError(f"provenance must be an object, got {value!r}")
+            raise FieldTypeError(f"provenance must be an object, got {value!r}")
         sources = _require(value, "sources", (list, tuple), "provenance")
         return cls(
             sources=tuple(sources),
@@ -197,10 +198,10 @@ class Temporal:
     def from_dict(cls, value: Any, legacy: bool = False) -> Temporal:
         """Parse the block; a v0.1 store is star-delta even when it omits the encoding."""
         if not isinstance(value, Mapping):
-            raise TypeError(f"chronozarr.temporal must be an object, got {value!r}")
+            raise FieldTypeError(f"chronozarr.temporal must be an object, got {value!r}")
         encoding = value.get("encoding", STAR_DELTA if legacy else None)
         if encoding not in ENCODINGS:
-            raise ValueError(f"unsupported temporal encoding {encoding!r}: expected 'none' or 'star-delta' (spec 4.1)")
+            raise DocumentError(f"unsupported temporal encoding {encoding!r}: expected 'none' or 'star-delta' (spec 4.1)")
         selection = None
         if isinstance(value.get("selection"), Mapping):
             sel = value["selection"]
@@ -210,7 +211,7 @@ class Temporal:
         interval = _require(value, "anchor_interval", int, "chronozarr.temporal")
         anchors = _require(value, "anchor_indices", list, "chronozarr.temporal")
         if not all(isinstance(a, int) and not isinstance(a, bool) for a in anchors):
-            raise TypeError(f"chronozarr.temporal.anchor_indices: expected integers, got {anchors!r}")
+            raise FieldTypeError(f"chronozarr.temporal.anchor_indices: expected integers, got {anchors!r}")
         references = _require(value, "delta_reference", Mapping, "chronozarr.temporal")
         return cls(STAR_DELTA, interval, tuple(int(a) for a in anchors), references_from_json(references), selection)
 
@@ -252,7 +253,7 @@ class LevelMirror:
     @classmethod
     def from_dict(cls, value: Any) -> LevelMirror:
         if not isinstance(value, Mapping):
-            raise TypeError(f"chronozarr.levels entry must be an object, got {value!r}")
+            raise FieldTypeError(f"chronozarr.levels entry must be an object, got {value!r}")
         where = "chronozarr.levels[]"
         return cls(
             path=_require(value, "path", str, where),
@@ -270,7 +271,7 @@ def _extents(values: list[Any], where: str) -> tuple[int, ...]:
     out = []
     for v in values:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v) or not 0 <= v <= 2**53:
-            raise ValueError(f"{where}: expected whole numbers from 0 to 2^53, got {v!r}")
+            raise DocumentError(f"{where}: expected whole numbers from 0 to 2^53, got {v!r}")
         out.append(int(v))
     return tuple(out)
 
@@ -278,7 +279,7 @@ def _extents(values: list[Any], where: str) -> tuple[int, ...]:
 def check_spec_version(version: Any) -> str:
     """Accept 0.1.x and 0.2.x only (spec 3.2, 10.1)."""
     if not isinstance(version, str) or not SUPPORTED_VERSIONS.match(version):
-        raise ValueError(f"unsupported chronozarr spec_version {version!r}: this reader reads 0.1.x and 0.2.x")
+        raise DocumentError(f"unsupported chronozarr spec_version {version!r}: this reader reads 0.1.x and 0.2.x")
     return version
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import google_crc32c
 import numpy as np
 
+from ..errors import ChunkError
 from ..limits import SHARD_INDEX_CHECKSUM_BYTES, SHARD_INDEX_ENTRY_BYTES
 
 ENTRY_BYTES = SHARD_INDEX_ENTRY_BYTES  # two little-endian uint64: offset, nbytes
@@ -50,10 +51,10 @@ def parse_index(raw: bytes, chunks: int, span: tuple[int, int | None]) -> np.nda
     when known), have bytes, and not overlap or repeat one another.
     """
     if len(raw) != index_nbytes(chunks):
-        raise ValueError(f"shard index is {len(raw)} bytes, expected {index_nbytes(chunks)} for {chunks} inner chunks")
+        raise ChunkError(f"shard index is {len(raw)} bytes, expected {index_nbytes(chunks)} for {chunks} inner chunks")
     body, checksum = raw[:-CHECKSUM_BYTES], int.from_bytes(raw[-CHECKSUM_BYTES:], "little")
     if int(google_crc32c.value(body)) != checksum:
-        raise ValueError(
+        raise ChunkError(
             "shard index checksum mismatch (a corrupt shard, or a shard length from an outdated root zarr.json: "
             "reopen the store)"
         )
@@ -68,7 +69,7 @@ def check_entries(entries: np.ndarray, span: tuple[int, int | None]) -> None:
     empty_offset, empty_length = offsets == EMPTY, lengths == EMPTY
     half = np.flatnonzero(empty_offset != empty_length)
     if half.size:
-        raise ValueError(f"shard index entry {int(half[0])} is half empty ({_pair(entries, half[0])}): both values must be 2^64-1")
+        raise ChunkError(f"shard index entry {int(half[0])} is half empty ({_pair(entries, half[0])}): both values must be 2^64-1")
     present = np.flatnonzero(~empty_offset)
     if not present.size:
         return
@@ -76,7 +77,7 @@ def check_entries(entries: np.ndarray, span: tuple[int, int | None]) -> None:
     off, size = offsets[present], lengths[present]
     zero = np.flatnonzero(size == 0)
     if zero.size:
-        raise ValueError(f"shard index entry {int(present[zero[0]])} stores a chunk of 0 bytes")
+        raise ChunkError(f"shard index entry {int(present[zero[0]])} stores a chunk of 0 bytes")
     limit = np.uint64(EMPTY) if end is None else np.uint64(max(end, 0))
     # off + size <= limit, written so that neither side can wrap around 2^64
     outside = (off < np.uint64(first)) | (off > limit) | (size > limit - np.minimum(off, limit))
@@ -86,7 +87,7 @@ def check_entries(entries: np.ndarray, span: tuple[int, int | None]) -> None:
     if bad.size:
         where = "past the index" if end is None else f"inside bytes {first}-{end - 1}, the shard's data"
         i = int(present[bad[0]])
-        raise ValueError(f"shard index entry {i} ({_pair(entries, i)}) does not lie {where}")
+        raise ChunkError(f"shard index entry {i} ({_pair(entries, i)}) does not lie {where}")
     order = np.argsort(off, kind="stable")
     ends = off[order] + size[order]
     clash = np.flatnonzero(ends[:-1] > off[order][1:])
@@ -94,7 +95,7 @@ def check_entries(entries: np.ndarray, span: tuple[int, int | None]) -> None:
         i, j = sorted((int(present[order[clash[0]]]), int(present[order[clash[0] + 1]])))
         same = entries[i, 0] == entries[j, 0] and entries[i, 1] == entries[j, 1]
         kind = "repeat each other" if same else "overlap"
-        raise ValueError(
+        raise ChunkError(
             f"shard index entries {i} ({_pair(entries, i)}) and {j} ({_pair(entries, j)}) {kind}: "
             "each inner chunk must have bytes of its own"
         )

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import DocumentError, FieldTypeError, InputTypeError, SettingError
 from ..limits import STAR_DELTA_DATA_TYPES
 
 NONE = "none"
@@ -32,7 +33,7 @@ def auto_keeps_star_delta(ratio: float) -> bool:
 def anchor_indices(n_time: int, anchor_interval: int) -> list[int]:
     """[0, k, 2k, ...] below n_time (spec 4.2.1)."""
     if anchor_interval < 1:
-        raise ValueError(f"anchor_interval must be >= 1, got {anchor_interval}")
+        raise SettingError(f"anchor_interval must be >= 1, got {anchor_interval}")
     return list(range(0, n_time, anchor_interval))
 
 
@@ -96,9 +97,9 @@ def references_from_json(mapping: Mapping[str, Any]) -> dict[int, int]:
     out = {}
     for t, a in mapping.items():
         if not isinstance(t, str) or not _DECIMAL.fullmatch(t):
-            raise ValueError(f"chronozarr.temporal.delta_reference key {t!r} is not a timestep index in decimal")
+            raise DocumentError(f"chronozarr.temporal.delta_reference key {t!r} is not a timestep index in decimal")
         if not isinstance(a, int) or isinstance(a, bool):
-            raise TypeError(f"chronozarr.temporal.delta_reference[{t!r}] must be an anchor index, got {a!r}")
+            raise FieldTypeError(f"chronozarr.temporal.delta_reference[{t!r}] must be an anchor index, got {a!r}")
         out[int(t)] = a
     return out
 
@@ -109,7 +110,7 @@ _DECIMAL = re.compile(r"0|[1-9]\d*")
 def residual(source: np.ndarray, anchor: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """(source - anchor) mod 2^bits in the stored unsigned dtype (spec 4.2.4), into `out` when given."""
     if source.dtype != anchor.dtype or not star_delta_allowed(source.dtype.name):
-        raise TypeError(f"residuals need matching uint8/uint16 arrays, got {source.dtype} and {anchor.dtype}")
+        raise InputTypeError(f"residuals need matching uint8/uint16 arrays, got {source.dtype} and {anchor.dtype}")
     return np.subtract(source, anchor, out=out, dtype=source.dtype)
 
 

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..errors import InputTypeError, TimeValueError
+
 TIME_UNITS = "milliseconds since 1970-01-01T00:00:00"
 TIME_CALENDAR = "proleptic_gregorian"
 
@@ -15,10 +17,10 @@ def to_millis(times: np.ndarray) -> np.ndarray:
     """datetime64 values as int64 milliseconds since the epoch (sub-millisecond parts must be zero)."""
     values = np.asarray(times)
     if values.dtype.kind != "M":
-        raise TypeError(f"time coordinate must hold datetime64 values, got dtype {values.dtype}")
+        raise InputTypeError(f"time coordinate must hold datetime64 values, got dtype {values.dtype}")
     ms = values.astype("datetime64[ms]")
     if np.any(ms.astype(values.dtype) != values):
-        raise ValueError("time values finer than a millisecond cannot be stored: round them to milliseconds")
+        raise TimeValueError("time values finer than a millisecond cannot be stored: round them to milliseconds")
     return ms.astype(np.int64)
 
 
@@ -42,7 +44,7 @@ def from_iso(values: Sequence[str]) -> np.ndarray:
         try:
             out[i] = iso_instant(text)
         except ValueError as exc:
-            raise ValueError(f"[{i}] {text!r} is not an ISO-8601 timestamp ({exc})") from None
+            raise TimeValueError(f"[{i}] {text!r} is not an ISO-8601 timestamp ({exc})") from None
     return out
 
 
@@ -50,10 +52,10 @@ def iso_instant(text: str) -> np.datetime64:
     """One UTC ISO string (with or without the trailing Z) as datetime64[ms]; ValueError saying why not."""
     try:
         if not _YEAR.match(text):
-            raise ValueError("the year must have four digits")
+            raise TimeValueError("the year must have four digits")
         return np.datetime64(text.rstrip("Z").replace("+00:00", ""), "ms")
     except OverflowError as exc:
-        raise ValueError(str(exc)) from None
+        raise TimeValueError(str(exc)) from None
 
 
 def as_nanoseconds(times: np.ndarray) -> np.ndarray:
@@ -63,7 +65,7 @@ def as_nanoseconds(times: np.ndarray) -> np.ndarray:
     outside = np.flatnonzero((ms < _NS_LIMITS[0]) | (ms > _NS_LIMITS[1]))
     if outside.size:
         i = int(outside[0])
-        raise ValueError(f"[{i}] {iso(int(ms[i]))} is outside the years 1678-2262 that datetime64[ns] holds")
+        raise TimeValueError(f"[{i}] {iso(int(ms[i]))} is outside the years 1678-2262 that datetime64[ns] holds")
     return (ms * 1_000_000).astype("datetime64[ns]")
 
 

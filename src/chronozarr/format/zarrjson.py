@@ -1,5 +1,6 @@
-"""Zarr v3 group documents and the bounded JSON parse of every `zarr.json` (spec 2, 3); array
-documents are format/array_doc.py."""
+"""Zarr v3 group documents, and the one bounded JSON parse of every document the package reads
+(spec 2, 3): a store's `zarr.json`, a journal, a run record, a manifest, a STAC collection, an
+answer from the network. Array documents are format/array_doc.py."""
 
 from __future__ import annotations
 
@@ -7,25 +8,28 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..errors import DocumentError
+
 # A chronozarr document nests about ten deep (root, consolidated copy, sharding codec, ...); one
 # nested far deeper (MAX_JSON_DEPTH, shared with the JS reader) is built to exhaust a parser's stack
 # or a reader's recursion, not to be read.
 from ..limits import MAX_JSON_DEPTH
 
 
-def parse_json(raw: bytes) -> Any:
-    """A zarr.json document; ValueError for bytes that are not JSON or nest deeper than MAX_JSON_DEPTH."""
+def parse_json(raw: bytes | str) -> Any:
+    """A JSON document; DocumentError (a ValueError) for text that is not JSON or nests deeper
+    than MAX_JSON_DEPTH. The message reads after the document's name: "<name> is not valid JSON"."""
     try:
         doc = json.loads(raw)
     except RecursionError:
-        raise ValueError(f"is not a usable JSON document: it is nested deeper than {MAX_JSON_DEPTH} levels") from None
+        raise DocumentError(f"is not a usable JSON document: it is nested deeper than {MAX_JSON_DEPTH} levels") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"is not valid JSON ({exc})") from None
+        raise DocumentError(f"is not valid JSON ({exc})") from None
     stack = [(doc, 1)]
     while stack:
         value, depth = stack.pop()
         if depth > MAX_JSON_DEPTH:
-            raise ValueError(f"is not a usable JSON document: it is nested deeper than {MAX_JSON_DEPTH} levels")
+            raise DocumentError(f"is not a usable JSON document: it is nested deeper than {MAX_JSON_DEPTH} levels")
         children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return doc

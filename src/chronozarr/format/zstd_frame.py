@@ -4,6 +4,8 @@ grow its output without bound."""
 
 from __future__ import annotations
 
+from ..errors import ChunkError
+
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 BLOCK_MAX = 1 << 17  # no block decodes to more than 128 KiB (RFC 8878 3.1.1.2.3)
 RLE, COMPRESSED, RESERVED = 1, 2, 3  # block types (0 is raw)
@@ -13,7 +15,7 @@ def _size_field(data: bytes | memoryview) -> tuple[int, int]:
     """(offset, length) of the header's content size field, after the magic, the descriptor, the
     window (absent in a single-segment frame) and the dictionary id; length 0 when it has none."""
     if len(data) < 6 or data[:4] != ZSTD_MAGIC:
-        raise ValueError("chunk is not a zstd frame (bad magic number)")
+        raise ChunkError("chunk is not a zstd frame (bad magic number)")
     descriptor = data[4]
     single_segment = bool(descriptor & 0x20)
     start = 5 + (0 if single_segment else 1) + (0, 1, 2, 4)[descriptor & 0x03]
@@ -27,7 +29,7 @@ def zstd_content_size(data: bytes | memoryview) -> int | None:
     if size_bytes == 0:
         return None
     if len(data) < start + size_bytes:
-        raise ValueError("zstd frame header is truncated")
+        raise ChunkError("zstd frame header is truncated")
     size = int.from_bytes(data[start : start + size_bytes], "little")
     return size + 256 if size_bytes == 2 else size
 
@@ -42,11 +44,11 @@ def zstd_with_size(data: bytes | memoryview, nbytes: int) -> bytes | memoryview:
     declared = zstd_content_size(data)
     if declared is not None:
         if declared != nbytes:
-            raise ValueError(f"zstd frame holds {declared} bytes, expected {nbytes}")
+            raise ChunkError(f"zstd frame holds {declared} bytes, expected {nbytes}")
         return data
     fields, _ = _size_field(data)
     if len(data) < fields:
-        raise ValueError("zstd frame header is truncated")
+        raise ChunkError("zstd frame header is truncated")
     return bytes(data[:4]) + bytes([data[4] | 0xC0]) + bytes(data[5:fields]) + nbytes.to_bytes(8, "little") + bytes(data[fields:])
 
 
@@ -97,16 +99,16 @@ def _blocks(data: bytes | memoryview) -> list[tuple[int, int, int]]:
     blocks = []
     while True:
         if at + 3 > len(data):
-            raise ValueError("zstd frame is truncated: it ends before its last block")
+            raise ChunkError("zstd frame is truncated: it ends before its last block")
         header = int.from_bytes(data[at : at + 3], "little")
         kind, size = (header >> 1) & 3, header >> 3
         if kind == RESERVED:
-            raise ValueError("zstd frame has a block of the reserved type")
+            raise ChunkError("zstd frame has a block of the reserved type")
         blocks.append((at, kind, size))
         at += 3 + (1 if kind == RLE else size)
         if header & 1:
             break
     at += 4 if data[4] & 0x04 else 0
     if at != len(data):
-        raise ValueError(f"zstd frame takes {min(at, len(data))} of the chunk's {len(data)} bytes: the chunk is damaged")
+        raise ChunkError(f"zstd frame takes {min(at, len(data))} of the chunk's {len(data)} bytes: the chunk is damaged")
     return blocks

@@ -108,7 +108,7 @@ def first_grid(raster: Raster, transform: Affine6, crs: str) -> Grid:
 def target_grid(options: WarpOptions, first: Grid | None, footprints: list[Footprint]) -> Grid:
     """The grid `options` ask for, from the `first` file's grid with --grid first or union."""
     if first is None and options.on_first_crs:
-        raise ValueError("--grid first and union need the first file's grid")
+        raise InputError("--grid first and union need the first file's grid")
     crs = first.crs if first is not None and options.on_first_crs else options.target
     if options.resolution:
         a, e = options.resolution, -options.resolution

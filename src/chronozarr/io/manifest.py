@@ -9,7 +9,6 @@ an error, because a store has one timestep per date.
 from __future__ import annotations
 
 import csv
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -20,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..format.zarrjson import parse_json
 from .listing import fetch_text, gdal_path, suffix
 
 MANIFEST_SUFFIXES = (".csv", ".json")
@@ -109,9 +109,9 @@ def _csv_rows(text: str, where: str) -> list[tuple[str, Mapping[str, Any]]]:
 
 def _json_rows(text: str, where: str) -> tuple[list[tuple[str, Mapping[str, Any]]], tuple[float, float, float, float] | None]:
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"manifest {where} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+        value = parse_json(text)
+    except ValueError as exc:
+        raise InputError(f"manifest {where} {exc}") from None
     bounds = None
     if isinstance(value, Mapping):
         if "bounds" in value:

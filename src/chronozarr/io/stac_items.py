@@ -10,7 +10,6 @@ band (raster:bands nodata, scale, offset, unit; eo:bands common name; or the sam
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from datetime import UTC
@@ -20,6 +19,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..extras import import_extra
+from ..format.zarrjson import parse_json
 from .listing import gdal_path
 from .scenes import Acquisition, Asset, BandHints, Scene, Timestep, one_per_date
 
@@ -29,8 +29,8 @@ GROUPINGS = ("day",)
 def is_item_collection(text: str) -> bool:
     """True for JSON text holding a FeatureCollection of STAC items, or one STAC item."""
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
+        value = parse_json(text)
+    except ValueError:
         return False
     return isinstance(value, Mapping) and (
         value.get("type") == "FeatureCollection" or (value.get("type") == "Feature" and "stac_version" in value)
@@ -39,7 +39,7 @@ def is_item_collection(text: str) -> bool:
 
 def stac_timesteps(text: str, where: str, assets: Sequence[str] | None, group_by: str | None) -> list[Timestep]:
     """The items of the collection in `text` (read from `where`) as timesteps in date order."""
-    items = _items(json.loads(text), where)
+    items = _items(parse_json(text), where)
     if not assets:
         keys = ", ".join(sorted(items[0].assets)) or "none"
         example = ",".join(sorted(k for k, a in items[0].assets.items() if "image" in (a.media_type or "image"))[:4])
@@ -65,7 +65,7 @@ def stac_timesteps(text: str, where: str, assets: Sequence[str] | None, group_by
 def stac_acquisitions(text: str, where: str, assets: Sequence[str] | None, masks: Sequence[str] = ()) -> list[Acquisition]:
     """Every item of the collection as one acquisition in date order (listed order on a tie), with
     the mask assets `masks` read beside its bands: what a composite groups into periods."""
-    items = _items(json.loads(text), where)
+    items = _items(parse_json(text), where)
     if not assets:
         stac_timesteps(text, where, assets, None)  # the same refusal, naming the assets there are
     assert assets is not None

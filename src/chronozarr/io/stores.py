@@ -6,12 +6,12 @@ store's nodata, band objects, mask and coverage; read here, a store re-encodes a
 
 from __future__ import annotations
 
-import json
 import os
 
 import xarray as xr
 
 from ..errors import InputError, StoreError
+from ..format.zarrjson import parse_json
 from ..read.store import ChronoStore
 from ..store import open_object_store
 from .cf import Declared
@@ -34,7 +34,7 @@ def chronozarr_level(path: str | os.PathLike[str], group: str | None) -> tuple[s
 def _is_chronozarr_root(location: str) -> bool:
     try:
         raw = open_object_store(location).get("zarr.json")
-        root = json.loads(raw) if raw is not None else None
+        root = parse_json(raw) if raw is not None else None
     except (StoreError, OSError, ValueError):
         return False
     return isinstance(root, dict) and isinstance(root.get("attributes"), dict) and "chronozarr" in root["attributes"]

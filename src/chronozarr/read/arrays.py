@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..errors import StoreError
+from ..errors import ChunkError, StoreError
 from ..format.array_doc import ArrayDocument
 from ..format.codecs import copy_into
 from ..format.shard_index import data_span, parse_index
@@ -61,7 +61,7 @@ def decode_strings(info: ArrayDocument, data: bytes, where: str) -> np.ndarray:
         if info.codec is not None:
             raw: bytes | memoryview = info.codec.decode_at_most(data, bound)
         elif len(data) > bound:
-            raise ValueError(f"chunk of {len(data)} bytes is more than the {bound} its {math.prod(info.chunk_shape)} strings can hold")
+            raise ChunkError(f"chunk of {len(data)} bytes is more than the {bound} its {math.prod(info.chunk_shape)} strings can hold")
         else:
             raw = data
     except ValueError as exc:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import HistoryWarning as HistoryWarning  # lives in errors.py; re-exported for old imports
 from ..errors import StoreError
 from ..format.array_doc import ArrayDocument
 from ..format.history import HistoryLayout, HistoryPart
@@ -44,10 +45,6 @@ def runs(chunks: Sequence[tuple[int, int, int]]) -> list[list[tuple[int, int, in
         else:
             out.append([chunk])
     return out
-
-
-class HistoryWarning(UserWarning):
-    """A store declares a history array this reader cannot use; it reads level 0 instead."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import StoreError
+from ..errors import OutOfRangeError, StoreError
 from ..format.array_doc import ArrayDocument
 from ..format.geometry import Level
 
@@ -18,7 +18,7 @@ def check_cell(level: Level, row: int, col: int) -> None:
     """An IndexError naming the grid when (row, col) is not one of the level's cells."""
     rows, cols = level.grid
     if not (0 <= row < rows and 0 <= col < cols):
-        raise IndexError(f"cell ({row}, {col}) is outside level {level.index}'s {rows} x {cols} grid")
+        raise OutOfRangeError(f"cell ({row}, {col}) is outside level {level.index}'s {rows} x {cols} grid")
 
 
 def request_window(level: Level, window: Any) -> Window:
@@ -34,7 +34,7 @@ def request_window(level: Level, window: Any) -> Window:
     rows = slice(*rows.indices(level.height)[:2])
     cols = slice(*cols.indices(level.width)[:2])
     if rows.stop <= rows.start or cols.stop <= cols.start:
-        raise IndexError(f"window {window!r} is empty at level {level.index}")
+        raise OutOfRangeError(f"window {window!r} is empty at level {level.index}")
     return rows, cols
 
 

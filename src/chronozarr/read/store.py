@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..errors import StoreError
+from ..errors import OutOfRangeError, StoreError, UnknownNameError
 from ..format.array_doc import ArrayDocument
 from ..format.geometry import Level
 from ..format.metadata import Band, Temporal
@@ -146,7 +146,7 @@ class ChronoStore:
     def level(self, lod: int) -> Level:
         """Level `lod`, with its array documents; an IndexError naming the levels there are."""
         if not isinstance(lod, (int, np.integer)) or not 0 <= lod < len(self.meta.levels):
-            raise IndexError(f"level {lod!r} does not exist; the store has levels 0..{len(self.meta.levels) - 1}")
+            raise OutOfRangeError(f"level {lod!r} does not exist; the store has levels 0..{len(self.meta.levels) - 1}")
         return self.meta.levels[int(lod)]
 
     def level_for_resolution(self, resolution: float) -> int:
@@ -177,11 +177,11 @@ class ChronoStore:
         level = self.level(lod)
         info = level.array(array)
         if info is None:
-            raise KeyError(f"the store has no {array} array")
+            raise UnknownNameError(f"the store has no {array} array")
         for name, span, size in (("rows", rows, level.height), ("cols", cols, level.width)):
             ends = (span.start, span.stop)
             if span.step not in (None, 1) or not all(isinstance(v, (int, np.integer)) for v in ends) or not 0 <= ends[0] <= ends[1] <= size:
-                raise IndexError(f"{name} {span} are not pixels of level {level.index} ({level.height} x {level.width})")
+                raise OutOfRangeError(f"{name} {span} are not pixels of level {level.index} ({level.height} x {level.width})")
         picked = self._times(steps)
         if not picked:
             return np.empty((0, *info.shape[1:-2], rows.stop - rows.start, cols.stop - cols.start), dtype=info.dtype)
@@ -290,12 +290,12 @@ class ChronoStore:
     @staticmethod
     def _check_pixel(level: Level, row: int, col: int) -> None:
         if not (0 <= row < level.height and 0 <= col < level.width):
-            raise IndexError(f"pixel ({row}, {col}) is outside level {level.index} ({level.height} x {level.width})")
+            raise OutOfRangeError(f"pixel ({row}, {col}) is outside level {level.index} ({level.height} x {level.width})")
 
     def _t(self, t: int) -> int:
         n = len(self.meta.times)
         if not isinstance(t, (int, np.integer)) or not -n <= t < n:
-            raise IndexError(f"timestep {t!r} does not exist; the store has {n} timesteps")
+            raise OutOfRangeError(f"timestep {t!r} does not exist; the store has {n} timesteps")
         return int(t) % n
 
     def _times(self, times: Sequence[int] | None) -> list[int]:
@@ -307,7 +307,7 @@ class ChronoStore:
         for b in bands:
             if isinstance(b, str):
                 if b not in names:
-                    raise KeyError(f"band {b!r} is not in the store; its bands are {names}")
+                    raise UnknownNameError(f"band {b!r} is not in the store; its bands are {names}")
                 out.append(names.index(b))
             else:
                 out.append(int(b))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import SettingError, SettingTypeError
 from .cache_control import ASSET_CACHE, IMMUTABLE_CACHE, MUTABLE_CACHE, CachePolicy
 
 
@@ -38,15 +39,15 @@ class ServeOptions:
 
     def __post_init__(self) -> None:
         if isinstance(self.forbidden, str):
-            raise TypeError(f"forbidden must be a set of key prefixes, got the string {self.forbidden!r}")
+            raise SettingTypeError(f"forbidden must be a set of key prefixes, got the string {self.forbidden!r}")
         object.__setattr__(self, "forbidden", frozenset(p.strip("/") for p in self.forbidden))
         if self.suffix_ranges is not True and not isinstance(self.suffix_ranges, bool):
             if not isinstance(self.suffix_ranges, int) or not 200 <= self.suffix_ranges <= 599:
-                raise ValueError(f"suffix_ranges must be a bool or an HTTP status, got {self.suffix_ranges!r}")
+                raise SettingError(f"suffix_ranges must be a bool or an HTTP status, got {self.suffix_ranges!r}")
         if self.latency < 0:
-            raise ValueError(f"latency must be >= 0 seconds, got {self.latency!r}")
+            raise SettingError(f"latency must be >= 0 seconds, got {self.latency!r}")
         if self.max_connections < 1 or not self.idle_timeout > 0:
-            raise ValueError(f"max_connections must be >= 1 and idle_timeout > 0, got {self.max_connections!r}, {self.idle_timeout!r}")
+            raise SettingError(f"max_connections must be >= 1 and idle_timeout > 0, got {self.max_connections!r}, {self.idle_timeout!r}")
 
     def cache_policy(self) -> CachePolicy:
         """The Cache-Control values these options give each class of object."""

@@ -14,6 +14,7 @@ from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..errors import DirectoryError
 from .cache_control import CacheClasses
 from .handler import LoggedRequest, RequestHandler
 from .options import ServeOptions
@@ -171,7 +172,7 @@ class StoreServer:
     ) -> None:
         path = Path(root)
         if not path.is_dir():
-            raise NotADirectoryError(f"cannot serve {str(root)!r}: it is not a directory")
+            raise DirectoryError(f"cannot serve {str(root)!r}: it is not a directory")
         self.root = os.path.realpath(path)
         self.host = host
         self.options = ServeOptions(**switches)
@@ -197,7 +198,7 @@ class StoreServer:
         root is served). `view` lays out the viewer and a store as links in a temporary root."""
         real = os.path.realpath(directory)
         if not os.path.isdir(real):
-            raise NotADirectoryError(f"cannot allow links to {os.fspath(directory)!r}: it is not a directory")
+            raise DirectoryError(f"cannot allow links to {os.fspath(directory)!r}: it is not a directory")
         if real not in self._link_targets:
             self._link_targets = (*self._link_targets, real)
         if self._server is not None:

@@ -4,10 +4,10 @@ request counting and logging are wrappers any of them can be put in."""
 
 from .interface import DEFAULT_MAX_OBJECT_BYTES, ObjectStore, check_object_size
 from .memory import MemoryStore
-from .open import is_remote, not_a_directory, open_object_store
+from .open import Location, is_remote, locate, not_a_directory, open_object_store
 from .wrappers import CountingStore, FirstHolding, LoggingStore, RequestStats, StoreWrapper, counted
 
 __all__ = [
-    "DEFAULT_MAX_OBJECT_BYTES", "CountingStore", "FirstHolding", "LoggingStore", "MemoryStore", "ObjectStore", "RequestStats",
-    "StoreWrapper",    "check_object_size", "counted", "is_remote", "not_a_directory", "open_object_store",
+    "DEFAULT_MAX_OBJECT_BYTES", "CountingStore", "FirstHolding", "Location", "LoggingStore", "MemoryStore", "ObjectStore", "RequestStats",
+    "StoreWrapper",    "check_object_size", "counted", "is_remote", "locate", "not_a_directory", "open_object_store",
 ]

@@ -8,7 +8,7 @@ every request.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -24,6 +24,32 @@ DEFAULT_BACKOFF = 0.25
 DEFAULT_DEADLINE = CALL_DEADLINE_SECONDS  # all the requests of one call: a read of many objects ends within a minute
 MAX_REDIRECTS = 5
 SMALL_BODY = 64 * 2**10  # an error answer up to this size is read to keep its connection
+
+
+class Transport:
+    """The package's one HTTP client: a pool of connections (up to `concurrency` kept per host)
+    that follows at most MAX_REDIRECTS redirects, to another host too, and bounds each wait
+    (connecting, the first byte, any pause in the body) by the timeout a request gives. HttpStore
+    reads stores through it and doctor checks hosts through it; each adds its own retries."""
+
+    def __init__(self, concurrency: int = 16) -> None:
+        import urllib3
+
+        self._pool = urllib3.PoolManager(maxsize=max(concurrency, 1), block=False, retries=False)
+        self._redirects = urllib3.Retry(total=None, connect=0, read=0, status=0, other=0, redirect=MAX_REDIRECTS, raise_on_redirect=True)
+
+    def send(self, method: str, url: str, headers: Mapping[str, str], timeout: float, decode_content: bool = True) -> Any:
+        """The urllib3 response with its body unread (the caller reads, drains or closes it);
+        urllib3's HTTPError for a failed connection or wait, MaxRetryError past the redirects."""
+        import urllib3
+
+        return self._pool.request(
+            method, url, headers=dict(headers), timeout=urllib3.Timeout(connect=timeout, read=timeout),
+            preload_content=False, decode_content=decode_content, retries=self._redirects,
+        )
+
+    def close(self) -> None:
+        self._pool.clear()
 
 
 class HttpStore(ReadOnlyWrites):
@@ -51,8 +77,6 @@ class HttpStore(ReadOnlyWrites):
         concurrency: int = 16,
         headers: dict[str, str] | None = None,
     ) -> None:
-        import urllib3
-
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https"):
             raise StoreError(f"not an HTTP(S) URL: {url!r}")
@@ -70,9 +94,7 @@ class HttpStore(ReadOnlyWrites):
         self.max_object_bytes = max_object_bytes
         self.headers = dict(headers or {})
         self.events: Any = None  # RequestStats for retries and ranges answered whole (wrappers.CountingStore)
-        self._pool = urllib3.PoolManager(maxsize=max(concurrency, 1), block=False, retries=False)
-        # urllib3 follows redirects itself (to another host too), at most MAX_REDIRECTS per request
-        self._redirects = urllib3.Retry(total=None, connect=0, read=0, status=0, other=0, redirect=MAX_REDIRECTS, raise_on_redirect=True)
+        self._transport = Transport(concurrency)
 
     local_root: Path | None = None
     writable = False
@@ -129,14 +151,7 @@ class HttpStore(ReadOnlyWrites):
 
         status: int | None = None
         try:
-            response = self._pool.request(
-                method,
-                url,
-                headers={**self.headers, **headers},
-                timeout=urllib3.Timeout(connect=timeout, read=timeout),
-                preload_content=False,
-                retries=self._redirects,
-            )
+            response = self._transport.send(method, url, {**self.headers, **headers}, timeout)
             status = response.status
             if status in (404, 410) or (status == 403 and self.forbidden_is_not_found):
                 _discard(response)

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..format.array_doc import object_key
-from ..format.codecs import CodecSpec
+from ..errors import StoreError
+from ..format.array_doc import ArrayDocument, object_key
 from ..format.metadata import Band
 from ..format.root_block import VOLATILITY_PATH
 from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, volatility_value
@@ -253,21 +253,18 @@ def _stage(store: ExistingStore, plan: Plan, series: Series, progress: bool | No
 def _stage_metadata(store: ExistingStore, plan: Plan, series: Series, result: WriteResult, writer: jr.StagingWriter) -> None:
     """Array shapes, time/c/0, volatility when it changed, then the root document."""
     times_ms = np.concatenate([store.times_ms, series.times_ms])
-    nodes: dict[str, dict[str, Any]] = {}
+    grown: dict[str, ArrayDocument] = {}
+    history = [part.path for part in store.block.history.parts] if store.block.history is not None else []
+    for key in [f"{level.path}/{name}" for level in plan.levels for name in [plan.variable, *plan.plane_variables]] + history:
+        doc = store.array(key)
+        grown[key] = doc.with_shape((plan.n_time, *doc.shape[1:]))
     for level in plan.levels:
-        for name in [plan.variable, *plan.plane_variables]:
-            doc = store.node(f"{level.path}/{name}")
-            doc["shape"][0] = plan.n_time
-            nodes[f"{level.path}/{name}"] = doc
         key = f"{level.path}/time"
-        doc = store.node(key)
-        doc["shape"] = [plan.n_time]
-        doc["chunk_grid"]["configuration"]["chunk_shape"] = [plan.n_time]
-        writer.put(object_key(key, (0,)), coordinate_chunk(times_ms, CodecSpec.from_json(doc["codecs"][-1])))
-        nodes[key] = doc
-    for part in store.block.history.parts if store.block.history is not None else ():
-        nodes[part.path] = store.node(part.path)
-        nodes[part.path]["shape"][0] = plan.n_time
+        grown[key] = store.array(key).with_shape([plan.n_time], [plan.n_time])
+        if (codec := grown[key].codec) is None:
+            raise StoreError(f"{store.output.describe()}/{key}/zarr.json declares no compressor; append writes the time chunk with it")
+        writer.put(object_key(key, (0,)), coordinate_chunk(times_ms, codec))
+    nodes = {key: doc.to_json() for key, doc in grown.items()}
     for key in sorted(nodes):
         writer.put_json(f"{key}/zarr.json", nodes[key])
     old, codec = store.volatility()

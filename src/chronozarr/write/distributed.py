@@ -12,6 +12,7 @@ from typing import Any, Protocol, TypeVar
 
 import xarray as xr
 
+from ..errors import ClusterError
 from .walk import WriteResult
 
 
@@ -63,7 +64,7 @@ def run_on_cluster(
             item = futures[future]
             result = future.result()
             if result is None:
-                raise RuntimeError(f"cluster task for {item.name} stopped before it finished")
+                raise ClusterError(f"cluster task for {item.name} stopped before it finished")
             finished(item, result)
     except BaseException:
         _stop(abort, list(futures))

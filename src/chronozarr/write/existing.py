@@ -7,7 +7,6 @@ field by field, before append stages a single object.
 from __future__ import annotations
 
 import copy
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from ..format.metadata import Band
 from ..format.root_block import VOLATILITY_PATH, RootBlock
 from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
 from ..format.times import iso_list
+from ..format.zarrjson import parse_json
 from ..read.arrays import decode_chunk
 from ..read.metadata import StoreMetadata, load
 from ..store import not_a_directory, open_object_store
@@ -63,16 +63,20 @@ class ExistingStore:
         """A copy of a node's zarr.json: its own document when it has one, else the consolidated copy."""
         data = self.output.get(f"{key}/zarr.json")
         if data is not None:
-            return json.loads(data)
+            return _parsed(data, f"{self.output.describe()}/{key}/zarr.json")
         consolidated = self.document.get("consolidated_metadata", {}).get("metadata", {})
         if key not in consolidated:
             raise StoreError(f"{self.output.describe()}/{key}/zarr.json is missing")
         return copy.deepcopy(consolidated[key])
 
+    def array(self, key: str) -> ArrayDocument:
+        """The array document of node `key`, parsed by the model: what append grows and rewrites."""
+        return ArrayDocument.from_json(key, self.node(key))
+
     def volatility(self) -> tuple[np.ndarray, CodecSpec]:
         """The stored volatility values and the codec their chunk uses."""
         path = self.block.volatility_path or VOLATILITY_PATH
-        info = ArrayDocument.from_json(path, self.node(path))
+        info = self.array(path)
         key = object_key(path, (0, 0))
         data = self.output.get(key)
         where = f"{self.output.describe()}/{key}"
@@ -106,13 +110,21 @@ def open_existing(output: Output, source_options: Mapping[str, Any] | None = Non
     meta = load(open_object_store(output.location, **dict(source_options or {})))
     if meta.history_problem is not None:
         raise StoreError(f"{output.describe()}: append grows the history array, and its declaration is unusable: {meta.history_problem}")
-    document = json.loads(output.get("zarr.json") or b"{}")
+    document = _parsed(output.get("zarr.json") or b"{}", f"{output.describe()}/zarr.json")
     data = meta.levels[0].data_array
     if data.codec is None:
         raise StoreError(f"{output.describe()}: the data array has no compression codec chronozarr writes")
     shard_time = data.shard_shape[0] if data.shard_shape is not None else None
     levels = tuple(Level(m.index, m.height, m.width, m.chunk_size, _transform(m.transform)) for m in meta.levels)
     return ExistingStore(output, document, meta, levels, data.codec, shard_time)
+
+
+def _parsed(raw: bytes, where: str) -> Any:
+    """A document read through the one bounded JSON parser, its refusal naming the object."""
+    try:
+        return parse_json(raw)
+    except ValueError as exc:
+        raise StoreError(f"{where} {exc}") from None
 
 
 def _transform(values: Sequence[float]) -> Transform:

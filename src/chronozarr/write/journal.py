@@ -38,6 +38,7 @@ from typing import Any
 
 from ..errors import StoreError
 from ..format.append_rule import APPEND_JOURNAL, APPEND_STAGING, APPEND_STAGING_MARK, JOURNAL_MARK
+from ..format.zarrjson import parse_json
 from .crashpoints import crash_points
 from .objects import ObjectCounter, ObjectWriter
 from .output import Output
@@ -124,9 +125,9 @@ def load_journal(store: Output) -> Journal | None:
     if data is None:
         return None
     try:
-        doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise StoreError(f"{where} is not valid JSON ({exc}); it was written whole, so it was edited") from None
+        doc = parse_json(data)
+    except ValueError as exc:
+        raise StoreError(f"{where} {exc}; it was written whole, so it was edited") from None
     return Journal.from_json(doc, where)
 
 

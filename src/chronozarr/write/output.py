@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..buckets import is_bucket_url, parse_bucket_url
+from ..buckets import parse_bucket_url
 from ..errors import OutputError, StoreError
 from ..store import ObjectStore
 from ..store.bucket import BucketStore
 from ..store.directory import DirectoryStore, write_error
+from ..store.open import BUCKET, locate
 
 SCRATCH = ".chronozarr-encode"  # the writer's own entries in an output, removed when it completes
 BUCKET_OPTIONS = ("endpoint", "region", "anonymous")
@@ -146,16 +147,16 @@ def open_output(target: str | os.PathLike[str], options: Mapping[str, Any] | Non
     """The output a path or URL names; `options` (endpoint, region, anonymous) are for buckets.
     A URL is never taken as a local path: an unsupported scheme is an error naming the ones
     chronozarr writes."""
-    text = os.fspath(target)
-    if "://" in text:
-        scheme = text.split("://", 1)[0].lower()
-        if is_bucket_url(text):
-            unknown = sorted(set(options or {}) - set(BUCKET_OPTIONS))
-            if unknown:
-                raise OutputError(f"storage options {', '.join(unknown)} are not known for {text}: give {', '.join(BUCKET_OPTIONS)}")
-            return Output(parse_bucket_url(text).url, **dict(options or {}))
+    found = locate(target)
+    text = found.text
+    if found.kind == BUCKET:
+        unknown = sorted(set(options or {}) - set(BUCKET_OPTIONS))
+        if unknown:
+            raise OutputError(f"storage options {', '.join(unknown)} are not known for {text}: give {', '.join(BUCKET_OPTIONS)}")
+        return Output(parse_bucket_url(text).url, **dict(options or {}))
+    if found.scheme is not None:  # http(s) is read-only, and a file:// URL is not taken for a path here
         raise OutputError(
-            f"cannot write to {text!r}: {scheme}:// is not an output chronozarr writes; "
+            f"cannot write to {text!r}: {found.scheme}:// is not an output chronozarr writes; "
             "give a local directory or an s3://, gs:// or az:// prefix"
         )
     if options:

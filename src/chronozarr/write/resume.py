@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import OutputExistsError, StoreError
+from ..format.zarrjson import parse_json
 from .distributed import Named
 from .output import SCRATCH, Output
 from .walk import WriteResult
@@ -117,9 +118,9 @@ class ResumeLog:
         if data is None:
             return None
         try:
-            doc = json.loads(data)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise StoreError(f"{self.output.describe()}/{RUN} is not valid JSON ({exc}); remove the output and encode again") from None
+            doc = parse_json(data)
+        except ValueError as exc:
+            raise StoreError(f"{self.output.describe()}/{RUN} {exc}; remove the output and encode again") from None
         return RunRecord.from_json(doc, f"{self.output.describe()}/{RUN}")
 
     def holds_record(self) -> bool:
@@ -166,7 +167,7 @@ class ResumeLog:
             if data is None:
                 continue
             try:
-                out[key[len(UNITS) : -len(".json")]] = _result_from_json(json.loads(data))
+                out[key[len(UNITS) : -len(".json")]] = _result_from_json(parse_json(data))
             except (ValueError, KeyError, TypeError, IndexError) as exc:
                 raise StoreError(f"{self.output.describe()}/{key} is not a unit record ({exc}); remove it and resume again") from None
         return out

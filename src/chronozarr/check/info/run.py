@@ -6,15 +6,15 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..crs import crs_unit
-from ..format.geometry import size_text
-from ..format.times import cadence
-from ..read.metadata import StoreMetadata
-from ..read.store import ChronoStore
-from ..store import ObjectStore
-from ..store.directory import DirectoryStore
-from .context import local_root
-from .objects import store_objects
+from ...crs import crs_unit
+from ...format.geometry import size_text
+from ...format.times import cadence
+from ...read.metadata import StoreMetadata
+from ...read.store import ChronoStore
+from ...store import ObjectStore
+from ...store.directory import DirectoryStore
+from ..context import local_root
+from ..objects import store_objects
 
 
 def info(store: str | os.PathLike[str] | ObjectStore) -> dict[str, Any]:

@@ -24,14 +24,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..buckets import is_bucket_url
-from ..errors import ChronozarrError
-from ..store.bucket import BucketStore
-from ..store.http import DEFAULT_TIMEOUT
-from .doctor_client import DEFAULT_TOTAL_TIMEOUT, is_url
-from .doctor_decode import ArrayMeta, decode_checks, plain_local, validate_check
-from .doctor_http import HttpDoctor
-from .doctor_report import DoctorReport
+from ...buckets import is_bucket_url
+from ...errors import ChronozarrError
+from ...store.bucket import BucketStore
+from ...store.http import DEFAULT_TIMEOUT
+from .client import DEFAULT_TOTAL_TIMEOUT, is_url
+from .decode import ArrayMeta, decode_checks, plain_local, validate_check
+from .http import HttpDoctor
+from .report import DoctorReport
 
 DEFAULT_ORIGIN = "https://chronozarr.org"
 

@@ -11,19 +11,19 @@ import os
 import warnings
 from collections.abc import Callable, Mapping
 
-from ..errors import AccessError, StoreError
-from ..format.append_rule import APPEND_JOURNAL, JOURNAL_MARK
-from ..format.zarrjson import parse_json
-from ..read.history import HistoryWarning
-from ..store import ObjectStore, not_a_directory, open_object_store
+from ...errors import AccessError, StoreError
+from ...format.append_rule import APPEND_JOURNAL, JOURNAL_MARK
+from ...format.zarrjson import parse_json
+from ...read.history import HistoryWarning
+from ...store import ObjectStore, not_a_directory, open_object_store
+from ..context import Context, local_root
+from ..findings import Report
+from ..objects import check_objects
 from .checksums import check_checksums
-from .context import Context, local_root
 from .coords import check_consolidated, check_coordinates, check_volatility
-from .findings import Report
 from .gridmapping import check_grid_mapping
 from .history import check_history
 from .levels import check_levels
-from .objects import check_objects
 from .pyramid import check_pyramid
 from .root import check_nodata_dtype, check_root, check_temporal
 
