@@ -20,7 +20,21 @@ TESTS = Path(__file__).resolve().parent
 MARKED_PATHS: dict[str, tuple[str, ...]] = {
     "packaging": ("packaging/",),
     "interop": ("interop/", "write/test_interop_gdal.py"),
-    "slow": (),
+    "slow": (
+        "fuzz/",  # the deterministic slices of every fuzz target
+        "test_examples.py",  # a notebook in a real Jupyter kernel
+        "test_buckets_emulators.py",  # fake-gcs-server and Azurite
+        "test_notebook_map.py",  # leafmap and geemap maps
+        "test_demo.py",
+        "write/test_distributed.py",  # dask.distributed clusters
+        "write/test_append_crash.py",  # processes killed mid-write
+        "write/test_resume.py",
+        "write/test_reproducible.py",
+        "serve/test_serve_limits.py",  # servers held at their limits
+        "read/test_hostile_http.py",  # hosts that stall until a deadline
+        "read/test_untrusted.py",
+        "check/test_doctor_hosts.py",
+    ),
 }
 
 
