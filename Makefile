@@ -13,7 +13,15 @@ BASE_PYTHON := $(shell PYENV_VERSION=3.12.1 python3 -c 'import sys; print(sys.ex
 	|| ls -d $$HOME/.pyenv/versions/3.12*/bin/python3 2>/dev/null | head -n1 \
 	|| command -v python3)
 
-.PHONY: venv js test lint test-js fuzz demo bench bench-report bench-js clean
+# pytest-xdist workers of make test and make check: most tests wait on servers, subprocesses and
+# Chromium rather than compute, so 3 beat 2 on a 2-core machine (CONTRIBUTING.md has the figures).
+PYTEST_WORKERS ?= 3
+# What make check leaves out: the markers tests/conftest.py puts on browser, packaging, interop and
+# slow tests (registered in pyproject.toml).
+CHECK_MARKERS := not browser and not packaging and not interop and not slow
+TEST_LOGS := .test-logs
+
+.PHONY: venv js test check lint test-js fuzz demo bench bench-report bench-js clean
 
 $(VENV)/.installed: pyproject.toml setup.py
 	@echo "building $(VENV) with $(BASE_PYTHON)"
@@ -42,12 +50,34 @@ JS_SOURCES := $(shell find js/src js/lib js/viewer -name '*.js' -not -path 'js/v
 js/viewer/dist/viewer.js: js/build.mjs $(JS_SOURCES)
 	cd js && node build.mjs
 
+# pytest on PYTEST_WORKERS workers, with the node unit tests (js/test) running beside it: they
+# mostly wait on the Python processes they start, so they overlap pytest's work. Their output is
+# kept in $(TEST_LOGS)/node-unit.log and shown after pytest's, in full when they fail; the recipe
+# fails when either fails. $(1): pytest's selection.
+define pytest_and_node_unit
+	@mkdir -p $(TEST_LOGS)
+	status=0; \
+	(cd js && npm run --silent test:unit) > $(TEST_LOGS)/node-unit.log 2>&1 & node_unit=$$!; \
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) $(1) || status=1; \
+	echo "--- node unit tests (js/test), run beside pytest; their output is in $(TEST_LOGS)/node-unit.log"; \
+	if wait $$node_unit; then tail -n 9 $(TEST_LOGS)/node-unit.log; else status=1; cat $(TEST_LOGS)/node-unit.log; fi; \
+	exit $$status
+endef
+
 # ruff and mypy (make lint) first; tsc checks the JSDoc types of the shipped JS (js/tsconfig.json)
-# and, strictly, of the tests, e2e tests and benchmarks (js/tsconfig.tests.json) before the node
-# tests run.
+# and, strictly, of the tests, e2e tests and benchmarks (js/tsconfig.tests.json) before any test
+# runs; then every pytest and node unit test, and the Chromium e2e tests last, alone, since they
+# time the viewer.
 test: venv js lint
-	$(PY) -m pytest -q
-	cd js && npm run typecheck && npm test
+	cd js && npm run typecheck
+	$(call pytest_and_node_unit,)
+	cd js && npm run --silent test:e2e
+
+# The edit-test loop (CONTRIBUTING.md): lint, both type checks, the Python tests but the browser,
+# packaging, interop and slow ones (CHECK_MARKERS), and the node unit tests; no Chromium.
+check: venv js lint
+	cd js && npm run typecheck
+	$(call pytest_and_node_unit,-m "$(CHECK_MARKERS)")
 
 # ruff and mypy over src/ (configured in pyproject.toml), before any test runs
 lint: venv
@@ -116,4 +146,4 @@ bench-js: venv js $(VENV)/.bench
 	$(PY) bench/run_all.py --only reader,browser
 
 clean:
-	rm -rf $(VENV) $(DEMO_DIR) $(FUZZ_DIR) js/node_modules
+	rm -rf $(VENV) $(DEMO_DIR) $(FUZZ_DIR) $(TEST_LOGS) js/node_modules

@@ -14,9 +14,11 @@ import pytest
 JS = Path(__file__).resolve().parents[1] / "js"
 PAGE_CHECK = JS / "e2e" / "page-check.mjs"
 
+# tests/conftest.py marks every test skipped for this reason `browser` (make check leaves them out).
+CHROMIUM_REASON = "needs /usr/bin/chromium, node and js/node_modules (make js)"
 needs_chromium = pytest.mark.skipif(
     not Path("/usr/bin/chromium").exists() or not (JS / "node_modules" / "playwright-core").is_dir() or shutil.which("node") is None,
-    reason="needs /usr/bin/chromium, node and js/node_modules (make js)",
+    reason=CHROMIUM_REASON,
 )
 
 

@@ -2,9 +2,41 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
 import pytest
 import xarray as xr
+from filelock import FileLock
+
+# What the workers of one run build once and share (tests/packaging: the dists and their venvs).
+SHARED_BUILDS = "shared-builds"
+TESTS = Path(__file__).resolve().parent
+# What `make check` leaves out (CONTRIBUTING.md), by path under tests/; the marker of each is
+# registered in pyproject.toml. Tests that open Chromium are marked `browser` by their decorator.
+MARKED_PATHS: dict[str, tuple[str, ...]] = {
+    "packaging": ("packaging/",),
+    "interop": ("interop/", "write/test_interop_gdal.py"),
+    "slow": (
+        "fuzz/",  # the deterministic slices of every fuzz target
+        "test_examples.py",  # a notebook in a real Jupyter kernel
+        "test_buckets_emulators.py",  # fake-gcs-server and Azurite
+        "test_notebook_map.py",  # leafmap and geemap maps
+        "test_demo.py",
+        "write/test_distributed.py",  # dask.distributed clusters
+        "write/test_bucket_output.py",  # moto S3 with crashes, resumes and a cluster: 13 min of 22 in a check run
+        "write/test_append_crash.py",  # processes killed mid-write
+        "write/test_resume.py",
+        "write/test_reproducible.py",
+        "serve/test_serve_limits.py",  # servers held at their limits
+        "read/test_hostile_http.py",  # hosts that stall until a deadline
+        "read/test_untrusted.py",
+        "check/test_doctor_hosts.py",
+    ),
+}
 
 
 def make_series(
@@ -38,6 +70,63 @@ def make_series(
             "x": 500_000 + (np.arange(width) + 0.5) * resolution,
         },
     )
+
+
+def _run_dir(factory: pytest.TempPathFactory) -> Path:
+    """The temporary directory of the whole run: under pytest-xdist each worker's base temp is a
+    child of the controller's, so their parent is common to all workers; without xdist it is the
+    base temp itself."""
+    base = factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def build_once(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, Callable[[Path], None]], Path]:
+    """`build_once(name, make)`: the directory `name`, filled by `make` in the first worker that asks
+    during this run; the others wait on its lock and reuse it. A failed build leaves nothing behind,
+    so the next worker tries again and reports its own failure."""
+    root = _run_dir(tmp_path_factory) / SHARED_BUILDS
+    root.mkdir(exist_ok=True)
+
+    def build(name: str, make: Callable[[Path], None]) -> Path:
+        target = root / name
+        with FileLock(str(root / f"{name}.lock")):
+            if not (target / ".built").is_file():
+                shutil.rmtree(target, ignore_errors=True)
+                target.mkdir()
+                try:
+                    make(target)
+                except BaseException:
+                    shutil.rmtree(target, ignore_errors=True)
+                    raise
+                (target / ".built").touch()
+        return target
+
+    return build
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The markers `make check` selects on: by path (MARKED_PATHS), and `browser` for every test
+    behind browser_check's needs_chromium."""
+    from browser_check import CHROMIUM_REASON
+
+    for item in items:
+        relative = item.path.relative_to(TESTS).as_posix() if item.path.is_relative_to(TESTS) else ""
+        for name, prefixes in MARKED_PATHS.items():
+            if relative.startswith(prefixes):
+                item.add_marker(name)
+        if any(mark.kwargs.get("reason") == CHROMIUM_REASON for mark in item.iter_markers("skipif")):
+            item.add_marker("browser")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The shared builds (venvs of a GB and more) are removed once every worker has ended: by the
+    controller under xdist, by the one process without it."""
+    if hasattr(session.config, "workerinput"):
+        return
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is not None and getattr(factory, "_basetemp", None) is not None:
+        shutil.rmtree(factory.getbasetemp() / SHARED_BUILDS, ignore_errors=True)
 
 
 @pytest.fixture

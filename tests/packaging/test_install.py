@@ -1,7 +1,9 @@
 """The package as users install it: the wheel and the sdist built from this checkout, each installed
 into a fresh venv outside it, with the core dependencies only and again with every extra.
 
-Each variant is installed once per run (pip's cache makes the downloads a one-time cost); the
+Each variant is installed once per run, shared by the pytest-xdist workers (pip's cache makes the
+downloads a one-time cost); pip compiles the bytecode at install, since the many console-script runs
+would otherwise each compile xarray, pandas and zarr again where PYTHONDONTWRITEBYTECODE is set. The
 checks then run its console script and its Python, never this checkout's.
 """
 
@@ -10,12 +12,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
 import venv
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -84,34 +84,40 @@ def _clean_env() -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def dists(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The sdist, and the wheel `build` makes from it (so the sdist is checked to be complete)."""
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(REPO)], check=True, capture_output=True, timeout=600)
+def dists(build_once) -> dict[str, Path]:
+    """The sdist, and the wheel `build` makes from it (so the sdist is checked to be complete):
+    built once per run, whichever worker asks first."""
+
+    def make(out: Path) -> None:
+        subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(REPO)], check=True, capture_output=True, timeout=600)
+
+    out = build_once("dist", make)
     (wheel,) = out.glob("chronozarr-*.whl")
     (sdist,) = out.glob("chronozarr-*.tar.gz")
     return {"wheel": wheel, "sdist": sdist}
 
 
 @pytest.fixture(scope="session")
-def installs(dists: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, str], Installed]]:
-    made: dict[tuple[str, str], Installed] = {}
+def installs(dists: dict[str, Path], build_once) -> dict[tuple[str, str], Installed]:
+    """Each variant's venv, installed once per run by the first worker that needs it (removed at the
+    end of the run by conftest's pytest_sessionfinish)."""
 
     class Lazy(dict):  # type: ignore[type-arg]
         def __missing__(self, key: tuple[str, str]) -> Installed:
             kind, extras = key
-            root = tmp_path_factory.mktemp(f"venv-{kind}-{extras}")
-            venv.create(root, with_pip=True, symlinks=True)
             target = str(dists[kind]) + (f"[{ALL_EXTRAS}]" if extras == "all" else "")
-            installed = Installed(root)
-            installed.run(installed.python, "-m", "pip", "install", "--quiet", "--no-compile", "--disable-pip-version-check", target, cwd=root, timeout=900)
-            made[key] = installed
+
+            def make(root: Path) -> None:
+                venv.create(root, with_pip=True, symlinks=True)
+                Installed(root).run(
+                    root / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", target, cwd=root, timeout=900
+                )
+
+            installed = Installed(build_once(f"venv-{kind}-{extras}", make))
             self[key] = installed
             return installed
 
-    yield Lazy()
-    for installed in made.values():
-        shutil.rmtree(installed.root, ignore_errors=True)
+    return Lazy()
 
 
 @pytest.fixture(scope="session")
