@@ -10,8 +10,6 @@ from __future__ import annotations
 import importlib.resources
 from pathlib import Path
 
-from .errors import MissingFileError
-
 # Whole directories of js/: a file added to one of them ships without a change here.
 APPS = ("viewer", "lib", "src", "maplibre")
 # The files of npm packages the pages import, each with its licence: MapLibre GL JS (BSD-3-Clause)
@@ -36,7 +34,7 @@ def shipped_files(root: Path) -> list[Path]:
     Raises FileNotFoundError naming a vendored or built file that is not there."""
     missing = [name for name in BUILT if not (root / name).is_file()]
     if missing:
-        raise MissingFileError(f"{root / missing[0]} is missing (built by `make js`)")
+        raise FileNotFoundError(f"{root / missing[0]} is missing (built by `make js`)")
     files: list[Path] = []
     for app in APPS:
         files += sorted(p.relative_to(root) for p in (root / app).rglob("*") if p.is_file() and not _hidden(p.relative_to(root)))
@@ -44,7 +42,7 @@ def shipped_files(root: Path) -> list[Path]:
         for pattern in patterns:
             found = sorted(p.relative_to(root) for p in (root / package).glob(pattern))
             if not found:
-                raise MissingFileError(f"{root / package / pattern} is missing")
+                raise FileNotFoundError(f"{root / package / pattern} is missing")
             files += found
     return files
 
