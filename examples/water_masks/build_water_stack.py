@@ -150,7 +150,7 @@ class Month:
         self.ndwi += np.bincount(stored_ndwi(block["green"], block["nir"])[valid & ~is_dark].astype(np.int64) + 10000, minlength=20001)
         if "blue" in block:
             dn, counts = np.unique(np.rint(block["blue"][valid] * 10000).astype(np.int64), return_counts=True)
-            for v, c in zip(dn.tolist(), counts.tolist()):
+            for v, c in zip(dn.tolist(), counts.tolist(), strict=True):
                 self.blue[v] = self.blue.get(v, 0) + c
 
     def blue_median(self) -> float:

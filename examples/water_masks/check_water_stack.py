@@ -3,7 +3,9 @@ raw Zarr arrays (zarr-python, nothing of build_water_stack.py) and the CSV's thr
 of `ndwi`, `water` and `mask` compared, and level 1 `water` against the spec's block mean of level 0
 over valid pixels (floor division of the exact sum by the valid count, mask by maximum).
 
-    python check_water_stack.py OUT --month YYYY-MM [--boa-offset-from YYYY-MM] [--source STORE]
+    python check_water_stack.py OUT [--month YYYY-MM] [--boa-offset-from YYYY-MM] [--source STORE]
+
+Without --month every month of the store is checked.
 
 The composite is the one the water store names in `provenance.sources`, unless --source says.
 """
@@ -51,7 +53,6 @@ def block_mean(values: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def check(out: Path, month: str, boa_offset_from: str | None, source: Path | None) -> None:
-    assert chronozarr.validate(str(out)).ok, f"{out} does not validate"
     store = chronozarr.open_store(str(out))
     source = source or Path(store.attrs.provenance["sources"][0])
     row = next(r for r in csv.DictReader(open(f"{out}.months.csv")) if r["month"] == month)
@@ -77,14 +78,18 @@ def check(out: Path, month: str, boa_offset_from: str | None, source: Path | Non
         np.testing.assert_array_equal(store.read(t, lod=1)[1], expected, err_msg="level 1 water")
         between = int(((expected > 0) & (expected < 10000) & (expected_mask == 1)).sum())
         print(f"{month}: level 1 water is the block mean of level 0 at all {expected.size} blocks; {between} hold a fraction strictly between 0 and 1")
-    print("ok")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="the water store build_water_stack.py wrote")
-    parser.add_argument("--month", required=True, metavar="YYYY-MM")
+    parser.add_argument("--month", metavar="YYYY-MM", help="the month to check (default: every month)")
     parser.add_argument("--boa-offset-from", metavar="YYYY-MM", help="as given to build_water_stack.py")
     parser.add_argument("--source", type=Path, help="the composite store (default: the one in provenance.sources)")
     args = parser.parse_args()
-    check(args.out, args.month, args.boa_offset_from, args.source)
+    assert chronozarr.validate(str(args.out)).ok, f"{args.out} does not validate"
+    with chronozarr.open_store(str(args.out)) as water:
+        months = [args.month] if args.month else [s[:7] for s in water.times_iso]
+    for month in months:
+        check(args.out, month, args.boa_offset_from, args.source)
+    print("ok")

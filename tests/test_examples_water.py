@@ -1,0 +1,86 @@
+"""The water-mask guide run as a user runs it: sentinel2_monthly's recorded items, `convert
+--composite month`, build_water_stack.py, validate, check_water_stack.py for each month, against a
+month-by-month Otsu written here with numpy's histogram."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+from test_examples import EXAMPLES, _cli, _run
+
+import chronozarr
+
+
+@pytest.fixture(scope="module")
+def water(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The composite store and the water store built from it (the README's steps)."""
+    work = tmp_path_factory.mktemp("water")
+    _run(EXAMPLES / "sentinel2_monthly" / "fetch_items.py", work / "s2m")
+    _cli("convert", work / "s2m" / "items.json", work / "s2m" / "store", "--assets", "blue,green,red,nir", "--valid", "scl:4,5,6,7,11",
+         "--composite", "month", "--reducer", "median", "--gap-fill", "carry-forward", "--chunk-size", "64")
+    out = _run(EXAMPLES / "water_masks" / "build_water_stack.py", work / "s2m" / "store", work / "water")
+    assert out.strip() == str(work / "water")
+    assert "valid" in _cli("validate", work / "water")
+    return work / "s2m" / "store", work / "water"
+
+
+def _otsu(values: np.ndarray) -> tuple[int, float]:
+    """Otsu over one bin per stored integer: split k keeps values <= k in class one; the best
+    between-class variance, the middle of a tie, and eta = that variance over the total."""
+    counts, edges = np.histogram(values, bins=np.arange(values.min(), values.max() + 2))
+    levels = edges[:-1].astype(np.float64)
+    total = counts.sum()
+    w0 = np.cumsum(counts)[:-1]
+    w1 = total - w0
+    m0 = np.cumsum(counts * levels)[:-1] / np.maximum(w0, 1)
+    m1 = ((counts * levels).sum() - np.cumsum(counts * levels)[:-1]) / np.maximum(w1, 1)
+    scores = np.where((w0 > 0) & (w1 > 0), w0 * w1 * (m0 - m1) ** 2 / total**2, -1.0)
+    best = np.flatnonzero(scores == scores.max())
+    return int(levels[(best[0] + best[-1]) // 2]), float(scores.max() / values.astype(np.float64).var())
+
+
+def test_each_month_matches_an_otsu_written_here(water: tuple[Path, Path]) -> None:
+    composite, out = water
+    attrs = json.loads((composite / "zarr.json").read_text())["attributes"]["chronozarr"]
+    bands = {b["name"]: (i, b["scale"], b["offset"]) for i, b in enumerate(attrs["bands"])}
+    level0 = zarr.open_group(str(composite / "0"), mode="r")
+    rows = list(csv.DictReader(open(f"{out}.months.csv")))
+    assert list(rows[0]) == ["month", "valid_px", "valid_frac", "dark_frac", "otsu_threshold", "threshold", "floored", "eta",
+                             "water_frac", "water_frac_otsu", "water_km2", "blue_median_dn"]
+    assert [r["month"] for r in rows] == [t[:7] for t in attrs["times"]]
+    with chronozarr.open_store(out) as store:
+        assert [(b.name, b.scale, b.units) for b in store.bands] == [("ndwi", 1e-4, "index"), ("water", 1e-4, "fraction")]
+        for t, row in enumerate(rows):
+            raw = np.asarray(level0["data"][t]).astype(np.float64)
+            g, n = (raw[bands[k][0]] * bands[k][1] + bands[k][2] for k in ("green", "nir"))
+            observed = (np.asarray(level0["mask"][t]) == 1) & (np.asarray(level0["coverage"][t]) > 0)
+            ndwi = np.rint((g - n) / (g + n) * 10000).astype(np.int64)
+            raw_otsu, eta = _otsu(ndwi[observed])
+            threshold = max(raw_otsu, 0)  # the default floor, 0.0
+            assert float(row["otsu_threshold"]) == raw_otsu / 1e4 and float(row["threshold"]) == threshold / 1e4
+            assert int(row["floored"]) == int(raw_otsu < 0) and abs(float(row["eta"]) - eta) < 1e-4
+            wet = observed & (ndwi > threshold)
+            assert int(row["valid_px"]) == observed.sum() and float(row["water_frac"]) == round(wet.sum() / observed.sum(), 6)
+            assert float(row["water_frac_otsu"]) == round((observed & (ndwi > raw_otsu)).sum() / observed.sum(), 6)
+            assert float(row["water_km2"]) == round(wet.sum() * 100 / 1e6, 4)
+            assert float(row["blue_median_dn"]) == np.median(np.rint((raw[bands["blue"][0]] * 1e-4 - 0.1) * 1e4)[observed])
+            np.testing.assert_array_equal(store.read(t), np.stack([np.where(observed, ndwi, 0), np.where(wet, 10000, 0)]))
+            np.testing.assert_array_equal(store.read_mask(t), observed.astype(np.uint8))
+    feb = rows[3]  # February 2022: 1536 pixels carried forward from January are no observation of February
+    assert feb["month"] == "2022-02" and int(feb["valid_px"]) == 96 * 128 - 1536
+
+
+def test_check_water_stack_passes_for_one_month_and_for_every_month(water: tuple[Path, Path]) -> None:
+    _, out = water
+    printed = _run(EXAMPLES / "water_masks" / "check_water_stack.py", out, "--month", "2022-02")
+    assert "2022-02: threshold 0, 10752 valid px" in printed and "level 1 water is the block mean" in printed
+    assert printed.rstrip().endswith("ok")
+    printed = _run(EXAMPLES / "water_masks" / "check_water_stack.py", out)
+    for month in ("2021-11", "2021-12", "2022-01", "2022-02", "2022-03", "2022-04"):
+        assert f"{month}: threshold 0," in printed and f"{month}: level 1 water is the block mean" in printed
+    assert printed.rstrip().endswith("ok")
