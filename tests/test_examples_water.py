@@ -1,17 +1,21 @@
 """The water-mask guide run as a user runs it: sentinel2_monthly's recorded items, `convert
 --composite month`, build_water_stack.py, validate, check_water_stack.py for each month, against a
-month-by-month Otsu written here with numpy's histogram."""
+month-by-month Otsu written here with numpy's histogram, and viewer_check.mjs in Chromium."""
 
 from __future__ import annotations
 
 import csv
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import zarr
-from test_examples import EXAMPLES, _cli, _run
+from browser_check import JS, needs_chromium
+from test_examples import ENV, EXAMPLES, _cli, _run
 
 import chronozarr
 
@@ -84,3 +88,22 @@ def test_check_water_stack_passes_for_one_month_and_for_every_month(water: tuple
     for month in ("2021-11", "2021-12", "2022-01", "2022-02", "2022-03", "2022-04"):
         assert f"{month}: threshold 0," in printed and f"{month}: level 1 water is the block mean" in printed
     assert printed.rstrip().endswith("ok")
+
+
+@needs_chromium
+def test_viewer_check_reads_the_clicked_pixels_back(water: tuple[Path, Path], tmp_path: Path) -> None:
+    _, out = water
+    _run(EXAMPLES / "water_masks" / "check_water_stack.py", out, "--month", "2022-02", "--picks", tmp_path / "picks.json")
+    picks = json.loads((tmp_path / "picks.json").read_text())
+    with chronozarr.open_store(out) as store:  # the picks are what they say, by the reader too
+        for name, pick in picks["pixels"].items():
+            assert list(store.read_pixel(3, pick["y"], pick["x"], lod=pick["lod"])) == pick["stored"], name
+    assert picks["pixels"]["water"]["stored"][1] == 10000 and picks["pixels"]["land"]["stored"][1] == 0
+    assert 0 < picks["pixels"]["coarse"]["stored"][1] < 10000
+    env = {**ENV, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    run = subprocess.run(["node", str(EXAMPLES / "water_masks" / "viewer_check.mjs"), str(out), str(tmp_path / "picks.json")],
+                         cwd=JS, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert "ok   products enabled: band" in lines and "ok   band selector offers ndwi, water" in lines
+    assert any(line.startswith("ok   coarse: the inspector (Level 1 (2× coarser))") for line in lines) and lines[-1] == "ok"

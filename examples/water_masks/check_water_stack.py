@@ -52,6 +52,22 @@ def block_mean(values: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.where(counts > 0, sums // np.maximum(counts, 1), 0), (counts > 0).astype(np.uint8)
 
 
+def picks(out: Path, month: str) -> dict[str, object]:
+    """A water and a land pixel at level 0 and a part-water pixel at level 1 of `month`, with their
+    stored values read by zarr-python: what viewer_check.mjs compares the inspector with."""
+    attrs = json.loads((out / "zarr.json").read_text())["attributes"]["chronozarr"]
+    t = [s[:7] for s in attrs["times"]].index(month)
+    found: dict[str, object] = {"month": month, "t": t, "bands": [b["name"] for b in attrs["bands"]], "pixels": {}}
+    for name, lod, rule in (("water", 0, lambda w: w == 10000), ("land", 0, lambda w: w == 0), ("coarse", 1, lambda w: (w > 0) & (w < 10000))):
+        level = zarr.open_group(str(out / str(lod)), mode="r")
+        data, mask = np.asarray(level["data"][t]), np.asarray(level["mask"][t])
+        ys, xs = np.nonzero(rule(data[1]) & (mask == 1))
+        i = len(ys) // 2  # one from the middle of the list, away from the edges
+        y, x = int(ys[i]), int(xs[i])
+        found["pixels"][name] = {"lod": lod, "x": x, "y": y, "stored": [int(v) for v in data[:, y, x]]}  # type: ignore[index]
+    return found
+
+
 def check(out: Path, month: str, boa_offset_from: str | None, source: Path | None) -> None:
     store = chronozarr.open_store(str(out))
     source = source or Path(store.attrs.provenance["sources"][0])
@@ -86,7 +102,10 @@ if __name__ == "__main__":
     parser.add_argument("--month", metavar="YYYY-MM", help="the month to check (default: every month)")
     parser.add_argument("--boa-offset-from", metavar="YYYY-MM", help="as given to build_water_stack.py")
     parser.add_argument("--source", type=Path, help="the composite store (default: the one in provenance.sources)")
+    parser.add_argument("--picks", type=Path, help="write pixels to click for viewer_check.mjs to this JSON file (with --month)")
     args = parser.parse_args()
+    if args.picks:
+        args.picks.write_text(json.dumps(picks(args.out, args.month or "")))
     assert chronozarr.validate(str(args.out)).ok, f"{args.out} does not validate"
     with chronozarr.open_store(str(args.out)) as water:
         months = [args.month] if args.month else [s[:7] for s in water.times_iso]
