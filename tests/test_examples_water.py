@@ -61,7 +61,8 @@ def test_each_month_matches_an_otsu_written_here(water: tuple[Path, Path]) -> No
         assert [(b.name, b.scale, b.units) for b in store.bands] == [("ndwi", 1e-4, "index"), ("water", 1e-4, "fraction")]
         for t, row in enumerate(rows):
             raw = np.asarray(level0["data"][t]).astype(np.float64)
-            g, n = (raw[bands[k][0]] * bands[k][1] + bands[k][2] for k in ("green", "nir"))
+            assert all(bands[k][1:] == (1e-4, -0.1) for k in bands)  # baseline 04.00: reflectance x 10000 = DN - 1000
+            g, n = (raw[bands[k][0]] - 1000 for k in ("green", "nir"))
             observed = (np.asarray(level0["mask"][t]) == 1) & (np.asarray(level0["coverage"][t]) > 0)
             ndwi = np.rint((g - n) / (g + n) * 10000).astype(np.int64)
             raw_otsu, eta = _otsu(ndwi[observed])
@@ -72,7 +73,7 @@ def test_each_month_matches_an_otsu_written_here(water: tuple[Path, Path]) -> No
             assert int(row["valid_px"]) == observed.sum() and float(row["water_frac"]) == round(wet.sum() / observed.sum(), 6)
             assert float(row["water_frac_otsu"]) == round((observed & (ndwi > raw_otsu)).sum() / observed.sum(), 6)
             assert float(row["water_km2"]) == round(wet.sum() * 100 / 1e6, 4)
-            assert float(row["blue_median_dn"]) == np.median(np.rint((raw[bands["blue"][0]] * 1e-4 - 0.1) * 1e4)[observed])
+            assert float(row["blue_median_dn"]) == np.median(raw[bands["blue"][0]][observed] - 1000)
             np.testing.assert_array_equal(store.read(t), np.stack([np.where(observed, ndwi, 0), np.where(wet, 10000, 0)]))
             np.testing.assert_array_equal(store.read_mask(t), observed.astype(np.uint8))
     feb = rows[3]  # February 2022: 1536 pixels carried forward from January are no observation of February
@@ -107,3 +108,37 @@ def test_viewer_check_reads_the_clicked_pixels_back(water: tuple[Path, Path], tm
     lines = run.stdout.splitlines()
     assert "ok   products enabled: band" in lines and "ok   band selector offers ndwi, water" in lines
     assert any(line.startswith("ok   coarse: the inspector (Level 1 (2× coarser))") for line in lines) and lines[-1] == "ok"
+
+
+def test_a_store_that_was_not_harmonised_and_dark_pixels(water: tuple[Path, Path], tmp_path: Path) -> None:
+    """The composite moved back to offset 0 before 2022-02 and left with the +1000 DN after it (a
+    store nobody harmonised), and a patch of November at the DN floor: --boa-offset-from 2022-02
+    gives the harmonised store's ndwi and water, and the patch is water without entering Otsu."""
+    composite, harmonised = water
+    with chronozarr.open_store(composite) as store:
+        da = store.to_xarray()
+        mask, coverage = da.mask.values, np.stack([store.read_coverage(t) for t in range(len(store.times))])
+        bands = [{"name": b.name, "common_name": b.common_name, "scale": b.scale, "offset": 0.0} for b in store.bands]
+    raw = da.values.astype(np.int64)
+    raw[:3] = np.where(mask[:3, None] == 1, np.maximum(raw[:3] - 1000, 1), 0)  # the old baseline before 2022-02
+    raw[0, 1:, 10:20, 10:20] = 1  # green, red, nir at the L2A floor
+    old = tmp_path / "old"
+    chronozarr.encode(da.copy(data=raw.astype(np.uint16)).drop_vars("mask"), old, crs="EPSG:32718", chunk_size=64, bands=bands,
+                      mask=mask, coverage=coverage, nodata=0, progress=False)
+    _run(EXAMPLES / "water_masks" / "build_water_stack.py", old, tmp_path / "water", "--boa-offset-from", "2022-02")
+    rows = list(csv.DictReader(open(tmp_path / "water.months.csv")))
+    assert float(rows[0]["dark_frac"]) == round(100 / 96 / 128, 6) and all(float(r["dark_frac"]) == 0 for r in rows[1:])
+    with chronozarr.open_store(tmp_path / "water") as got, chronozarr.open_store(harmonised) as want:
+        for t in range(6):
+            expected = want.read(t)
+            if t == 0:
+                expected[1, 10:20, 10:20] = 10000
+                patch = np.asarray(got.read(0))[0, 10:20, 10:20]
+                assert np.all(patch == 0), "ndwi of two floor values is 0"
+                expected[0, 10:20, 10:20] = 0
+            np.testing.assert_array_equal(got.read(t), expected, err_msg=f"timestep {t}")
+    printed = _run(EXAMPLES / "water_masks" / "check_water_stack.py", tmp_path / "water", "--boa-offset-from", "2022-02", "--month", "2021-11")
+    assert "100 dark" in printed and printed.rstrip().endswith("ok")
+    refused = subprocess.run([sys.executable, str(EXAMPLES / "water_masks" / "build_water_stack.py"), str(composite), str(tmp_path / "w2"),
+                              "--boa-offset-from", "2022-02"], env=ENV, capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "already has a band offset" in refused.stderr and "Traceback" not in refused.stderr

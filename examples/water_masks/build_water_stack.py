@@ -4,7 +4,7 @@ The input is a store that `chronozarr convert --composite month` made (see
 examples/sentinel2_monthly), read through `chronozarr.open_store`, `green` and `nir` found by their
 common name, one block at a time. Per month:
 
-- reflectance = stored x scale + offset of each band (the composite is on the baseline 04.00
+- reflectance = stored x scale + offset of each band, used as reflectance x 10000 (the composite is on the baseline 04.00
   convention, offset -0.1: NDWI of raw DN would be wrong by the offset). `--boa-offset-from
   YYYY-MM` is for a store that was not harmonised: from that month on, 1000 DN are taken off every
   valid pixel (clipped to DN 1) before the scale is applied.
@@ -81,13 +81,15 @@ class Source:
                    {i: b.scale for i, b in enumerate(store.bands)}, {i: b.offset for i, b in enumerate(store.bands)}, boa_from)
 
     def reflectance(self, stored: np.ndarray, band: int, t: int) -> np.ndarray:
+        """Reflectance x 10000 (DN without offset), rounded to 1e-6 so that the same reflectance
+        stored under either baseline convention gives the same float."""
         values = stored.astype(np.float64)
         if t >= self.boa_from:
             values = np.maximum(values - BOA_OFFSET_DN, 1)
-        return values * self.scale[band] + self.offset[band]
+        return np.round(values * (self.scale[band] * 10000) + self.offset[band] * 10000, 6)
 
     def window(self, t: int, rows: slice, cols: slice) -> dict[str, np.ndarray]:
-        """green and nir reflectance, blue stored, and validity of one block of timestep t."""
+        """green, nir and blue reflectance x 10000, validity and coverage of one block of timestep t."""
         picked = [self.green, self.nir] + ([self.blue] if self.blue is not None else [])
         values = self.store.read(t, bands=picked, window=(rows, cols))
         mask = self.store.read_mask(t, window=(rows, cols))
@@ -111,7 +113,7 @@ def stored_ndwi(green: np.ndarray, nir: np.ndarray) -> np.ndarray:
 
 
 def dark(green: np.ndarray, nir: np.ndarray) -> np.ndarray:
-    return (np.rint(green * 10000) <= DARK_DN) & (np.rint(nir * 10000) <= DARK_DN)
+    return (green <= DARK_DN) & (nir <= DARK_DN)
 
 
 def otsu(counts: np.ndarray) -> tuple[int | None, float]:
@@ -149,7 +151,7 @@ class Month:
         self.dark += int(is_dark.sum())
         self.ndwi += np.bincount(stored_ndwi(block["green"], block["nir"])[valid & ~is_dark].astype(np.int64) + 10000, minlength=20001)
         if "blue" in block:
-            dn, counts = np.unique(np.rint(block["blue"][valid] * 10000).astype(np.int64), return_counts=True)
+            dn, counts = np.unique(np.rint(block["blue"][valid]).astype(np.int64), return_counts=True)
             for v, c in zip(dn.tolist(), counts.tolist(), strict=True):
                 self.blue[v] = self.blue.get(v, 0) + c
 

@@ -24,7 +24,8 @@ import chronozarr
 
 
 def composite_month(source: Path, month: str, boa_offset_from: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """green and nir reflectance and the observed flag of a month, from the raw level-0 arrays."""
+    """green and nir reflectance x 10000 (rounded to 1e-6) and the observed flag of a month, from
+    the raw level-0 arrays."""
     attrs = json.loads((source / "zarr.json").read_text())["attributes"]["chronozarr"]
     t = [s[:7] for s in attrs["times"]].index(month)
     bands = {(b.get("common_name") or b["name"]): (i, b["scale"], b["offset"]) for i, b in enumerate(attrs["bands"])}
@@ -35,7 +36,7 @@ def composite_month(source: Path, month: str, boa_offset_from: str | None) -> tu
     for name in ("green", "nir"):
         i, scale, offset = bands[name]
         dn = np.maximum(raw[i] - 1000, 1) if shift else raw[i]
-        refl[name] = dn * scale + offset
+        refl[name] = np.round(dn * scale * 1e4 + offset * 1e4, 6)  # reflectance x 10000
     observed = np.asarray(root["mask"][t]) == 1 if "mask" in root else np.ones(raw.shape[1:], bool)
     if "coverage" in root:
         observed &= np.asarray(root["coverage"][t]) > 0
@@ -77,7 +78,7 @@ def check(out: Path, month: str, boa_offset_from: str | None, source: Path | Non
     with np.errstate(divide="ignore", invalid="ignore"):
         ndwi = np.where(green + nir != 0, (green - nir) / (green + nir), 0.0)
     ndwi = np.rint(np.clip(ndwi, -1, 1) * 10000).astype(np.int64)
-    dark = (np.rint(green * 10000) <= 5) & (np.rint(nir * 10000) <= 5)
+    dark = (green <= 5) & (nir <= 5)
     water = observed & (dark | (ndwi > threshold))
     t = [s[:7] for s in store.times_iso].index(month)
     got, mask = store.read(t).astype(np.int64), store.read_mask(t)
