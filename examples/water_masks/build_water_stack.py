@@ -88,17 +88,23 @@ class Source:
             values = np.maximum(values - BOA_OFFSET_DN, 1)
         return np.round(values * (self.scale[band] * 10000) + self.offset[band] * 10000, 6)
 
+    def observed(self, t: int, rows: slice, cols: slice) -> tuple[np.ndarray, np.ndarray]:
+        """The water store's mask (observed this month) and coverage of one block."""
+        mask = self.store.read_mask(t, window=(rows, cols))
+        coverage = self.store.read_coverage(t, window=(rows, cols))
+        shape = (rows.stop - rows.start, cols.stop - cols.start)
+        valid = np.ones(shape, dtype=bool) if mask is None else mask == 1
+        if coverage is not None:
+            valid &= coverage > 0
+        return valid.astype(np.uint8), np.where(valid, coverage if coverage is not None else 1, 0).astype(np.uint8)
+
     def window(self, t: int, rows: slice, cols: slice) -> dict[str, np.ndarray]:
         """green, nir and blue reflectance x 10000, validity and coverage of one block of timestep t."""
         picked = [self.green, self.nir] + ([self.blue] if self.blue is not None else [])
         values = self.store.read(t, bands=picked, window=(rows, cols))
-        mask = self.store.read_mask(t, window=(rows, cols))
-        coverage = self.store.read_coverage(t, window=(rows, cols))
-        valid = np.ones(values.shape[1:], dtype=bool) if mask is None else mask == 1
-        if coverage is not None:
-            valid &= coverage > 0
-        out = {"green": self.reflectance(values[0], self.green, t), "nir": self.reflectance(values[1], self.nir, t), "valid": valid,
-               "coverage": np.where(valid, coverage if coverage is not None else 1, 0).astype(np.uint8)}
+        valid, coverage = self.observed(t, rows, cols)
+        out = {"green": self.reflectance(values[0], self.green, t), "nir": self.reflectance(values[1], self.nir, t),
+               "valid": valid == 1, "coverage": coverage}
         if self.blue is not None:
             out["blue"] = self.reflectance(values[2], self.blue, t)
         return out
@@ -198,40 +204,34 @@ def survey(source: Source, floor: float) -> list[dict[str, Any]]:
     return rows
 
 
-def derive(source: Source, t: int, threshold: int, rows: slice, cols: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(ndwi, water) stored, mask and coverage of one block: the second pass."""
+def derive(source: Source, t: int, threshold: int, rows: slice, cols: slice) -> np.ndarray:
+    """(ndwi, water) stored of one block: the second pass."""
     block = source.window(t, rows, cols)
     valid = block["valid"]
     ndwi = stored_ndwi(block["green"], block["nir"])
     water = valid & (dark(block["green"], block["nir"]) | (ndwi > threshold))
-    data = np.stack([np.where(valid, ndwi, 0), np.where(water, 10000, 0)]).astype(np.int16)
-    return data, valid.astype(np.uint8), block["coverage"]
+    return np.stack([np.where(valid, ndwi, 0), np.where(water, 10000, 0)]).astype(np.int16)
 
 
 def lazy(source: Source, rows: list[dict[str, Any]]) -> tuple[dsa.Array, dsa.Array, dsa.Array]:
-    """The derived stack as dask arrays, one task per (month, block): the writer reads them as it goes."""
+    """The derived stack, its mask and coverage as dask arrays, one task per (month, block), the
+    planes apart from the bands (the writer reads each on its own): read as the writer goes."""
     level = source.store.level(0)
-    parts: list[list[list[Any]]] = [[], [], []]
-    row_spans = sorted({w[0].start: w[0] for w in blocks(level.height, level.width)}.values(), key=lambda s: s.start)
-    col_spans = sorted({w[1].start: w[1] for w in blocks(level.height, level.width)}.values(), key=lambda s: s.start)
+    spans = blocks(level.height, level.width)
+    row_spans = sorted({r.start: r for r, _ in spans}.values(), key=lambda s: s.start)
+    col_spans = sorted({c.start: c for _, c in spans}.values(), key=lambda s: s.start)
+    data, mask, coverage = [], [], []
     for row in rows:
-        month: list[list[list[Any]]] = [[], [], []]
+        t, bands_, planes = row["t"], [], []
         for r in row_spans:
-            for k in range(3):
-                month[k].append([])
-            for c in col_spans:
-                h, w = r.stop - r.start, c.stop - c.start
-                part = _delayed(source, row["t"], row["stored_threshold"], r, c)
-                month[0][-1].append(dsa.from_delayed(part[0], (2, h, w), np.int16))
-                month[1][-1].append(dsa.from_delayed(part[1], (h, w), np.uint8))
-                month[2][-1].append(dsa.from_delayed(part[2], (h, w), np.uint8))
-        for k in range(3):
-            parts[k].append(dsa.block(month[k]))
-    return dsa.stack(parts[0]), dsa.stack(parts[1]), dsa.stack(parts[2])
-
-
-def _delayed(source: Source, t: int, threshold: int, rows: slice, cols: slice) -> Any:
-    return dask.delayed(derive, nout=3, pure=False)(source, t, threshold, rows, cols)
+            bands_.append([dsa.from_delayed(dask.delayed(derive, pure=False)(source, t, row["stored_threshold"], r, c),
+                                            (2, r.stop - r.start, c.stop - c.start), np.int16) for c in col_spans])
+            planes.append([dask.delayed(source.observed, nout=2, pure=False)(t, r, c) for c in col_spans])
+        data.append(dsa.block(bands_))
+        for k, out in ((0, mask), (1, coverage)):
+            out.append(dsa.block([[dsa.from_delayed(p[k], (r.stop - r.start, c.stop - c.start), np.uint8)
+                                   for p, c in zip(line, col_spans, strict=True)] for line, r in zip(planes, row_spans, strict=True)]))
+    return dsa.stack(data), dsa.stack(mask), dsa.stack(coverage)
 
 
 def build(store: str | Path, out: str | Path, floor: float = 0.0, boa_offset_from: str | None = None) -> Path:
