@@ -220,7 +220,9 @@ def lazy(source: Source, rows: list[dict[str, Any]]) -> tuple[dsa.Array, dsa.Arr
     spans = blocks(level.height, level.width)
     row_spans = sorted({r.start: r for r, _ in spans}.values(), key=lambda s: s.start)
     col_spans = sorted({c.start: c for _, c in spans}.values(), key=lambda s: s.start)
-    data, mask, coverage = [], [], []
+    data: list[dsa.Array] = []
+    mask: list[dsa.Array] = []
+    coverage: list[dsa.Array] = []
     for row in rows:
         t, bands_, planes = row["t"], [], []
         for r in row_spans:

@@ -23,6 +23,13 @@ import zarr
 import chronozarr
 
 
+def plane(group: zarr.Group, name: str, t: int) -> np.ndarray:
+    """Timestep t of one array of a level group, read alone."""
+    array = group[name]
+    assert isinstance(array, zarr.Array), f"{name} is not an array"
+    return np.asarray(array[t])
+
+
 def composite_month(source: Path, month: str, boa_offset_from: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """green and nir reflectance x 10000 (rounded to 1e-6) and the observed flag of a month, from
     the raw level-0 arrays."""
@@ -30,16 +37,16 @@ def composite_month(source: Path, month: str, boa_offset_from: str | None) -> tu
     t = [s[:7] for s in attrs["times"]].index(month)
     bands = {(b.get("common_name") or b["name"]): (i, b["scale"], b["offset"]) for i, b in enumerate(attrs["bands"])}
     root = zarr.open_group(str(source / "0"), mode="r")
-    raw = np.asarray(root["data"][t]).astype(np.float64)
+    raw = plane(root, "data", t).astype(np.float64)
     shift = boa_offset_from is not None and month >= boa_offset_from
     refl = {}
     for name in ("green", "nir"):
         i, scale, offset = bands[name]
         dn = np.maximum(raw[i] - 1000, 1) if shift else raw[i]
         refl[name] = np.round(dn * scale * 1e4 + offset * 1e4, 6)  # reflectance x 10000
-    observed = np.asarray(root["mask"][t]) == 1 if "mask" in root else np.ones(raw.shape[1:], bool)
+    observed = plane(root, "mask", t) == 1 if "mask" in root else np.ones(raw.shape[1:], bool)
     if "coverage" in root:
-        observed &= np.asarray(root["coverage"][t]) > 0
+        observed &= plane(root, "coverage", t) > 0
     return refl["green"], refl["nir"], observed
 
 
@@ -61,7 +68,7 @@ def picks(out: Path, month: str) -> dict[str, object]:
     found: dict[str, object] = {"month": month, "t": t, "bands": [b["name"] for b in attrs["bands"]], "pixels": {}}
     for name, lod, rule in (("water", 0, lambda w: w == 10000), ("land", 0, lambda w: w == 0), ("coarse", 1, lambda w: (w > 0) & (w < 10000))):
         level = zarr.open_group(str(out / str(lod)), mode="r")
-        data, mask = np.asarray(level["data"][t]), np.asarray(level["mask"][t])
+        data, mask = plane(level, "data", t), plane(level, "mask", t)
         ys, xs = np.nonzero(rule(data[1]) & (mask == 1))
         i = len(ys) // 2  # one from the middle of the list, away from the edges
         y, x = int(ys[i]), int(xs[i])
