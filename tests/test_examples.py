@@ -1,4 +1,4 @@
-"""The examples run end to end as a user runs them: the water-mask scripts as commands, the SWOT
+"""The examples run end to end as a user runs them (the water-mask guide in test_examples_water.py): the SWOT
 and NISAR run.sh scripts with `chronozarr` on PATH, and the leafmap notebook executed in a real
 Jupyter kernel (nbclient, ipykernel)."""
 
@@ -27,19 +27,6 @@ def _run(*args: str | Path) -> str:
     run = subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, env=ENV, timeout=300)
     assert run.returncode == 0, run.stderr
     return run.stdout
-
-
-def test_water_masks_build_and_check(tmp_path: Path) -> None:
-    store = Path(_run(EXAMPLES / "water_masks" / "build_water_stack.py", tmp_path).strip())
-    out = _run(EXAMPLES / "water_masks" / "check_water_stack.py", store)
-    assert "ndwi 0.0001 0 'index', water 0.0001 0 'fraction'" in out and out.rstrip().endswith("ok")
-    # the CSV against the stored level 0, read without chronozarr's xarray path
-    rows = (tmp_path / "water-1.months.csv").read_text().splitlines()[1:]
-    with chronozarr.open_store(store) as s:
-        for t, row in enumerate(rows):
-            water, mask = s.read(t)[1], s.read_mask(t)
-            assert float(row.split(",")[3]) == round(float((water[mask == 1] == 10000).mean()), 4)
-            assert np.all(water[mask == 0] == 0)
 
 
 def test_leafmap_notebook_runs_in_a_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
