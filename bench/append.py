@@ -51,6 +51,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--anchor-interval", type=int, default=6)
     parser.add_argument("--view-steps", type=int, nargs="*", default=[5], help="timesteps whose view is read after the cycle (5)")
     parser.add_argument("--output", type=Path, default=Path(__file__).resolve().parent / "results" / "append.json")
+    parser.add_argument("--work-dir", type=Path, help="where the source and stores are written (a disk like the one users write to); default: a new temporary directory")
     args = parser.parse_args()
     if args.base_months < 1 or args.appends < 1:
         parser.error("--base-months and --appends must be at least 1")
@@ -146,7 +147,7 @@ def main() -> None:
     args = parse_args()
     shape = tuple(args.shape) if args.shape else SMALL if args.small else FULL
     n_total = args.base_months + args.appends
-    work = Path(tempfile.mkdtemp(prefix="chronozarr-append-bench-"))
+    work = Path(tempfile.mkdtemp(prefix="chronozarr-append-bench-", dir=args.work_dir))
     load = os.getloadavg()[0]
     try:
         source = work / "source.zarr"

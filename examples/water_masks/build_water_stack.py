@@ -236,7 +236,7 @@ def lazy(source: Source, rows: list[dict[str, Any]]) -> tuple[dsa.Array, dsa.Arr
     return dsa.stack(data), dsa.stack(mask), dsa.stack(coverage)
 
 
-def build(store: str | Path, out: str | Path, floor: float = 0.0, boa_offset_from: str | None = None) -> Path:
+def build(store: str | Path, out: str | Path, floor: float = 0.0, boa_offset_from: str | None = None, shard: bool = False) -> Path:
     """Derive the water stack of the composite at `store` into the new store `out`; returns `out`."""
     source = Source.open(str(store), boa_offset_from)
     rows = survey(source, floor)
@@ -250,7 +250,7 @@ def build(store: str | Path, out: str | Path, floor: float = 0.0, boa_offset_fro
     if boa_offset_from:
         notes += f"; {BOA_OFFSET_DN} DN taken off from {boa_offset_from} (--boa-offset-from)"
     chronozarr.encode(da, out, crs=source.store.crs, chunk_size=source.store.level(0).chunk_size,
-                      bands=BANDS, mask=mask, coverage=coverage, nodata=None, progress=False,
+                      bands=BANDS, mask=mask, coverage=coverage, nodata=None, progress=False, shard=shard,
                       provenance={"sources": [str(Path(store).resolve())], "composite": "monthly water mask", "gap_fill": "none", "notes": notes})
     with open(f"{out}.months.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
@@ -265,5 +265,6 @@ if __name__ == "__main__":
     parser.add_argument("out", type=Path, help="the new water store; the CSV goes to OUT.months.csv")
     parser.add_argument("--floor", type=float, default=0.0, help="lowest NDWI threshold (default 0.0)")
     parser.add_argument("--boa-offset-from", metavar="YYYY-MM", help="for a store that was not harmonised: months from this one carry +1000 DN")
+    parser.add_argument("--shard", action="store_true", help="one object per cell holding every month (default: one per month and cell)")
     args = parser.parse_args()
-    print(build(args.store, args.out, args.floor, args.boa_offset_from))
+    print(build(args.store, args.out, args.floor, args.boa_offset_from, args.shard))
