@@ -261,6 +261,26 @@ def now_utc() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
+# A chronozarr command in a child of run_child, timed from its first line to its last with the
+# heavy imports done before the clock starts (as in the peers' children): format with bench= (the
+# folder of _common.py) and args= (the command's argument list).
+CLI_CHILD = r"""
+import json, sys, time
+sys.path.insert(0, {bench!r})
+import _common
+import numpy, pyproj, rasterio, xarray
+import chronozarr.convert
+from chronozarr.cli import app
+started = time.perf_counter()
+try:
+    app({args!r}, prog_name="chronozarr", standalone_mode=False)
+except SystemExit as exc:
+    if exc.code:
+        raise
+print(json.dumps({{"seconds": time.perf_counter() - started, "peak_rss_mb": _common.peak_rss_bytes() / 1e6}}))
+"""
+
+
 def run_child(code: str) -> dict[str, Any]:
     """Run Python `code` in a fresh process (so its peak RSS is its own) and return the JSON object
     its last line of output prints."""

@@ -63,20 +63,7 @@ out.to_zarr({store!r}, zarr_format=3, consolidated=False, mode="w")
 print(json.dumps({{"seconds": time.perf_counter() - started, "peak_rss_mb": _common.peak_rss_bytes() / 1e6}}))
 """
 
-CHRONOZARR = r"""
-import json, sys, time
-sys.path.insert(0, {bench!r})
-import _common
-import numpy, pyproj, rasterio, xarray  # imported before the clock starts, as in the peer
-from chronozarr.cli import app
-started = time.perf_counter()
-try:
-    app({args!r}, prog_name="chronozarr", standalone_mode=False)
-except SystemExit as exc:
-    if exc.code:
-        raise
-print(json.dumps({{"seconds": time.perf_counter() - started, "peak_rss_mb": _common.peak_rss_bytes() / 1e6}}))
-"""
+CHRONOZARR = _common.CLI_CHILD
 
 
 def scene(month: int, k: int, size: int) -> tuple[np.ndarray, np.ndarray]:

@@ -79,21 +79,7 @@ print(json.dumps({{"read_seconds": read, "encode_seconds": encode, "seconds": re
                   "objects": summary.objects, "mb": summary.nbytes / 1e6, "peak_rss_mb": _common.peak_rss_bytes() / 1e6}}))
 """
 
-CONVERT = r"""
-import json, sys, time
-sys.path.insert(0, {bench!r})
-import _common
-import numpy, pyproj, rasterio, xarray  # imported before the clock starts, as in the baseline
-import chronozarr.io.convert
-from chronozarr.cli import app
-started = time.perf_counter()
-try:
-    app({args!r}, prog_name="chronozarr", standalone_mode=False)
-except SystemExit as exc:
-    if exc.code:
-        raise
-print(json.dumps({{"seconds": time.perf_counter() - started, "peak_rss_mb": _common.peak_rss_bytes() / 1e6}}))
-"""
+CONVERT = _common.CLI_CHILD
 
 
 def write_cogs(folder: Path, shape: tuple[int, int, int, int], offsets: list[tuple[float, float]]) -> Path:
