@@ -44,7 +44,9 @@ class PeriodPlan:
 
 @dataclass(frozen=True)
 class Composited:
-    """One period over one window: values (band, y, x), where a value is held, valid observations per pixel."""
+    """One period over one window: values (band, y, x), where a value is held, valid observations
+    per pixel (the coverage plane's uint8, saturating at 255: a window's int64 counts would be
+    four times its uint16 band)."""
 
     values: np.ndarray
     has: np.ndarray
@@ -120,7 +122,7 @@ class CompositeReads:
         """Period t reduced over its own valid observations, no gap fill: a tile at a time, so
         memory holds every scene of one tile and the reducer's copies of it, never of the window."""
         reduced: np.ndarray | None = None
-        count = np.empty((len(rows), len(cols)), dtype=np.int64)
+        count = np.empty((len(rows), len(cols)), dtype=np.uint8)
         for tile_rows in tiles(rows):
             for tile_cols in tiles(cols):
                 values, valid = self.observations(t, tile_rows, tile_cols)
@@ -130,7 +132,7 @@ class CompositeReads:
                 at = (slice(tile_rows.start - rows.start, tile_rows.stop - rows.start),
                       slice(tile_cols.start - cols.start, tile_cols.stop - cols.start))
                 reduced[(slice(None), *at)] = got
-                count[at] = got_count
+                count[at] = coverage_of(got_count)
         assert reduced is not None  # tiles() gives at least one tile
         return Composited(reduced, count > 0, count)
 
