@@ -4,6 +4,8 @@ and medoid."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -105,6 +107,25 @@ def test_reducers_match_numpy_on_any_values(values: np.ndarray, data: st.DataObj
     got, count = reduce_pixels(values, valid, reducer, fill=FILL)
     np.testing.assert_array_equal(got, _expected(values, valid, reducer))
     np.testing.assert_array_equal(coverage_of(count), np.minimum(valid.sum(axis=0), 255))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 7, 13, 64, 65, 90])
+@pytest.mark.parametrize("dtype", ["uint16", "int16", "uint8"])
+def test_median_of_many_observations_matches_numpy_also_where_the_dtype_maximum_is_observed(n: int, dtype: str) -> None:
+    """Every observation count a period may have (a sorting network up to 64, np.sort above), with
+    valid observations at the dtype's largest value (which invalid ones are sorted as)."""
+    rng = np.random.default_rng(n)
+    info = np.iinfo(dtype)
+    values = rng.integers(info.max - 50, info.max, (n, 2, 5, 7), endpoint=True).astype(dtype)
+    values[rng.random(values.shape) < 0.3] = info.max
+    valid = rng.random((n, 5, 7)) < 0.7
+    valid[:, 0, 0] = False
+    got, _ = reduce_pixels(values, valid, "median", fill=FILL)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the all-NaN pixel
+        want = np.rint(np.nanmedian(_nan_copy(values, valid), axis=0))
+    want = np.where(valid.any(axis=0), np.nan_to_num(want), FILL).astype(dtype)
+    np.testing.assert_array_equal(got, want)
 
 
 def test_coverage_saturates_at_255() -> None:

@@ -195,6 +195,28 @@ def test_scenes_are_read_block_by_block_and_carry_forward_walks_back_when_the_ca
     assert blocks and set(boxes) - set(blocks) <= {(0, 0, 18, 20)}
 
 
+def test_a_window_is_reduced_tile_by_tile_with_the_values_of_the_whole(tmp_path: Path, monkeypatch) -> None:
+    """Tiles of 8 px cut from the writer's blocks (the grid is 18 x 20): no read larger than a tile,
+    and the composite, mask and coverage those tiles give are numpy's over the whole frame."""
+    from chronozarr.io import composite_reads, frames
+
+    boxes = []
+    original = frames.OpenFiles.read
+
+    def counted(self, uri, indexes, box):
+        boxes.append(box)
+        return original(self, uri, indexes, box)
+
+    monkeypatch.setattr(frames.OpenFiles, "read", counted)
+    monkeypatch.setattr(composite_reads, "TILE", 8)
+    scenes = make_scenes(DATES, seed=21, cloudy=0.5)
+    _, got = _composite(tmp_path, scenes, composite="month", reducer="median")
+    want = expected_composite([[scenes[i] for i in m] for m in MONTHS], "median")
+    for values, expected in zip(got[:3], want, strict=True):
+        np.testing.assert_array_equal(values, expected)
+    assert boxes and max(max(b[2], b[3]) for b in boxes) <= 8
+
+
 def test_dated_files_make_iso_week_composites_judged_by_their_nodata(tmp_path: Path) -> None:
     from raster_inputs import geotiff
 

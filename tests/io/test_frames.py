@@ -107,3 +107,36 @@ def test_lazy_array_reads_on_demand(stack):
     da = lazy_array(RasterFrames(reads_of([[u] for u in uris])), ("time", "band", "y", "x"), {"time": np.arange(3), "extra": np.arange(9)})
     assert isinstance(da, xr.DataArray) and "extra" not in da.coords and da.chunks is None
     np.testing.assert_array_equal(da[1, :, 4:6].values, arrays[1, :, 4:6])
+
+
+@pytest.mark.parametrize("offset", [(0, 0), (3, 2), (-4, -6)])
+def test_a_mask_of_twice_the_pixel_size_is_each_pixel_repeated_held_where_not_nodata(tmp_path, offset) -> None:
+    """A 20 m mask on the 10 m grid, its corner `offset` grid pixels from the grid's: every window
+    equals numpy's np.repeat of the file placed at that offset, held where the file covers the
+    pixel and is not nodata (as a nearest-neighbour WarpedVRT reads it)."""
+    from types import SimpleNamespace
+
+    from chronozarr.io.grid import Grid, scaled
+
+    rng = np.random.default_rng(5)
+    mask = rng.integers(0, 4, (1, 9, 11)).astype(np.uint8)  # 0 is nodata
+    row, col = offset
+    path = geotiff(tmp_path / "mask.tif", mask, nodata=0,
+                   transform=from_origin(TRANSFORM.c + 10 * col, TRANSFORM.f - 10 * row, 20, 20))
+    (header,) = read_headers([str(path)])
+    grid = Grid("EPSG:32631", tuple(TRANSFORM)[:6], 23, 19)
+    placement = scaled(header, header.transform, grid.crs, grid)
+    assert placement is not None and placement.factor == 2
+    series = SimpleNamespace(headers={str(path): header}, placements={str(path): placement}, dtype="uint8", nodata=None,
+                             timesteps=[SimpleNamespace(scenes=[SimpleNamespace(assets=[Asset(str(path))])])], needs_mask=False)
+    reads = FrameReads(series, OpenFiles(series))  # type: ignore[arg-type]
+    want = np.zeros((19 + 40, 23 + 40), dtype=np.uint8)  # the grid with 20 px of margin on every side
+    held = np.zeros(want.shape, dtype=bool)
+    up = mask[0].repeat(2, axis=0).repeat(2, axis=1)
+    want[20 + row : 20 + row + 18, 20 + col : 20 + col + 22] = up
+    held[20 + row : 20 + row + 18, 20 + col : 20 + col + 22] = up != 0
+    for rows, cols in [(range(0, 19), range(0, 23)), (range(1, 2), range(5, 6)), (range(3, 18), range(2, 21)), (range(17, 19), range(0, 3))]:
+        values, inside = reads.asset_window(Asset(str(path)), SimpleNamespace(indexes=(1,), alpha=None), rows, cols)  # type: ignore[arg-type]
+        window = (slice(20 + rows.start, 20 + rows.stop), slice(20 + cols.start, 20 + cols.stop))
+        np.testing.assert_array_equal(inside, held[window])
+        np.testing.assert_array_equal(values[0][inside], want[window][inside])

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import InputError
 
+NETWORK_AT_MOST = 64  # observations a pixel sorts through a sorting network; more go through np.sort
 REDUCERS = ("median", "mean", "min", "max", "first", "last", "medoid")
 
 
@@ -97,14 +98,56 @@ def _extreme(values: np.ndarray, valid: np.ndarray, which: str) -> np.ndarray:
 
 def _median(values: np.ndarray, valid: np.ndarray, count: np.ndarray) -> np.ndarray:
     """The float64 median over the valid observations (NaN where there are none): the two middle
-    values of the sorted observations averaged, as numpy's nanmedian does."""
-    ordered = np.sort(np.where(valid[:, None], values.astype(np.float64), np.nan), axis=0)  # NaN sorts last
+    values of the sorted observations averaged, as numpy's nanmedian does. The sort runs in the
+    values' own dtype (a float64 copy of every observation would be four times a uint16 one),
+    the invalid ones set to a value no valid one exceeds; only the two picked become float64."""
+    ordered = _sorted(np.where(valid[:, None], values, _sorts_last(values.dtype)))
     last = values.shape[0] - 1
     low = np.clip((count - 1) // 2, 0, last)
     high = np.clip(count // 2, 0, last)
-    a = np.take_along_axis(ordered, low[None, None], axis=0)[0]
-    b = np.take_along_axis(ordered, high[None, None], axis=0)[0]
+    a = np.take_along_axis(ordered, low[None, None], axis=0)[0].astype(np.float64)
+    b = np.take_along_axis(ordered, high[None, None], axis=0)[0].astype(np.float64)
     return np.where(count > 0, (a + b) / 2, np.nan)
+
+
+def _sorted(values: np.ndarray) -> np.ndarray:
+    """`values` sorted along axis 0, in place. A few integer observations go through a sorting
+    network of whole-plane minimum/maximum, which numpy runs vectorised; np.sort along axis 0
+    sorts every pixel's handful of values on its own. Floats take np.sort, which puts NaN last."""
+    if values.shape[0] > NETWORK_AT_MOST or values.dtype.kind not in "iu":
+        return np.sort(values, axis=0)
+    low = np.empty_like(values[0])
+    for i, j in _network(values.shape[0]):
+        np.minimum(values[i], values[j], out=low)
+        np.maximum(values[i], values[j], out=values[j])
+        values[i] = low
+    return values
+
+
+def _network(n: int) -> list[tuple[int, int]]:
+    """Batcher's odd-even merge sort for n inputs as (lower, upper) comparators: the one for the
+    next power of two, without the comparators that reach past n (those inputs would sort last)."""
+    pairs = []
+    p = 1
+    while p < n:
+        k = p
+        while k >= 1:
+            for j in range(k % p, n - k, 2 * k):
+                for i in range(min(k, n - j - k)):
+                    if (i + j) // (2 * p) == (i + j + k) // (2 * p):
+                        pairs.append((i + j, i + j + k))
+            k //= 2
+        p *= 2
+    return pairs
+
+
+def _sorts_last(dtype: np.dtype) -> np.ndarray:
+    """What an invalid observation becomes for the sort: the dtype's largest integer, or NaN
+    (which numpy sorts after every number). A valid observation equal to it is the same value,
+    so the first `count` sorted values are the valid ones whichever way the tie falls."""
+    if dtype.kind in "iu":
+        return np.asarray(np.iinfo(dtype).max, dtype=dtype)
+    return np.asarray(np.nan, dtype=dtype if dtype.kind == "f" else np.float64)
 
 
 def _medoid_index(values: np.ndarray, valid: np.ndarray, count: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ from .raster_series import RasterSeries
 CARRIED_BYTES = 128 << 20  # the latest filled result of recent windows, kept for their next period
 CARRIED_AT_LEAST = 1  # windows kept whatever their size: a unit walks one block's periods in order
 CarriedIn = Callable[[range, range], tuple[np.ndarray, np.ndarray]]  # the value before the first period (append)
+TILE = 512  # pixels per side of the piece of a window reduced at once
 BOA_SHIFT = 1000  # DN: Sentinel-2 baseline 04.00's offset, added to older scenes to put them on its convention
 
 
@@ -43,7 +44,9 @@ class PeriodPlan:
 
 @dataclass(frozen=True)
 class Composited:
-    """One period over one window: values (band, y, x), where a value is held, valid observations per pixel."""
+    """One period over one window: values (band, y, x), where a value is held, valid observations
+    per pixel (the coverage plane's uint8, saturating at 255: a window's int64 counts would be
+    four times its uint16 band)."""
 
     values: np.ndarray
     has: np.ndarray
@@ -116,9 +119,21 @@ class CompositeReads:
         return result
 
     def own(self, t: int, rows: range, cols: range) -> Composited:
-        """Period t reduced over its own valid observations, no gap fill."""
-        values, valid = self.observations(t, rows, cols)
-        reduced, count = reduce_pixels(values, valid, self.reducer, self.fill.item())
+        """Period t reduced over its own valid observations, no gap fill: a tile at a time, so
+        memory holds every scene of one tile and the reducer's copies of it, never of the window."""
+        reduced: np.ndarray | None = None
+        count = np.empty((len(rows), len(cols)), dtype=np.uint8)
+        for tile_rows in tiles(rows):
+            for tile_cols in tiles(cols):
+                values, valid = self.observations(t, tile_rows, tile_cols)
+                got, got_count = reduce_pixels(values, valid, self.reducer, self.fill.item())
+                if reduced is None:
+                    reduced = np.empty((got.shape[0], len(rows), len(cols)), dtype=got.dtype)
+                at = (slice(tile_rows.start - rows.start, tile_rows.stop - rows.start),
+                      slice(tile_cols.start - cols.start, tile_cols.stop - cols.start))
+                reduced[(slice(None), *at)] = got
+                count[at] = coverage_of(got_count)
+        assert reduced is not None  # tiles() gives at least one tile
         return Composited(reduced, count > 0, count)
 
     def observations(self, t: int, rows: range, cols: range) -> tuple[np.ndarray, np.ndarray]:
@@ -171,6 +186,13 @@ class CompositeReads:
             stamp = str(self.series.timesteps[t].datetime.astype("datetime64[D]"))
             lines.append(f"  {stamp}  {len(self.series.timesteps[t].scenes)} scene(s), {100 * valid / pixels:.1f} % valid, {filled} gap-filled")
         return lines
+
+
+def tiles(index: range) -> list[range]:
+    """A contiguous range of rows or columns cut at the multiples of TILE (on the grid, so a tile
+    meets as few of a COG's internal tiles as it can); an empty range is its own one tile."""
+    edges = [index.start, *range((index.start // TILE + 1) * TILE, index.stop, TILE), index.stop]
+    return [range(a, b) for a, b in zip(edges, edges[1:], strict=False) if b > a] or [index]
 
 
 def _inside(rows: range, cols: range, outer_rows: range, outer_cols: range) -> bool:

@@ -22,7 +22,7 @@ from ..format.periods import Period, composite_name, parse_period, period_starts
 from ..format.reducers import check_reducer
 from .composite_reads import BOA_SHIFT, CompositeReads, MaskReader
 from .frames import TIMESTEPS_OPEN, FrameReads, OpenFiles, RasterFrames, lazy_array
-from .grid import Placement, place
+from .grid import Placement, place, scaled
 from .raster_bands import AssetBands
 from .raster_series import RasterSeries
 from .rasters import Raster, read_headers
@@ -246,13 +246,14 @@ def _mask_reader(series: RasterSeries, rules: tuple[MaskRule, ...]) -> tuple[Mas
     for uri, header in headers.items():
         assert header.transform is not None and header.crs is not None
         same = against_target(Declared(header.crs, f"the CRS of {uri}"), grid.crs).equivalent
-        placements[uri] = place(header, header.transform, grid.crs if same else None, header.crs, grid)
+        code = grid.crs if same else None
+        placements[uri] = scaled(header, header.transform, code, grid) or place(header, header.transform, code, header.crs, grid)
     dtype = np.result_type(*(h.dtypes[0] for h in headers.values())).name
     mask_series = replace(series, headers=headers, placements=placements, nodata=None, resampling="nearest", dtype=dtype)
     per_period = max(sum(len(s.masks) for s in t.scenes) for t in series.timesteps)
     files = OpenFiles(mask_series, limit=TIMESTEPS_OPEN * max(per_period, 1))
     position = AssetBands((1,), None, None, (1.0,), (0.0,), (None,), (None,), (None,), ("gray",))
-    warped = [u for u, p in placements.items() if p.kind == "warped"]
+    warped = [u for u, p in placements.items() if p.kind in ("warped", "scaled")]
     first = headers[uris[0]]
     assert first.transform is not None
     said = (f"mask asset(s) {', '.join(r.asset for r in rules)} read onto the store's grid by nearest neighbour "

@@ -59,6 +59,16 @@ class OpenFiles:
                 except RasterioError as exc:
                     raise InputError(f"cannot read {uri}: {exc}; replace the file, or leave it out of the listing") from None
 
+    def read_masks(self, uri: str, index: int, box: tuple[int, int, int, int]) -> np.ndarray:
+        """GDAL's mask of band `index` over `box` (0 where the file has no value: nodata, or outside)."""
+        from rasterio.windows import Window
+
+        handle = self._handle(uri)
+        with handle.lock:
+            if handle.closed:
+                return self.read_masks(uri, index, box)
+            return handle.reader.read_masks(index, window=Window(*box))
+
     def _handle(self, uri: str) -> _Handle:
         with self._lock:
             handle = self._open.pop(uri, None) or _Handle(uri, self.series.placements[uri], self.series)
@@ -218,6 +228,8 @@ class FrameReads:
             alpha = position.alpha or header.count + 1  # the file's own, else the one the VRT adds
             got = self.files.read(asset.uri, [*position.indexes, alpha], (left, top, width, height))
             return got[: len(position.indexes)], got[-1] != 0
+        if placement.kind == "scaled":
+            return self._scaled(asset.uri, position, placement, rows, cols)
         values = np.full((len(position.indexes), height, width), self.fill, dtype=self.series.dtype)
         inside = np.zeros((height, width), dtype=bool)
         r0, c0 = max(top - placement.row, 0), max(left - placement.col, 0)
@@ -228,6 +240,37 @@ class FrameReads:
             values[(slice(None), *at)] = got[: len(position.indexes)]
             inside[at] = got[-1] != 0 if extra else True
         return values, inside
+
+
+    def _scaled(self, uri: str, position: AssetBands, placement: Placement, rows: range, cols: range) -> tuple[np.ndarray, np.ndarray]:
+        """A coarser mask file over the grid window: its own pixels under the window read as they
+        are and repeated `factor` times each way, where a value is held as GDAL's mask says (what a
+        nearest-neighbour WarpedVRT gives, without warping every pixel)."""
+        header, f = self.series.headers[uri], placement.factor
+        values = np.full((len(position.indexes), len(rows), len(cols)), self.fill, dtype=self.series.dtype)
+        inside = np.zeros((len(rows), len(cols)), dtype=bool)
+        r0, c0 = max((rows.start - placement.row) // f, 0), max((cols.start - placement.col) // f, 0)
+        r1 = min(-(-(rows.stop - placement.row) // f), header.height)
+        c1 = min(-(-(cols.stop - placement.col) // f), header.width)
+        if r1 <= r0 or c1 <= c0:
+            return values, inside
+        box = (c0, r0, c1 - c0, r1 - r0)
+        got = self.files.read(uri, list(position.indexes), box)
+        held = self.files.read_masks(uri, position.indexes[0], box) != 0
+        # grid rows/cols of the pixels read, clipped to the window
+        top, left = placement.row + r0 * f, placement.col + c0 * f
+        y0, x0 = max(rows.start, top), max(cols.start, left)
+        y1, x1 = min(rows.stop, placement.row + r1 * f), min(cols.stop, placement.col + c1 * f)
+        pick = (slice(y0 - top, y1 - top), slice(x0 - left, x1 - left))
+        at = (slice(y0 - rows.start, y1 - rows.start), slice(x0 - cols.start, x1 - cols.start))
+        values[(slice(None), *at)] = _repeat(got, f)[(slice(None), *pick)]
+        inside[at] = _repeat(held, f)[pick]
+        return values, inside
+
+
+def _repeat(values: np.ndarray, factor: int) -> np.ndarray:
+    """Each pixel of the last two axes repeated factor x factor times."""
+    return np.repeat(np.repeat(values, factor, axis=-2), factor, axis=-1)
 
 
 class WindowReads(Protocol):

@@ -85,11 +85,12 @@ class Placement:
     """How a file's pixels land on the grid: exactly, shifted by whole pixels (file pixel (0, 0)
     is grid pixel (row, col)), or warped from `source_crs` (WKT or code)."""
 
-    kind: str  # "exact", "shifted" or "warped"
+    kind: str  # "exact", "shifted", "warped", or "scaled" (a mask whose pixel is `factor` grid pixels)
     row: int = 0
     col: int = 0
     source_crs: str | None = None
     why: str = ""
+    factor: int = 1
 
 
 def first_grid(raster: Raster, transform: Affine6, crs: str) -> Grid:
@@ -162,6 +163,21 @@ def place(raster: Raster, transform: Affine6, code: str | None, source_crs: str,
         return Placement("exact")
     return Placement("shifted", row, col, why=f"it covers rows {row}..{row + raster.height - 1} and columns "
                      f"{col}..{col + raster.width - 1} of the {grid.width} x {grid.height} grid")
+
+
+def scaled(raster: Raster, transform: Affine6, code: str | None, grid: Grid) -> Placement | None:
+    """A coarser file whose pixel is a whole number of grid pixels across, its corner on a grid
+    pixel's corner, and without an alpha band: grid pixel (r, c) is its pixel ((r - row) // factor,
+    (c - col) // factor), which is what nearest-neighbour warping picks; None for any other."""
+    a, b, c, d, e, f = transform
+    ga, _, gc, _, ge, gf = grid.transform
+    factor = round(a / ga)
+    if code != grid.crs or b or d or raster.alpha is not None or factor < 2 or not (_close(a, factor * ga, ga) and _close(e, factor * ge, ga)):
+        return None
+    col, row = (c - gc) / ga, (f - gf) / ge
+    if not (_whole(col) and _whole(row)):
+        return None
+    return Placement("scaled", round(row), round(col), factor=factor, why=f"each of its pixels is {factor} x {factor} grid pixels")
 
 
 def warp_command(grid: Grid, resampling: str = "bilinear") -> str:
