@@ -167,12 +167,8 @@ def test_a_shift_that_leaves_the_uint16_range_is_refused_naming_the_pixels(tmp_p
         _composite(tmp_path, scenes, composite="month")
 
 
-def test_scenes_are_read_block_by_block_and_carry_forward_walks_back_when_the_cache_is_gone(tmp_path: Path, monkeypatch) -> None:
-    """Blocks of 16 x 16 pixels: every read of a scene or mask file is one such window (never a frame),
-    and with no window result kept between periods the gaps are still filled from the latest
-    earlier period (found by walking back)."""
-    from chronozarr.io import composite_reads, frames
-
+def _record_reads(monkeypatch, frames) -> list:
+    """Every window a scene or mask file is read over, as (col, row, width, height), in order."""
     boxes = []
     original = frames.OpenFiles.read
 
@@ -181,6 +177,16 @@ def test_scenes_are_read_block_by_block_and_carry_forward_walks_back_when_the_ca
         return original(self, uri, indexes, box)
 
     monkeypatch.setattr(frames.OpenFiles, "read", counted)
+    return boxes
+
+
+def test_scenes_are_read_block_by_block_and_carry_forward_walks_back_when_the_cache_is_gone(tmp_path: Path, monkeypatch) -> None:
+    """Blocks of 16 x 16 pixels: every read of a scene or mask file is one such window (never a frame),
+    and with no window result kept between periods the gaps are still filled from the latest
+    earlier period (found by walking back)."""
+    from chronozarr.io import composite_reads, frames
+
+    boxes = _record_reads(monkeypatch, frames)
     monkeypatch.setattr(composite_reads, "CARRIED_BYTES", 0)
     monkeypatch.setattr(composite_reads, "CARRIED_AT_LEAST", 0)  # nothing kept: every gap is found walking back
     scenes = make_scenes(DATES, seed=14, cloudy=0.8)
@@ -200,14 +206,7 @@ def test_a_window_is_reduced_tile_by_tile_with_the_values_of_the_whole(tmp_path:
     and the composite, mask and coverage those tiles give are numpy's over the whole frame."""
     from chronozarr.io import composite_reads, frames
 
-    boxes = []
-    original = frames.OpenFiles.read
-
-    def counted(self, uri, indexes, box):
-        boxes.append(box)
-        return original(self, uri, indexes, box)
-
-    monkeypatch.setattr(frames.OpenFiles, "read", counted)
+    boxes = _record_reads(monkeypatch, frames)
     monkeypatch.setattr(composite_reads, "TILE", 8)
     scenes = make_scenes(DATES, seed=21, cloudy=0.5)
     _, got = _composite(tmp_path, scenes, composite="month", reducer="median")
