@@ -1,7 +1,7 @@
 """Layers point one way (ARCHITECTURE.md, "Layers", draws this table): format/ imports nothing of ours
 but the error classes (errors.py, a leaf); store/ (the object-store interface and its backends) builds
 only on the support modules; the reader builds on format, store and the support modules; write,
-check, io and export build on the reader, store and format but not on each other; serve builds on
+check, inputs and export build on the reader, store and format but not on each other; serve builds on
 store and format; compositions (convert, publish, view, demo) sit above them, and the commands above
 everything. The imports are read from the source with `ast`, so a new module is checked without
 being listed here."""
@@ -16,7 +16,7 @@ import pytest
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "chronozarr"
 
 SUPPORT = {"errors", "limits", "extras", "progress", "crs_match", "crs", "buckets", "webapps"}
-BELOW_COMPOSITIONS = {"format", "store", "read", "write", "check", "io", "export", "serve"} | SUPPORT
+BELOW_COMPOSITIONS = {"format", "store", "read", "write", "check", "inputs", "export", "serve"} | SUPPORT
 COMPOSITIONS = {"convert", "publish", "view", "notebook_map", "notebook_widget", "hosted_viewer", "demo"}
 
 # What each unit (a subpackage, or a module at the top of the package) may import of ours.
@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "read": {"format", "store"} | SUPPORT,
     "write": {"format", "store", "read"} | SUPPORT,
     "check": {"format", "store", "read"} | SUPPORT,
-    "io": {"format", "store", "read"} | SUPPORT,
+    "inputs": {"format", "store", "read"} | SUPPORT,
     "export": {"format", "store", "read"} | SUPPORT,
     "serve": {"format", "store"} | SUPPORT,
     **{name: BELOW_COMPOSITIONS | COMPOSITIONS for name in COMPOSITIONS},
@@ -46,7 +46,7 @@ def _imported_units(path: Path) -> set[str]:
 
 def _imports(text: str, package: list[str]) -> set[str]:
     """The units of ours that module source `text` in `package` imports, relative
-    (`from ..read import x`, `from . import convert`) or absolute (`import chronozarr.io`)."""
+    (`from ..read import x`, `from . import convert`) or absolute (`import chronozarr.inputs`)."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.ImportFrom) and node.level:
@@ -77,9 +77,9 @@ def test_every_unit_of_the_package_has_a_layer() -> None:
 
 
 def test_the_import_reader_sees_relative_and_absolute_imports() -> None:
-    """The checker itself, on a write/ module that imports check/, io/ and itself three ways."""
-    text = "from ..check import validate\nimport chronozarr.io.inputs\nfrom chronozarr.export import cog\nfrom . import plan\nfrom .. import errors\n"
-    assert _imports(text, ["write"]) == {"check", "io", "export", "write", "errors"}
+    """The checker itself, on a write/ module that imports check/, inputs/ and itself three ways."""
+    text = "from ..check import validate\nimport chronozarr.inputs.open\nfrom chronozarr.export import cog\nfrom . import plan\nfrom .. import errors\n"
+    assert _imports(text, ["write"]) == {"check", "inputs", "export", "write", "errors"}
     assert _imports("from . import convert\n", []) == {"convert"}
 
 

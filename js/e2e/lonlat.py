@@ -8,7 +8,7 @@ import sys
 
 from pyproj import Transformer
 
-from chronozarr.read.store import open_store
+from chronozarr.read.dataset import open_store
 
 with open_store(sys.argv[1]) as s:
     a, b, c, d, e, f = s.levels[0].transform

@@ -7,7 +7,7 @@ python read_expected.py STORE LOD T x,y [x,y ...] -> JSON {"bands", "scale", "of
 import json
 import sys
 
-from chronozarr.read.store import open_store
+from chronozarr.read.dataset import open_store
 
 store_path, lod, t = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 out = {"pixels": []}

@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from chronozarr.read.store import open_store
+from chronozarr.read.dataset import open_store
 
 
 def history(path: str, lod: int, pixels: list[str]) -> dict:

@@ -8,7 +8,7 @@ from .export.cog import ExportSummary, export_cog
 from .export.stac import StacSummary, write_stac
 from .format.metadata import SPEC_VERSION, Band, Provenance
 from .notebook_map import add_chronozarr
-from .read.store import ChronoStore, open_store
+from .read.dataset import ChronoStore, open_store
 from .view import view
 from .write.append import AppendSummary, append
 from .write.encode import EncodeSummary, encode

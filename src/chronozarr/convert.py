@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from .io.casting import require_stored_dtype
-from .io.composites import BAND_OFFSET, BAND_SCALE, composite_options
-from .io.inputs import open_series, raster_options
-from .read.store import ChronoStore, open_store
+from .inputs.casting import require_stored_dtype
+from .inputs.composites import BAND_OFFSET, BAND_SCALE, composite_options
+from .inputs.open import open_series, raster_options
+from .read.dataset import ChronoStore, open_store
 from .write.append import AppendSummary, append
 from .write.encode import EncodeSummary, encode
 from .write.preview import EncodePreview

@@ -99,7 +99,7 @@ def widget_class() -> type:
 
         def __init__(self, location: str, **kwargs: Any) -> None:
             super().__init__(**kwargs)
-            from .read.store import open_store
+            from .read.dataset import open_store
 
             self._store = open_store(location)
             self.clicks: list[Click] = []

@@ -11,7 +11,7 @@ from hostile_stores import build_base
 
 import chronozarr
 from chronozarr.errors import ChronozarrError
-from chronozarr.read.store import ChronoStore
+from chronozarr.read.dataset import ChronoStore
 from chronozarr.store import MemoryStore, ObjectStore
 
 

@@ -16,8 +16,8 @@ from chronozarr.errors import ChronozarrError, StoreError
 from chronozarr.format.array_doc import ArrayDocument
 from chronozarr.format.codecs import CodecSpec
 from chronozarr.format.shard_index import EMPTY, data_span, encode_index, index_nbytes, parse_index
-from chronozarr.read.arrays import decode_chunk
-from chronozarr.read.store import ChronoStore
+from chronozarr.read.dataset import ChronoStore
+from chronozarr.read.decode import decode_chunk
 from chronozarr.store import MemoryStore
 
 SPECS = {

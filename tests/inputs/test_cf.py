@@ -8,7 +8,7 @@ import pytest
 from source_inputs import cf_encoded, write
 
 from chronozarr import InputError
-from chronozarr.io import open_input_dataset
+from chronozarr.inputs import open_input_dataset
 
 
 @pytest.mark.parametrize("suffix", [".nc", ".zarr"])

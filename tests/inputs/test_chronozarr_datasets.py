@@ -7,7 +7,7 @@ import pytest
 from foreign_stores import Layout, build
 
 from chronozarr import InputError
-from chronozarr.io import open_input_dataset
+from chronozarr.inputs import open_input_dataset
 
 
 @pytest.fixture(scope="module")

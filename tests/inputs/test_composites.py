@@ -184,7 +184,7 @@ def test_scenes_are_read_block_by_block_and_carry_forward_walks_back_when_the_ca
     """Blocks of 16 x 16 pixels: every read of a scene or mask file is one such window (never a frame),
     and with no window result kept between periods the gaps are still filled from the latest
     earlier period (found by walking back)."""
-    from chronozarr.io import composite_reads, frames
+    from chronozarr.inputs import composite_reads, frames
 
     boxes = _record_reads(monkeypatch, frames)
     monkeypatch.setattr(composite_reads, "CARRIED_BYTES", 0)
@@ -204,7 +204,7 @@ def test_scenes_are_read_block_by_block_and_carry_forward_walks_back_when_the_ca
 def test_a_window_is_reduced_tile_by_tile_with_the_values_of_the_whole(tmp_path: Path, monkeypatch) -> None:
     """Tiles of 8 px cut from the writer's blocks (the grid is 18 x 20): no read larger than a tile,
     and the composite, mask and coverage those tiles give are numpy's over the whole frame."""
-    from chronozarr.io import composite_reads, frames
+    from chronozarr.inputs import composite_reads, frames
 
     boxes = _record_reads(monkeypatch, frames)
     monkeypatch.setattr(composite_reads, "TILE", 8)

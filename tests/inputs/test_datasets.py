@@ -14,7 +14,7 @@ from source_inputs import HEIGHT, TIMES, WIDTH, band_variables, cube, latlon, ut
 
 import chronozarr
 from chronozarr import InputError
-from chronozarr.io import open_input_dataset
+from chronozarr.inputs import open_input_dataset
 
 
 @pytest.mark.parametrize("suffix", [".nc", ".zarr", ".zarr2"])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from chronozarr.errors import InputError
-from chronozarr.io.dated_files import dated_timesteps, is_glob
+from chronozarr.inputs.dated_files import dated_timesteps, is_glob
 
 
 def touch(folder, *names):

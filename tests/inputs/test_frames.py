@@ -10,11 +10,11 @@ from raster_inputs import TRANSFORM, geotiff, pixels
 from rasterio.transform import from_origin
 from xarray.core import indexing
 
-from chronozarr.io.frames import FrameReads, OpenFiles, RasterFrames, lazy_array
-from chronozarr.io.grid import WarpOptions
-from chronozarr.io.raster_series import check_series
-from chronozarr.io.rasters import read_headers
-from chronozarr.io.scenes import Asset, Scene, Timestep
+from chronozarr.inputs.frames import FrameReads, OpenFiles, RasterFrames, lazy_array
+from chronozarr.inputs.grid import WarpOptions
+from chronozarr.inputs.raster_series import check_series
+from chronozarr.inputs.rasters import read_headers
+from chronozarr.inputs.scenes import Asset, Scene, Timestep
 
 KEYS = [
     (0, slice(None), slice(None), slice(None)),
@@ -116,7 +116,7 @@ def test_a_mask_of_twice_the_pixel_size_is_each_pixel_repeated_held_where_not_no
     pixel and is not nodata (as a nearest-neighbour WarpedVRT reads it)."""
     from types import SimpleNamespace
 
-    from chronozarr.io.grid import Grid, scaled
+    from chronozarr.inputs.grid import Grid, scaled
 
     rng = np.random.default_rng(5)
     mask = rng.integers(0, 4, (1, 9, 11)).astype(np.uint8)  # 0 is nodata

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from chronozarr.io.input_formats import CLASSIC_NETCDF, DATED_FILES, INPUT_FORMATS, LISTING, NETCDF4, ZARR, accepted, input_format
+from chronozarr.inputs.input_formats import CLASSIC_NETCDF, DATED_FILES, INPUT_FORMATS, LISTING, NETCDF4, ZARR, accepted, input_format
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import pytest
 from raster_inputs import csv_manifest, json_manifest
 
 from chronozarr.errors import InputError
-from chronozarr.io.manifest import is_manifest, parse_bounds, read_manifest
+from chronozarr.inputs.manifest import is_manifest, parse_bounds, read_manifest
 
 
 def test_csv_rows_are_sorted_by_date_and_resolved_against_the_manifest_folder(tmp_path):

@@ -9,7 +9,7 @@ import xarray as xr
 from source_inputs import HEIGHT, TIMES, WIDTH, band_variables, cube, utm_coords, values, write
 
 from chronozarr import InputError
-from chronozarr.io import open_input_dataset
+from chronozarr.inputs import open_input_dataset
 
 
 def test_one_date_as_a_scalar_time_coordinate(tmp_path):

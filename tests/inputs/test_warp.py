@@ -171,7 +171,7 @@ def test_without_bounds_a_crs_grid_covers_every_file_on_whole_multiples_of_the_p
 
 
 def test_a_window_read_asks_the_files_for_that_window_only(tmp_path, monkeypatch):
-    from chronozarr.io import frames
+    from chronozarr.inputs import frames
 
     boxes = []
     real = frames.OpenFiles.read
@@ -183,7 +183,7 @@ def test_a_window_read_asks_the_files_for_that_window_only(tmp_path, monkeypatch
     monkeypatch.setattr(frames.OpenFiles, "read", recording)
     rows = [(geotiff(tmp_path / "a.tif", pixels(1), nodata=0).name, DATES[0]),
             (neighbour_zone_file(tmp_path / "b.tif", pixels(1, height=14, width=12)).name, DATES[1])]
-    from chronozarr.io.inputs import open_series, raster_options
+    from chronozarr.inputs.open import open_series, raster_options
 
     with open_series(csv_manifest(tmp_path / "m.csv", rows), rasters=raster_options(resampling="bilinear")) as source:
         source.data[1, :, 4:8, 2:6].values

@@ -14,7 +14,7 @@ from foreign_stores import Layout, build
 import chronozarr
 from chronozarr import StoreError
 from chronozarr.format.array_doc import ArrayDocument
-from chronozarr.read.arrays import decode_chunk, decode_strings
+from chronozarr.read.decode import decode_chunk, decode_strings
 
 
 def _document(dtype: str, fill: object, codec: dict | None = None) -> dict:
@@ -138,7 +138,7 @@ def test_a_string_chunk_whose_header_counts_more_strings_than_it_holds_is_refuse
     setup = (
         "    import numcodecs\n"
         "    from chronozarr.format.array_doc import ArrayDocument\n"
-        "    from chronozarr.read.arrays import decode_strings\n"
+        "    from chronozarr.read.decode import decode_strings\n"
         "    doc = {'zarr_format': 3, 'node_type': 'array', 'shape': [4], 'data_type': 'string',\n"
         "           'chunk_grid': {'name': 'regular', 'configuration': {'chunk_shape': [4]}},\n"
         "           'codecs': [{'name': 'vlen-utf8'}, {'name': 'zstd', 'configuration': {'level': 3}}], 'fill_value': ''}\n"

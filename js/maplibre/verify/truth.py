@@ -17,7 +17,7 @@ import sys
 
 from pyproj import Transformer
 
-from chronozarr.read.store import open_store
+from chronozarr.read.dataset import open_store
 
 
 def mercator(lon: float, lat: float) -> tuple[float, float]:

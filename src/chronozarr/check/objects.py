@@ -14,7 +14,7 @@ from ..format.array_doc import ArrayDocument, object_key
 from ..format.geometry import cell_indices, is_decimal_index, key_indices, parse_shard_id
 from ..format.metadata import GRID_MAPPING
 from ..format.shard_index import EMPTY
-from ..read.arrays import parse_shard_index
+from ..read.decode import parse_shard_index
 from ..store import ObjectStore
 from .context import ArrayFacts, Context
 

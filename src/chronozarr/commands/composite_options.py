@@ -11,7 +11,7 @@ import typer
 
 from ..format.periods import CALENDAR
 from ..format.reducers import REDUCERS
-from ..io.composites import GAP_FILLS, HARMONIZE, composite_options
+from ..inputs.composites import GAP_FILLS, HARMONIZE, composite_options
 from .options import _option
 
 COMPOSITE_OPTIONS = (

@@ -6,9 +6,9 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from ..io import Source, open_input_dataset, require_stored_dtype
-from ..io.input_formats import DATED_FILES, input_format
-from ..io.inputs import open_raster_glob
+from ..inputs import Source, open_input_dataset, require_stored_dtype
+from ..inputs.input_formats import DATED_FILES, input_format
+from ..inputs.open import open_raster_glob
 
 
 @contextmanager

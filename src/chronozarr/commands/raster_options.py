@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from ..io.grid import RESAMPLING
+from ..inputs.grid import RESAMPLING
 from .options import _option, split_names
 
 RASTER_OPTIONS = (

@@ -12,7 +12,7 @@ import typer
 
 from ..errors import InputError
 from ..format.zarrjson import parse_json
-from ..read.store import open_store
+from ..read.dataset import open_store
 from .options import endpoint_option, store_location
 
 HELP = """Statistics of an area of STORE per date and band: mean, std (population), min, max and the

@@ -29,7 +29,7 @@ def verify_level0(store: Path, da: xr.DataArray, mask: xr.DataArray | None = Non
     """Validate the store against the spec, then read level 0 back through the reader and compare
     every timestep (and mask and coverage) bit for bit; returns the number of timesteps checked."""
     from ..check.validate import validate
-    from ..read.store import open_store
+    from ..read.dataset import open_store
 
     report = validate(store)
     if not report.ok:

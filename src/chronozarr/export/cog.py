@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..extras import import_extra
 from ..format.geometry import Level, size_text
 from ..progress import progress_bar
-from ..read.store import ChronoStore, open_store
+from ..read.dataset import ChronoStore, open_store
 from ..store import ObjectStore
 from .files import check_targets, replacing
 from .times import select_times

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import StoreError
 from ..format.geometry import Level, size_text
 from ..format.times import iso_list
-from ..read.store import ChronoStore, open_store
+from ..read.dataset import ChronoStore, open_store
 from .files import check_targets, replacing
 from .footprint import wgs84_footprint
 

@@ -12,7 +12,7 @@ import xarray as xr
 
 from ..errors import InputError, StoreError
 from ..format.zarrjson import parse_json
-from ..read.store import ChronoStore
+from ..read.dataset import ChronoStore
 from ..store import open_object_store
 from .cf import Declared
 

@@ -20,11 +20,11 @@ from ..format.metadata import Band, band_labels
 from .casting import cast_counted, check_lossy
 from .cf import Declared, decoded_on_read, read_unsigned
 from .cf import declared as cf_declared
+from .chronozarr_datasets import chronozarr_level, open_store_level
 from .dataset_files import open_dataset, time_chunks
 from .granules import granules_note
 from .pixel_counts import PixelCounts
 from .quality import flags_as_mask, mask_note, valid_values
-from .stores import chronozarr_level, open_store_level
 
 SPATIAL_NAMES = (("y", "x"), ("lat", "lon"), ("latitude", "longitude"), ("yCoordinates", "xCoordinates"))  # the last: NISAR L2
 GEOGRAPHIC_NAMES = ("lat", "latitude")

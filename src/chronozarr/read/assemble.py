@@ -16,9 +16,9 @@ import numpy as np
 from ..format.array_doc import ArrayDocument
 from ..format.geometry import Level
 from ..format.temporal import reconstruct
-from .arrays import fill_chunk
 from .cache import ByteLRU
-from .chunks import ChunkFetcher, ChunkRef
+from .decode import fill_chunk
+from .fetch import ChunkFetcher, ChunkRef
 from .request import allocate
 
 

@@ -15,8 +15,8 @@ import xarray as xr
 from xarray.backends import BackendArray, BackendEntrypoint
 from xarray.core import indexing
 
+from .dataset import ChronoStore
 from .physical import physical_dtype
-from .store import ChronoStore
 
 
 class _StoreArray(BackendArray):

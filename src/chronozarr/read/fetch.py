@@ -27,9 +27,9 @@ from ..format.geometry import cell_key, shard_id, time_shard
 from ..format.shard_index import EMPTY
 from ..store import ObjectStore
 from ..store.deadline import submit
-from .arrays import decode_chunk, parse_shard_index
 from .buffers import ThreadBuffers
 from .cache import ByteLRU
+from .decode import decode_chunk, parse_shard_index
 
 MERGE_GAP = 0
 MAX_RUN_BYTES = 8 * 2**20

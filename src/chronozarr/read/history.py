@@ -26,8 +26,8 @@ from ..format.root_block import RootBlock
 from ..format.shard_index import EMPTY
 from ..store import ObjectStore
 from ..store.deadline import submit
-from .arrays import decode_chunk, fill_chunk, parse_shard_index
 from .cache import ByteLRU
+from .decode import decode_chunk, fill_chunk, parse_shard_index
 
 INDEX_BUDGET = 16 * 2**20
 

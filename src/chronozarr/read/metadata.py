@@ -17,7 +17,7 @@ from ..format.temporal import STAR_DELTA, schedule_problems, star_delta_allowed
 from ..format.times import from_iso, iso_list
 from ..format.zarrjson import parse_json
 from ..store import CountingStore, ObjectStore, counted
-from .arrays import decode_chunk
+from .decode import decode_chunk
 from .history import StoreHistory, usable_history
 
 

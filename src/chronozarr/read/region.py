@@ -20,7 +20,7 @@ from ..limits import SHARD_INDEX_CACHE_BYTES
 from ..store import ObjectStore
 from .assemble import AnchorCache, assemble
 from .cache import ByteLRU
-from .chunks import ChunkFetcher
+from .fetch import ChunkFetcher
 
 INDEX_BYTES = SHARD_INDEX_CACHE_BYTES
 

@@ -25,7 +25,7 @@ from ..format.root_block import VOLATILITY_PATH, RootBlock
 from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indices, nearest_references
 from ..format.times import iso_list
 from ..format.zarrjson import parse_json
-from ..read.arrays import decode_chunk
+from ..read.decode import decode_chunk
 from ..read.metadata import StoreMetadata, load
 from ..store import not_a_directory, open_object_store
 from .output import Output

@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import StoreError
 from ..format.history import HistoryLayout, HistoryPart
 from ..progress import work_bar
-from .chunks import encode_chunk
+from .compress import encode_chunk
 from .distributed import run_on_cluster
 from .objects import ObjectWriter, ShardBuilder
 from .plan import Plan

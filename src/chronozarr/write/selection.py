@@ -19,7 +19,7 @@ import numpy as np
 from ..format.codecs import CodecSpec
 from ..format.geometry import Level
 from ..format.temporal import auto_keeps_star_delta, residual, star_delta_allowed
-from .chunks import encode_chunk
+from .compress import encode_chunk
 from .output import write_error
 from .plan import Schedule
 from .pyramid_planes import padded_cell

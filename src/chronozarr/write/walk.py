@@ -20,7 +20,7 @@ import numpy as np
 from ..format.geometry import Level, time_shard
 from ..format.temporal import abs_difference_sum, residual
 from ..read.buffers import ThreadBuffers
-from .chunks import encode_chunk
+from .compress import encode_chunk
 from .objects import ObjectWriter, ShardBuilder
 from .plan import Plan
 from .pyramid_planes import Planes, build_pyramid, padded_cell

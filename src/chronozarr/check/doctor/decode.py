@@ -42,7 +42,7 @@ class ArrayMeta:
 def decode_checks(report: DoctorReport, location: Any, plain_reader: Any, **open_options: Any) -> None:
     """Cell (0, 0) of the first and last timestep at every level, then the plain-zarr pixel read
     with `plain_reader(meta)`, which differs between a directory and a URL."""
-    from ...read.store import open_store
+    from ...read.dataset import open_store
 
     try:
         store = open_store(location, **open_options)

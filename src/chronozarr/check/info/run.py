@@ -9,8 +9,8 @@ from typing import Any
 from ...crs import crs_unit
 from ...format.geometry import size_text
 from ...format.times import cadence
+from ...read.dataset import ChronoStore
 from ...read.metadata import StoreMetadata
-from ...read.store import ChronoStore
 from ...store import ObjectStore
 from ...store.directory import DirectoryStore
 from ..context import local_root

@@ -13,7 +13,7 @@ from ...format.array_doc import ArrayDocument
 from ...format.checksum import verified
 from ...format.geometry import key_indices
 from ...format.shard_index import EMPTY
-from ...read.arrays import parse_shard_index
+from ...read.decode import parse_shard_index
 from ..context import Context
 from ..objects import store_objects
 

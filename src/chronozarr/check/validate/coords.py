@@ -13,7 +13,7 @@ from ...errors import StoreError
 from ...format.array_doc import ArrayDocument, object_key
 from ...format.geometry import pixel_centres
 from ...format.times import TIME_CALENDAR, TIME_UNITS, iso
-from ...read.arrays import decode_chunk, decode_strings
+from ...read.decode import decode_chunk, decode_strings
 from ..context import Context, LevelFacts, canonical, doc_key
 from .arraydocs import attributes, check_codecs, check_node, layout
 

@@ -17,8 +17,8 @@ import numpy as np
 from ...errors import HistoryError, StoreError
 from ...format.array_doc import ArrayDocument
 from ...format.history import HistoryLayout, HistoryPart
+from ...read.dataset import ChronoStore
 from ...read.history import HistoryReader, history_readers
-from ...read.store import ChronoStore
 from ..context import ArrayFacts, Context
 from ..objects import MAX_PROBES, store_objects
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...errors import StoreError
 from ...format.pyramid import block_max, block_mean, block_rounded_mean, validity
-from ...read.store import ChronoStore
+from ...read.dataset import ChronoStore
 from ..context import Context
 
 SAMPLE_TIMES = 2
