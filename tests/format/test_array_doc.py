@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from chronozarr.errors import StoreError
-from chronozarr.format.array_doc import ArrayDocument
+from chronozarr.format.array_doc import ArrayDocument, time_objects
 from chronozarr.format.codecs import CodecSpec
 
 BYTES_LE = {"name": "bytes", "configuration": {"endian": "little"}}
@@ -104,3 +104,19 @@ def test_with_shape_changes_only_the_shape_and_grid_and_checks_the_result():
     assert grown == {**time.to_json(), "shape": [9], "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [9]}}}
     with pytest.raises(StoreError, match="does not match shape"):
         _sharded().with_shape([13, 300, 200])
+
+
+def test_time_objects_reads_how_timesteps_map_to_objects_even_where_the_model_refuses():
+    """What a host's cache rules need (format/caching.py): 10 timesteps, 4 per shard, sharded (the
+    document _sharded writes), also from a document with a dtype the model refuses; a field of
+    another type says nothing."""
+    doc = _sharded().to_json()
+    assert time_objects(doc) == (10, 4, True)
+    foreign = {**doc, "data_type": "complex64"}
+    with pytest.raises(StoreError, match="unsupported data_type"):
+        ArrayDocument.from_json("0/data", foreign)
+    assert time_objects(foreign) == (10, 4, True)
+    plain = {**doc, "chunk_grid": {"configuration": {"chunk_shape": [1, 2, 64, 64]}}, "codecs": [BYTES_LE]}
+    assert time_objects(plain) == (10, 1, False)
+    assert time_objects({**doc, "shape": None}) is None
+    assert time_objects([doc]) is None

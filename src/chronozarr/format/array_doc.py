@@ -196,6 +196,28 @@ class ArrayDocument:
         """Key of the object (chunk, or shard when sharded) holding the element at index `element`."""
         return object_key(self.path, [i // s for i, s in zip(element, self.grid_shape, strict=False)])
 
+def declares_sharding(doc: Any) -> bool:
+    """Whether an array zarr.json, parsed from a store nobody vouches for, lists the sharding codec;
+    a document or codec list of another type declares nothing."""
+    codecs = doc.get("codecs") if isinstance(doc, Mapping) else None
+    return isinstance(codecs, list) and any(isinstance(c, Mapping) and c.get("name") == SHARDING for c in codecs)
+
+
+def time_objects(doc: Any) -> tuple[int, int, bool] | None:
+    """(timesteps, timesteps per object, sharded): what the model's `shape[0]`, `grid_shape[0]` and
+    `sharded` say, read from those fields alone, so that a document `from_json` refuses (a foreign
+    dtype, a partial copy) still tells a host how its timesteps map to objects; None when a field
+    is missing or of another type."""
+    if not isinstance(doc, Mapping):
+        return None
+    try:
+        n_time = int(doc["shape"][0])
+        per_object = int(doc["chunk_grid"]["configuration"]["chunk_shape"][0])
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+    return n_time, per_object, declares_sharding(doc)
+
+
 def _parse(path: str, doc: Any) -> ArrayDocument:
     if not isinstance(doc, Mapping) or doc.get("zarr_format") != 3 or doc.get("node_type") != "array":
         raise StoreError(f"{path}/zarr.json is not a Zarr v3 array")

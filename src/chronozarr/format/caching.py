@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import SettingError
-from .array_doc import SHARDING
+from .array_doc import time_objects
 
 ROOT = "root"  # the root zarr.json: the marker that a store exists, uploaded last
 METADATA = "metadata"  # any other zarr.json
@@ -76,9 +76,9 @@ def _is_trailing_shard(parts: list[str], block: Mapping[str, Any], array_doc: Ca
             break
     else:
         return False
-    # Read leniently, not through ArrayDocument.from_json: a document the model refuses (a foreign
-    # dtype, a partial copy) must still mark its last shard short-lived, or a host would keep a stale
-    # shard for a year after an append. Only the fields that map timesteps to objects are read.
+    # Read leniently (format/array_doc.time_objects), not through ArrayDocument.from_json: a document
+    # the model refuses (a foreign dtype, a partial copy) must still mark its last shard short-lived,
+    # or a host would keep a stale shard for a year after an append.
     meta = array_doc("/".join(parts[:i]))
     if not isinstance(meta, Mapping) or meta.get("node_type") != "array":
         return False
@@ -89,20 +89,11 @@ def _is_trailing_shard(parts: list[str], block: Mapping[str, Any], array_doc: Ca
     first = dims[0] if isinstance(dims, list) and dims else None
     if first != "time" and parts[i - 1] not in time_variables:
         return False
-    try:
-        n_time = int(meta["shape"][0])
-        per_object = int(meta["chunk_grid"]["configuration"]["chunk_shape"][0])
-    except (KeyError, IndexError, TypeError, ValueError):
+    along_time = time_objects(meta)
+    if along_time is None:
         return False
-    sharded = declares_sharding(meta)
+    n_time, per_object, sharded = along_time
     # An object holding one timestep never gains another: new timesteps are new keys.
     if per_object < 1 or not (sharded or per_object > 1):
         return False
     return int(parts[i + 1]) == max(0, -(-n_time // per_object) - 1)
-
-
-def declares_sharding(array_doc: Any) -> bool:
-    """Whether an array zarr.json, parsed from a store nobody vouches for, lists the sharding codec;
-    a document or codec list of another type declares nothing."""
-    codecs = array_doc.get("codecs") if isinstance(array_doc, Mapping) else None
-    return isinstance(codecs, list) and any(isinstance(c, Mapping) and c.get("name") == SHARDING for c in codecs)

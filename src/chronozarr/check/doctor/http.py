@@ -7,7 +7,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ...errors import TimeUp
-from ...format.caching import chronozarr_block, declares_sharding
+from ...format.array_doc import declares_sharding
+from ...format.caching import chronozarr_block
 from ...format.geometry import cell_key, parse_shard_id
 from ...format.zarrjson import parse_json
 from ...store.http import DEFAULT_TIMEOUT
