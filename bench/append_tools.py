@@ -78,7 +78,7 @@ def run(op: str, source: Path, store: Path, first: int, last: int, options: dict
 
 def anchors_of(store: Path) -> list[int]:
     """The store's anchors (none for a `none` store)."""
-    return list(chronozarr.open_store(str(store)).anchor_indices)
+    return list(chronozarr.open_dataset(str(store)).anchor_indices)
 
 
 def rereference_cost(store: Path, anchors_before: list[int], n_before: int) -> dict[str, Any]:
@@ -86,7 +86,7 @@ def rereference_cost(store: Path, anchors_before: list[int], n_before: int) -> d
     (spec 4.2 freezes recorded references instead): the timesteps published before the append whose
     nearest anchor is now a new one, and the data objects holding them at every level (each chunk
     of an unsharded store, each time shard of a sharded one), with their bytes after the append."""
-    opened = chronozarr.open_store(str(store))
+    opened = chronozarr.open_dataset(str(store))
     anchors = list(opened.anchor_indices)
     if not anchors_before or anchors == anchors_before:
         return {"timesteps": [], "objects": 0, "bytes": 0}
@@ -106,7 +106,7 @@ def rereference_cost(store: Path, anchors_before: list[int], n_before: int) -> d
 def view_cost(store: Path, t: int) -> dict[str, Any]:
     """Read one timestep of a view (the first VIEW_CELLS x VIEW_CELLS level-0 cells) from a freshly
     opened store, as a cold client would: requests, bytes and wall time."""
-    opened = chronozarr.open_store(str(store))
+    opened = chronozarr.open_dataset(str(store))
     level = opened.levels[0]
     cells = [(r, c) for r in range(min(VIEW_CELLS, level.grid_rows)) for c in range(min(VIEW_CELLS, level.grid_cols))]
     before = opened.stats()

@@ -152,7 +152,7 @@ def compare(ours: Path, theirs: Path) -> int:
     peer = zarr.open_group(theirs, mode="r")
     medians, coverage = peer["median"], peer["coverage"]
     compared = 0
-    with chronozarr.open_store(ours) as store:
+    with chronozarr.open_dataset(ours) as store:
         for t in range(len(store.times)):
             counts = coverage[t]
             np.testing.assert_array_equal(store.read_coverage(t), counts, err_msg=f"coverage of month {t}")

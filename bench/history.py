@@ -153,7 +153,7 @@ def read_history(url: str, server: ServedDir, pixels: list[tuple[int, int]], val
 
     server.clear_log()
     started = time.perf_counter()
-    with chronozarr.open_store(url) as store:
+    with chronozarr.open_dataset(url) as store:
         (y, x), *others = pixels
         got = store.read_point(y, x)
         cold_seconds = time.perf_counter() - started

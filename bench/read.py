@@ -6,7 +6,7 @@
 
 Readers (bench/read_tools.py), on local disk and through chronozarr's own static server on
 127.0.0.1 with 50 ms of latency per request (all talk to the same server):
-  chronozarr         chronozarr.open_store and its reads
+  chronozarr         chronozarr.open_dataset and its reads
   zarr-python        zarr.open_array on 0/data (and the level-3 data), default codec pipeline;
                      over HTTP through FsspecStore
   zarr-python+zarrs  the same with codec_pipeline.path = zarrs.ZarrsCodecPipeline (PyPI zarrs)
@@ -49,7 +49,7 @@ LATENCY = 0.05
 WORK = Path(__file__).resolve().parent / "work"
 OPS = ("frame", "cell", "history", "level3")
 TOOLS: dict[str, tuple[type, str]] = {
-    "chronozarr": (rt.ChronozarrReads, "chronozarr.open_store, then read / read_cell / read_point"),
+    "chronozarr": (rt.ChronozarrReads, "chronozarr.open_dataset, then read / read_cell / read_point"),
     "zarr-python": (rt.ZarrReads, "zarr.open_array of 0/data and the level-3 data, default codec pipeline"),
     "zarr-python+zarrs": (rt.ZarrsReads, "the same arrays with codec_pipeline.path zarrs.ZarrsCodecPipeline"),
     "rasterio": (rt.RasterioReads, "rasterio on `chronozarr export-cog` of the store: one COG per date (DEFLATE, predictor 2, 512 px tiles, overviews 2/4/8), all dates opened"),
@@ -84,7 +84,7 @@ class Context:
     def __init__(self, shape: tuple[int, int, int, int], path: Path, cogs: Path) -> None:
         import chronozarr
 
-        with chronozarr.open_store(path) as store:
+        with chronozarr.open_dataset(path) as store:
             self.level3 = min(3, len(store.levels) - 1)
             self.grids = {k: tuple(lvl.grid) for k, lvl in enumerate(store.levels)}
             self.cs = store.levels[0].chunk_size

@@ -27,7 +27,7 @@ class ChronozarrReads:
     def __init__(self, location: str, level3: int) -> None:
         import chronozarr
 
-        self.store = chronozarr.open_store(location)
+        self.store = chronozarr.open_dataset(location)
         self.coarse_level = level3
 
     def frame(self, t: int) -> np.ndarray:

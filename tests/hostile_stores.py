@@ -226,7 +226,7 @@ class Case:
     make: Callable[[Path], None]
     message: str  # a fragment of the error, case-sensitive, as both readers word it
     t: int = 1
-    read: str = "read_cell({t}, 0, 0)"  # the ChronoStore call that must fail
+    read: str = "read_cell({t}, 0, 0)"  # the ChronoDataset call that must fail
     js: bool = True  # False: the JS reader cannot meet this store (Python-only JSON, say)
     layout_valid: bool = False  # True: only decoding the chunk finds it, which validate does not do for every chunk
     phase: str = "read"  # "open": the store must not open at all

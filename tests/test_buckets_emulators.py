@@ -78,7 +78,7 @@ def test_encode_read_validate_info(service: Service, tmp_path: Path) -> None:
     chronozarr.encode(da, url, storage_options=service.options, **OPTIONS)
     local = _tree(tmp_path / "local")
     assert service.objects("enc.zarr") == local and "zarr.json" in local
-    with chronozarr.open_store(url, **service.options) as store:
+    with chronozarr.open_dataset(url, **service.options) as store:
         for t in range(6):
             np.testing.assert_array_equal(store.read(t), da.values[t])
     checked = _cli("validate", url, "--endpoint", service.server.endpoint)
@@ -97,7 +97,7 @@ def test_append_to_the_bucket_is_the_append_on_disk(service: Service, tmp_path: 
     chronozarr.encode(da[:4], url, storage_options=service.options, **OPTIONS)
     chronozarr.append(url, da[4:], storage_options=service.options)
     assert service.objects("app.zarr") == _tree(tmp_path / "local")
-    with chronozarr.open_store(url, **service.options) as store:
+    with chronozarr.open_dataset(url, **service.options) as store:
         np.testing.assert_array_equal(store.read(6), da.values[6])
 
 
@@ -106,7 +106,7 @@ def test_publish_uploads_the_local_store(service: Service, tmp_path: Path) -> No
     chronozarr.encode(da, tmp_path / "store", **OPTIONS)
     publish(tmp_path / "store", service.url("pub"), endpoint=service.server.endpoint, echo=lambda line: None)
     assert service.objects("pub") == _tree(tmp_path / "store")
-    with chronozarr.open_store(service.url("pub"), **service.options) as store:
+    with chronozarr.open_dataset(service.url("pub"), **service.options) as store:
         np.testing.assert_array_equal(store.read(2), da.values[2])
 
 

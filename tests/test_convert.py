@@ -34,15 +34,15 @@ FAST = {"chunk_size": 16, "progress": False}
 BOUNDS = (498_450.0, 9_151_960.0, 498_630.0, 9_152_160.0)  # 18 x 20 pixels of 10 m
 
 
-def frames_of(store: chronozarr.ChronoStore) -> np.ndarray:
+def frames_of(store: chronozarr.ChronoDataset) -> np.ndarray:
     return np.stack([store.read(t) for t in range(len(store.times))])
 
 
-def masks_of(store: chronozarr.ChronoStore) -> np.ndarray:
+def masks_of(store: chronozarr.ChronoDataset) -> np.ndarray:
     return np.stack([store.read_mask(t) for t in range(len(store.times))])
 
 
-def assert_grid(store: chronozarr.ChronoStore, transform: tuple[float, ...], crs: str = UTM) -> None:
+def assert_grid(store: chronozarr.ChronoDataset, transform: tuple[float, ...], crs: str = UTM) -> None:
     assert store.crs == crs
     np.testing.assert_allclose(store.levels[0].transform, transform, rtol=0, atol=1e-6)
     assert store.levels[0].shape[2:] == (HEIGHT, WIDTH)
@@ -58,7 +58,7 @@ def test_geotiffs_keep_values_nodata_scales_offsets_and_descriptions(tmp_path):
 
     convert(manifest, tmp_path / "out", encoding="none", **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(frames_of(store), np.stack(arrays))
         assert store.dtype == np.uint16
         np.testing.assert_array_equal(store.times, np.array(DATES, dtype="datetime64[ms]"))
@@ -79,7 +79,7 @@ def test_cogs_from_a_json_manifest_with_float_nodata_and_star_delta_free_encodin
 
     convert(json_manifest(tmp_path / "m.json", items), tmp_path / "out", **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(frames_of(store), np.stack(arrays))
         assert store.nodata == -9999 and store.dtype == np.float32
         assert store.band_names == ["1"]
@@ -106,7 +106,7 @@ def test_rgba_pngs_with_world_files_become_red_green_blue_and_a_mask(tmp_path):
 
     convert(manifest, tmp_path / "out", crs=UTM, **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(frames_of(store), np.stack([a[:3] for a in arrays]))
         np.testing.assert_array_equal(masks_of(store), np.stack([(a[3] != 0).astype(np.uint8) for a in arrays]))
         assert [b.to_dict() for b in store.bands] == [
@@ -126,7 +126,7 @@ def test_rgb_pngs_with_aux_xml_need_no_crs_and_manifest_names_replace_the_colour
 
     convert(csv_manifest(tmp_path / "m.csv", rows, header="uri,datetime,bands"), tmp_path / "out", **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(frames_of(store), np.stack(arrays))
         assert store.band_names == ["B04", "B03", "B02"]
         assert [b.scale for b in store.bands] == [1.0, 1.0, 1.0]  # uint8: no Sentinel-2 reflectance scale
@@ -142,7 +142,7 @@ def test_pngs_without_sidecars_are_placed_by_bounds(tmp_path, where):
 
     convert(manifest, tmp_path / "out", crs="EPSG:32718", bounds=BOUNDS if where == "option" else None, **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(frames_of(store), np.stack(arrays))
         assert_grid(store, tuple(from_bounds(*BOUNDS, WIDTH, HEIGHT))[:6], crs="EPSG:32718")
         assert store.band_names == ["1"] and store.nodata is None
@@ -162,7 +162,7 @@ def test_a_geotiff_colour_table_keeps_its_indices(tmp_path):
 
     convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(frames_of(store), np.stack(arrays))
 
 
@@ -175,7 +175,7 @@ def test_cast_converts_float64_files(tmp_path):
     assert not (tmp_path / "out").exists()
     result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", cast="float32", lossy=True, **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(frames_of(store), np.stack(arrays).astype(np.float32))
     source = np.stack(arrays)
     changed = source != source.astype(np.float32).astype(np.float64)  # independent of the counting
@@ -224,7 +224,7 @@ def test_the_files_are_read_through_the_lazy_backend_array(tmp_path):
 
     convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(frames_of(store), np.stack(arrays))
 
 
@@ -244,7 +244,7 @@ def test_jpeg_frames_keep_the_values_gdal_decodes(tmp_path):
 
     convert(csv_manifest(tmp_path / "m.csv", [(p.name, d) for p, d in zip(paths, DATES)]), tmp_path / "out", **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(frames_of(store), np.stack(decoded))
         assert store.band_names == ["red", "green", "blue"]
         assert_grid(store, transform_of(paths[0]))
@@ -259,6 +259,6 @@ def test_http_uris_are_read_through_gdal_with_their_sidecars(tmp_path, http_site
 
     convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(frames_of(store), np.stack(arrays))
         assert_grid(store, transform_of(site / "0.png"))

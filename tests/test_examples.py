@@ -107,7 +107,7 @@ def test_sentinel2_stac_items_from_disk_and_over_http(tmp_path: Path, http_site:
     _cli("convert", f"{url}/items.json", tmp_path / "over-http", *S2_CONVERT)
     for path in (tmp_path / "store", tmp_path / "over-http"):
         assert chronozarr.validate(path).ok
-        with chronozarr.open_store(path) as store:
+        with chronozarr.open_dataset(path) as store:
             assert [str(t)[:10] for t in store.times] == days
             assert [(b.name, b.common_name, b.scale, b.offset) for b in store.bands] == [
                 (k, k, 1e-4, -0.1) for k in ("blue", "green", "red", "nir")
@@ -135,7 +135,7 @@ def test_png_frames_with_world_files_and_with_bounds(tmp_path: Path) -> None:
     assert not list(bare.parent.glob("*.pgw"))
     _cli("convert", bare, tmp_path / "png-2", "--crs", "EPSG:32718", "--bounds", "498450,9161240,499730,9162200", "--chunk-size", "64")
     a, b, c, d, centre_x, centre_y = map(float, (tmp_path / "frames" / "2019-01.pgw").read_text().split())
-    with chronozarr.open_store(tmp_path / "png-1") as one, chronozarr.open_store(tmp_path / "png-2") as two:
+    with chronozarr.open_dataset(tmp_path / "png-1") as one, chronozarr.open_dataset(tmp_path / "png-2") as two:
         assert [band.name for band in one.bands] == ["red", "green", "blue"] and one.has_mask and len(one.levels) == 2
         xs, ys = one.to_xarray(lod=0, times=[0]).x.values, one.to_xarray(lod=0, times=[0]).y.values
         assert (xs[0], ys[0], xs[1] - xs[0], ys[1] - ys[0]) == (centre_x, centre_y, a, d)
@@ -169,7 +169,7 @@ def test_swot_raster_granules_with_their_quality_flags_as_the_mask(tmp_path: Pat
     assert "5 granules" in out and "dated by its time_coverage_start attribute" in out and "valid (0 fail" in out
     granules = sorted((tmp_path / "swot" / "granules").glob("SWOT_L2_HR_Raster_*.nc"))
     assert len(granules) == 5
-    with chronozarr.open_store(tmp_path / "swot" / "store") as store:
+    with chronozarr.open_dataset(tmp_path / "swot" / "store") as store:
         assert store.crs == "EPSG:32718" and [b.name for b in store.bands] == ["wse", "water_frac"]
         notes = json.loads((tmp_path / "swot" / "store" / "zarr.json").read_text())["attributes"]["chronozarr"]["provenance"]["notes"]
         assert "mask from wse_qual: valid where it is 0, 1" in notes
@@ -189,7 +189,7 @@ def test_nisar_gcov_products_read_from_their_hdf5_groups(tmp_path: Path) -> None
     out = _run_sh(EXAMPLES / "nisar_gcov" / "run.sh", tmp_path / "nisar", tmp_path / "bin")
     assert "4 granules" in out and "zeroDopplerStartTime variable" in out and "valid (0 fail" in out
     products = sorted((tmp_path / "nisar" / "products").glob("NISAR_L2_PR_GCOV_*.h5"))
-    with chronozarr.open_store(tmp_path / "nisar" / "store") as store:
+    with chronozarr.open_dataset(tmp_path / "nisar" / "store") as store:
         assert store.crs == "EPSG:32615" and [b.name for b in store.bands] == ["HHHH", "HVHV"]
         for t, path in enumerate(products):
             with h5py.File(path, "r") as f:

@@ -43,7 +43,7 @@ def test_sentinel2_monthly_median_equals_numpy_on_the_scenes(tmp_path: Path, cap
     assert chronozarr.validate(tmp_path / "store").ok
     checked = _script(EXAMPLES / "sentinel2_monthly" / "check_store.py", tmp_path / "items.json", tmp_path / "store")
     assert checked.count("median exact") == 6 and "2022-02: 10752 pixels observed, 1536 carried forward" in checked
-    with chronozarr.open_store(tmp_path / "store") as store:
+    with chronozarr.open_dataset(tmp_path / "store") as store:
         assert all((b.scale, b.offset) == (1e-4, -0.1) for b in store.bands)
         provenance = store.root_attrs["chronozarr"]["provenance"]
         assert provenance["composite"] == "monthly median" and provenance["gap_fill"] == "carry-forward"
@@ -94,7 +94,7 @@ def test_landsat_c2_monthly_medoid_equals_numpy_on_the_scenes(tmp_path: Path, ca
                "--chunk-size", "64", "--no-progress")
     assert "qa_pixel bits fill,dilated,cirrus,cloud,shadow,snow refused" in out
     labels, composites, counts = _medoids(tmp_path / "items.json", bands)
-    with chronozarr.open_store(tmp_path / "store") as store:
+    with chronozarr.open_dataset(tmp_path / "store") as store:
         assert [str(t)[:7] for t in store.times] == labels
         assert [(b.name, b.common_name, b.scale, b.offset) for b in store.bands][-1] == ("nir08", "nir", 2.75e-05, -0.2)
         for t in range(len(labels)):

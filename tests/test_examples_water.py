@@ -57,7 +57,7 @@ def test_each_month_matches_an_otsu_written_here(water: tuple[Path, Path]) -> No
     assert list(rows[0]) == ["month", "valid_px", "valid_frac", "dark_frac", "otsu_threshold", "threshold", "floored", "eta",
                              "water_frac", "water_frac_otsu", "water_km2", "blue_median_dn"]
     assert [r["month"] for r in rows] == [t[:7] for t in attrs["times"]]
-    with chronozarr.open_store(out) as store:
+    with chronozarr.open_dataset(out) as store:
         assert [(b.name, b.scale, b.units) for b in store.bands] == [("ndwi", 1e-4, "index"), ("water", 1e-4, "fraction")]
         for t, row in enumerate(rows):
             raw = np.asarray(level0["data"][t]).astype(np.float64)
@@ -96,7 +96,7 @@ def test_viewer_check_reads_the_clicked_pixels_back(water: tuple[Path, Path], tm
     _, out = water
     _run(EXAMPLES / "water_masks" / "check_water_stack.py", out, "--month", "2022-02", "--picks", tmp_path / "picks.json")
     picks = json.loads((tmp_path / "picks.json").read_text())
-    with chronozarr.open_store(out) as store:  # the picks are what they say, by the reader too
+    with chronozarr.open_dataset(out) as store:  # the picks are what they say, by the reader too
         for name, pick in picks["pixels"].items():
             assert list(store.read_pixel(3, pick["y"], pick["x"], lod=pick["lod"])) == pick["stored"], name
     assert picks["pixels"]["water"]["stored"][1] == 10000 and picks["pixels"]["land"]["stored"][1] == 0
@@ -115,7 +115,7 @@ def test_a_store_that_was_not_harmonised_and_dark_pixels(water: tuple[Path, Path
     store nobody harmonised), and a patch of November at the DN floor: --boa-offset-from 2022-02
     gives the harmonised store's ndwi and water, and the patch is water without entering Otsu."""
     composite, harmonised = water
-    with chronozarr.open_store(composite) as store:
+    with chronozarr.open_dataset(composite) as store:
         da = store.to_xarray()
         mask, coverage = da.mask.values, np.stack([store.read_coverage(t) for t in range(len(store.times))])
         bands = [{"name": b.name, "common_name": b.common_name, "scale": b.scale, "offset": 0.0} for b in store.bands]
@@ -128,7 +128,7 @@ def test_a_store_that_was_not_harmonised_and_dark_pixels(water: tuple[Path, Path
     _run(EXAMPLES / "water_masks" / "build_water_stack.py", old, tmp_path / "water", "--boa-offset-from", "2022-02")
     rows = list(csv.DictReader(open(tmp_path / "water.months.csv")))
     assert float(rows[0]["dark_frac"]) == round(100 / 96 / 128, 6) and all(float(r["dark_frac"]) == 0 for r in rows[1:])
-    with chronozarr.open_store(tmp_path / "water") as got, chronozarr.open_store(harmonised) as want:
+    with chronozarr.open_dataset(tmp_path / "water") as got, chronozarr.open_dataset(harmonised) as want:
         for t in range(6):
             expected = want.read(t)
             if t == 0:
@@ -154,7 +154,7 @@ def test_blocks_smaller_than_the_grid_give_the_same_store(water: tuple[Path, Pat
     monkeypatch.setattr(build_water_stack, "BLOCK", 40)
     build_water_stack.build(composite, tmp_path / "water")
     assert (tmp_path / "water.months.csv").read_text() == Path(f"{whole}.months.csv").read_text()
-    with chronozarr.open_store(tmp_path / "water") as got, chronozarr.open_store(whole) as want:
+    with chronozarr.open_dataset(tmp_path / "water") as got, chronozarr.open_dataset(whole) as want:
         for t in range(6):
             for lod in (0, 1):
                 np.testing.assert_array_equal(got.read(t, lod=lod), want.read(t, lod=lod))

@@ -15,7 +15,7 @@ import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "chronozarr"
 
-SUPPORT = {"errors", "limits", "extras", "progress", "crs_match", "crs", "buckets", "webapps"}
+SUPPORT = {"errors", "limits", "extras", "progress", "crs_match", "crs", "buckets", "webapps", "deprecation"}
 BELOW_COMPOSITIONS = {"format", "store", "read", "write", "check", "inputs", "export", "serve"} | SUPPORT
 COMPOSITIONS = {"convert", "publish", "view", "notebook_map", "notebook_widget", "hosted_viewer", "demo"}
 

@@ -48,7 +48,7 @@ def test_the_store_is_drawn_and_moves_through_time(store: Path, tmp_path: Path, 
     run = subprocess.run(["node", "e2e/notebook-map.mjs", str(tmp_path / "widget.json")], cwd=JS, capture_output=True, text=True, timeout=300)
     report = json.loads(run.stdout.strip().splitlines()[-1])
     assert run.returncode == 0, report
-    assert report["open"]["times"] == chronozarr.open_store(store).times_iso and report["open"]["t"] == 0
+    assert report["open"]["times"] == chronozarr.open_dataset(store).times_iso and report["open"]["t"] == 0
     assert report["drawn"] > 0.9 and report["afterSlider"]["drawn"] > 0.9, report
     assert report["slider"] == "river 2024-01-01" and report["afterSlider"]["label"] == "river 2024-03-01"
     events = [(m["event"], m.get("t")) for m in report["sent"]]

@@ -24,7 +24,7 @@ def check(store_path: str, manifest: Path) -> None:
     warnings.simplefilter("ignore", NotGeoreferencedWarning)  # frames without a sidecar are located by --bounds
     with open(manifest, newline="") as f:
         rows = list(csv.DictReader(f))
-    with chronozarr.open_store(store_path) as store:
+    with chronozarr.open_dataset(store_path) as store:
         print("bands:", ", ".join(f"{b.name} ({b.common_name})" for b in store.bands), "| dtype", store.dtype)
         assert [str(t)[:10] for t in store.times] == [row["datetime"] for row in rows], "one timestep per frame, in order"
         da = store.to_xarray(lod=0, physical=False)

@@ -79,7 +79,7 @@ def main() -> None:
     parser.add_argument("--gap-fill", default="carry-forward", choices=("carry-forward", "none"))
     args = parser.parse_args()
     labels, composites, masks, coverages = expected(args.items, args.gap_fill)
-    with chronozarr.open_store(args.store) as store:
+    with chronozarr.open_dataset(args.store) as store:
         assert [str(t)[:7] for t in store.times] == labels, (store.times, labels)
         for t, month in enumerate(labels):
             mask = store.read_mask(t)

@@ -1,7 +1,7 @@
 """Build a monthly water-mask store from a monthly composite store: NDWI and a water band per month.
 
 The input is a store that `chronozarr convert --composite month` made (see
-examples/sentinel2_monthly), read through `chronozarr.open_store`, `green` and `nir` found by their
+examples/sentinel2_monthly), read through `chronozarr.open_dataset`, `green` and `nir` found by their
 common name, one block at a time. Per month:
 
 - reflectance = stored x scale + offset of each band, used as reflectance x 10000 (the composite is on the baseline 04.00
@@ -66,7 +66,7 @@ class Source:
 
     @classmethod
     def open(cls, path: str, boa_offset_from: str | None) -> Source:
-        store = chronozarr.open_store(path)
+        store = chronozarr.open_dataset(path)
         names = {(b.common_name or b.name).lower(): i for i, b in enumerate(store.bands)}
         missing = [n for n in ("green", "nir") if n not in names]
         if missing:

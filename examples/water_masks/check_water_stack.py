@@ -77,7 +77,7 @@ def picks(out: Path, month: str) -> dict[str, object]:
 
 
 def check(out: Path, month: str, boa_offset_from: str | None, source: Path | None) -> None:
-    store = chronozarr.open_store(str(out))
+    store = chronozarr.open_dataset(str(out))
     source = source or Path(store.attrs.provenance["sources"][0])
     row = next(r for r in csv.DictReader(open(f"{out}.months.csv")) if r["month"] == month)
     threshold = int(round(float(row["threshold"]) * 10000))
@@ -115,7 +115,7 @@ if __name__ == "__main__":
     if args.picks:
         args.picks.write_text(json.dumps(picks(args.out, args.month or "")))
     assert chronozarr.validate(str(args.out)).ok, f"{args.out} does not validate"
-    with chronozarr.open_store(str(args.out)) as water:
+    with chronozarr.open_dataset(str(args.out)) as water:
         months = [args.month] if args.month else [s[:7] for s in water.times_iso]
     for month in months:
         check(args.out, month, args.boa_offset_from, args.source)

@@ -8,9 +8,9 @@ import sys
 
 from pyproj import Transformer
 
-from chronozarr.read.dataset import open_store
+from chronozarr.read.dataset import open_dataset
 
-with open_store(sys.argv[1]) as s:
+with open_dataset(sys.argv[1]) as s:
     a, b, c, d, e, f = s.levels[0].transform
     to_wgs84 = Transformer.from_crs(s.crs, "EPSG:4326", always_xy=True)
     out = []

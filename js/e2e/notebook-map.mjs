@@ -87,7 +87,7 @@ try {
   });
   await waitFor(page, 'ready', 2, from);
   report.afterSlider = { label: await page.locator('.chronozarr-time span').textContent(), drawn: await drawnShare(page) };
-  // Python's set_time: the call MapStore.set_time queues
+  // Python's set_time: the call MapLayer.set_time queues
   from = (await sent(page)).length;
   await page.evaluate((name) => /** @type {any} */ (window).pushCalls([['chronozarr', [name, 'setTime', 1]]]), widget.name);
   await waitFor(page, 'time', 1, from);

@@ -7,11 +7,11 @@ python read_expected.py STORE LOD T x,y [x,y ...] -> JSON {"bands", "scale", "of
 import json
 import sys
 
-from chronozarr.read.dataset import open_store
+from chronozarr.read.dataset import open_dataset
 
 store_path, lod, t = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 out = {"pixels": []}
-with open_store(store_path) as s:
+with open_dataset(store_path) as s:
     out["bands"] = [b.name for b in s.bands]
     out["scale"] = [b.scale for b in s.bands]
     out["offset"] = [b.offset for b in s.bands]

@@ -15,11 +15,11 @@ import sys
 
 import numpy as np
 
-from chronozarr.read.dataset import open_store
+from chronozarr.read.dataset import open_dataset
 
 
 def history(path: str, lod: int, pixels: list[str]) -> dict:
-    with open_store(path) as s:
+    with open_dataset(path) as s:
         out = {"times": s.times_iso, "bands": s.band_names, "scale": [b.scale for b in s.bands],
                "offset": [b.offset for b in s.bands], "pixels": []}
         for arg in pixels:
@@ -36,7 +36,7 @@ def history(path: str, lod: int, pixels: list[str]) -> dict:
 
 
 def stretch(path: str, lod: int, t: int, band: int, window: tuple[int, ...]) -> dict:
-    with open_store(path) as s:
+    with open_dataset(path) as s:
         values = s.read(t, lod=lod, window=window)[band]
         mask = s.read_mask(t, lod=lod, window=window)
         valid = s.validity(values, mask)

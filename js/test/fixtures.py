@@ -116,7 +116,7 @@ def dump(path: Path, source: Source, out: Path, planes: bool = True) -> dict:
     the data is expected, still as the writer reduced it with the mask."""
     nodata = json.loads((path / "zarr.json").read_text())["attributes"]["chronozarr"]["nodata"]
     truth = pyramid(*source, nodata, level_count(HEIGHT, WIDTH, CS))
-    store = chronozarr.open_store(path)  # the metadata the JS reader must agree with
+    store = chronozarr.open_dataset(path)  # the metadata the JS reader must agree with
     pieces: list[bytes] = []
     offset = 0
     entries = []

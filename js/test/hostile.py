@@ -38,7 +38,7 @@ def main(out: Path) -> None:
     for layout, shard in (("plain", False), ("sharded", True)):
         path = out / "hosts" / layout / "s"
         chronozarr.encode(series(), path, crs="EPSG:32631", chunk_size=16, encoding="none", shard=shard, progress=False)
-        with chronozarr.open_store(path) as store:
+        with chronozarr.open_dataset(path) as store:
             frame = store.read(2)
             (out / "expected" / f"{layout}.bin").write_bytes(frame.astype("<u2").tobytes())
             index["honest"][layout] = {"shape": list(frame.shape), "grid": list(store.levels[0].grid), "cs": store.levels[0].chunk_size}

@@ -57,7 +57,7 @@ def main(out: Path) -> None:
         path = out / name
         chronozarr.encode(da, path, crs="EPSG:32631", chunk_size=16, bands=BANDS, progress=False, **opts)
         series = []
-        with chronozarr.open_store(path) as store:
+        with chronozarr.open_dataset(path) as store:
             for label, geometry, lod in AREAS:
                 for bands in (None, ["ndvi", "water"]):
                     before = store.stats.requests  # the first area on a fresh handle: what a cold read costs

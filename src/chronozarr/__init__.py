@@ -3,12 +3,13 @@
 from .check import info, validate
 from .check.doctor import doctor
 from .convert import convert
+from .deprecation import old_names
 from .errors import ChronozarrError, InputError, OutputError, OutputExistsError, StoreError
 from .export.cog import ExportSummary, export_cog
 from .export.stac import StacSummary, write_stac
 from .format.metadata import SPEC_VERSION, Band, Provenance
 from .notebook_map import add_chronozarr
-from .read.dataset import ChronoStore, open_store
+from .read.dataset import ChronoDataset, open_dataset
 from .view import view
 from .write.append import AppendSummary, append
 from .write.encode import EncodeSummary, encode
@@ -19,7 +20,7 @@ __all__ = [
     "SPEC_VERSION",
     "AppendSummary",
     "Band",
-    "ChronoStore",
+    "ChronoDataset",
     "ChronozarrError",
     "EncodeSummary",
     "ExportSummary",
@@ -36,8 +37,11 @@ __all__ = [
     "export_cog",
     "info",
     "doctor",
-    "open_store",
+    "open_dataset",
     "validate",
     "view",
     "write_stac",
 ]
+
+# Old names of this release's renames (CHANGELOG.md): the same objects, with a DeprecationWarning.
+__getattr__ = old_names(__name__, {"ChronoStore": ChronoDataset, "open_store": open_dataset})

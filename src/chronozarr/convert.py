@@ -1,7 +1,7 @@
 """`convert`: raster files (listed by a manifest, STAC items or a dated glob), a NetCDF file or a
-Zarr store into a new store: the input opened as a series (io/inputs) and written by encode.
+Zarr store into a new store: the input opened as a series (inputs/open) and written by encode.
 
-It sits above io/ and write/, which do not import each other.
+It sits above inputs/ and write/, which do not import each other.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 from .inputs.casting import require_stored_dtype
 from .inputs.composites import BAND_OFFSET, BAND_SCALE, composite_options
 from .inputs.open import open_series, raster_options
-from .read.dataset import ChronoStore, open_store
+from .read.dataset import ChronoDataset, open_dataset
 from .write.append import AppendSummary, append
 from .write.encode import EncodeSummary, encode
 from .write.preview import EncodePreview
@@ -78,7 +78,7 @@ def convert(
     by `reducer` over the observations `valid` ("scl:4,5,6,7,11") and `mask_bits`
     ("qa_pixel:cloud,shadow") allow, gaps filled by `gap_fill` ("none", "carry-forward"), fixed
     periods counted from `period_start`, Sentinel-2 baselines put on one convention unless
-    `harmonize` is "none" (io/composites.py)."""
+    `harmonize` is "none" (inputs/composites.py)."""
     planned = composite_options(composite, reducer, valid, mask_bits, gap_fill, period_start, harmonize)
     rasters = raster_options(
         crs=crs, bounds=bounds, grid=grid, resolution=resolution, resampling=resampling, assets=assets,
@@ -119,7 +119,7 @@ def append_composite(
     options (grid, resolution, resampling, assets, ...); `options` are append's."""
     planned = composite_options(composite, reducer, valid, mask_bits, gap_fill, period_start, harmonize)
     assert planned is not None
-    with open_store(os.fspath(store), **(storage_options or {})) as stored:
+    with open_dataset(os.fspath(store), **(storage_options or {})) as stored:
         if planned.period.kind == "days" and planned.period_start is None:
             planned = replace(planned, period_start=np.datetime64(stored.times[0], "D").astype("datetime64[ns]"))
         on_04 = all(math.isclose(b.scale, BAND_SCALE) and math.isclose(b.offset, BAND_OFFSET) for b in stored.bands)
@@ -135,7 +135,7 @@ def append_composite(
             return Converted(summary, opened.notes, composite_lines(opened.report, dry_run))
 
 
-def _last_timestep(stored: ChronoStore) -> Any:
+def _last_timestep(stored: ChronoDataset) -> Any:
     """(rows, cols) -> (values, valid) of the store's last timestep: what a carry-forward carries in."""
     last = len(stored.times) - 1
 

@@ -18,6 +18,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from .deprecation import old_names
 from .errors import ChronozarrError
 from .extras import import_extra
 from .view import _ViewRoot, is_url, start_view
@@ -37,8 +38,8 @@ export default wrapMapWidget(original, {{ codecs: {codecs} }});
 
 
 @dataclass
-class MapStore:
-    """A store on a notebook map: the layer's calls, and what the page last reported (`times`
+class MapLayer:
+    """A chronozarr layer on a notebook map: the layer's calls, and what the page last reported (`times`
     once the store opened, the timestep `t` the slider or set_time chose, the last `error`)."""
 
     map: Any
@@ -94,7 +95,7 @@ def add_chronozarr(
     name: str = "chronozarr",
     reader_url: str | None = None,
     base_url: str | None = None,
-) -> MapStore:
+) -> MapLayer:
     """Draw the store at `url` (a directory or an http(s) URL) on `m`, a leafmap or geemap
     `maplibregl.Map` not yet displayed; returns the handle that moves it through time."""
     widget = import_extra("maplibre.ipywidget", "leafmap", "add_chronozarr")
@@ -102,7 +103,7 @@ def add_chronozarr(
         raise ChronozarrError(f"add_chronozarr draws on a leafmap.maplibregl.Map or geemap.maplibregl.Map, not a {type(m).__name__}")
     if m._rendered:
         raise ChronozarrError("add_chronozarr must be called before the map is displayed (the map's page code is replaced then)")
-    stores: dict[str, MapStore] = m.__dict__.setdefault("_chronozarr_stores", {})
+    stores: dict[str, MapLayer] = m.__dict__.setdefault("_chronozarr_stores", {})
     if name in stores:
         raise ChronozarrError(f"this map already has a chronozarr layer named {name!r}; give each layer its own name")
     root = _map_root()
@@ -128,5 +129,9 @@ def add_chronozarr(
         m.on_msg(received)
     spec = {"url": store_url, "name": name, "t": int(t), "product": product, "opacity": float(opacity), "fitBounds": bool(fit_bounds)}
     m.add_call("addLayer", {"chronozarr": spec})
-    stores[name] = MapStore(m, name, store_url, t=int(t))
+    stores[name] = MapLayer(m, name, store_url, t=int(t))
     return stores[name]
+
+
+# MapStore, this release's old name of MapLayer (CHANGELOG.md), with a DeprecationWarning.
+__getattr__ = old_names(__name__, {"MapStore": MapLayer})

@@ -99,9 +99,9 @@ def widget_class() -> type:
 
         def __init__(self, location: str, **kwargs: Any) -> None:
             super().__init__(**kwargs)
-            from .read.dataset import open_store
+            from .read.dataset import open_dataset
 
-            self._store = open_store(location)
+            self._store = open_dataset(location)
             self.clicks: list[Click] = []
             self._on_click: list[Callable[[Click], Any]] = []
             self.time = _iso(self._store.times[0])

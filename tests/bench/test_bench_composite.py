@@ -40,7 +40,7 @@ def test_compare_refuses_a_median_that_differs(tmp_path: Path) -> None:
              "--composite", "month", "--reducer", "median", "--no-progress"], standalone_mode=False)
     except SystemExit as exc:
         assert not exc.code
-    with chronozarr.open_store(tmp_path / "ours") as store:
+    with chronozarr.open_dataset(tmp_path / "ours") as store:
         data, coverage = store.read(0), store.read_coverage(0)
     peer = zarr.open_group(tmp_path / "peer.zarr", mode="w", zarr_format=3)
     medians = peer.create_array("median", shape=(1, *data.shape), dtype="uint16")

@@ -26,7 +26,7 @@ def test_convert_composite_writes_the_monthly_medoid_and_lists_the_periods(tmp_p
     assert result.exit_code == 0, result.output
     assert "2024-06-01  2 scene(s)" in result.output and "gap-filled" in result.output
     want = expected_composite([scenes[:2], scenes[2:]], "medoid", carry=True)
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         got = (np.stack([store.read(t) for t in range(2)]), np.stack([store.read_mask(t) for t in range(2)]),
                np.stack([store.read_coverage(t) for t in range(2)]))
     for g, w in zip(got, want, strict=True):
@@ -63,7 +63,7 @@ def test_append_composite_adds_new_months_carrying_the_store_last_values_forward
     assert "2024-07-01  2 scene(s)" in added.output
     want = expected_composite([scenes[:2], scenes[2:4], scenes[4:]], "median", carry=True)
     assert ((want[2][2] == 0) & (want[1][2] == 1)).any()  # July carries values in from June
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         assert store.times_iso == ["2024-05-01T00:00:00Z", "2024-06-01T00:00:00Z", "2024-07-01T00:00:00Z"]
         got = (np.stack([store.read(t) for t in range(3)]), np.stack([store.read_mask(t) for t in range(3)]),
                np.stack([store.read_coverage(t) for t in range(3)]))

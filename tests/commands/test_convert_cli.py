@@ -38,7 +38,7 @@ def test_convert_writes_the_store_and_reports_it(tmp_path):
     result = run("convert", csv_manifest(tmp_path / "m.csv", rows), out, "--encoding", "none", *FAST)
     assert result.exit_code == 0, result.output
     assert str(out) in result.stdout and "encoding none" in result.stdout
-    with chronozarr.open_store(out) as store:
+    with chronozarr.open_dataset(out) as store:
         assert store.nodata == 7
         np.testing.assert_array_equal(store.read(1), pixels(2, seed=1))
 
@@ -48,13 +48,13 @@ def test_every_summary_counts_the_source_pixels_resampled_and_dropped(tmp_path):
 
     result = run("convert", csv_manifest(tmp_path / "m.csv", tiffs(tmp_path)), tmp_path / "out", *FAST)
     assert result.exit_code == 0, result.output
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         n_time, _, height, width = store.to_xarray(lod=0, physical=False).shape
     assert f"note: source pixels: {n_time * height * width} stored as read, 0 resampled, 0 dropped outside the store's grid" in result.stdout
     cube_file = write(cube(), tmp_path / "cube.nc")
     result = run("convert", cube_file, tmp_path / "nc", *FAST)
     assert result.exit_code == 0, result.output
-    with chronozarr.open_store(tmp_path / "nc") as store:
+    with chronozarr.open_dataset(tmp_path / "nc") as store:
         n_time, _, height, width = store.to_xarray(lod=0, physical=False).shape
     assert f"note: source pixels: {n_time * height * width} stored as read, 0 resampled, 0 dropped" in result.stdout
 

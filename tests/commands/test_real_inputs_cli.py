@@ -53,7 +53,7 @@ def test_an_esri_utm_crs_with_an_unnamed_datum_is_recorded_as_its_epsg_match(tmp
     out = tmp_path / "out"
     result = run("convert", dems(tmp_path), out, *FAST)
     assert result.exit_code == 0, result.output
-    with chronozarr.open_store(out) as store:
+    with chronozarr.open_dataset(out) as store:
         code = store.crs
     from pyproj import CRS
 
@@ -71,7 +71,7 @@ def test_crs_naming_an_equivalent_crs_relabels_and_says_which_equivalence(tmp_pa
     note = next(line for line in result.stdout.splitlines() if line.startswith("note: "))
     assert "relabelled as EPSG:31985, not warped" in note and "unnamed" in note
     assert note[len("note: "):] in provenance_of(out)["notes"]
-    with chronozarr.open_store(out) as store:
+    with chronozarr.open_dataset(out) as store:
         assert store.crs == "EPSG:31985"
         assert np.array_equal(store.read(0)[0], pixels(1, "int16", seed=0)[0])  # stored exactly
 
@@ -88,7 +88,7 @@ def test_a_geotiff_bound_by_a_null_towgs84_converts_losslessly(tmp_path, crs):
     assert "all 7 parameters 0, the identity" in note
     assert ("relabelled as EPSG:31985, not warped" if crs else "has no EPSG code; recorded as EPSG:") in note
     assert note[len("note: "):] in provenance_of(out)["notes"]
-    with chronozarr.open_store(out) as store:
+    with chronozarr.open_dataset(out) as store:
         recorded = CRS.from_user_input(store.crs)
         assert recorded.ellipsoid.name == "GRS 1980" and "UTM zone 25S" in recorded.name
         assert not crs or store.crs == "EPSG:31985"
@@ -128,7 +128,7 @@ def test_crs_naming_another_crs_warps_the_files_where_they_belong(tmp_path):
     assert "warped by GDAL with nearest resampling from EPSG:32718" in result.stdout
     west, north = TRANSFORM.c, TRANSFORM.f
     x, y = Transformer.from_crs("EPSG:32718", "EPSG:32717", always_xy=True).transform(west + 90, north - 100)
-    with chronozarr.open_store(out) as store:
+    with chronozarr.open_dataset(out) as store:
         assert store.crs == "EPSG:32717"
         xs, ys = store.to_xarray(lod=0, times=[0])["x"].values, store.to_xarray(lod=0, times=[0])["y"].values
     assert xs.min() - 10 < x < xs.max() + 10 and ys.min() - 10 < y < ys.max() + 10  # the files' centre, ~667 km east
@@ -148,7 +148,7 @@ def test_crs_and_resampling_without_resolution_take_gdalwarps_default_pixel_size
     note = next(line for line in result.stdout.splitlines() if line.startswith("note: no --resolution"))
     assert f"pixels of {min(sizes):.12g} m in EPSG:32717" in note
     assert note[len("note: "):] in provenance_of(out)["notes"]
-    with chronozarr.open_store(out) as store:
+    with chronozarr.open_dataset(out) as store:
         assert store.levels[0].transform[0] == pytest.approx(min(sizes), rel=1e-9)
 
 
@@ -199,7 +199,7 @@ def test_encode_reads_a_glob_of_files_dated_by_their_names(tmp_path):
     out = tmp_path / "out"
     result = run("encode", f"{tmp_path}/scenes/*.tif", out, *FAST)
     assert result.exit_code == 0, result.output
-    with chronozarr.open_store(out) as store:
+    with chronozarr.open_dataset(out) as store:
         np.testing.assert_array_equal(
             store.times, np.array(["2024-01-15", "2024-02-10T10:31:05", "2024-03-01"], dtype="datetime64[ms]"))
         for t, name in enumerate(["2024-01-15.tif", "LC09_2024-02-10T10:31:05.tif", "S2_20240301.tif"]):
@@ -214,7 +214,7 @@ def test_a_name_with_two_dates_needs_a_date_format(tmp_path):
             "--date-format", out=tmp_path / "out")
     result = run("encode", pattern, tmp_path / "out", "--date-format", "L2SP_*_%Y%m%d_*", *FAST)
     assert result.exit_code == 0, result.output
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(store.times, np.array(["2024-01-05", "2024-01-21"], dtype="datetime64[ms]"))
 
 
@@ -250,7 +250,7 @@ def test_an_unreadable_frame_is_named_and_skipped_only_when_asked(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"note: skipped 1 unreadable file(s) (--skip-unreadable): {tmp_path / '1.tif'}" in result.stdout
     assert "1.tif" in provenance_of(tmp_path / "out")["notes"]
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(store.times, np.array([DATES[0], DATES[2]], dtype="datetime64[ms]"))
         np.testing.assert_array_equal(store.read(1), pixels(2, seed=2))
 
@@ -274,7 +274,7 @@ def test_a_manifest_url_with_relative_uris_reads_them_from_its_url(tmp_path, htt
     csv_manifest(site / "m.csv", rows)
     result = run("convert", f"{url}/m.csv", tmp_path / "out", *FAST)
     assert result.exit_code == 0, result.output
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(store.read(1), arrays[1])
 
 

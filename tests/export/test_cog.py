@@ -177,13 +177,13 @@ def test_tiny_levels_get_the_overviews_that_fit(tmp_path):
 def test_a_level_is_written_in_strips_of_chunk_rows_and_the_staging_file_goes(star, tmp_path, monkeypatch):
     monkeypatch.setattr("chronozarr.export.cog.STRIP_ROWS", 16)  # 37 rows of 16-pixel chunks: 3 strips
     reads = []
-    original = chronozarr.read.dataset.ChronoStore.read
+    original = chronozarr.read.dataset.ChronoDataset.read
 
     def counted(self, t, lod=0, bands=None, window=None):
         reads.append(window)
         return original(self, t, lod, bands, window)
 
-    monkeypatch.setattr(chronozarr.read.dataset.ChronoStore, "read", counted)
+    monkeypatch.setattr(chronozarr.read.dataset.ChronoDataset, "read", counted)
     summary = export_cog(star.path, tmp_path, times=[1], progress=False)
     assert [w[0] for w in reads] == [slice(0, 16), slice(16, 32), slice(32, 37)]
     values, mask_band, _ = _read(summary.files[0])

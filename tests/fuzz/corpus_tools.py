@@ -46,7 +46,7 @@ class Truth:
 
     @classmethod
     def of(cls, store: Path) -> Truth:
-        with chronozarr.open_store(store) as s:
+        with chronozarr.open_dataset(store) as s:
             levels = [np.stack([s.read(t, lod=lv.index) for t in range(len(s.times))]) for lv in s.levels]
             return cls(list(s.times_iso), levels)
 
@@ -68,7 +68,7 @@ def python_probe(store: Path, truth: Truth) -> dict[str, Any]:
     """Open, read every cell of every timestep of the levels the truth has (within its extent), a
     whole frame and a pixel history; count what disagrees with the truth."""
     wrong: list[str] = []
-    with chronozarr.open_store(store) as s:
+    with chronozarr.open_dataset(store) as s:
         if list(s.times_iso) != truth.times:
             wrong.append("times")
         n_time = min(len(s.times), len(truth.times))

@@ -11,7 +11,7 @@ from hostile_stores import build_base
 
 import chronozarr
 from chronozarr.errors import ChronozarrError
-from chronozarr.read.dataset import ChronoStore
+from chronozarr.read.dataset import ChronoDataset
 from chronozarr.store import MemoryStore, ObjectStore
 
 
@@ -29,7 +29,7 @@ def read_everything(objects: dict[str, bytes] | ObjectStore | Path) -> None:
     history where there is one, and validate; any exception that is not ours fails the target."""
     source = (lambda: MemoryStore(objects)) if isinstance(objects, dict) else (lambda: objects)
     try:
-        with ChronoStore(source(), concurrency=2) as store:
+        with ChronoDataset(source(), concurrency=2) as store:
             n = len(store.times)
             for level in store.levels[:3]:
                 if 0 in level.grid:

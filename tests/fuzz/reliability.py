@@ -109,7 +109,7 @@ def render(results: Path) -> str:
         "",
         "## What each reader promises",
         "",
-        "| | Python reader (`open_store`) | JS reader (`openStore`) | `doctor` |",
+        "| | Python reader (`open_dataset`) | JS reader (`openStore`) | `doctor` |",
         "| --- | --- | --- | --- |",
         f"| timeout of each wait (connect, first byte, pause in a body) | `timeout` = {DEFAULT_TIMEOUT:g} s | `timeoutMs` = {js_timeout * 1000:g} | `--timeout` = {DEFAULT_TIMEOUT:g} s |",
         f"| retries of a failed attempt (5xx, dropped connection, timeout) | `retries` = {DEFAULT_RETRIES}, after {', '.join(f'{d:g}' for d in py_delays)} s | `retryDelaysMs` = {', '.join(f'{d * 1000:g}' for d in js_delays)} | 5xx and dropped connections asked {RETRIED} more time; timeouts are not retried |",

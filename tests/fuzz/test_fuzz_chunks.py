@@ -16,7 +16,7 @@ from chronozarr.errors import ChronozarrError, StoreError
 from chronozarr.format.array_doc import ArrayDocument
 from chronozarr.format.codecs import CodecSpec
 from chronozarr.format.shard_index import EMPTY, data_span, encode_index, index_nbytes, parse_index
-from chronozarr.read.dataset import ChronoStore
+from chronozarr.read.dataset import ChronoDataset
 from chronozarr.read.decode import decode_chunk
 from chronozarr.store import MemoryStore
 
@@ -108,7 +108,7 @@ def check_shard_read(entries: list[tuple[int, int]]) -> None:
     raw = honest[SHARD]
     n = index_nbytes(N_TIME)
     objects = {**honest, SHARD: raw[:-n] + encode_index(np.array(entries, dtype=np.uint64))}
-    with ChronoStore(MemoryStore(objects), concurrency=1) as store:
+    with ChronoDataset(MemoryStore(objects), concurrency=1) as store:
         for t in range(N_TIME):
             try:
                 got = store.read_cell(t, 0, 0)

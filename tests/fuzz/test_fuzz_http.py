@@ -26,7 +26,7 @@ ROOT = Path(tempfile.mkdtemp(prefix="chronozarr-fuzz-http-"))
 atexit.register(shutil.rmtree, ROOT, ignore_errors=True)
 for _name in ("star", "sharded"):
     build_base(ROOT / _name / "s", _name)
-TRUTH = {name: chronozarr.open_store(ROOT / name / "s").read(2) for name in ("star", "sharded")}
+TRUTH = {name: chronozarr.open_dataset(ROOT / name / "s").read(2) for name in ("star", "sharded")}
 
 FAULTS = st.fixed_dictionaries(
     {},
@@ -61,7 +61,7 @@ def check_read(case: tuple[str, dict]) -> None:
     started = time.monotonic()
     with faulty_server(ROOT / layout, **faults) as server:
         try:
-            with chronozarr.open_store(f"{server.url}/s", timeout=TIMEOUT, retries=1, backoff=0.01) as store:
+            with chronozarr.open_dataset(f"{server.url}/s", timeout=TIMEOUT, retries=1, backoff=0.01) as store:
                 values = store.read(2)
         except ChronozarrError:
             pass

@@ -82,7 +82,7 @@ def check_level_shapes(case: tuple[str, int, int, int, bool]) -> None:
     objects |= {"zarr.json": encode_json(root), f"{level}/data/zarr.json": encode_json(doc)}
     if disagrees:  # the shape the arrays claim is not the store's: refused when opened
         with pytest.raises(chronozarr.StoreError):
-            chronozarr.open_store(MemoryStore(objects))
+            chronozarr.open_dataset(MemoryStore(objects))
     read_everything(objects)
 
 

@@ -21,7 +21,7 @@ MONTHS = [[0, 1, 2], [3, 4], [5]]
 
 
 def _read_back(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], dict]:
-    with chronozarr.open_store(path) as store:
+    with chronozarr.open_dataset(path) as store:
         n = len(store.times)
         data = np.stack([store.read(t) for t in range(n)])
         mask = np.stack([store.read_mask(t) for t in range(n)])
@@ -127,7 +127,7 @@ def test_a_baseline_mix_is_stored_on_the_04_00_convention_older_scenes_shifted(t
     want = expected_composite([scenes[:3], scenes[3:]], "mean", shifts=shifts)
     for got, expected in zip((data, mask, coverage), want, strict=True):
         np.testing.assert_array_equal(got, expected)
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         assert all((b.scale, b.offset) == (1e-4, -0.1) for b in store.bands)
     assert "2 scene(s) before baseline 04.00 shifted by +1000 DN" in str(result)
 
@@ -249,7 +249,7 @@ def test_baseline_scales_and_offsets_the_items_declare_give_way_to_the_store_con
             provenance={"sources": ["my search"], "notes": "for a river"}, **FAST)
     data, _, _, _, attrs = _read_back(tmp_path / "out")
     np.testing.assert_array_equal(data, expected_composite([scenes[:3], scenes[3:]], "min", shifts={s.name: 1000 for s in scenes[:2]})[0])
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         assert all((b.scale, b.offset) == (1e-4, -0.1) for b in store.bands)
     provenance = attrs["chronozarr"]["provenance"] if "chronozarr" in attrs else attrs["provenance"]
     assert provenance["sources"] == ["my search"] and provenance["composite"] == "monthly min"

@@ -37,7 +37,7 @@ def test_granules_are_joined_in_date_order_with_their_flags_as_the_mask(tmp_path
     result = convert(str(tmp_path / "g*.nc"), tmp_path / "out", source_options={"variables": ["wse"], "mask_variable": "wse_qual",
                      "mask_valid": "0,1"}, **FAST)
     order = np.argsort(np.array([s.rstrip("Z") for s in STARTS], dtype="datetime64[ns]"))  # g1, g2, g0
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         assert list(store.times) == sorted(np.datetime64(s.rstrip("Z"), "ms") for s in STARTS)
         assert store.nodata == pytest.approx(9.96921e36)
         for t, k in enumerate(order):
@@ -52,7 +52,7 @@ def test_time_from_names_a_global_attribute_or_a_variable_in_another_group(tmp_p
     for k in range(2):
         granule(tmp_path / f"a{k}.nc", k, None, attrs={"time_granule_start": STARTS[k]})
     convert(str(tmp_path / "a*.nc"), tmp_path / "attr", source_options={"variables": ["wse"], "time_from": "time_granule_start"}, **FAST)
-    with chronozarr.open_store(tmp_path / "attr") as store:
+    with chronozarr.open_dataset(tmp_path / "attr") as store:
         assert list(store.times) == [np.datetime64(STARTS[1].rstrip("Z"), "ms"), np.datetime64(STARTS[0].rstrip("Z"), "ms")]
     for k in range(2):
         path = tmp_path / f"h{k}.nc"
@@ -61,7 +61,7 @@ def test_time_from_names_a_global_attribute_or_a_variable_in_another_group(tmp_p
             path, mode="a", group="/science/LSAR/identification")
     convert(str(tmp_path / "h*.nc"), tmp_path / "var", **FAST,
             source_options={"variables": ["wse"], "time_from": "/science/LSAR/identification/zeroDopplerStartTime"})
-    with chronozarr.open_store(tmp_path / "var") as store:
+    with chronozarr.open_dataset(tmp_path / "var") as store:
         assert list(store.times) == [np.datetime64(STARTS[1].rstrip("Z"), "ms"), np.datetime64(STARTS[0].rstrip("Z"), "ms")]
 
 
@@ -111,7 +111,7 @@ def test_append_grows_a_store_with_later_granules_and_the_same_flag_rule(tmp_pat
             "mask_valid": "0,1"}, **FAST)
     result = CliRunner().invoke(app, ["append", str(tmp_path / "out"), str(tmp_path / "b*.nc"), *flags, "--no-progress"])
     assert result.exit_code == 0, result.output
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         assert [str(t)[:10] for t in store.times] == [f"2024-0{k + 1}-15" for k in range(4)]
         for t, (wse, qual) in enumerate(written):
             np.testing.assert_array_equal(store.read(t)[0], wse[::-1])

@@ -1,4 +1,4 @@
-"""io/input_formats: each input is recognised by what it is on disk, in the table's order."""
+"""inputs/input_formats: each input is recognised by what it is on disk, in the table's order."""
 
 from __future__ import annotations
 

@@ -66,7 +66,7 @@ def test_items_become_timesteps_and_assets_bands_with_their_raster_and_eo_bands(
 
     convert(collection(tmp_path / "items.json", features), tmp_path / "out", assets=["B04", "B08"], **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         order = [1, 0, 2]  # by datetime
         np.testing.assert_array_equal(store.times, np.array([dates[i][:-1] for i in order], dtype="datetime64[ms]"))
         for t, i in enumerate(order):
@@ -94,7 +94,7 @@ def test_group_by_day_mosaics_the_items_of_one_day_first_valid_pixel_first(tmp_p
     ]
     result = convert(collection(tmp_path / "items.json", features), tmp_path / "out", assets=["B04", "B08"], group_by="day", **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(store.times, np.array(["2024-06-01", "2024-06-04"], dtype="datetime64[ms]"))
         expected = np.stack([np.where(first_gap, second[k], first[k]) for k in ("B04", "B08")])
         np.testing.assert_array_equal(store.read(0), expected)
@@ -122,7 +122,7 @@ def test_items_in_two_utm_zones_are_warped_onto_one_grid(tmp_path):
 
     east = gdal_warp(tmp_path / "e_B04.tif", "nearest")[0]
     expected = np.where(west["B04"] != 0, west["B04"], east)
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         valid = store.read_mask(0).astype(bool)
         np.testing.assert_array_equal(valid, expected != 0)
         np.testing.assert_array_equal(store.read(0)[0][valid], expected[valid])
@@ -141,7 +141,7 @@ def test_an_item_collection_and_its_cogs_over_http(tmp_path, http_site):
 
     convert(f"{url}/items.json", tmp_path / "out", assets=["B02"], **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(store.read(0)[0], values["x"]["B02"])
         np.testing.assert_array_equal(store.read(1)[0], values["y"]["B02"])
         assert store.bands[0].common_name == "blue"
@@ -220,7 +220,7 @@ def test_s3_hrefs_are_read_through_gdal_vsis3(tmp_path, s3_bucket):
 
     convert(collection(tmp_path / "items.json", features), tmp_path / "out", assets=["B08"], **FAST)
 
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(store.read(0)[0], values["B08"])
 
 
@@ -230,7 +230,7 @@ def test_raster_bands_nodata_replaces_what_the_files_declare(tmp_path):
     geotiff(tmp_path / "a_B04.tif", values, driver="COG")  # the file declares no nodata
     features = [item("a", "2024-06-01T10:00:00Z", {"B04": asset("a_B04.tif", "B04", scale=2.0, offset=0.0, nodata=7)})]
     convert(collection(tmp_path / "items.json", features), tmp_path / "out", assets=["B04"], **FAST)
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         assert store.nodata == 7 and store.bands[0].scale == 2.0
         np.testing.assert_array_equal(store.read(0), values)
 
@@ -246,7 +246,7 @@ def test_skip_unreadable_drops_an_item_from_its_day_and_keeps_the_others(tmp_pat
         convert(items, tmp_path / "out", assets=["B04"], group_by="day", **FAST)
     result = convert(items, tmp_path / "out", assets=["B04"], group_by="day", skip_unreadable=True, **FAST)
     assert result.notes[0] == f"skipped 1 unreadable file(s) (--skip-unreadable): {broken}"
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         np.testing.assert_array_equal(store.read(0)[0], kept["B04"])
 
 
@@ -261,7 +261,7 @@ def test_two_adjacent_scenes_of_one_day_mosaic_whole_with_grid_union(tmp_path):
     with pytest.raises(InputError, match=r"--grid union puts every file on one grid covering them all.*dropping 168 of"):
         convert(items, tmp_path / "refused", assets=["B04"], group_by="day", **FAST)  # 20 x 18 - 16 x 12 of e.tif
     result = convert(items, tmp_path / "out", assets=["B04"], group_by="day", grid="union", **FAST)
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         mosaic = store.read(0)[0]
         assert mosaic.shape == (HEIGHT + 4, WIDTH + 6)
         np.testing.assert_array_equal(mosaic[:HEIGHT, :WIDTH], first["B04"])  # the first listed wins where both are

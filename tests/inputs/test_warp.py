@@ -76,7 +76,7 @@ def test_a_file_in_another_utm_zone_is_warped_as_gdal_warps_it(tmp_path, resampl
             bounds=",".join(map(str, BOUNDS)), resampling=resampling, **FAST)
 
     expected = gdal_warp(tmp_path / "b.tif", resampling)
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         assert store.crs == UTM and store.levels[0].shape[2:] == (HEIGHT, WIDTH)
         np.testing.assert_array_equal(store.read(0), on_grid)  # on the grid: bit for bit
         assert store.read_mask(0).all()
@@ -118,7 +118,7 @@ def test_whole_pixel_shifts_are_read_exactly_with_grid_first(tmp_path):
     result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", grid="first", **FAST)
 
     assert "3 file(s) read exactly" in result.notes[0] and "warped" not in result.notes[0]
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         for t, ((dx, dy), v) in enumerate(zip(shifts, values)):
             expected = np.zeros((HEIGHT, WIDTH), dtype=np.uint16)
             valid = np.zeros((HEIGHT, WIDTH), dtype=bool)
@@ -146,7 +146,7 @@ def test_a_grid_in_a_crs_without_resolution_takes_the_finest_default_warp_size(t
     result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", grid="EPSG:32633", resampling="nearest", **FAST)
     sizes = [_suggested_size(tmp_path / name, "EPSG:32633") for name in ("a.tif", "b.tif")]
     assert sizes[0] < sizes[1]  # the 10 m file is the finer one in zone 33 too
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         a, _, _, _, e, _ = store.levels[0].transform
     provenance = json.loads((tmp_path / "out" / "zarr.json").read_text())["attributes"]["chronozarr"]["provenance"]
     assert a == pytest.approx(min(sizes), rel=1e-9) and -e == pytest.approx(a, rel=1e-9)  # square, as GDAL suggests
@@ -159,7 +159,7 @@ def test_without_bounds_a_crs_grid_covers_every_file_on_whole_multiples_of_the_p
     rows = [(geotiff(tmp_path / "a.tif", pixels(1), nodata=0).name, DATES[0]),
             (neighbour_zone_file(tmp_path / "b.tif", pixels(1, height=14, width=12)).name, DATES[1])]
     convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", grid="EPSG:32632", resolution=30, resampling="nearest", **FAST)
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         a, _, west, _, e, north = store.levels[0].transform
         assert store.crs == "EPSG:32632" and (a, e) == (30, -30) and west % 30 == 0 and north % 30 == 0
         height, width = store.levels[0].shape[2:]
@@ -209,7 +209,7 @@ def test_files_in_a_crs_without_epsg_code_are_warped_onto_an_epsg_grid(tmp_path)
     result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", grid="EPSG:32614", resolution=1000,
                      resampling="bilinear", **FAST)
     assert "warped by GDAL with bilinear resampling from a Lambert Conic Conformal (2SP) CRS without an EPSG code" in result.notes[0]
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         a, _, west, _, e, north = store.levels[0].transform
         height, width = store.levels[0].shape[2:]
         expected = gdal_warp(tmp_path / "lcc.tif", "bilinear", from_origin(west, north, 1000, 1000), (height, width), "EPSG:32614")
@@ -234,7 +234,7 @@ def test_grid_union_holds_every_scene_on_their_own_lattice_without_resampling(tm
     manifest, (west, north), first, second = landsat_pair(tmp_path)
     result = convert(manifest, tmp_path / "out", grid="union", **FAST)
     # The union, worked out by hand: 12 + WIDTH columns, 5 + HEIGHT rows, from the first scene's corner.
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         da = store.to_xarray(lod=0, physical=False)
         assert da.sizes["x"] == WIDTH + 12 and da.sizes["y"] == HEIGHT + 5
         assert da["x"].values[0] == west + 15 and da["y"].values[0] == north - 15
@@ -248,13 +248,13 @@ def test_grid_union_holds_every_scene_on_their_own_lattice_without_resampling(tm
 def test_a_grid_in_a_crs_snaps_to_the_scenes_shared_origin_and_tap_to_whole_pixels(tmp_path):
     manifest, (west, north), _, second = landsat_pair(tmp_path)
     convert(manifest, tmp_path / "crs", grid="EPSG:32621", resolution=30, **FAST)  # refused as half a pixel off before
-    with chronozarr.open_store(tmp_path / "crs") as store:
+    with chronozarr.open_dataset(tmp_path / "crs") as store:
         assert store.to_xarray(lod=0, physical=False)["x"].values[0] == west + 15
         np.testing.assert_array_equal(store.read(1)[0][5:, 12:], second)
     with pytest.raises(InputError, match=r"offset by \(0.5, 0.5\) of a pixel.*--resampling"):
         convert(manifest, tmp_path / "tap", grid="EPSG:32621", resolution=30, tap=True, **FAST)
     convert(manifest, tmp_path / "tap", grid="EPSG:32621", resolution=30, tap=True, resampling="nearest", **FAST)
-    with chronozarr.open_store(tmp_path / "tap") as store:
+    with chronozarr.open_dataset(tmp_path / "tap") as store:
         assert store.to_xarray(lod=0, physical=False)["x"].values[0] % 30 == 15  # centres of whole-30 m pixels
 
 
@@ -271,7 +271,7 @@ def test_crs_naming_the_first_file_s_crs_keeps_its_grid_and_warps_the_others_ont
     rows = [(geotiff(tmp_path / "a.tif", pixels(1), nodata=0).name, DATES[0]),
             (neighbour_zone_file(tmp_path / "b.tif", pixels(1, height=14, width=12)).name, DATES[1])]
     result = convert(csv_manifest(tmp_path / "m.csv", rows), tmp_path / "out", crs=UTM, resampling="nearest", **FAST)
-    with chronozarr.open_store(tmp_path / "out") as store:
+    with chronozarr.open_dataset(tmp_path / "out") as store:
         assert store.crs == UTM and store.to_xarray(lod=0, physical=False).shape[2:] == (HEIGHT, WIDTH)  # a.tif's grid
         np.testing.assert_array_equal(store.read(0)[0], pixels(1)[0])
     assert "1 file(s) warped by GDAL with nearest resampling from EPSG:32632" in result.notes[0]

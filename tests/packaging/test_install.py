@@ -157,7 +157,7 @@ def test_encode_validate_info(installs, work: Path, variant, tmp_path: Path) -> 
     assert installed.run(installed.cli, "validate", out, cwd=tmp_path).stdout.strip().endswith("valid (0 fail, 0 warn, 0 info)")
     summary = json.loads(installed.run(installed.cli, "info", out, "--json", cwd=tmp_path).stdout)
     assert summary["times"]["count"] == 3 and summary["crs"] == "EPSG:32631"
-    read = "import chronozarr, numpy, sys; s = chronozarr.open_store(sys.argv[1]); numpy.save(sys.argv[2], numpy.stack([s.read(t) for t in range(3)]))"
+    read = "import chronozarr, numpy, sys; s = chronozarr.open_dataset(sys.argv[1]); numpy.save(sys.argv[2], numpy.stack([s.read(t) for t in range(3)]))"
     installed.run(installed.python, "-c", read, out, tmp_path / "read.npy", cwd=tmp_path)
     np.testing.assert_array_equal(np.load(tmp_path / "read.npy"), np.load(work / "values.npy"))
 

@@ -57,7 +57,7 @@ def written(request, series, tmp_path_factory) -> Path:
 @pytest.mark.parametrize("pixel", PIXELS)
 def test_a_pixel_history_is_the_input_s_at_pixels_early_and_late_in_the_chunk(written, series, pixel):
     row, col = pixel
-    with chronozarr.open_store(written) as store:
+    with chronozarr.open_dataset(written) as store:
         np.testing.assert_array_equal(store.read_point(row, col), series.values[:, :, row, col])
         np.testing.assert_array_equal(store.read_point(row, col, times=[3, 1]), series.values[[3, 1], :, row, col])
         mask = (series.values[:, 0, row, col] % 3 != 0).astype("uint8")
@@ -65,7 +65,7 @@ def test_a_pixel_history_is_the_input_s_at_pixels_early_and_late_in_the_chunk(wr
 
 
 def test_the_top_rows_of_a_chunk_are_the_input_s(written, series):
-    with chronozarr.open_store(written) as store:
+    with chronozarr.open_dataset(written) as store:
         for t in range(len(series.time)):
             np.testing.assert_array_equal(store.read(t, window=(2, 5, 0, 530)), series.values[t, :, 2:5])
             np.testing.assert_array_equal(store.read(t, window=(CS, CS + 1, 500, 530)), series.values[t, :, CS : CS + 1, 500:530])
@@ -91,7 +91,7 @@ def _damaged(tmp_path: Path, where: str, **options: object) -> Path:
 
 def test_a_chunk_damaged_past_a_pixel_s_prefix_reads_at_the_pixel_and_fails_a_whole_read(tmp_path):
     chunk = _damaged(tmp_path, "tail")
-    with chronozarr.open_store(tmp_path / "store") as store:
+    with chronozarr.open_dataset(tmp_path / "store") as store:
         np.testing.assert_array_equal(store.read_point(20, 30), _series(2, CS, CS).values[:, :, 20, 30])
         for read in (lambda: store.read(1), lambda: store.read_point(CS - 1, CS - 1)):
             with pytest.raises(StoreError, match=str(chunk)):
@@ -101,5 +101,5 @@ def test_a_chunk_damaged_past_a_pixel_s_prefix_reads_at_the_pixel_and_fails_a_wh
 @pytest.mark.parametrize(("where", "options"), [("head", {}), ("cut", {}), ("tail", {"checksum": True})])
 def test_a_chunk_damaged_within_the_prefix_cut_or_checksummed_is_our_error_at_the_pixel(tmp_path, where, options):
     chunk = _damaged(tmp_path, where, **options)
-    with chronozarr.open_store(tmp_path / "store") as store, pytest.raises(StoreError, match=str(chunk)):
+    with chronozarr.open_dataset(tmp_path / "store") as store, pytest.raises(StoreError, match=str(chunk)):
         store.read_point(20, 30)

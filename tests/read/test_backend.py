@@ -23,8 +23,8 @@ def _store(tmp_path):
 def test_open_dataset_reads_nothing_until_values_are_asked_for(tmp_path, monkeypatch):
     path, values, mask = _store(tmp_path)
     calls = []
-    original = chronozarr.ChronoStore._gather
-    monkeypatch.setattr(chronozarr.ChronoStore, "_gather", lambda self, *a: calls.append(a) or original(self, *a))
+    original = chronozarr.ChronoDataset._gather
+    monkeypatch.setattr(chronozarr.ChronoDataset, "_gather", lambda self, *a: calls.append(a) or original(self, *a))
     ds = xr.open_dataset(path, engine="chronozarr", physical=False)
     assert set(ds.data_vars) == {"data", "mask"} and calls == []
     assert ds.data.dims == ("time", "band", "y", "x") and ds.mask.dims == ("time", "y", "x")
@@ -61,7 +61,7 @@ def test_dask_chunks_follow_the_store_chunks(tmp_path):
     ds = xr.open_dataset(path, engine="chronozarr", physical=False, chunks={})
     assert ds.data.chunks == ((1,) * 5, (2,), (16, 16, 8), (16, 8))
     np.testing.assert_array_equal(ds.data.values, values)
-    with chronozarr.open_store(path) as store:
+    with chronozarr.open_dataset(path) as store:
         np.testing.assert_array_equal(ds.data.isel(time=2).values, store.read(2))
 
 
@@ -75,7 +75,7 @@ def test_coarser_level_and_coordinates(tmp_path):
 
 def test_the_region_read_the_engine_uses_gives_the_input_over_any_region(tmp_path):
     path, values, mask = _store(tmp_path)
-    with chronozarr.open_store(path) as store:
+    with chronozarr.open_dataset(path) as store:
         np.testing.assert_array_equal(store.read_region("data", [3, 0], slice(5, 30), slice(2, 24)), values[[3, 0], :, 5:30, 2:24])
         np.testing.assert_array_equal(store.read_region("mask", [1, 2, 4], slice(0, 40), slice(20, 21)), mask[[1, 2, 4], :, 20:21])
         assert store.read_region("data", [], slice(0, 3), slice(0, 4)).shape == (0, 2, 3, 4)
@@ -83,7 +83,7 @@ def test_the_region_read_the_engine_uses_gives_the_input_over_any_region(tmp_pat
 
 def test_the_region_read_refuses_what_the_level_does_not_hold(tmp_path):
     path, _, _ = _store(tmp_path)
-    with chronozarr.open_store(path) as store:
+    with chronozarr.open_dataset(path) as store:
         with pytest.raises(IndexError, match="not pixels of level 0"):
             store.read_region("data", [0], slice(0, 41), slice(0, 4))
         with pytest.raises(KeyError, match="no coverage array"):

@@ -47,7 +47,7 @@ def stores(tmp_path_factory, s3_server, bucket):
 
 
 def _open(bucket: str, name: str, endpoint: str, **options):
-    return chronozarr.open_store(f"s3://{bucket}/{name}", endpoint=endpoint, **options)
+    return chronozarr.open_dataset(f"s3://{bucket}/{name}", endpoint=endpoint, **options)
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
@@ -149,4 +149,4 @@ def test_xarray_engine_reads_s3(aws_env, stores, bucket) -> None:
 def test_an_unknown_scheme_is_refused_not_taken_as_a_path() -> None:
     for url in ("ftp://host/store", "hdfs://cluster/store"):
         with pytest.raises(StoreError, match="unsupported URL scheme"):
-            chronozarr.open_store(url)
+            chronozarr.open_dataset(url)

@@ -50,7 +50,7 @@ def test_a_checksummed_store_reads_appends_and_validates_like_a_plain_one(stores
     root, values = stores
     store = root / f"{name}-True"
     assert _codecs(store)[-1] == "crc32c" and _codecs(root / f"{name}-False")[-1] != "crc32c"
-    with chronozarr.open_store(store) as s:
+    with chronozarr.open_dataset(store) as s:
         for t in range(4):
             np.testing.assert_array_equal(s.read(t), values[t])
     assert chronozarr.validate(store).ok
@@ -78,7 +78,7 @@ def test_a_damaged_chunk_is_refused_by_the_reader_and_named_by_validate(stores, 
     shutil.copytree(root / f"{name}-True", store)
     key = _flip_a_bit(store, name == "sharded")
     t = 0 if name == "sharded" else 1
-    with chronozarr.open_store(store) as s, pytest.raises(chronozarr.StoreError, match="crc32c does not match"):
+    with chronozarr.open_dataset(store) as s, pytest.raises(chronozarr.StoreError, match="crc32c does not match"):
         s.read(t)
     report = chronozarr.validate(store, sample_pyramid=False)
     assert not report.ok and any(f.key.startswith(key) and "crc32c" in f.message for f in report.fails), report.to_text()
@@ -91,7 +91,7 @@ def test_without_checksums_the_same_damage_can_decode_to_other_values(stores, tm
     shutil.copytree(root / "blosc-False", store)
     _flip_a_bit(store, sharded=False)
     # The store's bytes are fixed (a seeded series), so this flip is too: it decodes, to other values.
-    with chronozarr.open_store(store) as s:
+    with chronozarr.open_dataset(store) as s:
         damaged = s.read(1)
     assert not np.array_equal(damaged, values[1])
 

@@ -1,4 +1,4 @@
-"""ChronoStore reads equal the source for every layout the writer makes (checked against the input
+"""ChronoDataset reads equal the source for every layout the writer makes (checked against the input
 array and a numpy block mean written here, never against the reader itself)."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def written(request, tmp_path_factory):
 
 def test_every_timestep_reads_back_exactly(written):
     path, values, mask, coverage = written
-    with chronozarr.open_store(path) as store:
+    with chronozarr.open_dataset(path) as store:
         for t in range(values.shape[0]):
             np.testing.assert_array_equal(store.read(t), values[t])
             np.testing.assert_array_equal(store.read_mask(t), mask[t])
@@ -61,14 +61,14 @@ def test_level_one_equals_an_independent_block_mean_without_mask(tmp_path):
     values = da.values.copy()
     values[1, :, 3:9, 4:7] = 0
     chronozarr.encode(da.copy(data=values), tmp_path / "s", crs="EPSG:32631", chunk_size=16, encoding="star-delta", anchor_interval=2)
-    with chronozarr.open_store(tmp_path / "s") as store:
+    with chronozarr.open_dataset(tmp_path / "s") as store:
         for t in range(3):
             np.testing.assert_array_equal(store.read(t, lod=1), mean2x2(values[t]))
 
 
 def test_cells_windows_bands_and_points(written):
     path, values, _, _ = written
-    with chronozarr.open_store(path) as store:
+    with chronozarr.open_dataset(path) as store:
         np.testing.assert_array_equal(store.read_cell(4, 2, 1), values[4, :, 32:37, 16:29])
         np.testing.assert_array_equal(store.read(5, window=(slice(10, 30), slice(3, 20))), values[5, :, 10:30, 3:20])
         np.testing.assert_array_equal(store.read(5, window=(10, 30, 3, 20), bands=["b1"]), values[5, 1:2, 10:30, 3:20])
@@ -78,7 +78,7 @@ def test_cells_windows_bands_and_points(written):
 
 def test_to_xarray_physical_applies_scale_and_validity(written):
     path, values, mask, _ = written
-    with chronozarr.open_store(path) as store:
+    with chronozarr.open_dataset(path) as store:
         raw = store.to_xarray(times=[2, 3])
         np.testing.assert_array_equal(raw.values, values[[2, 3]])
         assert list(raw.band.values) == ["b0", "b1"]
@@ -90,7 +90,7 @@ def test_to_xarray_physical_applies_scale_and_validity(written):
 
 def test_properties_describe_the_store(written):
     path, values, _, _ = written
-    with chronozarr.open_store(path) as store:
+    with chronozarr.open_dataset(path) as store:
         assert store.times_iso[0] == "2024-01-01T00:00:00Z"
         assert store.times.dtype == np.dtype("datetime64[ms]")
         assert store.band_names == ["b0", "b1"]
@@ -102,7 +102,7 @@ def test_properties_describe_the_store(written):
 
 def test_out_of_range_requests_are_errors_not_garbage(written):
     path, *_ = written
-    with chronozarr.open_store(path) as store:
+    with chronozarr.open_dataset(path) as store:
         with pytest.raises(IndexError):
             store.read(7)
         with pytest.raises(IndexError):
@@ -119,16 +119,16 @@ def test_missing_chunks_read_as_fill(tmp_path):
     da = make_series(n_time=2, height=16, width=16)
     chronozarr.encode(da, tmp_path / "s", crs="EPSG:32631", chunk_size=16, encoding="none")
     (tmp_path / "s" / "0" / "data" / "c" / "1" / "0" / "0" / "0").unlink()
-    with chronozarr.open_store(tmp_path / "s") as store:
+    with chronozarr.open_dataset(tmp_path / "s") as store:
         assert (store.read(1) == 0).all()
 
 
 def test_opening_a_non_store_names_the_problem(tmp_path):
     with pytest.raises(StoreError, match="does not exist"):
-        chronozarr.open_store(tmp_path / "nothing")
+        chronozarr.open_dataset(tmp_path / "nothing")
     (tmp_path / "empty").mkdir()
     with pytest.raises(StoreError, match="no zarr.json"):
-        chronozarr.open_store(tmp_path / "empty")
+        chronozarr.open_dataset(tmp_path / "empty")
 
 
 def test_read_region_out_of_range_raises_our_errors_that_are_still_the_builtins(tmp_path):
@@ -141,7 +141,7 @@ def test_read_region_out_of_range_raises_our_errors_that_are_still_the_builtins(
 
     path = tmp_path / "store"
     chronozarr.encode(make_series(n_time=3, height=20, width=18, seed=2), path, crs="EPSG:32631", chunk_size=16)
-    with chronozarr.open_store(path) as store:
+    with chronozarr.open_dataset(path) as store:
         cases = [
             (OutOfRangeError, IndexError, lambda: store.read_region("data", [0], slice(0, 21), slice(0, 4))),
             (OutOfRangeError, IndexError, lambda: store.read_region("data", [0], slice(0, 4), slice(-1, 4))),

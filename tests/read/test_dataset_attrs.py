@@ -1,5 +1,5 @@
-"""What the reference's water-mask guide reads from a store: `open_store(path).to_xarray()` with the
-mask as a (time, y, x) coordinate, and `open_store(path).attrs.bands` with each band's scale, offset
+"""What the reference's water-mask guide reads from a store: `open_dataset(path).to_xarray()` with the
+mask as a (time, y, x) coordinate, and `open_dataset(path).attrs.bands` with each band's scale, offset
 and units (the JS reader's `store.attrs.bands[i]`). Expected values come from the arrays written
 here and the band list given to encode, never from the reader."""
 
@@ -36,7 +36,7 @@ def water_store(tmp_path_factory):
 
 def test_to_xarray_carries_the_mask_as_a_coordinate(water_store):
     path, values, mask = water_store
-    da = chronozarr.open_store(path).to_xarray()
+    da = chronozarr.open_dataset(path).to_xarray()
     assert "mask" in da.coords and "mask" not in da.dims
     assert da.coords["mask"].dims == ("time", "y", "x")
     np.testing.assert_array_equal(da.coords["mask"].values, mask)
@@ -48,7 +48,7 @@ def test_to_xarray_carries_the_mask_as_a_coordinate(water_store):
 
 def test_physical_values_are_nan_exactly_where_the_mask_is_zero(water_store):
     path, values, mask = water_store
-    da = chronozarr.open_store(path).to_xarray(times=[1, 3], physical=True)
+    da = chronozarr.open_dataset(path).to_xarray(times=[1, 3], physical=True)
     expected = values[[1, 3]].astype(np.float64) * 1e-4
     expected[np.broadcast_to((mask[[1, 3]] == 0)[:, None], expected.shape)] = np.nan
     np.testing.assert_allclose(da.values, expected, rtol=1e-6)
@@ -58,12 +58,12 @@ def test_physical_values_are_nan_exactly_where_the_mask_is_zero(water_store):
 
 def test_a_store_without_a_mask_has_no_mask_coordinate(tmp_path):
     chronozarr.encode(make_series(n_time=2), tmp_path / "s", crs="EPSG:32631", chunk_size=16, progress=False)
-    assert "mask" not in chronozarr.open_store(tmp_path / "s").to_xarray().coords
+    assert "mask" not in chronozarr.open_dataset(tmp_path / "s").to_xarray().coords
 
 
 def test_attrs_bands_reads_as_the_reference_writes_it(water_store):
     path, _, _ = water_store
-    attrs = chronozarr.open_store(path).attrs
+    attrs = chronozarr.open_dataset(path).attrs
     assert [(b.name, b.scale, b.offset, b.units) for b in attrs.bands] == [(b["name"], b["scale"], b["offset"], b["units"]) for b in BANDS]
     assert attrs["bands"] == attrs.bands  # a mapping too, as the JS reader's attrs object
     assert attrs.crs == "EPSG:32718" and attrs.spec_version == "0.2.0" and len(attrs.times) == 4
@@ -74,7 +74,7 @@ def test_attrs_bands_reads_as_the_reference_writes_it(water_store):
 
 def test_a_root_attribute_through_attrs_still_answers_with_one_warning(water_store):
     path, _, _ = water_store
-    store = chronozarr.open_store(path)
+    store = chronozarr.open_dataset(path)
     attributes._warned.clear()  # earlier tests of this process may have used the old form
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -21,7 +21,7 @@ def star_delta_store(tmp_path_factory):
 
 
 def test_anchor_indices_and_reference_of_follow_the_nearest_anchor_rule(star_delta_store):
-    with chronozarr.open_store(star_delta_store) as store:
+    with chronozarr.open_dataset(star_delta_store) as store:
         assert store.anchor_indices == anchors_for(9, 4)
         references = references_for(9, 4)
         assert [store.reference_of(t) for t in range(9)] == [references.get(t) for t in range(9)]
@@ -29,7 +29,7 @@ def test_anchor_indices_and_reference_of_follow_the_nearest_anchor_rule(star_del
 
 
 def test_grid_rows_and_cols_are_the_cells_that_cover_each_level(star_delta_store):
-    with chronozarr.open_store(star_delta_store) as store:
+    with chronozarr.open_dataset(star_delta_store) as store:
         assert len(store.levels) == level_count(40, 56, 16)
         for level in store.levels:
             rows, cols = -(-level.height // 16), -(-level.width // 16)
@@ -37,7 +37,7 @@ def test_grid_rows_and_cols_are_the_cells_that_cover_each_level(star_delta_store
 
 
 def test_stats_called_is_a_snapshot_under_the_js_names(star_delta_store):
-    with chronozarr.open_store(star_delta_store) as store:
+    with chronozarr.open_dataset(star_delta_store) as store:
         store.read_cell(1, 0, 0)
         snapshot = store.stats()
         assert set(snapshot) == {"requests", "gets", "ranges", "suffixes", "heads", "bytes", "missing", "retries", "range_answered_whole"}

@@ -29,7 +29,7 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, li
 
 
 def _assert_reads_exactly(location: str, levels: list, layout_has_mask: bool) -> None:
-    with chronozarr.open_store(location) as store:
+    with chronozarr.open_dataset(location) as store:
         assert len(store.levels) == len(levels)
         for k, (data, mask, coverage) in enumerate(levels):
             for t in range(len(data)):
@@ -87,7 +87,7 @@ def test_chunking_the_reader_cannot_place_is_refused(tmp_path, node, chunk_shape
     build(tmp_path / "s", Layout(mask=True, consolidated=False))
     _rechunk(tmp_path / "s", node, chunk_shape)
     with pytest.raises(StoreError, match=message):
-        chronozarr.open_store(tmp_path / "s")
+        chronozarr.open_dataset(tmp_path / "s")
 
 
 def test_a_shard_spanning_several_cells_is_refused(tmp_path):
@@ -97,4 +97,4 @@ def test_a_shard_spanning_several_cells_is_refused(tmp_path):
     doc["chunk_grid"]["configuration"]["chunk_shape"] = [2, 2, 32, 32]
     doc_path.write_text(json.dumps(doc))
     with pytest.raises(StoreError, match=r"shard shape \[2, 2, 32, 32\] must be \[shard_time, 2, 16, 16\]"):
-        chronozarr.open_store(tmp_path / "s")
+        chronozarr.open_dataset(tmp_path / "s")

@@ -37,7 +37,7 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, np
 
 
 def _read(url: str) -> np.ndarray:
-    with chronozarr.open_store(url, timeout=CLIENT_TIMEOUT, retries=RETRIES, backoff=BACKOFF) as store:
+    with chronozarr.open_dataset(url, timeout=CLIENT_TIMEOUT, retries=RETRIES, backoff=BACKOFF) as store:
         return store.read(2)
 
 
@@ -108,7 +108,7 @@ def test_one_deadline_bounds_every_request_of_a_call_whatever_the_number_of_obje
     shutil.copytree(root / "sharded", tmp_path / "s")
     deadline = 2.5
     with faulty_server(tmp_path, **switches(name)) as server:
-        with chronozarr.open_store(f"{server.url}/s", timeout=1.0, retries=3, backoff=0.25, deadline=deadline, concurrency=1) as store:
+        with chronozarr.open_dataset(f"{server.url}/s", timeout=1.0, retries=3, backoff=0.25, deadline=deadline, concurrency=1) as store:
             started = time.monotonic()
             with pytest.raises(chronozarr.StoreError, match=f"the call's {deadline:g} s deadline ran out"):
                 store.read(2)

@@ -31,7 +31,7 @@ def test_v01_store_reads_exactly_through_per_node_metadata(tmp_path):
 
     da = make_series(n_time=5, height=40, width=24, seed=8)
     make_v01_store(tmp_path / "old", da)
-    with chronozarr.open_store(tmp_path / "old") as store:
+    with chronozarr.open_dataset(tmp_path / "old") as store:
         assert store.meta.spec_version == "0.1.0" and store.encoding == "star-delta"
         assert store.band_names == ["b0", "b1"] and store.bands[0].scale == 1.0
         assert store.meta.requests_to_open > 1
@@ -57,7 +57,7 @@ def test_unknown_versions_encodings_and_codecs_are_refused_by_name(tmp_path):
         change(doc)
         root.write_text(json.dumps(doc))
         with pytest.raises(StoreError) as info:
-            chronozarr.open_store(tmp_path / "s")
+            chronozarr.open_dataset(tmp_path / "s")
         return str(info.value)
 
     assert "0.3.0" in broken(lambda d: d["attributes"]["chronozarr"].update(spec_version="0.3.0"))

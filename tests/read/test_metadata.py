@@ -58,7 +58,7 @@ def test_malformed_root_fields_are_store_errors_naming_the_field(base, tmp_path,
     shutil.copytree(base, store)
     _edit_block(store, change)
     with pytest.raises(StoreError, match=message):
-        chronozarr.open_store(store)
+        chronozarr.open_dataset(store)
     with pytest.raises(StoreError, match=message):
         xr.open_dataset(store, engine="chronozarr")
     result = CliRunner().invoke(app, ["info", str(store)])
@@ -72,7 +72,7 @@ def test_an_unusable_consolidated_entry_falls_back_to_the_node_document(base, tm
     root = json.loads((store / "zarr.json").read_text())
     root["consolidated_metadata"] = {"kind": "inline", "must_understand": False, "metadata": {"0/data": "damaged"}}
     (store / "zarr.json").write_text(json.dumps(root))
-    with chronozarr.open_store(store) as reader:
+    with chronozarr.open_dataset(store) as reader:
         assert reader.levels[0].chunk_size == 16
 
 
@@ -81,7 +81,7 @@ def test_bands_as_a_string_is_refused_not_read_as_its_letters(base, tmp_path):
     shutil.copytree(base, store)
     _edit_block(store, lambda b: b.update(bands="B0", band_names="B0"))
     with pytest.raises(StoreError, match="chronozarr.bands must be a list"):
-        chronozarr.open_store(store)
+        chronozarr.open_dataset(store)
 
 
 def test_anchor_indices_holding_text_are_refused(tmp_path):
@@ -89,7 +89,7 @@ def test_anchor_indices_holding_text_are_refused(tmp_path):
     build(store, Layout(anchor_interval=3, consolidated=False))
     _edit_block(store, lambda b: b["temporal"]["anchor_indices"].__setitem__(1, "3"))
     with pytest.raises(StoreError, match="anchor_indices: expected integers"):
-        chronozarr.open_store(store)
+        chronozarr.open_dataset(store)
 
 
 def test_a_storage_transformer_on_the_data_array_is_refused(base, tmp_path):
@@ -99,4 +99,4 @@ def test_a_storage_transformer_on_the_data_array_is_refused(base, tmp_path):
     document["storage_transformers"] = [{"name": "chunk-manifest-json", "configuration": {}}]
     (store / "0" / "data" / "zarr.json").write_text(json.dumps(document))
     with pytest.raises(StoreError, match="storage_transformers .* not supported"):
-        chronozarr.open_store(store)
+        chronozarr.open_dataset(store)

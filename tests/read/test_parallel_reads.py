@@ -1,4 +1,4 @@
-"""Reads that decode their chunks on several threads into reused buffers (read/chunks.py) give
+"""Reads that decode their chunks on several threads into reused buffers (read/fetch.py) give
 exactly what one thread gives and what zarr-python reads from the same objects (tests/expected.py),
 for every layout the writer makes; a damaged chunk among many is still our error naming it; the
 reader's threads end with the store."""
@@ -37,7 +37,7 @@ def written(request, tmp_path_factory) -> Path:
     return path
 
 
-def reads(store: chronozarr.ChronoStore) -> list[np.ndarray]:
+def reads(store: chronozarr.ChronoDataset) -> list[np.ndarray]:
     """Every kind of read: whole frames at two levels, windows across and inside chunks, whole
     uncropped chunks, cropped edge chunks, pixel histories and a level in memory."""
     out = [store.read(t) for t in range(7)] + [store.read(t, lod=1) for t in (0, 4)]
@@ -48,14 +48,14 @@ def reads(store: chronozarr.ChronoStore) -> list[np.ndarray]:
 
 
 def test_many_threads_read_what_one_thread_reads(written):
-    with chronozarr.open_store(written, concurrency=1) as one, chronozarr.open_store(written, concurrency=6) as many:
+    with chronozarr.open_dataset(written, concurrency=1) as one, chronozarr.open_dataset(written, concurrency=6) as many:
         for serial, parallel in zip(reads(one), reads(many), strict=True):
             np.testing.assert_array_equal(parallel, serial)
 
 
 def test_parallel_reads_equal_zarr_python(written):
     level0 = true_values(written, 0)
-    with chronozarr.open_store(written, concurrency=4) as store:
+    with chronozarr.open_dataset(written, concurrency=4) as store:
         for t in range(7):
             np.testing.assert_array_equal(store.read(t), level0[t])
             np.testing.assert_array_equal(store.read_cell(t, 1, 1), level0[t, :, 16:32, 16:29])
@@ -66,7 +66,7 @@ def test_parallel_reads_equal_zarr_python(written):
 def test_a_result_is_not_overwritten_by_later_reads(written):
     """Chunks are decoded into buffers a thread reuses: nothing returned may still point there."""
     level0 = true_values(written, 0)
-    with chronozarr.open_store(written, concurrency=3) as store:
+    with chronozarr.open_dataset(written, concurrency=3) as store:
         kept = [store.read_cell(t, 2, 1) for t in range(7)] + [store.read(t, window=(3, 20, 2, 9)) for t in range(7)]
         for t in range(7):
             store.read(t)
@@ -84,7 +84,7 @@ def test_a_truncated_chunk_among_many_is_a_store_error_naming_it(tmp_path):
     chronozarr.encode(da, path, crs="EPSG:32631", chunk_size=16, encoding="none", progress=False)
     damaged = path / "0" / "data" / "c" / "1" / "0" / "2" / "3"
     damaged.write_bytes(damaged.read_bytes()[:-9])
-    with chronozarr.open_store(path, concurrency=4) as store:
+    with chronozarr.open_dataset(path, concurrency=4) as store:
         for read in (lambda: store.read(1), lambda: store.read_cell(1, 2, 3), lambda: store.read_point(40, 50)):
             with pytest.raises(StoreError, match=str(damaged)):
                 read()
@@ -94,7 +94,7 @@ def test_a_truncated_chunk_among_many_is_a_store_error_naming_it(tmp_path):
 def test_reader_threads_end_with_the_store(written):
     before = set(threading.enumerate())
     for _ in range(3):
-        with chronozarr.open_store(written, concurrency=5) as store:
+        with chronozarr.open_dataset(written, concurrency=5) as store:
             reads(store)
             workers = [t for t in threading.enumerate() if t.name.startswith("chronozarr-read")]
             assert 1 <= len(workers) <= 5

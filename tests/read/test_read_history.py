@@ -40,7 +40,7 @@ def test_a_pixels_history_over_http_is_three_requests_cold_and_two_warm(stores):
     root, values = stores
     (y, x), (y2, x2) = (5, 40), (50, 9)  # two different shards
     with StoreServer(root) as server:
-        with chronozarr.open_store(f"{server.url}/with") as store:
+        with chronozarr.open_dataset(f"{server.url}/with") as store:
             np.testing.assert_array_equal(store.read_point(y, x), values[:, :, y, x])
             cold = list(server.requests)
             server.clear_log()
@@ -58,7 +58,7 @@ def test_a_pixels_history_over_http_is_three_requests_cold_and_two_warm(stores):
         assert chunk < 128 * 4 * 16 * 16 * 2  # one inner chunk (this noise barely compresses; docs/benchmarks.md has real data)
         assert len(warm_other_shard) == 2 and len(warm_same_shard) == 1
         server.clear_log()
-        with chronozarr.open_store(f"{server.url}/without") as store:
+        with chronozarr.open_dataset(f"{server.url}/without") as store:
             np.testing.assert_array_equal(store.read_point(y, x), values[:, :, y, x])
         assert len(server.requests) > N_TIME, "without the array a history is one chunk per timestep"
 
@@ -66,7 +66,7 @@ def test_a_pixels_history_over_http_is_three_requests_cold_and_two_warm(stores):
 @pytest.mark.parametrize("name", ["with", "without"])
 def test_read_point_equals_the_source_at_random_pixels(stores, name):
     root, values = stores
-    with chronozarr.open_store(root / name) as store:
+    with chronozarr.open_dataset(root / name) as store:
         assert (store.history is not None) == (name == "with")
         for y, x in _pixels(10, 4):
             np.testing.assert_array_equal(store.read_point(y, x), values[:, :, y, x])
@@ -102,7 +102,7 @@ def test_an_unusable_declaration_warns_once_naming_the_field_and_reads_level_0(s
     _, values = stores
     path = _damaged(stores, tmp_path, change)
     with pytest.warns(HistoryWarning, match=rf"chronozarr\.history\.{field}") as caught:
-        store = chronozarr.open_store(path)
+        store = chronozarr.open_dataset(path)
     assert len(caught) == 1
     with store, warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -117,7 +117,7 @@ def test_a_history_array_missing_its_document_falls_back_to_level_0(stores, tmp_
     path = _damaged(stores, tmp_path, lambda doc: doc["consolidated_metadata"]["metadata"].pop("history"))
     (tmp_path / "damaged" / "history" / "zarr.json").unlink()
     with pytest.warns(HistoryWarning, match="chronozarr.history.path"):
-        store = chronozarr.open_store(path)
+        store = chronozarr.open_dataset(path)
     with store:
         np.testing.assert_array_equal(store.read_point(1, 2), values[:, :, 1, 2])
 

@@ -36,7 +36,7 @@ def test_a_pixels_mask_history_over_http_is_two_bounded_ranges_on_an_open_handle
     root, values, mask = stores
     y, x = 45, 12
     with StoreServer(root) as server:
-        with chronozarr.open_store(f"{server.url}/with") as store:
+        with chronozarr.open_dataset(f"{server.url}/with") as store:
             server.clear_log()
             np.testing.assert_array_equal(store.read_point_mask(y, x), mask[:, y, x])
             reads = list(server.requests)
@@ -49,7 +49,7 @@ def test_a_pixels_mask_history_over_http_is_two_bounded_ranges_on_an_open_handle
         assert reads[0].bytes_sent == 16 * (32 // 16) ** 2 + 4
         assert len(data_reads) == 2 and all("/with/history/c/0/0/1/0" in r.path for r in data_reads)
         server.clear_log()
-        with chronozarr.open_store(f"{server.url}/without") as store:
+        with chronozarr.open_dataset(f"{server.url}/without") as store:
             server.clear_log()
             np.testing.assert_array_equal(store.read_point_mask(y, x), mask[:, y, x])
         assert len(server.requests) >= N_TIME, "without the copy a mask history is one chunk per timestep"
@@ -58,7 +58,7 @@ def test_a_pixels_mask_history_over_http_is_two_bounded_ranges_on_an_open_handle
 def test_read_point_mask_equals_the_source_at_random_pixels_and_times(stores):
     root, _, mask = stores
     rng = np.random.default_rng(6)
-    with chronozarr.open_store(root / "with") as store:
+    with chronozarr.open_dataset(root / "with") as store:
         assert store.history_mask is not None
         for y, x in zip(rng.integers(0, 64, 10), rng.integers(0, 64, 10), strict=True):
             np.testing.assert_array_equal(store.read_point_mask(int(y), int(x)), mask[:, y, x])
@@ -81,7 +81,7 @@ def test_an_unusable_mask_declaration_warns_once_naming_the_field_and_reads_leve
     root, values, mask = stores
     path = _damaged((root, values), tmp_path, change)
     with pytest.warns(HistoryWarning, match=rf"chronozarr\.history\.{field}") as caught:
-        store = chronozarr.open_store(path)
+        store = chronozarr.open_dataset(path)
     assert len(caught) == 1
     with store, warnings.catch_warnings():
         warnings.simplefilter("error")

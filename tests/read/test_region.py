@@ -40,7 +40,7 @@ def written(request, tmp_path_factory) -> Path:
 
 
 def _reader(path: Path) -> RegionReader:
-    """A reader told only the anchors, from the test's own reading of the root (no ChronoStore)."""
+    """A reader told only the anchors, from the test's own reading of the root (no ChronoDataset)."""
     temporal = chronozarr_attrs(path)["temporal"]
     references = {int(t): a for t, a in temporal.get("delta_reference", {}).items()}
     star = (set(references.values()), references.get) if temporal["encoding"] == "star-delta" else None

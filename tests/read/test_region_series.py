@@ -101,7 +101,7 @@ def test_a_box_with_edges_on_pixel_centres_holds_them(store):
     xs, ys = _centres(0, H, W)
     box = (xs[3], ys[30], xs[20], ys[4])  # every edge on a centre: columns 3..20, rows 4..30
     held = (xs[None, :] >= xs[3]) & (xs[None, :] <= xs[20]) & (ys[:, None] <= ys[4]) & (ys[:, None] >= ys[30])
-    with chronozarr.open_store(path) as s:
+    with chronozarr.open_dataset(path) as s:
         ds = s.read_region_series(box)
         assert ds.attrs["source"] == ("history" if "history" in kind else "chunks")
     _check(ds, values, mask, nodata, held)
@@ -118,7 +118,7 @@ def test_a_polygon_between_centres_with_a_hole(store):
     px, py = xs[None, :], ys[:, None]
     held = (px >= X0 + 12) & (px <= X0 + 268) & (py <= Y0 - 7) & (py >= Y0 - 344)
     held &= ~((px > X0 + 100) & (px < X0 + 150) & (py < Y0 - 100) & (py > Y0 - 200))
-    with chronozarr.open_store(path) as s:
+    with chronozarr.open_dataset(path) as s:
         ds = s.read_region_series({"type": "Polygon", "coordinates": [outer, hole]}, lod=0)
     _check(ds, values, mask, nodata, held)
 
@@ -127,7 +127,7 @@ def test_a_coarser_level_gives_the_statistics_of_the_block_means(store):
     kind, path, values, mask, nodata = store
     xs, ys = _centres(1, 19, 15)
     held = (xs[None, :] >= X0 + 35) & (xs[None, :] <= X0 + 250) & (ys[:, None] <= Y0 - 15) & (ys[:, None] >= Y0 - 300)
-    with chronozarr.open_store(path) as s:
+    with chronozarr.open_dataset(path) as s:
         ds = s.read_region_series((X0 + 35, Y0 - 300, X0 + 250, Y0 - 15), lod=1)
     _check(ds, values, mask, nodata, held, level=1)
 
@@ -149,7 +149,7 @@ def test_products_are_computed_per_pixel_then_summarised(store):
     with np.errstate(invalid="ignore", divide="ignore"):  # 0 / 0 only where both bands are nodata
         ndvi = np.clip((nir - red) / (nir + red), -1, 1)
         ndwi = np.clip((green - nir) / (green + nir), -1, 1)
-    with chronozarr.open_store(path) as s:
+    with chronozarr.open_dataset(path) as s:
         ds = s.read_region_series(box, bands=["ndvi", "water"])
     assert list(ds["band"].values) == ["ndvi", "water"]
     for b, (v, ok) in enumerate([(ndvi, ok_n & ok_r), (ndwi > 0, ok_g & ok_n)]):
@@ -165,7 +165,7 @@ def test_products_are_computed_per_pixel_then_summarised(store):
 
 def test_a_point_gives_its_pixels_history(store):
     kind, path, values, mask, nodata = store
-    with chronozarr.open_store(path) as s:
+    with chronozarr.open_dataset(path) as s:
         ds = s.read_region_series({"type": "Point", "coordinates": [X0 + 57, Y0 - 123]})
     held = np.zeros((H, W), dtype=bool)
     held[12, 5] = True
@@ -175,9 +175,9 @@ def test_a_point_gives_its_pixels_history(store):
 def test_over_http_the_numbers_are_the_same(store, tmp_path):
     kind, path, values, mask, nodata = store
     box = (X0 + 3, Y0 - 333, X0 + 222, Y0 - 44)
-    with chronozarr.open_store(path) as s:
+    with chronozarr.open_dataset(path) as s:
         local = s.read_region_series(box)
-    with StoreServer(path.parent) as server, chronozarr.open_store(f"{server.url}/s") as s:
+    with StoreServer(path.parent) as server, chronozarr.open_dataset(f"{server.url}/s") as s:
         remote = s.read_region_series(box)
     for name in ("mean", "std", "min", "max", "valid_pixels"):
         np.testing.assert_array_equal(remote[name].values, local[name].values)
@@ -188,7 +188,7 @@ def test_lon_lat_areas_are_reprojected_to_the_store_crs(store):
     pyproj = pytest.importorskip("pyproj")
     to_ll = pyproj.Transformer.from_crs("EPSG:32631", "EPSG:4326", always_xy=True)
     corners = [to_ll.transform(x, y) for x, y in [(X0 + 30, Y0 - 300), (X0 + 250, Y0 - 300), (X0 + 250, Y0 - 30), (X0 + 30, Y0 - 30)]]
-    with chronozarr.open_store(path) as s:
+    with chronozarr.open_dataset(path) as s:
         ll = s.read_region_series({"type": "Polygon", "coordinates": [corners]}, crs="EPSG:4326")
         utm = s.read_region_series((X0 + 30, Y0 - 300, X0 + 250, Y0 - 30))
     # Centres sit 5 m inside every edge, far beyond the round trip's error.
@@ -210,7 +210,7 @@ def test_bad_requests_are_input_errors(store, call, words):
     kind, path, *_ = store
     call = dict(call)
     geometry = call.pop("geometry")
-    with chronozarr.open_store(path) as s, pytest.raises(InputError, match=words):
+    with chronozarr.open_dataset(path) as s, pytest.raises(InputError, match=words):
         s.read_region_series(geometry, **call)
 
 
@@ -219,7 +219,7 @@ def test_a_work_unit_smaller_than_the_window_reads_cell_by_cell_with_the_same_nu
     from chronozarr.read import region_series
 
     box = (X0 + 3, Y0 - 333, X0 + 222, Y0 - 44)
-    with chronozarr.open_store(path) as s:
+    with chronozarr.open_dataset(path) as s:
         whole = s.read_region_series(box)
         monkeypatch.setattr(region_series, "WORK_BYTES", 1)  # one timestep of one cell per read
         reads = []
@@ -251,7 +251,7 @@ def test_a_bucket_store_gives_the_local_numbers(tmp_path, s3_server, aws_env):
     s3_server.create_bucket(name)
     publish(path, f"s3://{name}/s", endpoint=aws_env, echo=lambda line: None)
     box = {"type": "Polygon", "coordinates": [[[X0 + 12, Y0 - 7], [X0 + 268, Y0 - 40], [X0 + 100, Y0 - 344]]]}
-    with chronozarr.open_store(path) as local, chronozarr.open_store(f"s3://{name}/s", endpoint=aws_env) as bucket:
+    with chronozarr.open_dataset(path) as local, chronozarr.open_dataset(f"s3://{name}/s", endpoint=aws_env) as bucket:
         want, got = local.read_region_series(box, bands=["B04", "ndvi"]), bucket.read_region_series(box, bands=["B04", "ndvi"])
     for stat in ("mean", "std", "min", "max", "valid_pixels"):
         np.testing.assert_array_equal(got[stat].values, want[stat].values)
@@ -271,7 +271,7 @@ def test_with_the_history_array_an_areas_series_is_two_requests_per_shard(tmp_pa
     counts = {}
     with StoreServer(tmp_path) as server:
         for name in ("with", "without"):
-            with chronozarr.open_store(f"{server.url}/{name}") as s:
+            with chronozarr.open_dataset(f"{server.url}/{name}") as s:
                 server.clear_log()
                 ds = s.read_region_series(box)
                 counts[name] = len(server.requests)

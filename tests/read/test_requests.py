@@ -32,13 +32,13 @@ def stores(tmp_path_factory):
 
 def test_opening_costs_one_request(stores):
     root, _ = stores
-    with chronozarr.open_store(root / "sharded") as store:
+    with chronozarr.open_dataset(root / "sharded") as store:
         assert store.stats.requests == 1 and store.meta.requests_to_open == 1
 
 
 def test_unsharded_frame_is_one_get_per_cell(stores):
     root, values = stores
-    with chronozarr.open_store(root / "none") as store:
+    with chronozarr.open_dataset(root / "none") as store:
         store.stats.reset()
         np.testing.assert_array_equal(store.read(2), values[2])
         assert (store.stats.get, store.stats.range) == (12, 0)
@@ -46,7 +46,7 @@ def test_unsharded_frame_is_one_get_per_cell(stores):
 
 def test_delta_frame_reads_its_anchor_once(stores):
     root, values = stores
-    with chronozarr.open_store(root / "star") as store:
+    with chronozarr.open_dataset(root / "star") as store:
         store.stats.reset()
         np.testing.assert_array_equal(store.read(1), values[1])  # delta of anchor 0: 12 + 12
         assert store.stats.get == 24
@@ -61,7 +61,7 @@ def test_delta_frame_reads_its_anchor_once(stores):
 
 def test_sharded_index_is_read_once_with_a_bounded_range(stores):
     root, values = stores
-    with StoreServer(root) as server, chronozarr.open_store(f"{server.url}/sharded") as store:
+    with StoreServer(root) as server, chronozarr.open_dataset(f"{server.url}/sharded") as store:
         server.clear_log()
         np.testing.assert_array_equal(store.read(0), values[0])
         first = server.requests
@@ -87,7 +87,7 @@ def test_sharded_without_shard_bytes_uses_a_suffix_range(stores, tmp_path):
     doc = json.loads((copy / "zarr.json").read_text())
     del doc["attributes"]["chronozarr"]["shard_bytes"]
     (copy / "zarr.json").write_text(json.dumps(doc))
-    with StoreServer(tmp_path) as server, chronozarr.open_store(f"{server.url}/copy") as store:
+    with StoreServer(tmp_path) as server, chronozarr.open_dataset(f"{server.url}/copy") as store:
         server.clear_log()
         np.testing.assert_array_equal(store.read(0), values[0])
         suffixes = [r for r in server.requests if r.range and r.range.startswith("bytes=-")]
@@ -97,7 +97,7 @@ def test_sharded_without_shard_bytes_uses_a_suffix_range(stores, tmp_path):
 def test_a_frame_over_a_slow_link_costs_a_few_round_trips_not_one_per_chunk(stores):
     root, values = stores
     latency = 0.15
-    with StoreServer(root, latency=latency) as server, chronozarr.open_store(f"{server.url}/none") as store:
+    with StoreServer(root, latency=latency) as server, chronozarr.open_dataset(f"{server.url}/none") as store:
         started = time.perf_counter()
         np.testing.assert_array_equal(store.read(4), values[4])
         elapsed = time.perf_counter() - started
@@ -112,7 +112,7 @@ def test_a_shard_missing_from_shard_bytes_costs_a_head_not_a_suffix_range(tmp_pa
     mask = np.ones((4, 16, 16), dtype=np.uint8)
     mask[1, :4] = 0
     chronozarr.encode(da, tmp_path / "s", crs="EPSG:32631", chunk_size=16, encoding="none", shard=True, mask=mask)
-    with StoreServer(tmp_path) as server, chronozarr.open_store(f"{server.url}/s") as store:
+    with StoreServer(tmp_path) as server, chronozarr.open_dataset(f"{server.url}/s") as store:
         server.clear_log()
         np.testing.assert_array_equal(store.read_mask(1), mask[1])
         kinds = [(r.method, (r.range or "").startswith("bytes=-")) for r in server.requests]

@@ -33,8 +33,8 @@ def test_a_hostile_store_ends_in_our_error_naming_it_within_bounds(bases, tmp_pa
     case = CASES[name]
     store = build_case(tmp_path, name, bases)
     call = case.read.format(t=case.t)
-    setup = f"import chronozarr\nstore = chronozarr.open_store({str(store)!r})" if case.phase == "read" else "import chronozarr"
-    action = f"chronozarr.open_store({str(store)!r}).{call}" if case.phase == "open" else f"store.{call}"
+    setup = f"import chronozarr\nstore = chronozarr.open_dataset({str(store)!r})" if case.phase == "read" else "import chronozarr"
+    action = f"chronozarr.open_dataset({str(store)!r}).{call}" if case.phase == "open" else f"store.{call}"
     ending = run_bounded(setup, action, timeout=DEADLINE)
     assert ending.outcome == "error", f"{name}: {ending}"
     assert ending.ours, f"{name}: {ending.fields['module']}.{ending.fields['type']}: {ending.message}"

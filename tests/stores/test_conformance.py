@@ -140,9 +140,9 @@ class TestWritableBackends:
             if key != "zarr.json":
                 backend.store.put(key, data)
         with pytest.raises(StoreError, match="no zarr.json"):
-            chronozarr.open_store(backend.store)
+            chronozarr.open_dataset(backend.store)
         backend.store.put("zarr.json", local["zarr.json"])
-        with chronozarr.open_store(backend.store) as opened, chronozarr.open_store(tmp_path / "s") as truth:
+        with chronozarr.open_dataset(backend.store) as opened, chronozarr.open_dataset(tmp_path / "s") as truth:
             np.testing.assert_array_equal(opened.read(2), truth.read(2))
 
 

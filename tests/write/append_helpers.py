@@ -28,7 +28,7 @@ def section14_objects(store: Path, old_n: int, new_n: int) -> tuple[set[str], se
     """(objects that must be written, objects that may be written) by spec 14, from the store's
     own documents: chunks or shards gaining timesteps, array zarr.json, time/c/0, the root; the
     volatility chunk only when its values change."""
-    with chronozarr.open_store(store) as s:
+    with chronozarr.open_dataset(store) as s:
         meta = s.meta
         variables = [meta.variable] + [v for v in (meta.mask_variable, meta.coverage_variable) if v]
         required = {"zarr.json"}
@@ -51,7 +51,7 @@ def assert_matches_fresh(store: Path, full, n: int, fresh_dir: Path, **options) 
     """Every timestep equals its source at level 0 and a fresh encode's values at every level."""
     shutil.rmtree(fresh_dir, ignore_errors=True)
     chronozarr.encode(full[:n], fresh_dir, **options)
-    with chronozarr.open_store(store) as a, chronozarr.open_store(fresh_dir) as b:
+    with chronozarr.open_dataset(store) as a, chronozarr.open_dataset(fresh_dir) as b:
         assert len(a.times) == n and list(a.times) == list(b.times)
         for t in range(n):
             np.testing.assert_array_equal(a.read(t, 0), full[t].values)

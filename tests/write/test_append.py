@@ -79,7 +79,7 @@ def test_append_one_one_five(tmp_path: Path, encoding: str, layout: str) -> None
         report = chronozarr.validate(store)
         assert report.ok, str(report)
         assert_matches_fresh(store, full, stop, tmp_path / f"fresh{stop}", **options)
-    with chronozarr.open_store(store) as s:
+    with chronozarr.open_dataset(store) as s:
         if encoding == "star-delta":
             assert s.temporal.anchor_indices == (0, 3, 6, 9)
             assert dict(s.temporal.delta_reference) == _expected_references(3)
@@ -91,7 +91,7 @@ def _check_volatility(store: Path, full: xr.DataArray, encoding: str) -> None:
     by tests/expected on the source values, cell by cell of the level-0 grid."""
     import zarr
 
-    with chronozarr.open_store(store) as s:
+    with chronozarr.open_dataset(store) as s:
         refs = dict(s.temporal.delta_reference) if encoding == "star-delta" else _expected_references(6)
     stored = zarr.open_array(store / "volatility", mode="r")[:]
     want = expected_volatility(full.values, refs, _options(encoding, "unsharded")["chunk_size"])
@@ -143,7 +143,7 @@ def test_levels_built_over_several_phases_read_the_extended_trailing_shard(tmp_p
     store = tmp_path / "store"
     chronozarr.encode(full[:5], store, progress=False, **options)
     chronozarr.append(store, full[5:9], progress=False)
-    with chronozarr.open_store(store) as opened:
+    with chronozarr.open_dataset(store) as opened:
         assert len(opened.levels) == 4
     assert_matches_fresh(store, full, 9, tmp_path / "fresh", progress=False, **options)
 
@@ -241,7 +241,7 @@ def test_cli_append_keeps_cf_packing_and_refuses_another(tmp_path: Path) -> None
     assert refused.exit_code == 2 and "band (name, scale, offset) differs" in refused.output
     done = runner.invoke(app, ["append", str(store), str(write(ds.isel(time=[2]), tmp_path / "next.nc"))])
     assert done.exit_code == 0, done.output
-    with chronozarr.open_store(store) as appended:
+    with chronozarr.open_dataset(store) as appended:
         np.testing.assert_array_equal(appended.read(2)[0], raw["sst"][2])
     assert chronozarr.validate(store).ok
 

@@ -55,7 +55,7 @@ def _check_after_kill(store: Path, old: dict[str, str], final: dict[str, str], f
             assert visible == old, "without a journal the store must be exactly the old one"
             report = chronozarr.validate(store, sample_pyramid=False)
             assert report.ok, str(report)
-            with chronozarr.open_store(store) as s:
+            with chronozarr.open_dataset(store) as s:
                 assert len(s.times) == 3
             state = "old"
     else:

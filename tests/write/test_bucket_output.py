@@ -114,7 +114,7 @@ def test_the_cli_encodes_and_converts_into_a_bucket(tmp_path, s3_server, bucket,
         run = subprocess.run([CLI, command, str(source), url, "--crs", "EPSG:32631", "--chunk-size", "16", "--variable", "data", *where],
                              env=env, capture_output=True, text=True)
         assert run.returncode == 0, run.stderr
-        with chronozarr.open_store(url, endpoint=s3_server.endpoint) as store:
+        with chronozarr.open_dataset(url, endpoint=s3_server.endpoint) as store:
             np.testing.assert_array_equal(store.read(2), make_series(n_time=3, height=40, width=30).values[2])
 
 
@@ -163,7 +163,7 @@ def test_append_to_a_bucket_store_and_its_crash_safety(tmp_path, s3_server, buck
         run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
         if kill_after is not None:
             assert run.returncode == -signal.SIGKILL, run.stderr
-            with chronozarr.open_store(url, endpoint=s3_server.endpoint) as store:
+            with chronozarr.open_dataset(url, endpoint=s3_server.endpoint) as store:
                 assert len(store.times) in (5, 8), "a reader sees the old store or the new one"
             run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
         assert run.returncode == 0, run.stderr

@@ -174,7 +174,7 @@ def test_float32_lat_lon_centres_are_a_regular_grid(tmp_path: Path) -> None:
     times = np.array(["2024-01-01", "2024-02-01"], dtype="datetime64[ns]")
     da = xr.DataArray(values, dims=("time", "band", "y", "x"), coords={"time": times, "band": ["p"], "y": lat, "x": lon})
     chronozarr.encode(da, tmp_path / "s", crs="EPSG:4326", chunk_size=64, encoding="none")
-    with chronozarr.open_store(tmp_path / "s") as store:
+    with chronozarr.open_dataset(tmp_path / "s") as store:
         a, _, c, _, e, f = store.levels[0].transform
         np.testing.assert_allclose([a, e, c, f], [0.1, -0.1, -180.0, 60.0], atol=1e-5)
         np.testing.assert_array_equal(store.read(1), values[1])

@@ -55,6 +55,6 @@ def test_append_keeps_the_grid_mapping_a_store_has_or_lacks(tmp_path: Path, writ
     assert bool(before) == (written == "after")
     attrs = _doc(store, "0/data")["attributes"]
     assert ("grid_mapping" in attrs) == (written == "after")
-    with chronozarr.open_store(store) as reader:
+    with chronozarr.open_dataset(store) as reader:
         for t in range(5):
             np.testing.assert_array_equal(reader.read(t), full.values[t])

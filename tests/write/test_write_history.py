@@ -76,7 +76,7 @@ def test_the_history_array_holds_the_source_values_chunked_along_time(tmp_path, 
 def test_read_point_equals_the_source_at_random_pixels(tmp_path, source):
     chronozarr.encode(source, tmp_path / "s", **OPTIONS, **ENCODINGS["star-delta"])
     rng = np.random.default_rng(3)
-    with chronozarr.open_store(tmp_path / "s") as store:
+    with chronozarr.open_dataset(tmp_path / "s") as store:
         assert store.history is not None
         for y, x in zip(rng.integers(0, 40, 12), rng.integers(0, 45, 12), strict=True):
             np.testing.assert_array_equal(store.read_point(int(y), int(x)), source.values[:, :, y, x])
@@ -96,7 +96,7 @@ def test_a_short_series_gets_a_time_cap_of_its_length_rounded_up_not_16(tmp_path
     history = zarr.open_group(tmp_path / "s", mode="r")["history"]
     assert history.shards == (cap, 2, 32, 32)
     np.testing.assert_array_equal(history[...], source.values[:n_time])
-    with chronozarr.open_store(tmp_path / "s") as store:
+    with chronozarr.open_dataset(tmp_path / "s") as store:
         np.testing.assert_array_equal(store.read_point(39, 44), source.values[:n_time, :, 39, 44])
 
 

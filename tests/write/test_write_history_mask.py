@@ -73,7 +73,7 @@ def test_read_point_mask_equals_the_source_mask_at_random_pixels(tmp_path, sourc
     da, mask = source
     chronozarr.encode(da, tmp_path / "s", mask=mask, **OPTIONS, **ENCODINGS["star-delta"])
     rng = np.random.default_rng(5)
-    with chronozarr.open_store(tmp_path / "s") as store:
+    with chronozarr.open_dataset(tmp_path / "s") as store:
         assert store.history_mask is not None
         for y, x in zip(rng.integers(0, 40, 12), rng.integers(0, 45, 12), strict=True):
             np.testing.assert_array_equal(store.read_point_mask(int(y), int(x)), mask.values[:, y, x])

@@ -17,7 +17,7 @@ import sys
 
 from pyproj import Transformer
 
-from chronozarr.read.dataset import open_store
+from chronozarr.read.dataset import open_dataset
 
 
 def mercator(lon: float, lat: float) -> tuple[float, float]:
@@ -27,7 +27,7 @@ def mercator(lon: float, lat: float) -> tuple[float, float]:
 
 
 def main(path: str, specs: list[str]) -> dict:
-    with open_store(path) as s:
+    with open_dataset(path) as s:
         a, b, c, d, e, f = s.levels[0].transform
         width, height = s.levels[0].width, s.levels[0].height
         to_wgs84 = Transformer.from_crs(s.crs, "EPSG:4326", always_xy=True)

@@ -144,14 +144,14 @@ def _check_shards(ctx: Context, existing: dict[str, int] | None) -> None:
         for key in sorted(k for k in sizes if _node(k) in data_nodes and k not in listed):
             ctx.report.fail("7.3", key, "exists but is not listed in shard_bytes (it must list exactly the existing data shards)")
     for facts in sharded:
-        info = facts.parsed
-        if info is None:
+        array = facts.parsed
+        if array is None:
             continue
         keys = [k for k in sizes if _node(k) == facts.node]
         if existing is None and listed is not None and facts.node in data_nodes:
             keys = [k for k in listed if k in sizes and _node(k) == facts.node]
         for key in sorted(keys):
-            _check_index(ctx, info, key, sizes[key])
+            _check_index(ctx, array, key, sizes[key])
 
 
 def _listed(ctx: Context, data_nodes: dict[str, str]) -> dict[str, int] | None:
@@ -184,26 +184,26 @@ def _node(key: str) -> str:
     return found[0] if found is not None else key
 
 
-def _check_index(ctx: Context, info: ArrayDocument, key: str, length: int) -> None:
+def _check_index(ctx: Context, array: ArrayDocument, key: str, length: int) -> None:
     """The shard index passes crc32c and bounds; entries past n_time are empty (7.2)."""
-    n = info.index_nbytes
+    n = array.index_nbytes
     if length < n:
         ctx.report.fail("7.2", key, f"is {length} bytes, shorter than its {n}-byte index")
         return
     try:
-        raw = ctx.source.get_range(key, length - n if info.index_at_end else 0, n)
+        raw = ctx.source.get_range(key, length - n if array.index_at_end else 0, n)
         if raw is None:
             return
-        index = parse_shard_index(info, raw, length, ctx.source.describe(key))
+        index = parse_shard_index(array, raw, length, ctx.source.describe(key))
     except StoreError as exc:
         ctx.report.fail("7.2", key, str(exc))
         return
-    if ctx.n_time is None or info.shard_shape is None:
+    if ctx.n_time is None or array.shard_shape is None:
         return
-    shard_time = info.shard_shape[0]
+    shard_time = array.shard_shape[0]
     found = key_indices(key)
     ts = int(found[1][0]) if found is not None else 0
-    per_t = math.prod(s // c for s, c in zip(info.shard_shape[1:], info.chunk_shape[1:], strict=False))
+    per_t = math.prod(s // c for s, c in zip(array.shard_shape[1:], array.chunk_shape[1:], strict=False))
     for position in range(shard_time):
         if ts * shard_time + position >= ctx.n_time:
             rows = index[position * per_t : (position + 1) * per_t]

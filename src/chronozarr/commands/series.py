@@ -12,7 +12,7 @@ import typer
 
 from ..errors import InputError
 from ..format.zarrjson import parse_json
-from ..read.dataset import open_store
+from ..read.dataset import open_dataset
 from .options import endpoint_option, store_location
 
 HELP = """Statistics of an area of STORE per date and band: mean, std (population), min, max and the
@@ -49,7 +49,7 @@ def series_command(
     endpoint: str | None = endpoint_option(),
 ) -> None:
     geometry = area_option(bbox, geojson, point)
-    with open_store(store_location(store, endpoint)) as source:
+    with open_dataset(store_location(store, endpoint)) as source:
         ds = source.read_region_series(geometry, lod=lod, crs=crs, bands=band or None)
         times = source.times_iso
     rows = series_rows(ds, times)

@@ -29,13 +29,13 @@ def verify_level0(store: Path, da: xr.DataArray, mask: xr.DataArray | None = Non
     """Validate the store against the spec, then read level 0 back through the reader and compare
     every timestep (and mask and coverage) bit for bit; returns the number of timesteps checked."""
     from ..check.validate import validate
-    from ..read.dataset import open_store
+    from ..read.dataset import open_dataset
 
     report = validate(store)
     if not report.ok:
         raise DemoError(f"the demo store does not validate: {report.summary()}")
     expected = da.values
-    with open_store(store) as reader:
+    with open_dataset(store) as reader:
         for t in range(expected.shape[0]):
             stored = reader.read(t)
             if not np.array_equal(stored, expected[t]):

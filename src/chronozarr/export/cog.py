@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..extras import import_extra
 from ..format.geometry import Level, size_text
 from ..progress import progress_bar
-from ..read.dataset import ChronoStore, open_store
+from ..read.dataset import ChronoDataset, open_dataset
 from ..store import ObjectStore
 from .files import check_targets, replacing
 from .times import select_times
@@ -66,7 +66,7 @@ def export_cog(
     """
     rasterio = import_extra("rasterio", "geo", "export-cog")
     directory = Path(out_dir)
-    with open_store(store) as source:
+    with open_dataset(store) as source:
         info = _level(source, level)
         steps = select_times(source.times_iso, times) if times is None or isinstance(times, str) else _indices(source, times)
         names = file_names(source.times, level)
@@ -99,7 +99,7 @@ def overview_count(height: int, width: int) -> int:
     return min(len(OVERVIEW_FACTORS), int(math.log2(max(height, width))))
 
 
-def cog_profile(source: ChronoStore, info: Level) -> dict[str, Any]:
+def cog_profile(source: ChronoDataset, info: Level) -> dict[str, Any]:
     """The grid, CRS and nodata from the store (GRID_KEYS), and the COG driver's creation options
     for the layout we promise."""
     from affine import Affine  # installed with rasterio
@@ -127,7 +127,7 @@ def cog_profile(source: ChronoStore, info: Level) -> dict[str, Any]:
     return profile
 
 
-def _write(rasterio: Any, path: Path, source: ChronoStore, t: int, info: Level, profile: dict[str, Any]) -> None:
+def _write(rasterio: Any, path: Path, source: ChronoDataset, t: int, info: Level, profile: dict[str, Any]) -> None:
     """One timestep. Where the store has a mask, its invalid pixels become nodata (when there is
     one) and the mask is kept as the file's mask band too: a valid pixel may hold the nodata value.
 
@@ -169,12 +169,12 @@ def _strips(height: int, chunk_size: int) -> Iterator[slice]:
         yield slice(start, min(height, start + step))
 
 
-def _level(source: ChronoStore, level: int) -> Level:
+def _level(source: ChronoDataset, level: int) -> Level:
     levels = source.levels
     if not 0 <= level < len(levels):
         raise InputError(f"--level {level}: the store has levels 0..{len(levels) - 1}")
     return levels[level]
 
 
-def _indices(source: ChronoStore, times: Sequence[int]) -> list[int]:
+def _indices(source: ChronoDataset, times: Sequence[int]) -> list[int]:
     return select_times(source.times_iso, ",".join(str(int(t)) for t in times))

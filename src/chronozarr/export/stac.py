@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import StoreError
 from ..format.geometry import Level, size_text
 from ..format.times import iso_list
-from ..read.dataset import ChronoStore, open_store
+from ..read.dataset import ChronoDataset, open_dataset
 from .files import check_targets, replacing
 from .footprint import wgs84_footprint
 
@@ -66,7 +66,7 @@ def write_stac(
     location = os.fspath(store)
     if href is None:
         href = location if _remote(location) else os.path.relpath(os.path.abspath(location), os.path.abspath(directory / item_id))
-    with open_store(store) as source:
+    with open_dataset(store) as source:
         collection, item = describe(source, name, item_id, href, license_id)
     collection["links"] = _links([("root", COLLECTION_FILE), ("item", item_file)], catalog_url, COLLECTION_FILE)
     up = f"../{COLLECTION_FILE}"
@@ -78,7 +78,7 @@ def write_stac(
     return StacSummary(*paths)
 
 
-def describe(source: ChronoStore, name: str, item_id: str, href: str, license_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def describe(source: ChronoDataset, name: str, item_id: str, href: str, license_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The Collection and the Item of an open store, without links."""
     if not source.crs:
         raise StoreError("the store declares no CRS, so it cannot be placed on a map; STAC needs a WGS84 footprint")
@@ -140,7 +140,7 @@ def _epsg(crs: str) -> int | str:
     return int(code) if prefix.upper() == "EPSG" and code.isdigit() else crs
 
 
-def _dimensions(source: ChronoStore, native: tuple[float, float, float, float], times: list[str]) -> dict[str, Any]:
+def _dimensions(source: ChronoDataset, native: tuple[float, float, float, float], times: list[str]) -> dict[str, Any]:
     a, _, _, _, e, _ = source.levels[0].transform
     xmin, ymin, xmax, ymax = native
     system = _epsg(source.crs or "")
@@ -152,7 +152,7 @@ def _dimensions(source: ChronoStore, native: tuple[float, float, float, float], 
     }
 
 
-def _variables(source: ChronoStore) -> dict[str, Any]:
+def _variables(source: ChronoDataset) -> dict[str, Any]:
     meta = source.meta
     out: dict[str, Any] = {
         meta.variable: {
@@ -168,7 +168,7 @@ def _variables(source: ChronoStore) -> dict[str, Any]:
     return out
 
 
-def _asset(source: ChronoStore, href: str) -> dict[str, Any]:
+def _asset(source: ChronoDataset, href: str) -> dict[str, Any]:
     bands = []
     for band in source.bands:
         entry: dict[str, Any] = {"name": band.name, "data_type": source.dtype.name}
@@ -190,7 +190,7 @@ def _asset(source: ChronoStore, href: str) -> dict[str, Any]:
     }
 
 
-def _description(source: ChronoStore, name: str, times: list[str]) -> str:
+def _description(source: ChronoDataset, name: str, times: list[str]) -> str:
     levels = source.levels
     _, n_band, height, width = levels[0].shape
     text = (

@@ -3,7 +3,7 @@ lazy (time, band, y, x) series."""
 
 from ..crs import find_crs
 from .casting import cast_exactly, require_stored_dtype
-from .dataset_files import open_dataset
+from .dataset_files import open_xarray
 from .datasets import Source, open_input_dataset
 
-__all__ = ["Source", "cast_exactly", "find_crs", "open_dataset", "open_input_dataset", "require_stored_dtype"]
+__all__ = ["Source", "cast_exactly", "find_crs", "open_input_dataset", "open_xarray", "require_stored_dtype"]

@@ -12,7 +12,7 @@ import xarray as xr
 
 from ..errors import InputError, StoreError
 from ..format.zarrjson import parse_json
-from ..read.dataset import ChronoStore
+from ..read.dataset import ChronoDataset
 from ..store import open_object_store
 from .cf import Declared
 
@@ -40,11 +40,11 @@ def _is_chronozarr_root(location: str) -> bool:
     return isinstance(root, dict) and isinstance(root.get("attributes"), dict) and "chronozarr" in root["attributes"]
 
 
-def open_store_level(location: str, lod: int, chunks: dict[str, int] | None) -> tuple[xr.Dataset, Declared]:
+def open_dataset_level(location: str, lod: int, chunks: dict[str, int] | None) -> tuple[xr.Dataset, Declared]:
     """One level of a chronozarr store as stored values (star-delta reconstructed) with the store's
     nodata and band objects; `chunks` along time, each chunk a whole timestep."""
     try:
-        with ChronoStore(location) as store:
+        with ChronoDataset(location) as store:
             declared = Declared(store.nodata, tuple(store.bands))
             levels = len(store.levels)
         if not 0 <= lod < levels:

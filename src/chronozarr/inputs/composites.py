@@ -1,5 +1,5 @@
 """Temporal composites as an input: acquisitions (STAC items, dated files, manifest rows) grouped
-into periods, each period one timestep whose scenes are reduced per pixel (io/composite_reads.py).
+into periods, each period one timestep whose scenes are reduced per pixel (inputs/composite_reads.py).
 
 The periods and reducers are the format's (format/periods.py, format/reducers.py); this module
 groups the scenes, decides how Sentinel-2 processing baselines are put on one convention, reads

@@ -1,5 +1,5 @@
 """Open one input file or store with xarray, lazily and one timestep per read, choosing the engine
-from what is on disk (io/input_formats: NetCDF by its signature, Zarr by its metadata files)."""
+from what is on disk (inputs/input_formats: NetCDF by its signature, Zarr by its metadata files)."""
 
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ from .input_formats import NETCDF_GRANULES, accepted, input_format
 from .timeaxis import standard_time_axis
 
 
-def open_dataset(
+def open_xarray(
     path: str | os.PathLike[str], group: str | None = None, undecoded: list[str] | None = None, time_from: str | None = None,
 ) -> xr.Dataset:
     """The input as a lazy Dataset, chunked one timestep per dask chunk when dask is installed.
 
-    The `undecoded` variables are read as stored, without CF masking and scaling (io/cf.py). A glob
-    of NetCDF or HDF5 granules is opened file by file and joined on time (io/granules.py), each
+    The `undecoded` variables are read as stored, without CF masking and scaling (inputs/cf.py). A glob
+    of NetCDF or HDF5 granules is opened file by file and joined on time (inputs/granules.py), each
     dated by `time_from` or what it declares.
     """
     if input_format(os.fspath(path)) is NETCDF_GRANULES:

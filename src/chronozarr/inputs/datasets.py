@@ -20,8 +20,8 @@ from ..format.metadata import Band, band_labels
 from .casting import cast_counted, check_lossy
 from .cf import Declared, decoded_on_read, read_unsigned
 from .cf import declared as cf_declared
-from .chronozarr_datasets import chronozarr_level, open_store_level
-from .dataset_files import open_dataset, time_chunks
+from .chronozarr_datasets import chronozarr_level, open_dataset_level
+from .dataset_files import open_xarray, time_chunks
 from .granules import granules_note
 from .pixel_counts import PixelCounts
 from .quality import flags_as_mask, mask_note, valid_values
@@ -131,21 +131,21 @@ def open_input_dataset(
     `cast` converts the dtype explicitly (an integer cast refuses values it would change, a float
     cast that changes any needs `lossy`). Without
     `cast`, CF fill values and packing are kept as stored and declared as nodata and band scale
-    and offset (io/cf.py). A chronozarr store is read reconstructed, with its own nodata, bands,
+    and offset (inputs/cf.py). A chronozarr store is read reconstructed, with its own nodata, bands,
     mask and coverage. `default_crs` is taken when neither `crs` nor the input names one.
     `mask_valid` lists the values of `mask_variable` that mean valid (quality flags), and a glob of
-    granules is joined on time, each dated by `time_from` (io/granules.py).
+    granules is joined on time, each dated by `time_from` (inputs/granules.py).
     """
     check_lossy(cast, lossy)
     if variable is not None and variables:
         raise InputError("give either --variable (one (time, band, y, x) variable) or --variables, not both")
     level = chronozarr_level(path, group)
     if level is not None:
-        ds, declared = open_store_level(*level, time_chunks())
+        ds, declared = open_dataset_level(*level, time_chunks())
         mask_variable = mask_variable or ("mask" if "mask" in ds else None)
         coverage_variable = coverage_variable or ("coverage" if "coverage" in ds else None)
     else:
-        ds, declared = open_dataset(path, group, time_from=time_from), None
+        ds, declared = open_xarray(path, group, time_from=time_from), None
     pick = (variable, variables, mask_variable, coverage_variable, str(path), valid_values(mask_valid, mask_variable))
     try:
         selected = _select(ds, *pick)
@@ -155,7 +155,7 @@ def open_input_dataset(
         raise
     if undecoded:
         ds.close()
-        ds = read_unsigned(open_dataset(path, group, undecoded=undecoded, time_from=time_from), undecoded)
+        ds = read_unsigned(open_xarray(path, group, undecoded=undecoded, time_from=time_from), undecoded)
     try:
         if undecoded:
             selected = _select(ds, *pick)

@@ -35,8 +35,8 @@ def _head(location: str) -> bytes:
 
 @dataclass(frozen=True)
 class InputFormat:
-    """One kind of input: `per_date` inputs are raster files read one per timestep (io/inputs),
-    the others one dataset opened with the first installed of `engines` (io/dataset_files)."""
+    """One kind of input: `per_date` inputs are raster files read one per timestep (inputs/open),
+    the others one dataset opened with the first installed of `engines` (inputs/dataset_files)."""
 
     name: str
     told_by: str

@@ -44,7 +44,7 @@ class RasterOptions:
     group_by: str | None = None
     date_format: str | None = None
     skip_unreadable: bool = False
-    composite: Any = None  # CompositeOptions: the scenes reduced per period (io/composites.py)
+    composite: Any = None  # CompositeOptions: the scenes reduced per period (inputs/composites.py)
 
 
 def raster_options(

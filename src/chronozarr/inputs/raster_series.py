@@ -1,5 +1,5 @@
 """The files of a series checked as one: a grid, a CRS, one dtype, nodata and list of bands, and
-where each file lands on the grid (io/grid.py).
+where each file lands on the grid (inputs/grid.py).
 
 A file that differs from the first is an error naming the file, the field and the fix. A file off
 the grid is one too unless the options put it there: `--grid union` (or first) for a whole-pixel

@@ -2,7 +2,7 @@
 nodata, scale and offset, names and colour interpretation.
 
 Nothing is read here but the header; the pixels are read later, one file per timestep
-(io/frames.py).
+(inputs/frames.py).
 """
 
 from __future__ import annotations

@@ -1,1 +1,1 @@
-"""Reading stores: object access (disk, HTTP), shard indexes, reconstruction, ChronoStore."""
+"""Reading stores: object access (disk, HTTP), shard indexes, reconstruction, ChronoDataset."""

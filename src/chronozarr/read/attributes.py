@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ..deprecation import old_names
 from ..format.metadata import Band
 
 _warned: set[str] = set()
@@ -26,7 +27,7 @@ def warn_once(old: str, new: str) -> None:
     warnings.warn(f"{old} is deprecated; use {new} (docs/api.md)", DeprecationWarning, stacklevel=3)
 
 
-class StoreAttrs(Mapping[str, Any]):
+class DatasetAttrs(Mapping[str, Any]):
     """The `chronozarr` block of the root attributes, read-only, keys also as attributes."""
 
     def __init__(self, block: Mapping[str, Any], bands: tuple[Band, ...], root: Mapping[str, Any]) -> None:
@@ -56,4 +57,8 @@ class StoreAttrs(Mapping[str, Any]):
         return len(self._values)
 
     def __repr__(self) -> str:
-        return f"StoreAttrs({self._values!r})"
+        return f"DatasetAttrs({self._values!r})"
+
+
+# StoreAttrs, this release's old name of DatasetAttrs (CHANGELOG.md), with a DeprecationWarning.
+__getattr__ = old_names(__name__, {"StoreAttrs": DatasetAttrs})

@@ -1,4 +1,4 @@
-"""xarray engine "chronozarr": lazy variables read through ChronoStore on demand.
+"""xarray engine "chronozarr": lazy variables read through ChronoDataset on demand.
 
     xr.open_dataset("my_store", engine="chronozarr", lod=0, physical=True)
 """
@@ -15,22 +15,22 @@ import xarray as xr
 from xarray.backends import BackendArray, BackendEntrypoint
 from xarray.core import indexing
 
-from .dataset import ChronoStore
+from .dataset import ChronoDataset
 from .physical import physical_dtype
 
 
-class _StoreArray(BackendArray):
+class _DatasetArray(BackendArray):
     """One variable of a level; indexing reads only the timesteps and window asked for."""
 
-    def __init__(self, store: ChronoStore, lod: int, variable: str, physical: bool) -> None:
+    def __init__(self, store: ChronoDataset, lod: int, variable: str, physical: bool) -> None:
         self.store = store
         self.lod = lod
         self.variable = variable
         self.physical = physical
-        info = store.level(lod).array(variable)
-        assert info is not None  # the backend makes arrays only for the variables the store has
-        self.shape = info.shape
-        self.dtype = physical_dtype(info.dtype, store.meta.bands) if physical else info.dtype
+        array = store.level(lod).array(variable)
+        assert array is not None  # the backend makes arrays only for the variables the store has
+        self.shape = array.shape
+        self.dtype = physical_dtype(array.dtype, store.meta.bands) if physical else array.dtype
         self.lock = threading.Lock()
 
     def __getitem__(self, key: indexing.ExplicitIndexer) -> np.ndarray:
@@ -96,17 +96,17 @@ class ChronozarrBackend(BackendEntrypoint):
         concurrency: int | None = None,
         storage_options: Mapping[str, Any] | None = None,
     ) -> xr.Dataset:
-        # storage_options: open_store's source options, e.g. {"endpoint": ..., "region": ...} for s3://
-        store = ChronoStore(filename_or_obj, concurrency=concurrency, **dict(storage_options or {}))
+        # storage_options: open_dataset's source options, e.g. {"endpoint": ..., "region": ...} for s3://
+        store = ChronoDataset(filename_or_obj, concurrency=concurrency, **dict(storage_options or {}))
         level = store.level(lod)
         drop = set(drop_variables or ())
         variables: dict[str, xr.Variable] = {}
-        names = ["data"] + [n for n, info in (("mask", level.mask), ("coverage", level.coverage)) if info is not None]
+        names = ["data"] + [n for n, doc in (("mask", level.mask), ("coverage", level.coverage)) if doc is not None]
         for name in names:
             if name in drop:
                 continue
             dims = ("time", "band", "y", "x") if name == "data" else ("time", "y", "x")
-            array = indexing.LazilyIndexedArray(_StoreArray(store, lod, name, physical and name == "data"))
+            array = indexing.LazilyIndexedArray(_DatasetArray(store, lod, name, physical and name == "data"))
             attrs: dict[str, Any] = {}
             if name == "data" and not physical and store.nodata is not None:
                 attrs["nodata"] = store.nodata

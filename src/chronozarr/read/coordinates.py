@@ -1,5 +1,5 @@
 """What xarray shows of a level besides its values: the time, band, y and x coordinates and the
-attributes (transform, resolution, crs, nodata). Used by `ChronoStore.to_xarray` and the xarray
+attributes (transform, resolution, crs, nodata). Used by `ChronoDataset.to_xarray` and the xarray
 engine alike, from the store's metadata alone."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""ChronoStore: exact stored values of any timestep, cell, window or pixel history."""
+"""ChronoDataset: exact stored values of any timestep, cell, window or pixel history."""
 
 from __future__ import annotations
 
@@ -16,18 +16,19 @@ from ..format.metadata import Band, Temporal
 from ..format.temporal import STAR_DELTA
 from ..store import ObjectStore, RequestStats, counted, is_remote, not_a_directory, open_object_store
 from ..store.deadline import call_deadline
-from .attributes import StoreAttrs
+from .attributes import DatasetAttrs
 from .coordinates import level_attrs, level_coords
 from .history import HistoryReader, history_readers, warn_unusable
-from .metadata import StoreMetadata, load
+from .metadata import DatasetMetadata, load
 from .physical import physical_values, validity
 from .region import RegionReader
 from .region_series import region_series
 from .request import check_cell, request_window
 
 
-class ChronoStore:
-    """A chronozarr store opened for reading, from a directory or an HTTP(S) URL.
+class ChronoDataset:
+    """The dataset a chronozarr store holds, opened for reading from a directory or a URL (the
+    store is the objects, `self.source`; this is what they say: times, bands, levels, values).
 
     Values are the stored values (reconstructed under star-delta), cropped to the array. Use it as
     a context manager or call close() to stop its request threads.
@@ -54,7 +55,7 @@ class ChronoStore:
         self.source = counted(location)  # store.stats counts the requests of any backend
         self.deadline: float | None = getattr(self.source, "deadline", None)
         with call_deadline(self.deadline):
-            self.meta: StoreMetadata = load(self.source)
+            self.meta: DatasetMetadata = load(self.source)
         temporal = self.meta.temporal
         star = (frozenset(temporal.anchor_indices), temporal.reference) if temporal.encoding == STAR_DELTA else None
         self.region = RegionReader(
@@ -117,9 +118,9 @@ class ChronoStore:
         return self.meta.temporal.delta_reference.get(self._t(t))
 
     @property
-    def attrs(self) -> StoreAttrs:
+    def attrs(self) -> DatasetAttrs:
         """The root `chronozarr` block, bands as Band objects (`attrs.bands[0].scale`), as in JS."""
-        return StoreAttrs(self.meta.attrs.get("chronozarr", {}), self.meta.bands, self.meta.attrs)
+        return DatasetAttrs(self.meta.attrs.get("chronozarr", {}), self.meta.bands, self.meta.attrs)
 
     @property
     def root_attrs(self) -> Mapping[str, Any]:
@@ -157,7 +158,7 @@ class ChronoStore:
     def __repr__(self) -> str:
         t = self.meta.times_iso
         return (
-            f"<ChronoStore {self.source.describe('')!r} {len(t)} times {t[0]}..{t[-1]}, bands {self.band_names}, "
+            f"<ChronoDataset {self.source.describe('')!r} {len(t)} times {t[0]}..{t[-1]}, bands {self.band_names}, "
             f"{self.dtype}, {self.encoding}, {len(self.meta.levels)} levels>"
         )
 
@@ -175,8 +176,8 @@ class ChronoStore:
         over the pixel slices rows x cols, star-delta reconstructed: the region read the xarray
         engine and the validator use; a KeyError when the store has no such array."""
         level = self.level(lod)
-        info = level.array(array)
-        if info is None:
+        doc = level.array(array)
+        if doc is None:
             raise UnknownNameError(f"the store has no {array} array")
         for name, span, size in (("rows", rows, level.height), ("cols", cols, level.width)):
             ends = (span.start, span.stop)
@@ -184,8 +185,8 @@ class ChronoStore:
                 raise OutOfRangeError(f"{name} {span} are not pixels of level {level.index} ({level.height} x {level.width})")
         picked = self._times(steps)
         if not picked:
-            return np.empty((0, *info.shape[1:-2], rows.stop - rows.start, cols.stop - cols.start), dtype=info.dtype)
-        return self._gather(level, info, picked, rows, cols)
+            return np.empty((0, *doc.shape[1:-2], rows.stop - rows.start, cols.stop - cols.start), dtype=doc.dtype)
+        return self._gather(level, doc, picked, rows, cols)
 
     def read_cell(self, t: int, row: int, col: int, lod: int = 0) -> np.ndarray:
         """Stored values (band, y, x) of one cell, cropped to the array."""
@@ -279,7 +280,7 @@ class ChronoStore:
     def close(self) -> None:
         self.region.close()
 
-    def __enter__(self) -> ChronoStore:
+    def __enter__(self) -> ChronoDataset:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -313,16 +314,16 @@ class ChronoStore:
                 out.append(int(b))
         return out
 
-    def _gather(self, level: Level, info: ArrayDocument, steps: list[int], rows: slice, cols: slice) -> np.ndarray:
+    def _gather(self, level: Level, array: ArrayDocument, steps: list[int], rows: slice, cols: slice) -> np.ndarray:
         """Assemble (len(steps), [band,] h, w) from the chunks covering the region, reconstructing
         star-delta timesteps of the data array through their recorded anchor; every read goes
         through here, so every read's requests share one deadline."""
         with call_deadline(self.deadline):
-            return self.region.read(level, info, steps, rows, cols)
+            return self.region.read(level, array, steps, rows, cols)
 
 
-def open_store(location: str | os.PathLike[str] | ObjectStore, **options: Any) -> ChronoStore:
-    """Open a store from a directory, an HTTP(S) URL or an s3://, gs://, az:// URL (options:
+def open_dataset(location: str | os.PathLike[str] | ObjectStore, **options: Any) -> ChronoDataset:
+    """Open the dataset of a store in a directory or at an HTTP(S), s3://, gs:// or az:// URL (options:
     concurrency, cache_bytes, max_object_bytes; for HTTP timeout, retries, backoff, deadline,
     forbidden_is_not_found, headers; for object stores endpoint, region, anonymous, config).
 
@@ -330,4 +331,4 @@ def open_store(location: str | os.PathLike[str] | ObjectStore, **options: Any) -
     answer and each pause in its body; a failed attempt is retried `retries` (3) times, so a
     server that never answers fails a request after about 42 s; `deadline` (50 s) bounds all the
     requests of one call (opening, a read), however many objects it needs. See docs/reliability.md."""
-    return ChronoStore(location, **options)
+    return ChronoDataset(location, **options)

@@ -39,27 +39,27 @@ MAX_RUN_BYTES = 8 * 2**20
 class ChunkRef:
     """One stored chunk: the array, the timestep and the cell."""
 
-    info: ArrayDocument
+    array: ArrayDocument
     t: int
     row: int
     col: int
 
     @property
     def has_band(self) -> bool:
-        return len(self.info.shape) == 4
+        return len(self.array.shape) == 4
 
     def stored_at(self) -> tuple[str, int]:
         """(object key, inner position): the chunk's own key, or its shard's key and position."""
-        if self.info.shard_shape is None:
+        if self.array.shard_shape is None:
             index, position = self.t, 0
         else:
-            index, position = time_shard(self.t, self.info.shard_shape[0])
-        return cell_key(self.info.path, index, self.row, self.col, self.has_band), position
+            index, position = time_shard(self.t, self.array.shard_shape[0])
+        return cell_key(self.array.path, index, self.row, self.col, self.has_band), position
 
     def shard_id(self) -> str:
         """The shard_bytes entry of the shard holding the chunk (spec 7.3)."""
-        assert self.info.shard_shape is not None
-        return shard_id(time_shard(self.t, self.info.shard_shape[0])[0], self.row, self.col)
+        assert self.array.shard_shape is not None
+        return shard_id(time_shard(self.t, self.array.shard_shape[0])[0], self.row, self.col)
 
 
 # Called with each chunk decoded (None for fill); the array is valid only during the call (its
@@ -105,8 +105,8 @@ class ChunkFetcher:
         when that gives a number."""
         refs = list(dict.fromkeys(refs))
         decode = functools.partial(self._decode, into=into, upto=upto)
-        self._run([functools.partial(self._plain, r, on_chunk, decode) for r in refs if not r.info.sharded])
-        sharded = [r for r in refs if r.info.sharded]
+        self._run([functools.partial(self._plain, r, on_chunk, decode) for r in refs if not r.array.sharded])
+        sharded = [r for r in refs if r.array.sharded]
         if sharded:
             self._run(self._sharded_tasks(sharded, on_chunk, decode))
 
@@ -153,8 +153,8 @@ class ChunkFetcher:
     def _decode(self, ref: ChunkRef, raw: bytes | memoryview, where: str, into: Into | None, upto: Upto | None) -> np.ndarray:
         target = into(ref) if into is not None else None
         if target is None:
-            target = self.scratch.raw("chunk", ref.info.chunk_bound)
-        return decode_chunk(ref.info, raw, where, target, upto(ref) if upto is not None else None)
+            target = self.scratch.raw("chunk", ref.array.chunk_bound)
+        return decode_chunk(ref.array, raw, where, target, upto(ref) if upto is not None else None)
 
     def _sharded_tasks(self, refs: list[ChunkRef], on_chunk: OnChunk, decode: Decode) -> list[Task]:
         """Phase one reads every missing index at once; the tasks returned read the chunk ranges."""
@@ -194,24 +194,24 @@ class ChunkFetcher:
 
     def _index(self, key: str, ref: ChunkRef) -> np.ndarray | None:
         """The shard's index from cache or store; None when the shard does not exist (all fill)."""
-        info = ref.info
+        array = ref.array
         cached = self.indexes.get(key)
         if cached is not None:
             return cached
         with self._lock:
             if key in self._missing_shards:
                 return None
-        n = info.index_nbytes
+        n = array.index_nbytes
         length = self._listed_length(ref)
         where = self.source.describe(key)
-        if length is None and info.index_at_end and self.shard_bytes:
+        if length is None and array.index_at_end and self.shard_bytes:
             # A store that lists shard lengths gets a HEAD for a shard it does not list (spec 7.3).
             length = self.source.size(key)
             if length is None:
                 with self._lock:
                     self._missing_shards.add(key)
                 return None
-        if not info.index_at_end:
+        if not array.index_at_end:
             raw = self.source.get_range(key, 0, n)
         elif length is not None:
             if length < n:
@@ -223,13 +223,13 @@ class ChunkFetcher:
             with self._lock:
                 self._missing_shards.add(key)
             return None
-        index = parse_shard_index(info, raw, length, where)
+        index = parse_shard_index(array, raw, length, where)
         self.indexes.put(key, index)
         return index
 
     def _listed_length(self, ref: ChunkRef) -> int | None:
         """The shard's byte length from shard_bytes, which covers the data array only (spec 7.3)."""
-        level_path, variable = ref.info.path.split("/")
+        level_path, variable = ref.array.path.split("/")
         level = self.shard_bytes.get(level_path)
         if variable != self.data_variable or not isinstance(level, Mapping):
             return None

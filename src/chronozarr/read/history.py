@@ -48,17 +48,17 @@ def runs(chunks: Sequence[tuple[int, int, int]]) -> list[list[tuple[int, int, in
 
 
 @dataclass(frozen=True)
-class StoreHistory:
+class DatasetHistory:
     """A usable history: its declaration and its parsed documents (the mask copy's when declared)."""
 
     layout: HistoryLayout
-    info: ArrayDocument
-    mask_info: ArrayDocument | None = None
+    array: ArrayDocument
+    mask_array: ArrayDocument | None = None
 
 
 def usable_history(
     block: RootBlock, node: Callable[[str], Any], level0: ArrayDocument, mask0: ArrayDocument | None = None
-) -> tuple[StoreHistory | None, str | None]:
+) -> tuple[DatasetHistory | None, str | None]:
     """(the history, None) when the store declares one a reader can use; (None, why) when it
     declares one it cannot, a broken mask copy included; (None, None) when it declares none."""
     if block.history_problem is not None:
@@ -67,42 +67,42 @@ def usable_history(
     if layout is None:
         return None, None
     try:
-        info = ArrayDocument.from_json(layout.path, node(layout.path))
+        array = ArrayDocument.from_json(layout.path, node(layout.path))
     except StoreError as exc:
         return None, f"chronozarr.history.path: the history array's document cannot be used: {exc}"
     mask = layout.mask
-    mask_info = None
+    mask_array = None
     if mask is not None and mask0 is not None:
         try:
-            mask_info = ArrayDocument.from_json(mask.path, node(mask.path))
+            mask_array = ArrayDocument.from_json(mask.path, node(mask.path))
         except StoreError as exc:
             return None, f"chronozarr.history.mask_path: the mask copy's document cannot be used: {exc}"
-    problems = layout.problems(level0, info, mask0, mask_info)
+    problems = layout.problems(level0, array, mask0, mask_array)
     if problems:
         field, rule = problems[0]
         return None, f"chronozarr.history.{field}: {rule}"
-    return StoreHistory(layout, info, mask_info), None
+    return DatasetHistory(layout, array, mask_array), None
 
 
 def warn_unusable(why: str, where: str) -> None:
     warnings.warn(f"{where}: the history array is not used ({why}); pixel histories are read from level 0", HistoryWarning, stacklevel=3)
 
 
-def history_readers(source: ObjectStore, history: StoreHistory, pool: Executor) -> tuple[HistoryReader, HistoryReader | None]:
+def history_readers(source: ObjectStore, history: DatasetHistory, pool: Executor) -> tuple[HistoryReader, HistoryReader | None]:
     """Readers of the data history and of its mask copy (None when the history has none)."""
-    data = HistoryReader(source, history.layout, history.layout.data, history.info, pool)
+    data = HistoryReader(source, history.layout, history.layout.data, history.array, pool)
     mask_part = history.layout.mask
-    if mask_part is None or history.mask_info is None:
+    if mask_part is None or history.mask_array is None:
         return data, None
-    return data, HistoryReader(source, history.layout, mask_part, history.mask_info, pool)
+    return data, HistoryReader(source, history.layout, mask_part, history.mask_array, pool)
 
 
 class HistoryReader:
     """Pixel histories from one history array (data or mask copy) of one store handle; shard
     indexes are cached for the handle's life."""
 
-    def __init__(self, source: ObjectStore, layout: HistoryLayout, part: HistoryPart, info: ArrayDocument, pool: Executor) -> None:
-        self.source, self.layout, self.part, self.info, self.pool = source, layout, part, info, pool
+    def __init__(self, source: ObjectStore, layout: HistoryLayout, part: HistoryPart, array: ArrayDocument, pool: Executor) -> None:
+        self.source, self.layout, self.part, self.array, self.pool = source, layout, part, array, pool
         self.indexes = ByteLRU(INDEX_BUDGET)
         self._missing: set[str] = set()
         self._lock = threading.Lock()
@@ -115,7 +115,7 @@ class HistoryReader:
         blocks = layout.blocks_of(steps)
         jobs = {tb: submit(self.pool, self.inner_chunk, tb, row, col, position) for tb in blocks}
         at = {t: i for i, t in enumerate(steps)}
-        out = np.empty((len(steps), *self.part.lead), dtype=self.info.dtype)
+        out = np.empty((len(steps), *self.part.lead), dtype=self.array.dtype)
         iy, ix = y % layout.inner, x % layout.inner
         for tb, job in jobs.items():
             chunk = job.result()
@@ -130,7 +130,7 @@ class HistoryReader:
         layout, p = self.layout, self.layout.inner
         blocks = layout.blocks_of(steps)
         at = {t: i for i, t in enumerate(steps)}
-        out = np.empty((len(steps), *self.part.lead, rows.stop - rows.start, cols.stop - cols.start), dtype=self.info.dtype)
+        out = np.empty((len(steps), *self.part.lead, rows.stop - rows.start, cols.stop - cols.start), dtype=self.array.dtype)
         by_shard: dict[tuple[int, int], dict[int, tuple[int, int]]] = {}
         for y in range(rows.start // p * p, rows.stop, p):
             for x in range(cols.start // p * p, cols.stop, p):
@@ -158,7 +158,7 @@ class HistoryReader:
         for position in positions:
             offset, length = (EMPTY, EMPTY) if index is None else (int(v) for v in index[position])
             if offset == EMPTY and length == EMPTY:
-                out[position] = fill_chunk(self.info)
+                out[position] = fill_chunk(self.array)
             else:
                 stored.append((offset, length, position))
         where = self.source.describe(key)
@@ -169,7 +169,7 @@ class HistoryReader:
                 raise StoreError(f"{where} disappeared while it was being read")
             view = memoryview(raw)
             for offset, length, position in run:
-                out[position] = decode_chunk(self.info, bytes(view[offset - start : offset - start + length]), where)
+                out[position] = decode_chunk(self.array, bytes(view[offset - start : offset - start + length]), where)
         return out
 
     def inner_chunk(self, tb: int, row: int, col: int, position: int) -> np.ndarray:
@@ -178,11 +178,11 @@ class HistoryReader:
         index = self._index(key, self.part.shard_bytes.get(self.layout.shard_id(tb, row, col)))
         offset, length = (EMPTY, EMPTY) if index is None else (int(v) for v in index[position])
         if offset == EMPTY and length == EMPTY:
-            return fill_chunk(self.info)
+            return fill_chunk(self.array)
         raw = self.source.get_range(key, offset, length)
         if raw is None:
             raise StoreError(f"{self.source.describe(key)} disappeared while it was being read")
-        return decode_chunk(self.info, raw, self.source.describe(key))
+        return decode_chunk(self.array, raw, self.source.describe(key))
 
     def _index(self, key: str, length: int | None) -> np.ndarray | None:
         """The shard's checked index, from cache or one range read; None for a shard not stored."""
@@ -202,6 +202,6 @@ class HistoryReader:
             with self._lock:
                 self._missing.add(key)
             return None
-        index = parse_shard_index(self.info, raw, length, where)
+        index = parse_shard_index(self.array, raw, length, where)
         self.indexes.put(key, index)
         return index

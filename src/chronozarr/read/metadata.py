@@ -18,11 +18,11 @@ from ..format.times import from_iso, iso_list
 from ..format.zarrjson import parse_json
 from ..store import CountingStore, ObjectStore, counted
 from .decode import decode_chunk
-from .history import StoreHistory, usable_history
+from .history import DatasetHistory, usable_history
 
 
 @dataclass(frozen=True)
-class StoreMetadata:
+class DatasetMetadata:
     """The parsed root and levels of a store: the root block as parsed (format/root_block), the
     levels as found in the arrays, and what is derived from both."""
 
@@ -32,7 +32,7 @@ class StoreMetadata:
     times_iso: tuple[str, ...]  # the block's times, or the time coordinate's for a store without them
     levels: tuple[Level, ...]
     requests_to_open: int
-    history: StoreHistory | None = None  # the time-major history array, when declared and usable
+    history: DatasetHistory | None = None  # the time-major history array, when declared and usable
     history_problem: str | None = None  # why a declared history array is not used
 
     @property
@@ -90,7 +90,7 @@ def read_json(source: ObjectStore, key: str) -> Any | None:
         raise StoreError(f"{source.describe(key)} {exc}") from None
 
 
-def load(source: ObjectStore | CountingStore) -> StoreMetadata:
+def load(source: ObjectStore | CountingStore) -> DatasetMetadata:
     """Parse the root and every level; raises StoreError naming anything unsupported."""
     source = counted(source)  # requests_to_open is counted whatever the store
     before = source.stats.requests + source.stats.missing
@@ -113,7 +113,7 @@ def load(source: ObjectStore | CountingStore) -> StoreMetadata:
         raise StoreError(f"{source.describe('zarr.json')}: malformed chronozarr metadata ({type(exc).__name__}: {exc})") from None
 
 
-def _load(source: CountingStore, root: Mapping[str, Any], raw: Mapping[str, Any], before: int) -> StoreMetadata:
+def _load(source: CountingStore, root: Mapping[str, Any], raw: Mapping[str, Any], before: int) -> DatasetMetadata:
     try:
         block = RootBlock.from_dict(raw)
     except BlockError as exc:
@@ -168,7 +168,7 @@ def _load(source: CountingStore, root: Mapping[str, Any], raw: Mapping[str, Any]
     if len(bands) != n_band:
         raise StoreError(f"chronozarr.bands lists {len(bands)} bands but the data array has {n_band}")
     history, history_problem = usable_history(block, node, levels[0].data_array, levels[0].mask)
-    return StoreMetadata(
+    return DatasetMetadata(
         root=root,
         block=block,
         times=times,
@@ -219,15 +219,15 @@ def _check_level_shape(levels: list[Level], mirrors: tuple[LevelMirror, ...] | N
         )
 
 
-def _expect_chunks(info: ArrayDocument, inner: tuple[int, ...], section: str, rule: str) -> None:
-    if info.chunk_shape != inner:
+def _expect_chunks(array: ArrayDocument, inner: tuple[int, ...], section: str, rule: str) -> None:
+    if array.chunk_shape != inner:
         raise StoreError(
-            f"{info.path}: chunk shape {list(info.chunk_shape)} is not {rule} = {list(inner)} (spec {section}); "
+            f"{array.path}: chunk shape {list(array.chunk_shape)} is not {rule} = {list(inner)} (spec {section}); "
             "this reader cannot place its chunks"
         )
-    if info.shard_shape is not None and info.shard_shape[1:] != inner[1:]:
+    if array.shard_shape is not None and array.shard_shape[1:] != inner[1:]:
         raise StoreError(
-            f"{info.path}: shard shape {list(info.shard_shape)} must be [shard_time, {', '.join(map(str, inner[1:]))}] "
+            f"{array.path}: shard shape {list(array.shard_shape)} must be [shard_time, {', '.join(map(str, inner[1:]))}] "
             "(spec 7.1): one shard holds one cell"
         )
 
@@ -255,9 +255,9 @@ def _consolidated(root: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 def _time_array(source: ObjectStore, node: Any, level_path: str) -> np.ndarray:
     """Timestamps from the time coordinate, for stores without the times mirror."""
-    info = ArrayDocument.from_json(f"{level_path}/time", node(f"{level_path}/time"))
+    array = ArrayDocument.from_json(f"{level_path}/time", node(f"{level_path}/time"))
     key = object_key(f"{level_path}/time", (0,))
     raw = source.get(key)
     if raw is None:
         raise StoreError(f"{source.describe(key)} is missing")
-    return decode_chunk(info, raw, source.describe(key))[: info.shape[0]].astype("datetime64[ms]")
+    return decode_chunk(array, raw, source.describe(key))[: array.shape[0]].astype("datetime64[ms]")

@@ -1,7 +1,7 @@
 """The one region reader: stored values of a window of any array, given only the array's document,
 its level's geometry and, for a star-delta data array, the anchor each timestep is stored against.
 
-It needs no root metadata, so ChronoStore feeds it from the root block and the writer from its
+It needs no root metadata, so ChronoDataset feeds it from the root block and the writer from its
 plan (reading back the levels it wrote, spec 6 and 14): shard indexes, chunk decoding and the
 residual reconstruction of spec 4.2 happen here for both. Reads may run from several threads at
 once; the shard indexes and anchor chunks it caches are bounded by bytes.
@@ -53,11 +53,11 @@ class RegionReader:
         """The request threads, which other reads of the store (its history array) share."""
         return self.fetcher.pool
 
-    def read(self, level: Level, info: ArrayDocument, steps: list[int], rows: slice, cols: slice, out: np.ndarray | None = None) -> np.ndarray:
-        """Stored values (len(steps), [band,] h, w) of `info` over rows x cols of `level`, into `out`
+    def read(self, level: Level, array: ArrayDocument, steps: list[int], rows: slice, cols: slice, out: np.ndarray | None = None) -> np.ndarray:
+        """Stored values (len(steps), [band,] h, w) of `array` over rows x cols of `level`, into `out`
         when given; true values for a star-delta data array."""
-        anchors = self._anchors if info is level.data else None
-        return assemble(self.fetcher, level, info, steps, rows, cols, anchors, out)
+        anchors = self._anchors if array is level.data else None
+        return assemble(self.fetcher, level, array, steps, rows, cols, anchors, out)
 
     def close(self) -> None:
         self.fetcher.close()

@@ -25,7 +25,7 @@ from .history import HistoryReader
 
 
 class SeriesSource(Protocol):
-    """What a series needs of read.store.ChronoStore (which imports this module)."""
+    """What a series needs of read.dataset.ChronoDataset (which imports this module)."""
 
     history: HistoryReader | None
     history_mask: HistoryReader | None
@@ -51,7 +51,7 @@ WORK_BYTES = 64 * 2**20
 Reader = Callable[[list[int], slice, slice], tuple[np.ndarray, np.ndarray | None]]  # (steps, rows, cols) -> (data, mask)
 
 
-def area_in_store_crs(store: SeriesSource, geometry: Any, crs: str | None) -> Area:
+def area_in_dataset_crs(store: SeriesSource, geometry: Any, crs: str | None) -> Area:
     """The geometry as an Area in the store's CRS, reprojected with pyproj from `crs` when given."""
     area = area_of(geometry)
     if crs is None or store.crs is None or str(crs).upper() == str(store.crs).upper():
@@ -122,8 +122,8 @@ def _summarise(store: SeriesSource, level: Level, parts: list[tuple[slice, slice
 
 def region_series(store: SeriesSource, geometry: Any, *, lod: int | None = None, crs: str | None = None, bands: Sequence[str] | None = None) -> xr.Dataset:
     """mean, std, min, max and valid_pixels per (time, band) of the area's valid pixels; see
-    ChronoStore.read_region_series."""
-    area = area_in_store_crs(store, geometry, crs)
+    ChronoDataset.read_region_series."""
+    area = area_in_dataset_crs(store, geometry, crs)
     wanted = quantities(store.bands, None if bands is None else list(bands))
     level = choose_level(area, store.levels, lod)
     span = window(area, level)

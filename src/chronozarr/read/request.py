@@ -38,13 +38,13 @@ def request_window(level: Level, window: Any) -> Window:
     return rows, cols
 
 
-def allocate(shape: tuple[int, ...], info: ArrayDocument) -> np.ndarray:
+def allocate(shape: tuple[int, ...], array: ArrayDocument) -> np.ndarray:
     """The output of a read; our error, naming the array, when it cannot be allocated."""
     try:
-        return np.empty(shape, dtype=info.dtype)
+        return np.empty(shape, dtype=array.dtype)
     except (MemoryError, ValueError):
-        nbytes = int(np.prod(shape, dtype=object)) * info.dtype.itemsize
+        nbytes = int(np.prod(shape, dtype=object)) * array.dtype.itemsize
         raise StoreError(
-            f"{info.path}: a read of shape {list(shape)} needs {nbytes} bytes, which cannot be allocated; "
+            f"{array.path}: a read of shape {list(shape)} needs {nbytes} bytes, which cannot be allocated; "
             "read a window, fewer timesteps or a coarser level"
         ) from None

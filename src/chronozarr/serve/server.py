@@ -149,7 +149,7 @@ class StoreServer:
     """A static server for a directory of stores and viewer files, on a background thread.
 
     >>> with StoreServer("data/stores", port=0) as srv:   # doctest: +SKIP
-    ...     open_store(f"{srv.url}/aoi/chronozarr-3")
+    ...     open_dataset(f"{srv.url}/aoi/chronozarr-3")
 
     Keyword switches (see `ServeOptions`) default to a correct host; `requests` lists what was
     answered, for tests that count requests. `log` is a stream for one line per request, written

@@ -34,7 +34,7 @@ from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, vo
 from ..format.times import iso_list
 from ..progress import work_bar
 from . import journal as jr
-from .existing import ExistingStore, open_existing, prepare_batch
+from .existing import ExistingDataset, open_existing, prepare_batch
 from .history import history_keys, stage_history
 from .layout import coordinate_chunk, volatility_chunk
 from .objects import ObjectCounter, ObjectWriter, ShardBase, ShardBuilder
@@ -165,7 +165,7 @@ def _summary_of(root: Output, entry: jr.Journal, started: float, dry_run: bool =
     return AppendSummary(root.location, len(entry.times), n_time, objects, time.perf_counter() - started, dry_run, resumed)
 
 
-def _plan(store: ExistingStore, series: Series, workers: int | None) -> Plan:
+def _plan(store: ExistingDataset, series: Series, workers: int | None) -> Plan:
     """The encoder's plan for the grown store: old references kept, new ones to the nearest anchor
     that exists after the append (ties to the earlier), anchors [0, k, 2k, ...] of the new length."""
     old_n = store.n_time
@@ -221,7 +221,7 @@ def _windows(plan: Plan, old_n: int) -> list[tuple[int, int]]:
     return [(max(start, old_n), stop) for start, stop in plan.time_shards() if stop > old_n]
 
 
-def _stage(store: ExistingStore, plan: Plan, series: Series, progress: bool | None, fsync: bool) -> tuple[jr.Move, ...]:
+def _stage(store: ExistingDataset, plan: Plan, series: Series, progress: bool | None, fsync: bool) -> tuple[jr.Move, ...]:
     """Write every object of the append below the staging area; returns them in landing order."""
     writer = jr.StagingWriter(store.output, ObjectCounter())
     existing = store.output
@@ -250,7 +250,7 @@ def _stage(store: ExistingStore, plan: Plan, series: Series, progress: bool | No
     return _moves(store, writer)
 
 
-def _stage_metadata(store: ExistingStore, plan: Plan, series: Series, result: WriteResult, writer: jr.StagingWriter) -> None:
+def _stage_metadata(store: ExistingDataset, plan: Plan, series: Series, result: WriteResult, writer: jr.StagingWriter) -> None:
     """Array shapes, time/c/0, volatility when it changed, then the root document."""
     times_ms = np.concatenate([store.times_ms, series.times_ms])
     grown: dict[str, ArrayDocument] = {}
@@ -274,7 +274,7 @@ def _stage_metadata(store: ExistingStore, plan: Plan, series: Series, result: Wr
     writer.put_json("zarr.json", _root_document(store, plan, times_ms, result, nodes))
 
 
-def _volatility(store: ExistingStore, plan: Plan, old: np.ndarray, result: WriteResult) -> np.ndarray:
+def _volatility(store: ExistingDataset, plan: Plan, old: np.ndarray, result: WriteResult) -> np.ndarray:
     """Each cell's mean |delta| with the new deltas joined in (spec 5).
 
     The stored value is mean / 10000 over the old deltas, so mean times the old count restores
@@ -292,7 +292,7 @@ def _volatility(store: ExistingStore, plan: Plan, old: np.ndarray, result: Write
 
 
 def _root_document(
-    store: ExistingStore, plan: Plan, times_ms: np.ndarray, result: WriteResult, nodes: dict[str, dict[str, Any]]
+    store: ExistingDataset, plan: Plan, times_ms: np.ndarray, result: WriteResult, nodes: dict[str, dict[str, Any]]
 ) -> dict[str, Any]:
     """The old root with only what an append changes: times, temporal, levels, shard_bytes and the
     consolidated copies of the changed nodes. multiscales and everything else stay as found."""
@@ -324,18 +324,18 @@ def _rank(key: str) -> int:
     return 0
 
 
-def _kind(store: ExistingStore, key: str) -> str:
+def _kind(store: ExistingDataset, key: str) -> str:
     if _rank(key) > 0:
         return jr.METADATA
     return jr.REWRITTEN if store.output.size(key) is not None else jr.NEW
 
 
-def _moves(store: ExistingStore, writer: jr.StagingWriter) -> tuple[jr.Move, ...]:
+def _moves(store: ExistingDataset, writer: jr.StagingWriter) -> tuple[jr.Move, ...]:
     keys = sorted(writer.staged(), key=lambda k: (_rank(k), k))
     return tuple(jr.Move(k, _kind(store, k), writer.size(k)) for k in keys)
 
 
-def _dry_run(store: ExistingStore, plan: Plan, series: Series, started: float) -> AppendSummary:
+def _dry_run(store: ExistingDataset, plan: Plan, series: Series, started: float) -> AppendSummary:
     """The objects an append would write, from the geometry alone (no data is encoded).
 
     It lists every chunk or shard that gains a timestep; one that would hold only fill is listed

@@ -26,19 +26,19 @@ from ..format.temporal import NOMINAL_ANCHOR_INTERVAL, STAR_DELTA, anchor_indice
 from ..format.times import iso_list
 from ..format.zarrjson import parse_json
 from ..read.decode import decode_chunk
-from ..read.metadata import StoreMetadata, load
+from ..read.metadata import DatasetMetadata, load
 from ..store import not_a_directory, open_object_store
 from .output import Output
 from .series import Series, prepare
 
 
 @dataclass(frozen=True)
-class ExistingStore:
+class ExistingDataset:
     """The parsed state of a store before an append: its root document, levels and layout."""
 
     output: Output
     document: Mapping[str, Any]
-    meta: StoreMetadata
+    meta: DatasetMetadata
     levels: tuple[Level, ...]
     codec: CodecSpec
     shard_time: int | None
@@ -76,15 +76,15 @@ class ExistingStore:
     def volatility(self) -> tuple[np.ndarray, CodecSpec]:
         """The stored volatility values and the codec their chunk uses."""
         path = self.block.volatility_path or VOLATILITY_PATH
-        info = self.array(path)
+        array = self.array(path)
         key = object_key(path, (0, 0))
         data = self.output.get(key)
         where = f"{self.output.describe()}/{key}"
         if data is None:
             raise StoreError(f"{where} is missing: append updates the volatility array (spec 5), so it must exist")
-        values = decode_chunk(info, data, where)[: info.shape[0], : info.shape[1]]
-        assert info.codec is not None
-        return np.asarray(values, dtype=np.float32), info.codec
+        values = decode_chunk(array, data, where)[: array.shape[0], : array.shape[1]]
+        assert array.codec is not None
+        return np.asarray(values, dtype=np.float32), array.codec
 
     def old_references(self) -> tuple[int, dict[int, int]]:
         """(anchor interval, references) already recorded, or under none the nominal schedule
@@ -103,7 +103,7 @@ class ExistingStore:
         return interval, nearest_references(range(self.n_time), anchor_indices(self.n_time, interval))
 
 
-def open_existing(output: Output, source_options: Mapping[str, Any] | None = None) -> ExistingStore:
+def open_existing(output: Output, source_options: Mapping[str, Any] | None = None) -> ExistingDataset:
     """Open the store at `output` for an append; raises StoreError when it is not one."""
     if output.local_root is not None and not output.local_root.is_dir():
         raise StoreError(f"no store at {str(output.local_root)!r}: {not_a_directory(output.local_root)}")
@@ -116,7 +116,7 @@ def open_existing(output: Output, source_options: Mapping[str, Any] | None = Non
         raise StoreError(f"{output.describe()}: the data array has no compression codec chronozarr writes")
     shard_time = data.shard_shape[0] if data.shard_shape is not None else None
     levels = tuple(Level(m.index, m.height, m.width, m.chunk_size, _transform(m.transform)) for m in meta.levels)
-    return ExistingStore(output, document, meta, levels, data.codec, shard_time)
+    return ExistingDataset(output, document, meta, levels, data.codec, shard_time)
 
 
 def _parsed(raw: bytes, where: str) -> Any:
@@ -133,7 +133,7 @@ def _transform(values: Sequence[float]) -> Transform:
 
 
 def prepare_batch(
-    store: ExistingStore,
+    store: ExistingDataset,
     da: xr.DataArray,
     *,
     crs: Any,
@@ -159,7 +159,7 @@ def prepare_batch(
     return series
 
 
-def _check_packing(store: ExistingStore, bands: Sequence[Band | dict[str, Any] | str]) -> None:
+def _check_packing(store: ExistingDataset, bands: Sequence[Band | dict[str, Any] | str]) -> None:
     """The batch's band scales and offsets are the store's: the new stored values decode alike."""
     try:
         given = [b if isinstance(b, Band) else Band.from_dict(b) for b in bands]
@@ -173,7 +173,7 @@ def _check_packing(store: ExistingStore, bands: Sequence[Band | dict[str, Any] |
         _mismatch("band (name, scale, offset)", packing, [(b.name, b.scale, b.offset) for b in given])
 
 
-def check_batch(store: ExistingStore, series: Series) -> None:
+def check_batch(store: ExistingDataset, series: Series) -> None:
     """Grid, transform, bands, dtype, CRS, mask and coverage presence, and times after the last."""
     level0 = store.levels[0]
     _, n_band, height, width = series.shape

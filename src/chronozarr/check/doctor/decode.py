@@ -42,10 +42,10 @@ class ArrayMeta:
 def decode_checks(report: DoctorReport, location: Any, plain_reader: Any, **open_options: Any) -> None:
     """Cell (0, 0) of the first and last timestep at every level, then the plain-zarr pixel read
     with `plain_reader(meta)`, which differs between a directory and a URL."""
-    from ...read.dataset import open_store
+    from ...read.dataset import open_dataset
 
     try:
-        store = open_store(location, **open_options)
+        store = open_dataset(location, **open_options)
     except Exception as exc:  # noqa: BLE001
         report.fail("12", "decode", f"the store does not open: {type(exc).__name__}: {exc}")
         return

@@ -9,8 +9,8 @@ from typing import Any
 from ...crs import crs_unit
 from ...format.geometry import size_text
 from ...format.times import cadence
-from ...read.dataset import ChronoStore
-from ...read.metadata import StoreMetadata
+from ...read.dataset import ChronoDataset
+from ...read.metadata import DatasetMetadata
 from ...store import ObjectStore
 from ...store.directory import DirectoryStore
 from ..context import local_root
@@ -19,7 +19,7 @@ from ..objects import store_objects
 
 def info(store: str | os.PathLike[str] | ObjectStore) -> dict[str, Any]:
     """Times, bands, dtype, nodata, encoding, levels, layout, planes, CRS and (local) size."""
-    with ChronoStore(store) as cz:
+    with ChronoDataset(store) as cz:
         meta = cz.meta
         temporal = meta.temporal
         selection = temporal.selection
@@ -75,7 +75,7 @@ def info(store: str | os.PathLike[str] | ObjectStore) -> dict[str, Any]:
     return out
 
 
-def _history(meta: StoreMetadata, files: list[tuple[str, int]] | None) -> dict[str, Any] | None:
+def _history(meta: DatasetMetadata, files: list[tuple[str, int]] | None) -> dict[str, Any] | None:
     """The history array: its blocks, its stored bytes and their ratio to level 0's data bytes
     (from shard_bytes, or the listing of a local store); why it is not used, when it is not."""
     if meta.history is None:

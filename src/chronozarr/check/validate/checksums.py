@@ -22,7 +22,7 @@ def check_checksums(ctx: Context) -> None:
     """Every chunk of every checksummed array of a listable store matches its crc32c (8)."""
     if not ctx.source.listable:
         return
-    arrays = {node: info for node, info in _parsed(ctx) if info.codec is not None and info.codec.checksum}
+    arrays = {node: array for node, array in _parsed(ctx) if array.codec is not None and array.codec.checksum}
     if not arrays:
         return
     for key, _ in store_objects(ctx.source):
@@ -45,15 +45,15 @@ def _parsed(ctx: Context) -> Iterator[tuple[str, ArrayDocument]]:
             yield node, facts.parsed
 
 
-def _chunks(info: ArrayDocument, key: str, raw: bytes) -> Iterator[tuple[str, bytes]]:
+def _chunks(array: ArrayDocument, key: str, raw: bytes) -> Iterator[tuple[str, bytes]]:
     """(where, stored bytes) of each chunk in the object: itself, or a shard's inner chunks (a
     shard whose index does not parse is reported by the shard checks)."""
-    if not info.sharded:
+    if not array.sharded:
         yield key, raw
         return
-    n = info.index_nbytes
+    n = array.index_nbytes
     try:
-        index = parse_shard_index(info, raw[-n:] if info.index_at_end else raw[:n], len(raw), key)
+        index = parse_shard_index(array, raw[-n:] if array.index_at_end else raw[:n], len(raw), key)
     except StoreError:
         return
     for position, (offset, length) in enumerate(np.asarray(index, dtype=np.uint64).tolist()):

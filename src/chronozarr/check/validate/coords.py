@@ -25,32 +25,32 @@ def read_vector(ctx: Context, node: str, doc: Mapping[str, Any], section: str) -
     """Every element of a 1-D or 2-D array, chunk by chunk; missing chunks are fill."""
     key = doc_key(node)
     try:
-        info = ArrayDocument.from_json(node, doc)
+        array = ArrayDocument.from_json(node, doc)
     except StoreError as exc:
         ctx.report.fail(section, key, str(exc))
         return None
-    shape = info.shape
-    grid = [math.ceil(s / c) for s, c in zip(shape, info.chunk_shape, strict=False)]
-    if info.sharded or len(shape) not in (1, 2) or math.prod(grid) > 4096:
+    shape = array.shape
+    grid = [math.ceil(s / c) for s, c in zip(shape, array.chunk_shape, strict=False)]
+    if array.sharded or len(shape) not in (1, 2) or math.prod(grid) > 4096:
         return None
     strings = doc.get("data_type") == "string"
-    out = np.full(shape, "" if strings else info.fill, dtype=object if strings else info.dtype)
+    out = np.full(shape, "" if strings else array.fill, dtype=object if strings else array.dtype)
     for idx in np.ndindex(*grid):
         chunk_key = object_key(node, idx)
         raw = ctx.source.get(chunk_key)
         if raw is None:
             continue
         try:
-            chunk = decode_strings(info, raw, chunk_key) if strings else decode_chunk(info, raw, chunk_key)
+            chunk = decode_strings(array, raw, chunk_key) if strings else decode_chunk(array, raw, chunk_key)
         except StoreError as exc:
             ctx.report.fail("8", chunk_key, str(exc))
             return None
         if strings:
-            if len(chunk) != math.prod(info.chunk_shape):
-                ctx.report.fail(section, chunk_key, f"holds {len(chunk)} strings, expected {math.prod(info.chunk_shape)}")
+            if len(chunk) != math.prod(array.chunk_shape):
+                ctx.report.fail(section, chunk_key, f"holds {len(chunk)} strings, expected {math.prod(array.chunk_shape)}")
                 return None
-            chunk = chunk.reshape(info.chunk_shape)
-        target = tuple(slice(i * c, min((i + 1) * c, s)) for i, c, s in zip(idx, info.chunk_shape, shape, strict=False))
+            chunk = chunk.reshape(array.chunk_shape)
+        target = tuple(slice(i * c, min((i + 1) * c, s)) for i, c, s in zip(idx, array.chunk_shape, shape, strict=False))
         out[target] = chunk[tuple(slice(0, t.stop - t.start) for t in target)]
     return out
 

@@ -17,7 +17,7 @@ import numpy as np
 from ...errors import HistoryError, StoreError
 from ...format.array_doc import ArrayDocument
 from ...format.history import HistoryLayout, HistoryPart
-from ...read.dataset import ChronoStore
+from ...read.dataset import ChronoDataset
 from ...read.history import HistoryReader, history_readers
 from ..context import ArrayFacts, Context
 from ..objects import MAX_PROBES, store_objects
@@ -36,7 +36,7 @@ def check_history(ctx: Context) -> None:
         ctx.report.fail(SECTION, KEY, str(exc))
         return
     try:
-        store = ChronoStore(ctx.source, concurrency=4)  # validate silences its HistoryWarning
+        store = ChronoDataset(ctx.source, concurrency=4)  # validate silences its HistoryWarning
     except StoreError as exc:
         ctx.report.info(SECTION, KEY, f"not checked: the reference reader cannot open the store: {exc}")
         return
@@ -54,7 +54,7 @@ def check_history(ctx: Context) -> None:
                 continue
             doc = ctx.doc(reader.part.path) or {}
             _check_document(ctx, reader, copied, doc)
-            ctx.arrays[reader.part.path] = ArrayFacts(reader.part.path, doc, tuple(reader.info.shape), reader.part.shard_shape, reader.part.chunk_shape)
+            ctx.arrays[reader.part.path] = ArrayFacts(reader.part.path, doc, tuple(reader.array.shape), reader.part.shard_shape, reader.part.chunk_shape)
             _check_shard_bytes(ctx, layout, reader.part, store)
             _check_values(ctx, store, reader, ctx.history_sample)
     finally:
@@ -72,12 +72,12 @@ def _check_document(ctx: Context, reader: HistoryReader, copied: ArrayDocument, 
     if not isinstance(attrs, Mapping) or attrs.get("_ARRAY_DIMENSIONS") != dims:
         ctx.report.fail(SECTION, key, f"attribute _ARRAY_DIMENSIONS must be {dims} (spec 2.2)")
     expected = None if copied.codec is None else reader.part.codec(reader.layout.version, copied.codec)
-    if reader.info.codec != expected:
+    if reader.array.codec != expected:
         whose = "level 0's" if expected == copied.codec else f"those of version {reader.layout.version}"
-        ctx.report.fail(SECTION, key, f"codecs inside the shard must be {whose} ({expected}), got {reader.info.codec}")
+        ctx.report.fail(SECTION, key, f"codecs inside the shard must be {whose} ({expected}), got {reader.array.codec}")
 
 
-def _existing_shards(ctx: Context, layout: HistoryLayout, part: HistoryPart, store: ChronoStore) -> dict[str, int] | None:
+def _existing_shards(ctx: Context, layout: HistoryLayout, part: HistoryPart, store: ChronoDataset) -> dict[str, int] | None:
     """shard id -> byte length of every shard object of one history array; None when there are too many to probe."""
     if ctx.source.listable:
         found = {}
@@ -94,7 +94,7 @@ def _existing_shards(ctx: Context, layout: HistoryLayout, part: HistoryPart, sto
     return {k: v for k, v in sizes.items() if v is not None}
 
 
-def _check_shard_bytes(ctx: Context, layout: HistoryLayout, part: HistoryPart, store: ChronoStore) -> None:
+def _check_shard_bytes(ctx: Context, layout: HistoryLayout, part: HistoryPart, store: ChronoDataset) -> None:
     """shard_bytes (mask_shard_bytes) lists exactly the array's shards that exist, with their lengths."""
     name = f"{KEY}.{'mask_' if part.is_mask else ''}shard_bytes"
     existing = _existing_shards(ctx, layout, part, store)
@@ -112,7 +112,7 @@ def _check_shard_bytes(ctx: Context, layout: HistoryLayout, part: HistoryPart, s
             ctx.report.fail(SECTION, where, f"is {listed[shard]}, the shard is {existing[shard]} bytes")
 
 
-def _check_values(ctx: Context, store: ChronoStore, reader: HistoryReader, sample: int | None) -> None:
+def _check_values(ctx: Context, store: ChronoDataset, reader: HistoryReader, sample: int | None) -> None:
     """Each inner chunk equals level 0's true values, or its mask for the mask copy (and fill past
     n_time); a difference names the shard key and the inner chunk."""
     layout, level0 = reader.layout, store.meta.levels[0]
@@ -135,7 +135,7 @@ def _check_values(ctx: Context, store: ChronoStore, reader: HistoryReader, sampl
                 continue  # an inner chunk wholly past the array's edge holds nothing of level 0
             got = reader.inner_chunk(tb, r, c, position)
             where = f"{reader.part.shard_key(tb, r, c)} inner chunk {divmod(position, layout.per_side)}"
-            _compare(ctx, where, got, expected, reader.info.fill, len(steps))
+            _compare(ctx, where, got, expected, reader.array.fill, len(steps))
 
 
 def _compare(ctx: Context, where: str, got: np.ndarray, expected: np.ndarray, fill: object, n: int) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...errors import StoreError
 from ...format.pyramid import block_max, block_mean, block_rounded_mean, validity
-from ...read.dataset import ChronoStore
+from ...read.dataset import ChronoDataset
 from ..context import Context
 
 SAMPLE_TIMES = 2
@@ -39,7 +39,7 @@ def check_pyramid(ctx: Context) -> None:
         return
     clean = ctx.report.ok
     try:
-        store = ChronoStore(ctx.source, concurrency=4)
+        store = ChronoDataset(ctx.source, concurrency=4)
     except (StoreError, KeyError, TypeError, ValueError, IndexError) as exc:
         _trouble(ctx, clean, "10", f"the reference reader cannot open the store: {exc}")
         return
@@ -58,7 +58,7 @@ def _trouble(ctx: Context, clean: bool, section: str, message: str) -> None:
         ctx.report.info("6", "zarr.json", f"pyramid not sampled: {message}")
 
 
-def _sample(ctx: Context, store: ChronoStore) -> None:
+def _sample(ctx: Context, store: ChronoDataset) -> None:
     meta = store.meta
     anchors = set(meta.temporal.anchor_indices) if meta.temporal.encoding == "star-delta" else set()
     nodata = meta.nodata
