@@ -96,7 +96,7 @@ class ChronozarrBackend(BackendEntrypoint):
         concurrency: int | None = None,
         storage_options: Mapping[str, Any] | None = None,
     ) -> xr.Dataset:
-        # storage_options: open_dataset's source options, e.g. {"endpoint": ..., "region": ...} for s3://
+        # storage_options: ChronoDataset's source options, e.g. {"endpoint": ..., "region": ...} for s3://
         store = ChronoDataset(filename_or_obj, concurrency=concurrency, **dict(storage_options or {}))
         level = store.level(lod)
         drop = set(drop_variables or ())
