@@ -15,7 +15,6 @@ import chronozarr.read.attributes
 
 RENAMED = [
     (chronozarr, "ChronoStore", "ChronoDataset"),
-    (chronozarr, "open_store", "open_dataset"),
     (chronozarr.notebook_map, "MapStore", "MapLayer"),
     (chronozarr.read.attributes, "StoreAttrs", "DatasetAttrs"),
 ]
@@ -30,9 +29,19 @@ def test_an_old_name_is_the_new_object_with_a_warning_naming_it(module, old, new
 
 
 def test_from_import_of_an_old_name_warns_too():
-    with pytest.warns(DeprecationWarning, match="open_dataset"):
+    with pytest.warns(DeprecationWarning, match="ChronoDataset"):
+        from chronozarr import ChronoStore
+    assert ChronoStore is chronozarr.ChronoDataset
+
+
+def test_open_store_stays_the_reference_entry_point_without_a_warning():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         from chronozarr import open_store
     assert open_store is chronozarr.open_dataset
+    assert "open_store" in chronozarr.__all__
 
 
 def test_a_name_a_module_never_had_is_an_attribute_error():
@@ -42,7 +51,7 @@ def test_a_name_a_module_never_had_is_an_attribute_error():
 
 
 def test_the_old_names_are_not_exported_and_importing_the_package_does_not_warn():
-    assert {"ChronoStore", "open_store"}.isdisjoint(chronozarr.__all__)
+    assert "ChronoStore" not in chronozarr.__all__
     assert {"ChronoDataset", "open_dataset"} <= set(chronozarr.__all__)
     code = (
         "import warnings\n"

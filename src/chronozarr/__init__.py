@@ -38,10 +38,14 @@ __all__ = [
     "info",
     "doctor",
     "open_dataset",
+    "open_store",
     "validate",
     "view",
     "write_stac",
 ]
 
+# The reference tool's entry point, kept for good: code written for it opens a store and gets a dataset.
+open_store = open_dataset
+
 # Old names of this release's renames (CHANGELOG.md): the same objects, with a DeprecationWarning.
-__getattr__ = old_names(__name__, {"ChronoStore": ChronoDataset, "open_store": open_dataset})
+__getattr__ = old_names(__name__, {"ChronoStore": ChronoDataset})
