@@ -20,7 +20,6 @@ const FUNCTION_LINES = 80;
 const LONG = {
   'src/reader/pool.js:createPool': 252,
   'viewer/history.js:createHistory': 186,
-  'lib/scene-loads.js:createSceneLoads': 185,
   'src/reader/history.js:createHistoryReads': 178,
   'lib/scene.js:createScene': 167,
   'src/reader/transport.js:createTransport': 154,
