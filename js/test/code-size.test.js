@@ -21,7 +21,6 @@ const LONG = {
   'src/reader/pool.js:createPool': 252,
   'viewer/history.js:createHistory': 186,
   'src/reader/history.js:createHistoryReads': 178,
-  'lib/scene.js:createScene': 167,
   'src/reader/transport.js:createTransport': 154,
   'lib/gpu-chunks.js:createGpuChunks': 153,
   'src/reader/prefetch.js:createPrefetcher': 135,
