@@ -22,7 +22,6 @@ const LONG = {
   'viewer/history.js:createHistory': 186,
   'src/reader/history.js:createHistoryReads': 178,
   'src/reader/transport.js:createTransport': 154,
-  'lib/gpu-chunks.js:createGpuChunks': 153,
   'src/reader/prefetch.js:createPrefetcher': 135,
   'lib/legend.js:createLegend': 132,
   'viewer/renderer.js:createRenderer': 122,
