@@ -27,7 +27,6 @@ const LONG = {
   'viewer/renderer.js:createRenderer': 122,
   'src/reader/store.js:createReads': 122,
   'viewer/compare.js:createCompare': 118,
-  'lib/scene-paint.js:createScenePaint': 105,
   'src/reader/chunk-bytes.js:createChunkBytes': 104,
   'maplibre/drawing.js:createDrawing': 102,
   'viewer/playback.js:createPlayback': 101,
