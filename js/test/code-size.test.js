@@ -23,7 +23,6 @@ const LONG = {
   'src/reader/history.js:createHistoryReads': 178,
   'src/reader/transport.js:createTransport': 154,
   'src/reader/prefetch.js:createPrefetcher': 135,
-  'lib/legend.js:createLegend': 132,
   'viewer/renderer.js:createRenderer': 122,
   'src/reader/store.js:createReads': 122,
   'viewer/compare.js:createCompare': 118,
