@@ -27,7 +27,6 @@ const LONG = {
   'src/reader/store.js:createReads': 122,
   'viewer/compare.js:createCompare': 118,
   'src/reader/chunk-bytes.js:createChunkBytes': 104,
-  'maplibre/drawing.js:createDrawing': 102,
   'viewer/playback.js:createPlayback': 101,
   'src/reader/decoding.js:createDecoding': 100,
   'src/reader/metadata.js:parseRoot': 98,
