@@ -25,7 +25,6 @@ const LONG = {
   'src/reader/prefetch.js:createPrefetcher': 135,
   'viewer/renderer.js:createRenderer': 122,
   'src/reader/store.js:createReads': 122,
-  'viewer/compare.js:createCompare': 118,
   'src/reader/chunk-bytes.js:createChunkBytes': 104,
   'viewer/playback.js:createPlayback': 101,
   'src/reader/decoding.js:createDecoding': 100,
