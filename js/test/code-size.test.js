@@ -26,7 +26,6 @@ const LONG = {
   'viewer/renderer.js:createRenderer': 122,
   'src/reader/store.js:createReads': 122,
   'src/reader/chunk-bytes.js:createChunkBytes': 104,
-  'viewer/playback.js:createPlayback': 101,
   'src/reader/decoding.js:createDecoding': 100,
   'src/reader/metadata.js:parseRoot': 98,
   'src/reader/limiter.js:createLimiter': 96,
