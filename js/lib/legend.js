@@ -168,7 +168,9 @@ function showClasses(list, s) {
  * @param {KeyboardEvent} e
  */
 function keyStep(e) {
-  const step = /** @type {Record<string, number>} */ ({ ArrowLeft: -0.01, ArrowDown: -0.01, ArrowRight: 0.01, ArrowUp: 0.01, PageDown: -0.1, PageUp: 0.1 })[e.key];
+  /** @type {Record<string, number>} */
+  const steps = { ArrowLeft: -0.01, ArrowDown: -0.01, ArrowRight: 0.01, ArrowUp: 0.01, PageDown: -0.1, PageUp: 0.1 };
+  const step = steps[e.key];
   return step == null ? null : step * (e.shiftKey ? 10 : 1);
 }
 
@@ -176,7 +178,8 @@ function keyStep(e) {
 function typedRange(inputs) {
   const lo = Number(inputs[0].value);
   const hi = Number(inputs[1].value);
-  return inputs[0].value !== '' && inputs[1].value !== '' && Number.isFinite(lo) && Number.isFinite(hi) && hi > lo ? /** @type {[number, number]} */ ([lo, hi]) : null;
+  const typed = inputs[0].value !== '' && inputs[1].value !== '' && Number.isFinite(lo) && Number.isFinite(hi) && hi > lo;
+  return typed ? /** @type {[number, number]} */ ([lo, hi]) : null;
 }
 
 /**
