@@ -56,26 +56,97 @@ export const gpuEntryId = (lod, row, col, t) => `${lod}/${row}/${col}/${t}`;
 export function createGpuChunks({ store, renderer, budgetBytes, stats, destroyed }) {
   /** @type {Map<string, Entry<Tex>>} */
   const cache = new Map();
-  /** @type {Map<string, Anchor<Tex>>} anchor textures by `lod/row/col/t_anchor` */
-  const anchors = new Map();
-  let bytes = 0;
+  /** Bytes of the entries' own textures (the anchors count theirs). */
+  let entryBytes = 0;
   let clock = 0;
 
   /** Mark an entry (or anchor) as just used. @param {{ used: number }} e */
   const touch = (e) => {
     e.used = ++clock;
   };
+  const anchors = createAnchors({ store, renderer, stats, destroyed, touch });
+  const bytes = () => entryBytes + anchors.bytes;
 
   /**
-   * An anchor no load waits for any more and nothing draws with: stop loading it (a view or time
-   * change dropped the chunks that needed it), so it does not hold the line for the new ones.
-   * @param {Anchor<Tex>} a
+   * Upload a loaded cell and keep it (uploadCell).
+   * @param {string} id @param {import('./typedefs.js').ChunkAt} where
+   * @param {Readonly<Cell>} stored the reader's cell @param {Anchor<Tex> | null} anchor
    */
-  function releaseAnchor(a) {
-    if (a.tex || a.refs > 0 || a.waiting > 0 || anchors.get(a.id) !== a) return;
-    anchors.delete(a.id);
-    a.loading.abort();
+  function add(id, where, stored, anchor) {
+    const { gpu, cell } = uploadCell(renderer, stored, anchor);
+    stats.uploads++;
+    cache.set(id, { key: id, ...where, cell, gpu, used: ++clock });
+    entryBytes += gpu.bytes;
   }
+
+  /**
+   * Over budget: drop the least recently used entries, then idle anchors, down to 90 % of it.
+   * @param {() => Set<string>} needed keys of the entries the view needs (asked only when over budget)
+   */
+  function evict(needed) {
+    if (bytes() <= budgetBytes) return;
+    const keep = needed();
+    const order = [...cache.values()].filter((e) => !keep.has(e.key)).sort((a, b) => a.used - b.used);
+    for (const e of order) {
+      if (bytes() <= budgetBytes * 0.9) break;
+      drop(e);
+    }
+    for (const a of anchors.idle()) {
+      if (bytes() <= budgetBytes * 0.9) break;
+      anchors.drop(a);
+    }
+  }
+
+  /** @param {Entry<Tex>} e */
+  function drop(e) {
+    cache.delete(e.key);
+    if (e.gpu.anchor && e.gpu.own) {
+      renderer.release(e.gpu.own);
+      e.gpu.anchor.refs--;
+    } else renderer.release(e.gpu);
+    entryBytes -= e.gpu.bytes;
+    stats.evictions++;
+  }
+
+  return {
+    /** @param {string} id */
+    get: (id) => cache.get(id),
+    /** @param {string} id */
+    has: (id) => cache.has(id),
+    touch,
+    anchorFor: anchors.anchorFor,
+    releaseAnchor: anchors.release,
+    add,
+    evict,
+    /** Release every texture. */
+    clear() {
+      for (const e of [...cache.values()]) drop(e);
+      anchors.clear();
+    },
+    get bytes() {
+      return bytes();
+    },
+    get anchorTextures() {
+      return anchors.size;
+    },
+  };
+}
+
+/**
+ * The anchor textures of star-delta cells, by `lod/row/col/t_anchor`: each loaded once with the
+ * priority of the chunk that needs it, shared by the deltas drawn on it, and its bytes.
+ * @template Tex
+ * @param {object} o
+ * @param {Pick<import('./typedefs.js').Store, 'getCell'>} o.store
+ * @param {Pick<import('./typedefs.js').Renderer<Tex>, 'dataTexture' | 'deleteTexture'>} o.renderer
+ * @param {{ anchorUploads: number }} o.stats
+ * @param {() => boolean} o.destroyed
+ * @param {(a: { used: number }) => void} o.touch marks an anchor as just used
+ */
+function createAnchors({ store, renderer, stats, destroyed, touch }) {
+  /** @type {Map<string, Anchor<Tex>>} */
+  const anchors = new Map();
+  let bytes = 0;
 
   /**
    * The anchor texture of a cell, uploaded once (the reader's stored anchor chunk), loaded with the
@@ -118,93 +189,58 @@ export function createGpuChunks({ store, renderer, budgetBytes, stats, destroyed
     return a;
   }
 
-  /**
-   * Upload a loaded cell and keep it: its own textures, or, for a star-delta cell, its residuals
-   * (a delta timestep) or nothing (an anchor timestep) drawn on its anchor's texture.
-   * @param {string} id @param {import('./typedefs.js').ChunkAt} where
-   * @param {Readonly<Cell>} stored the reader's cell @param {Anchor<Tex> | null} anchor
-   */
-  function add(id, where, stored, anchor) {
-    /** @type {EntryTextures<Tex>} */
-    let gpu;
-    let cell = stored;
-    if (anchor) {
-      // Stored values: an anchor timestep draws its anchor texture, a delta timestep its residuals on it.
-      const residual = stored.anchor != null;
-      const own = renderer.upload(residual ? stored.data : null, stored.mask ?? null, stored.chunkWidth, stored.chunkHeight);
-      anchor.refs++;
-      gpu = { tex: residual ? own.tex : anchor.tex, anchorTex: residual ? anchor.tex : null, maskTex: own.maskTex, bytes: own.bytes, own, anchor };
-      if (residual) cell = reconstructedCell(stored, /** @type {Uint8Array | Uint16Array} */ (anchor.data)); // loaded: the anchor's promise settled first
-    } else {
-      gpu = renderer.upload(stored.data, stored.mask ?? null, stored.chunkWidth, stored.chunkHeight);
-    }
-    stats.uploads++;
-    cache.set(id, { key: id, ...where, cell, gpu, used: ++clock });
-    bytes += gpu.bytes;
-  }
-
-  /**
-   * Over budget: drop the least recently used entries, then idle anchors, down to 90 % of it.
-   * @param {() => Set<string>} needed keys of the entries the view needs (asked only when over budget)
-   */
-  function evict(needed) {
-    if (bytes <= budgetBytes) return;
-    const keep = needed();
-    const order = [...cache.values()].filter((e) => !keep.has(e.key)).sort((a, b) => a.used - b.used);
-    for (const e of order) {
-      if (bytes <= budgetBytes * 0.9) break;
-      drop(e);
-    }
-    const idle = [...anchors.values()].filter((a) => a.tex && a.refs === 0 && a.waiting === 0).sort((a, b) => a.used - b.used);
-    for (const a of idle) {
-      if (bytes <= budgetBytes * 0.9) break;
-      dropAnchor(a);
-    }
-  }
-
-  /** @param {Entry<Tex>} e */
-  function drop(e) {
-    cache.delete(e.key);
-    if (e.gpu.anchor && e.gpu.own) {
-      renderer.release(e.gpu.own);
-      e.gpu.anchor.refs--;
-    } else renderer.release(e.gpu);
-    bytes -= e.gpu.bytes;
-    stats.evictions++;
-  }
-
   /** @param {Anchor<Tex>} a */
-  function dropAnchor(a) {
+  function drop(a) {
     anchors.delete(a.id);
     if (a.tex) renderer.deleteTexture(a.tex);
     bytes -= a.bytes;
     a.tex = null;
   }
 
-  /** Release every texture. */
-  function clear() {
-    for (const e of [...cache.values()]) drop(e);
-    for (const a of [...anchors.values()]) dropAnchor(a);
-  }
-
   return {
-    /** @param {string} id */
-    get: (id) => cache.get(id),
-    /** @param {string} id */
-    has: (id) => cache.has(id),
-    touch,
     anchorFor,
-    releaseAnchor,
-    add,
-    evict,
-    clear,
+    /**
+     * An anchor no load waits for and nothing draws with: stop loading it (a view or time change
+     * dropped the chunks that needed it), so it does not hold the line for the new ones. @param {Anchor<Tex>} a
+     */
+    release(a) {
+      if (a.tex || a.refs > 0 || a.waiting > 0 || anchors.get(a.id) !== a) return;
+      anchors.delete(a.id);
+      a.loading.abort();
+    },
+    drop,
+    /** The uploaded anchors nothing draws with or waits for, least recently used first. */
+    idle: () => [...anchors.values()].filter((a) => a.tex && a.refs === 0 && a.waiting === 0).sort((a, b) => a.used - b.used),
+    clear() {
+      for (const a of [...anchors.values()]) drop(a);
+    },
     get bytes() {
       return bytes;
     },
-    get anchorTextures() {
+    get size() {
       return anchors.size;
     },
   };
+}
+
+/**
+ * A loaded cell's textures: its own, or, for a star-delta cell, its residuals (a delta timestep)
+ * or nothing (an anchor timestep) drawn on its anchor's texture; with the cell CPU readers get.
+ * @template Tex
+ * @param {Pick<import('./typedefs.js').Renderer<Tex>, 'upload'>} renderer
+ * @param {Readonly<Cell>} stored the reader's cell @param {Anchor<Tex> | null} anchor
+ * @returns {{ gpu: EntryTextures<Tex>, cell: Readonly<Cell> }}
+ */
+function uploadCell(renderer, stored, anchor) {
+  if (!anchor) return { gpu: renderer.upload(stored.data, stored.mask ?? null, stored.chunkWidth, stored.chunkHeight), cell: stored };
+  // Stored values: an anchor timestep draws its anchor texture, a delta timestep its residuals on it.
+  const residual = stored.anchor != null;
+  const own = renderer.upload(residual ? stored.data : null, stored.mask ?? null, stored.chunkWidth, stored.chunkHeight);
+  anchor.refs++;
+  const gpu = { tex: residual ? own.tex : anchor.tex, anchorTex: residual ? anchor.tex : null, maskTex: own.maskTex, bytes: own.bytes, own, anchor };
+  // loaded: the anchor's promise settled first
+  const cell = residual ? reconstructedCell(stored, /** @type {Uint8Array | Uint16Array} */ (anchor.data)) : stored;
+  return { gpu, cell };
 }
 
 /**

@@ -23,20 +23,7 @@ const SMALL = { willReadFrequently: true };
  * @param {() => void} o.onAuto back to the automatic stretch
  */
 export function createLegend(host, { onRange, onAuto }) {
-  const el = document.createElement('section');
-  el.className = 'legend';
-  el.setAttribute('aria-label', 'Legend');
-  el.innerHTML = `<div class="lg-title"></div>
-    <div class="lg-bar-wrap"><canvas class="lg-bar" height="12" aria-hidden="true"></canvas>
-      <span class="lg-handle" data-end="0" role="slider" tabindex="0" aria-label="Stretch minimum"></span>
-      <span class="lg-handle" data-end="1" role="slider" tabindex="0" aria-label="Stretch maximum"></span></div>
-    <div class="lg-ticks" aria-hidden="true"></div>
-    <ul class="lg-classes"></ul>
-    <div class="lg-range">
-      <label>Min <input type="number" step="any" inputmode="decimal" data-end="0" aria-label="Stretch minimum (physical units)"></label>
-      <label>Max <input type="number" step="any" inputmode="decimal" data-end="1" aria-label="Stretch maximum (physical units)"></label>
-      <button type="button" class="lg-auto" title="2nd to 98th percentile of the valid values on screen">Auto</button>
-    </div>`;
+  const el = legendElement();
   host.append(el);
   const q = (/** @type {string} */ s) => findElement(el, s, HTMLElement);
   const bar = findElement(el, '.lg-bar', HTMLCanvasElement);
@@ -58,47 +45,8 @@ export function createLegend(host, { onRange, onAuto }) {
     q('.lg-ticks').hidden = s.kind !== 'ramp';
     q('.lg-classes').hidden = s.kind !== 'classes';
     q('.lg-range').hidden = !(s.kind === 'ramp' && s.stretch);
-    if (s.kind === 'ramp') showRamp(s);
-    else showClasses(s);
-  }
-
-  /** @param {import('./legend-spec.js').RampLegend} s */
-  function showRamp(s) {
-    const w = Math.max(1, Math.round(bar.clientWidth * (window.devicePixelRatio || 1)));
-    bar.width = w;
-    paintBar(context2d(bar, SMALL), s, 0, 0, w, bar.height);
-    bar.dataset.domain = s.domain.join(',');
-    q('.lg-ticks').innerHTML = s.ticks
-      .map((v) => `<span class="lg-tick" data-value="${v}" style="left:${(positionOf(s, v) * 100).toFixed(3)}%">${formatTick(v)}</span>`)
-      .join('');
-    handles.forEach((h, i) => {
-      h.hidden = !s.stretch;
-      if (!s.stretch) return;
-      const v = s.stretch[i];
-      h.style.left = `${(Math.min(1, Math.max(0, positionOf(s, v))) * 100).toFixed(3)}%`;
-      h.setAttribute('aria-valuenow', String(v));
-      h.setAttribute('aria-valuetext', `${formatTick(v, 5)} ${s.units}`.trim());
-      h.setAttribute('aria-valuemin', String(s.domain[0]));
-      h.setAttribute('aria-valuemax', String(s.domain[1]));
-      if (document.activeElement !== inputs[i]) inputs[i].value = formatTick(v, 5);
-    });
-  }
-
-  /** @param {import('./legend-spec.js').ClassLegend} s */
-  function showClasses(s) {
-    const list = q('.lg-classes');
-    list.replaceChildren(
-      ...s.items.map((item) => {
-        const li = document.createElement('li');
-        const sw = document.createElement('canvas');
-        sw.width = 22;
-        sw.height = 12;
-        sw.setAttribute('aria-hidden', 'true');
-        paintSwatch(context2d(sw, SMALL), item, 0, 0, sw.width, sw.height);
-        li.append(sw, document.createTextNode(` ${item.label}`));
-        return li;
-      }),
-    );
+    if (s.kind === 'ramp') showRamp({ bar, ticks: q('.lg-ticks'), handles, inputs }, s);
+    else showClasses(q('.lg-classes'), s);
   }
 
   /** Move stretch end `end` to value v (kept below / above the other end). @param {number} end 0 or 1 @param {number} v */
@@ -125,19 +73,16 @@ export function createLegend(host, { onRange, onAuto }) {
     },
   });
   handles.forEach((h, end) => h.addEventListener('keydown', (e) => {
-    if (!spec || spec.kind !== 'ramp' || !spec.stretch) return;
-    const span = spec.domain[1] - spec.domain[0];
-    const step = { ArrowLeft: -0.01, ArrowDown: -0.01, ArrowRight: 0.01, ArrowUp: 0.01, PageDown: -0.1, PageUp: 0.1 }[e.key];
-    if (step == null) return;
+    const step = keyStep(e);
+    if (!spec || spec.kind !== 'ramp' || !spec.stretch || step == null) return;
     e.preventDefault();
     e.stopPropagation();
-    setEnd(end, spec.stretch[end] + step * (e.shiftKey ? 10 : 1) * span);
+    setEnd(end, spec.stretch[end] + step * (spec.domain[1] - spec.domain[0]));
   }));
   for (const input of inputs) {
     input.addEventListener('change', () => {
-      const lo = Number(inputs[0].value);
-      const hi = Number(inputs[1].value);
-      if (inputs[0].value !== '' && inputs[1].value !== '' && Number.isFinite(lo) && Number.isFinite(hi) && hi > lo) onRange([lo, hi]);
+      const range = typedRange(inputs);
+      if (range) onRange(range);
     });
   }
   q('.lg-auto').addEventListener('click', () => onAuto());
@@ -153,6 +98,88 @@ export function createLegend(host, { onRange, onAuto }) {
       return spec;
     },
   };
+}
+
+/** The legend's markup: title, bar with two handles, ticks, class list, min and max inputs, Auto. */
+function legendElement() {
+  const el = document.createElement('section');
+  el.className = 'legend';
+  el.setAttribute('aria-label', 'Legend');
+  el.innerHTML = `<div class="lg-title"></div>
+    <div class="lg-bar-wrap"><canvas class="lg-bar" height="12" aria-hidden="true"></canvas>
+      <span class="lg-handle" data-end="0" role="slider" tabindex="0" aria-label="Stretch minimum"></span>
+      <span class="lg-handle" data-end="1" role="slider" tabindex="0" aria-label="Stretch maximum"></span></div>
+    <div class="lg-ticks" aria-hidden="true"></div>
+    <ul class="lg-classes"></ul>
+    <div class="lg-range">
+      <label>Min <input type="number" step="any" inputmode="decimal" data-end="0" aria-label="Stretch minimum (physical units)"></label>
+      <label>Max <input type="number" step="any" inputmode="decimal" data-end="1" aria-label="Stretch maximum (physical units)"></label>
+      <button type="button" class="lg-auto" title="2nd to 98th percentile of the valid values on screen">Auto</button>
+    </div>`;
+  return el;
+}
+
+/**
+ * A ramp: the bar painted, its ticks placed, and for a linear stretch its handles and inputs at
+ * the stretch's ends (an input being typed in keeps its text).
+ * @param {{ bar: HTMLCanvasElement, ticks: HTMLElement, handles: HTMLElement[], inputs: HTMLInputElement[] }} parts
+ * @param {import('./legend-spec.js').RampLegend} s
+ */
+function showRamp({ bar, ticks: tickRow, handles, inputs }, s) {
+  const w = Math.max(1, Math.round(bar.clientWidth * (window.devicePixelRatio || 1)));
+  bar.width = w;
+  paintBar(context2d(bar, SMALL), s, 0, 0, w, bar.height);
+  bar.dataset.domain = s.domain.join(',');
+  tickRow.innerHTML = s.ticks
+    .map((v) => `<span class="lg-tick" data-value="${v}" style="left:${(positionOf(s, v) * 100).toFixed(3)}%">${formatTick(v)}</span>`)
+    .join('');
+  handles.forEach((h, i) => {
+    h.hidden = !s.stretch;
+    if (!s.stretch) return;
+    const v = s.stretch[i];
+    h.style.left = `${(Math.min(1, Math.max(0, positionOf(s, v))) * 100).toFixed(3)}%`;
+    h.setAttribute('aria-valuenow', String(v));
+    h.setAttribute('aria-valuetext', `${formatTick(v, 5)} ${s.units}`.trim());
+    h.setAttribute('aria-valuemin', String(s.domain[0]));
+    h.setAttribute('aria-valuemax', String(s.domain[1]));
+    if (document.activeElement !== inputs[i]) inputs[i].value = formatTick(v, 5);
+  });
+}
+
+/** Classes: one swatch and label per class. @param {HTMLElement} list @param {import('./legend-spec.js').ClassLegend} s */
+function showClasses(list, s) {
+  list.replaceChildren(
+    ...s.items.map((item) => {
+      const li = document.createElement('li');
+      const sw = document.createElement('canvas');
+      sw.width = 22;
+      sw.height = 12;
+      sw.setAttribute('aria-hidden', 'true');
+      paintSwatch(context2d(sw, SMALL), item, 0, 0, sw.width, sw.height);
+      li.append(sw, document.createTextNode(` ${item.label}`));
+      return li;
+    }),
+  );
+}
+
+/**
+ * The fraction of the domain a key moves a handle by (the arrows a hundredth, Page Up and Down a
+ * tenth, ten times that with Shift), or null for another key.
+ * @param {KeyboardEvent} e
+ */
+function keyStep(e) {
+  /** @type {Record<string, number>} */
+  const steps = { ArrowLeft: -0.01, ArrowDown: -0.01, ArrowRight: 0.01, ArrowUp: 0.01, PageDown: -0.1, PageUp: 0.1 };
+  const step = steps[e.key];
+  return step == null ? null : step * (e.shiftKey ? 10 : 1);
+}
+
+/** The range typed in the min and max inputs, or null until both are numbers, max above min. @param {HTMLInputElement[]} inputs */
+function typedRange(inputs) {
+  const lo = Number(inputs[0].value);
+  const hi = Number(inputs[1].value);
+  const typed = inputs[0].value !== '' && inputs[1].value !== '' && Number.isFinite(lo) && Number.isFinite(hi) && hi > lo;
+  return typed ? /** @type {[number, number]} */ ([lo, hi]) : null;
 }
 
 /**

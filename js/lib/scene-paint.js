@@ -36,7 +36,8 @@ const FRAMES_KEPT = 20000;
  * @param {import('./scene.js').SceneParts} parts
  * @param {(frame: FrameRecord) => void} onFrame
  */
-export function createScenePaint({ state, renderer, memory, levels, coarsest, visibleAt, has }, onFrame) {
+export function createScenePaint(parts, onFrame) {
+  const { state, renderer } = parts;
   /** @type {FrameRecord[]} */
   const frames = [];
   let frameNo = 0;
@@ -71,7 +72,7 @@ export function createScenePaint({ state, renderer, memory, levels, coarsest, vi
       return;
     }
     const shownT = state.shownT;
-    const { entries, complete } = drawable();
+    const { entries, complete } = drawable(parts);
     // Nothing to show yet: the first use of the GL program would wait, on the main thread, for the
     // GPU to finish compiling it, while the first chunks still need that thread. One side of a
     // split view is cleared all the same: it must not keep the other side's picture.
@@ -79,12 +80,7 @@ export function createScenePaint({ state, renderer, memory, levels, coarsest, vi
     dirty = false;
     clearTimeout(progressTimer); // this frame shows that progress
     progressTimer = 0;
-    state.size = { ...state.size, ...renderer.resize() };
-    renderer.begin(state.cam, state.size, state.look, state.clip);
-    for (const e of entries) {
-      memory.touch(e);
-      drawCell(e);
-    }
+    drawFrame(parts, state.look, entries);
     const cells = entries.map((e) => ({ lod: e.lod, row: e.row, col: e.col, t: e.t }));
     // The next progress paint counts from when this one was drawn, so they are PROGRESS_MS apart however long drawing took.
     lastPaintAt = performance.now();
@@ -92,33 +88,6 @@ export function createScenePaint({ state, renderer, memory, levels, coarsest, vi
     frames.push(record);
     if (frames.length > FRAMES_KEPT) frames.splice(0, FRAMES_KEPT / 2);
     onFrame(record);
-  }
-
-  /**
-   * The loaded cells the frame draws, coarsest first: the asked level's alone when every one of
-   * them is there, else coarser stand-ins below them.
-   * @returns {{ entries: Entry[], complete: boolean }}
-   */
-  function drawable() {
-    const { lod, shownT } = state;
-    if (shownT == null) return { entries: [], complete: false };
-    const target = visibleAt(lod);
-    const complete = target.every((c) => has(lod, c, shownT));
-    const entries = [];
-    for (let k = complete ? lod : coarsest; k >= lod; k--) {
-      for (const c of k === lod ? target : visibleAt(k)) {
-        const e = memory.get(key(k, c.row, c.col, shownT));
-        if (e) entries.push(e);
-      }
-    }
-    return { entries, complete };
-  }
-
-  /** @param {Entry} e */
-  function drawCell(e) {
-    const cs = levels[e.lod].chunkSize;
-    const { width, height, ...rect } = cellRect(levels[e.lod], e.lod, e.row, e.col, levels[0]);
-    renderer.draw(e.gpu, e.lod, rect, [e.col * cs, e.row * cs], [width, height]);
   }
 
   return {
@@ -140,4 +109,42 @@ export function createScenePaint({ state, renderer, memory, levels, coarsest, vi
       clearTimeout(progressTimer);
     },
   };
+}
+
+/**
+ * The loaded cells the frame draws, coarsest first: the asked level's alone when every one of
+ * them is there, else coarser stand-ins below them.
+ * @param {import('./scene.js').SceneParts} parts
+ * @returns {{ entries: Entry[], complete: boolean }}
+ */
+function drawable({ state, memory, coarsest, visibleAt, has }) {
+  const { lod, shownT } = state;
+  if (shownT == null) return { entries: [], complete: false };
+  const target = visibleAt(lod);
+  const complete = target.every((c) => has(lod, c, shownT));
+  const entries = [];
+  for (let k = complete ? lod : coarsest; k >= lod; k--) {
+    for (const c of k === lod ? target : visibleAt(k)) {
+      const e = memory.get(key(k, c.row, c.col, shownT));
+      if (e) entries.push(e);
+    }
+  }
+  return { entries, complete };
+}
+
+/**
+ * Draw `entries` on the renderer, sized to its canvas now, with the look and clip of the state.
+ * @param {import('./scene.js').SceneParts} parts
+ * @param {import('./typedefs.js').Look} look
+ * @param {Entry[]} entries
+ */
+function drawFrame({ state, renderer, memory, levels }, look, entries) {
+  state.size = { ...state.size, ...renderer.resize() };
+  renderer.begin(state.cam, state.size, look, state.clip);
+  for (const e of entries) {
+    memory.touch(e);
+    const cs = levels[e.lod].chunkSize;
+    const { width, height, ...rect } = cellRect(levels[e.lod], e.lod, e.row, e.col, levels[0]);
+    renderer.draw(e.gpu, e.lod, rect, [e.col * cs, e.row * cs], [width, height]);
+  }
 }

@@ -82,28 +82,11 @@ import { createUploadGate } from './upload-gate.js';
  * @param {number} [o.uploadBytesPerFrame] texture bytes uploaded per animation frame (default: all at once)
  */
 export function createScene({ store, renderer, onFrame = () => {}, onError = () => {}, onOverBudget = () => {}, gpuBudgetBytes = 256 * 2 ** 20, readAhead = true, maxCells = Infinity, uploadBytesPerFrame = Infinity }) {
-  const levels = store.levels;
-  const coarsest = levels.length - 1;
-  /** @type {SceneState} */
-  const state = { cam: { cx: 0, cy: 0, zoom: 1 }, size: { w: 1, h: 1, dpr: 1 }, lod: 0, texelPx: 1, shownT: null, wantedT: 0, direction: 1, playing: false, readAhead, swapAt: 0, look: null, clip: null, destroyed: false };
-  const stats = { uploads: 0, evictions: 0, aborted: 0, failed: 0, anchorUploads: 0 };
-  /** Reconstruct star-delta timesteps on the GPU from stored anchors and residuals. */
-  const shaderDelta = Boolean(renderer.shaderDelta) && store.encoding === 'star-delta';
-  const memory = createGpuChunks({ store, renderer, budgetBytes: gpuBudgetBytes, stats, destroyed: () => state.destroyed });
-
-  /** The levels as the camera takes them (its LevelInfo has a mutable transform, the reader's are frozen). */
-  const cameraLevels = levels.map((l) => ({ ...l, transform: [...l.transform] }));
-  /** Every cell of level k in view, nearest the centre first. @param {number} k */
-  const inView = (k) => visibleCells(state.cam, state.size.w, state.size.h, cameraLevels[k], k, levels[0]);
-  /** The cells of level k drawn: those in view, within maxCells. @param {number} k */
-  const visibleAt = (k) => inView(k).slice(0, maxCells);
-  let overBudget = false;
-  /** @param {number} k @param {{ row: number, col: number }} c @param {number} t */
-  const has = (k, c, t) => memory.has(key(k, c.row, c.col, t));
-  /** @type {SceneParts} */
-  const parts = { store, renderer, state, memory, stats, levels, coarsest, visibleAt, has, shaderDelta, uploads: createUploadGate(uploadBytesPerFrame) };
+  const { parts, inView } = sceneParts({ store, renderer, gpuBudgetBytes, readAhead, maxCells, uploadBytesPerFrame });
+  const { state, memory } = parts;
   const painter = createScenePaint(parts, onFrame);
   const loads = createSceneLoads(parts, painter, onError);
+  let overBudget = false;
 
   /**
    * @param {import('./camera.js').Camera} camera @param {CanvasSize} canvasSize @param {number} level
@@ -145,44 +128,10 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     painter.redraw();
   }
 
-  /**
-   * The drawn chunk under a level-0 pixel: the finest level on screen there.
-   * @param {number} x level-0 column
-   * @param {number} y level-0 row
-   */
-  function pick(x, y) {
-    const { lod, shownT } = state;
-    if (shownT == null) return null;
-    for (let k = lod; k <= coarsest; k++) {
-      const p = levelPixel(x, y, k);
-      if (p.x >= levels[k].width || p.y >= levels[k].height) continue;
-      const at = pixelCell(levels[k], p.x, p.y);
-      const e = memory.get(key(k, at.row, at.col, shownT));
-      if (e) return { entry: e, lod: k, x: p.x, y: p.y };
-    }
-    return null;
-  }
-
-  /**
-   * Valid physical values of the given bands over the drawn cells of the asked level in view, at
-   * most about `limit` of them (evenly strided), for the percentile stretch.
-   * @param {number[]} bands
-   * @param {number} [limit]
-   */
-  function sampleVisible(bands, limit = 120000) {
-    const { lod, shownT } = state;
-    if (shownT == null) return new Float64Array(0);
-    for (let k = lod; k <= coarsest; k++) {
-      const es = visibleAt(k).map((c) => memory.get(key(k, c.row, c.col, shownT))).filter((e) => e != null);
-      if (es.length) return sampleValues(store, k, es, viewBox(), bands, limit);
-    }
-    return new Float64Array(0);
-  }
-
-  /** The level-0 box the canvas shows. */
-  function viewBox() {
-    const { cam, size } = state;
-    return { x0: cam.cx - size.w / 2 / cam.zoom, y0: cam.cy - size.h / 2 / cam.zoom, x1: cam.cx + size.w / 2 / cam.zoom, y1: cam.cy + size.h / 2 / cam.zoom };
+  /** Paint only the columns x0..x1 of the canvas (CSS px), or all of it (null). @param {Clip | null} next */
+  function setClip(next) {
+    state.clip = next;
+    painter.redraw();
   }
 
   function destroy() {
@@ -192,25 +141,56 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
     memory.clear();
   }
 
-  /** Paint only the columns x0..x1 of the canvas (CSS px), or all of it (null). @param {Clip | null} next */
-  function setClip(next) {
-    state.clip = next;
-    painter.redraw();
-  }
+  const calls = { setView, setTime, setPlaying, setLook, setClip, refresh: loads.refresh, redraw: painter.redraw, paintNow: painter.paintNow, destroy };
+  return sceneReadouts(calls, parts, painter, loads);
+}
 
+/**
+ * The state, the GPU memory and the cells in view that the scene's parts share, made from the
+ * scene's options; with `inView`, every cell of a level in view (before `maxCells`).
+ * @param {{ store: Store, renderer: SceneRenderer, gpuBudgetBytes: number, readAhead: boolean, maxCells: number, uploadBytesPerFrame: number }} o
+ */
+function sceneParts({ store, renderer, gpuBudgetBytes, readAhead, maxCells, uploadBytesPerFrame }) {
+  const levels = store.levels;
+  const coarsest = levels.length - 1;
+  /** @type {SceneState} */
+  const state = { cam: { cx: 0, cy: 0, zoom: 1 }, size: { w: 1, h: 1, dpr: 1 }, lod: 0, texelPx: 1, shownT: null, wantedT: 0, direction: 1, playing: false, readAhead, swapAt: 0, look: null, clip: null, destroyed: false };
+  const stats = { uploads: 0, evictions: 0, aborted: 0, failed: 0, anchorUploads: 0 };
+  /** Reconstruct star-delta timesteps on the GPU from stored anchors and residuals. */
+  const shaderDelta = Boolean(renderer.shaderDelta) && store.encoding === 'star-delta';
+  const memory = createGpuChunks({ store, renderer, budgetBytes: gpuBudgetBytes, stats, destroyed: () => state.destroyed });
+
+  /** The levels as the camera takes them (its LevelInfo has a mutable transform, the reader's are frozen). */
+  const cameraLevels = levels.map((l) => ({ ...l, transform: [...l.transform] }));
+  /** Every cell of level k in view, nearest the centre first. @param {number} k */
+  const inView = (k) => visibleCells(state.cam, state.size.w, state.size.h, cameraLevels[k], k, levels[0]);
+  /** The cells of level k drawn: those in view, within maxCells. @param {number} k */
+  const visibleAt = (k) => inView(k).slice(0, maxCells);
+  /** @param {number} k @param {{ row: number, col: number }} c @param {number} t */
+  const has = (k, c, t) => memory.has(key(k, c.row, c.col, t));
+  /** @type {SceneParts} */
+  const parts = { store, renderer, state, memory, stats, levels, coarsest, visibleAt, has, shaderDelta, uploads: createUploadGate(uploadBytesPerFrame) };
+  return { parts, inView };
+}
+
+/**
+ * The scene as its users see it: its calls, with what it answers about what is drawn (the chunk
+ * under a pixel, the values on screen) and reports (timesteps, progress, loads, GPU memory).
+ * @template {object} Calls
+ * @param {Calls} calls the scene's setters and actions
+ * @param {SceneParts} parts
+ * @param {ReturnType<typeof createScenePaint>} painter
+ * @param {ReturnType<typeof createSceneLoads>} loads
+ */
+function sceneReadouts(calls, parts, painter, loads) {
+  const { state, memory, stats, visibleAt, has } = parts;
   return {
-    setView,
-    setTime,
-    setPlaying,
-    setLook,
-    setClip,
-    refresh: loads.refresh,
-    redraw: painter.redraw,
-    paintNow: painter.paintNow,
-    pick,
-    sampleVisible,
+    ...calls,
+    /** The drawn chunk under a level-0 pixel: the finest level on screen there. @param {number} x level-0 column @param {number} y level-0 row */
+    pick: (x, y) => pickDrawn(parts, x, y),
+    /** Valid physical values of `bands` drawn in view, for the percentile stretch. @param {number[]} bands @param {number} [limit] */
+    sampleVisible: (bands, limit) => sampleVisible(parts, bands, limit),
     visibleAt,
-    destroy,
     frames: painter.frames,
     stats,
     get shownT() {
@@ -226,7 +206,7 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
       return memory.bytes;
     },
     /** Whether chunks are drawn from stored star-delta anchors and residuals. */
-    shaderDelta,
+    shaderDelta: parts.shaderDelta,
     get anchorTextures() {
       return memory.anchorTextures;
     },
@@ -247,4 +227,45 @@ export function createScene({ store, renderer, onFrame = () => {}, onError = () 
       return state.shownT === state.wantedT && visibleAt(state.lod).every((c) => has(state.lod, c, state.wantedT));
     },
   };
+}
+
+/**
+ * The drawn chunk under a level-0 pixel: the finest level on screen there.
+ * @param {SceneParts} parts
+ * @param {number} x level-0 column
+ * @param {number} y level-0 row
+ */
+function pickDrawn({ state, memory, levels, coarsest }, x, y) {
+  const { lod, shownT } = state;
+  if (shownT == null) return null;
+  for (let k = lod; k <= coarsest; k++) {
+    const p = levelPixel(x, y, k);
+    if (p.x >= levels[k].width || p.y >= levels[k].height) continue;
+    const at = pixelCell(levels[k], p.x, p.y);
+    const e = memory.get(key(k, at.row, at.col, shownT));
+    if (e) return { entry: e, lod: k, x: p.x, y: p.y };
+  }
+  return null;
+}
+
+/**
+ * Valid physical values of the given bands over the drawn cells of the asked level in view, at
+ * most about `limit` of them (evenly strided), for the percentile stretch.
+ * @param {SceneParts} parts
+ * @param {number[]} bands
+ * @param {number} [limit]
+ */
+function sampleVisible({ store, state, memory, coarsest, visibleAt }, bands, limit = 120000) {
+  const { lod, shownT } = state;
+  if (shownT == null) return new Float64Array(0);
+  for (let k = lod; k <= coarsest; k++) {
+    const es = visibleAt(k).map((c) => memory.get(key(k, c.row, c.col, shownT))).filter((e) => e != null);
+    if (es.length) return sampleValues(store, k, es, viewBox(state), bands, limit);
+  }
+  return new Float64Array(0);
+}
+
+/** The level-0 box the canvas shows. @param {SceneState} state */
+function viewBox({ cam, size }) {
+  return { x0: cam.cx - size.w / 2 / cam.zoom, y0: cam.cy - size.h / 2 / cam.zoom, x1: cam.cx + size.w / 2 / cam.zoom, y1: cam.cy + size.h / 2 / cam.zoom };
 }

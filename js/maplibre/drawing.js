@@ -44,24 +44,13 @@ export function cellLimit(store, budgetBytes) {
 export function createDrawing({ store, place, opts, t, look, drawn, events, fail }) {
   const texel0 = place.texelSize();
   const gpu = createGpu({ dtype: store.dtype, nBands: store.bands.length, toMercator: place.toMercator, divisions: opts.meshDivisions });
-  const gpuBudgetBytes = opts.gpuBudgetBytes ?? DEFAULT_GPU_BUDGET;
-  const scene = createScene({
-    store,
-    renderer: gpu.renderer,
-    gpuBudgetBytes,
-    maxCells: cellLimit(store, gpuBudgetBytes),
-    uploadBytesPerFrame: UPLOAD_BYTES_PER_FRAME,
-    onFrame: (record) => onFrame(record),
-    onError: (error, where) => fail(error, where),
-    onOverBudget: (error) => fail(error),
-    readAhead: Boolean(opts.prefetch),
-  });
+  const scene = layerScene(store, gpu.renderer, opts, { onFrame: (record) => onFrame(record), fail });
   /** @type {LayerMap | null} */
   let map = null;
   let viewKey = '';
-  let stretchKey = '';
   /** @type {boolean | null} */
   let ready = null;
+  const stretch = createAutoStretch({ look, scene, applyLook, viewKey: () => viewKey });
   // An empty view first: the scene loads nothing until the map's view is known.
   scene.setView(...EMPTY_VIEW, 0);
   scene.setTime(t);
@@ -86,22 +75,8 @@ export function createDrawing({ store, place, opts, t, look, drawn, events, fail
   /** The scene listed a new frame: it becomes the one render draws. @param {FrameRecord} record */
   function onFrame(record) {
     gpu.commit(record);
-    updateStretch(record);
+    stretch.follow(record);
     map?.triggerRepaint();
-  }
-
-  /** The percentile stretch of a linear look follows what is on screen. @param {FrameRecord} record */
-  function updateStretch(record) {
-    const l = look.current();
-    if (!l || l.mode !== 'linear' || look.range || !record.cells.length) return;
-    const key = `${record.t}|${record.lod}|${record.complete}|${record.cells.length}|${viewKey}|${look.product}|${look.band}`;
-    if (key === stretchKey) return;
-    stretchKey = key;
-    const r = percentileRange(scene.sampleVisible(l.bands));
-    if (r && (!look.auto || r[0] !== look.auto[0] || r[1] !== look.auto[1])) {
-      look.auto = r;
-      applyLook();
-    }
   }
 
   /** 'loading' when the view needs data, 'ready' once a complete frame of it has been drawn. */
@@ -140,6 +115,57 @@ export function createDrawing({ store, place, opts, t, look, drawn, events, fail
       scene.destroy();
       gpu.dispose();
       map = null;
+    },
+  };
+}
+
+/**
+ * The viewer's scene made for the layer: the GPU budget of the options and the cells it holds,
+ * uploads paced per animation frame, read-ahead as the options say, every failure to `fail`.
+ * @param {import('../lib/scene.js').Store} store
+ * @param {import('../lib/scene.js').SceneRenderer} renderer
+ * @param {import('./options.js').LayerOptions} opts
+ * @param {{ onFrame: (record: FrameRecord) => void, fail: (error: unknown, where?: { lod: number, row: number, col: number, t: number }) => void }} on
+ */
+function layerScene(store, renderer, opts, { onFrame, fail }) {
+  const gpuBudgetBytes = opts.gpuBudgetBytes ?? DEFAULT_GPU_BUDGET;
+  return createScene({
+    store,
+    renderer,
+    gpuBudgetBytes,
+    maxCells: cellLimit(store, gpuBudgetBytes),
+    uploadBytesPerFrame: UPLOAD_BYTES_PER_FRAME,
+    onFrame,
+    onError: (error, where) => fail(error, where),
+    onOverBudget: (error) => fail(error),
+    readAhead: Boolean(opts.prefetch),
+  });
+}
+
+/**
+ * The percentile stretch of a linear look following what is on screen: sampled again when a frame
+ * shows other cells, a new view or another product or band, unless the look has a fixed range.
+ * @param {object} o
+ * @param {import('./look.js').LayerLook} o.look whose `auto` range this keeps up to date
+ * @param {ReturnType<typeof createScene>} o.scene
+ * @param {() => void} o.applyLook gives the scene the look once `auto` changed
+ * @param {() => string} o.viewKey the map's view drawn now
+ */
+function createAutoStretch({ look, scene, applyLook, viewKey }) {
+  let stretchKey = '';
+  return {
+    /** @param {FrameRecord} record */
+    follow(record) {
+      const l = look.current();
+      if (!l || l.mode !== 'linear' || look.range || !record.cells.length) return;
+      const key = `${record.t}|${record.lod}|${record.complete}|${record.cells.length}|${viewKey()}|${look.product}|${look.band}`;
+      if (key === stretchKey) return;
+      stretchKey = key;
+      const r = percentileRange(scene.sampleVisible(l.bands));
+      if (r && (!look.auto || r[0] !== look.auto[0] || r[1] !== look.auto[1])) {
+        look.auto = r;
+        applyLook();
+      }
     },
   };
 }
