@@ -28,7 +28,7 @@ const LONG = {
   'src/reader/prefetch.js:createPrefetcher': 135,
   'lib/legend.js:createLegend': 132,
   'viewer/renderer.js:createRenderer': 122,
-  'src/reader/store.js:createReads': 122,
+  'src/reader/dataset.js:createReads': 122,
   'viewer/compare.js:createCompare': 118,
   'lib/scene-paint.js:createScenePaint': 105,
   'src/reader/chunk-bytes.js:createChunkBytes': 104,

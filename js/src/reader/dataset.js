@@ -1,5 +1,5 @@
 /**
- * openStore: a chronozarr store as `(lod, row, col, t)` → typed array of exact stored values,
+ * openDataset: a chronozarr dataset (the store's arrays read as one raster time series) as `(lod, row, col, t)` → typed array of exact stored values,
  * with request discipline (one GET per chunk; one bounded index read per shard, then one range per
  * chunk), a joint decoded/compressed cache, prefetch around a timestep and optional decode workers.
  * The parts live in their own modules: settings, chunk-bytes (byte access and shard indexes),
@@ -38,7 +38,7 @@ import { createTransport, emptyTransportStats } from './transport.js';
  * @property {number | null} [anchor] with `stored: true`: the anchor timestep of residual data, else null
  */
 
-/** @typedef {Awaited<ReturnType<typeof openStore>>} Store an open store */
+/** @typedef {Awaited<ReturnType<typeof openDataset>>} Store an open dataset */
 
 /**
  * Runs one call under its own deadline as well as the caller's signal.
@@ -46,30 +46,30 @@ import { createTransport, emptyTransportStats } from './transport.js';
  */
 
 /**
- * What openStore resolves to (`store instanceof ChronoStore`): the store's description (url, times,
+ * What openDataset resolves to (`store instanceof ChronoStore`): the store's description (url, times,
  * timesIso, bands, bandNames, dtype, crs, nodata, encoding, levels, levelForResolution, attrs,
  * rootAttrs, hasMask, hasCoverage, anchorIndices, referenceOf, hasHistory, hasHistoryMask;
  * description.js) and its calls (getCell, getMask, getCoverage, readPixel, readPoint, readPointMask, readRegionSeries,
  * prefetch, prefetchHistory, stats, close; samplePixel is readPixel's deprecated column-first form). A store is
- * made by openStore or `ChronoStore.open`, which opens it first.
+ * made by openDataset or `ChronoStore.open`, which opens it first.
  */
 export class ChronoStore {
   constructor() {
-    throw new StoreError('a ChronoStore is made by openStore(url, options) or ChronoStore.open(url, options)');
+    throw new StoreError('a ChronoStore is made by openDataset(url, options) or ChronoStore.open(url, options)');
   }
 
-  /** The same as openStore. @param {string | URL} location @param {StoreOptions} [options] */
+  /** The same as openDataset. @param {string | URL} location @param {StoreOptions} [options] */
   static open(location, options) {
-    return openStore(location, options);
+    return openDataset(location, options);
   }
 }
 
 /**
- * Open a store: one GET of the root zarr.json for a v0.2 store (per-level documents otherwise).
+ * Open a dataset: one GET of the root zarr.json for a v0.2 store (per-level documents otherwise).
  * @param {string | URL} location
  * @param {StoreOptions} [options]
  */
-export async function openStore(location, options = {}) {
+export async function openDataset(location, options = {}) {
   const settings = storeSettings(options);
   const root = new AbortController();
   const stats = emptyTransportStats();
@@ -147,6 +147,12 @@ export async function openStore(location, options = {}) {
   };
   return Object.freeze(/** @type {typeof members & ChronoStore} */ (Object.setPrototypeOf(members, ChronoStore.prototype)));
 }
+
+/**
+ * The former name of openDataset, the same function, kept for one release (CHANGELOG.md).
+ * @deprecated use openDataset: "store" now names the byte container only.
+ */
+export const openStore = openDataset;
 
 /**
  * The codecs load while the first chunks are still on the wire, in the workers and here

@@ -17,12 +17,12 @@ import { ticketFor } from './limiter.js';
 /**
  * @param {object} o
  * @param {(lod: number) => import('./metadata.js').Level} o.level the level, or a RangeError
- * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal, mask: false, priority?: import('./limiter.js').Priority }) => Promise<Readonly<import('./store.js').Cell>>} o.getCell
- * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal }) => Promise<Readonly<import('./store.js').Cell> | null>} o.getMask
+ * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal, mask: false, priority?: import('./limiter.js').Priority }) => Promise<Readonly<import('./dataset.js').Cell>>} o.getCell
+ * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal }) => Promise<Readonly<import('./dataset.js').Cell> | null>} o.getMask
  * @param {number} o.nBand
  * @param {number} o.nTime
  * @param {ReturnType<typeof import('./history.js').createHistoryReads> | null} o.history
- * @param {import('./store.js').Bounded} o.bounded
+ * @param {import('./dataset.js').Bounded} o.bounded
  * @param {string} o.where the store's URL, for the warning
  * @param {() => boolean} o.closed the store is closed (its reads fail for that, not for damage)
  */
