@@ -18,7 +18,6 @@ const FUNCTION_LINES = 80;
 
 /** The functions over the rule, each to be split by job, with their lines now: a ceiling, not an allowance. @type {Record<string, number>} */
 const LONG = {
-  'src/reader/pool.js:createPool': 252,
   'viewer/history.js:createHistory': 186,
   'lib/scene-loads.js:createSceneLoads': 185,
   'src/reader/history.js:createHistoryReads': 178,
