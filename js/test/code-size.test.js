@@ -22,7 +22,6 @@ const LONG = {
   'lib/scene-loads.js:createSceneLoads': 185,
   'src/reader/history.js:createHistoryReads': 178,
   'lib/scene.js:createScene': 167,
-  'src/reader/transport.js:createTransport': 154,
   'lib/gpu-chunks.js:createGpuChunks': 153,
   'src/reader/prefetch.js:createPrefetcher': 135,
   'lib/legend.js:createLegend': 132,
