@@ -23,7 +23,6 @@ const LONG = {
   'src/reader/history.js:createHistoryReads': 178,
   'lib/scene.js:createScene': 167,
   'lib/gpu-chunks.js:createGpuChunks': 153,
-  'src/reader/prefetch.js:createPrefetcher': 135,
   'lib/legend.js:createLegend': 132,
   'viewer/renderer.js:createRenderer': 122,
   'src/reader/dataset.js:createReads': 122,
