@@ -28,7 +28,6 @@ const LONG = {
   'src/reader/dataset.js:createReads': 122,
   'viewer/compare.js:createCompare': 118,
   'lib/scene-paint.js:createScenePaint': 105,
-  'src/reader/chunk-bytes.js:createChunkBytes': 104,
   'maplibre/drawing.js:createDrawing': 102,
   'viewer/playback.js:createPlayback': 101,
   'src/reader/decoding.js:createDecoding': 100,
