@@ -25,7 +25,6 @@ const LONG = {
   'lib/gpu-chunks.js:createGpuChunks': 153,
   'lib/legend.js:createLegend': 132,
   'viewer/renderer.js:createRenderer': 122,
-  'src/reader/dataset.js:createReads': 122,
   'viewer/compare.js:createCompare': 118,
   'lib/scene-paint.js:createScenePaint': 105,
   'maplibre/drawing.js:createDrawing': 102,
