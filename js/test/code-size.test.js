@@ -29,7 +29,6 @@ const LONG = {
   'lib/scene-paint.js:createScenePaint': 105,
   'maplibre/drawing.js:createDrawing': 102,
   'viewer/playback.js:createPlayback': 101,
-  'src/reader/cache.js:createCache': 92,
   // the area series (issue 39), counted with their closures once the branches met
   'src/reader/history-window.js:createWindowReads': 97,
   'src/reader/region-series.js:createRegionSeries': 96,
