@@ -58,7 +58,8 @@ export function createPool({ size, idleMs = 30_000, spawnWorker }) {
     if (signal?.aborted) throw abortError(signal);
     idle.cancel();
     const { sent, back } = lendOrCopy(bytes, returned);
-    return new Promise((resolve, reject) => queue.add({ message: { codec, bytes: sent, expected, where }, resolve, reject, returned: back }, priority, signal, bytes));
+    const message = { codec, bytes: sent, expected, where };
+    return new Promise((resolve, reject) => queue.add({ message, resolve, reject, returned: back }, priority, signal, bytes));
   }
 
   return {

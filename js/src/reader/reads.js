@@ -25,7 +25,10 @@ export function createReads(ctx, { values, storedValues, prefetch: prefetchCells
   const checks = createChecks(ctx);
   const { getCell, getMask, getCoverage } = createCellReads(ctx, checks, { values, storedValues, bounded });
   const { prefetch, prefetchHistory } = createReadAhead(meta, checks, prefetchCells, history);
-  const { readPixel, samplePixel, readPoint, readPointMask } = createPointReads({ level: checks.level, getCell, getMask, nBand: meta.bands.length, nTime: meta.times.length, history, bounded, where: ctx.transport.url('zarr.json'), closed: () => ctx.state.closed });
+  const where = ctx.transport.url('zarr.json');
+  const closed = () => ctx.state.closed;
+  const points = createPointReads({ level: checks.level, getCell, getMask, nBand: meta.bands.length, nTime: meta.times.length, history, bounded, where, closed });
+  const { readPixel, samplePixel, readPoint, readPointMask } = points;
   const { readRegionSeries } = createRegionSeries({ meta, getCell, history, bounded });
   return { getCell, getMask, getCoverage, readPixel, samplePixel, readPoint, readPointMask, readRegionSeries, prefetch, prefetchHistory };
 }
