@@ -22,7 +22,7 @@ import { createScenePaint } from './scene-paint.js';
 import { createUploadGate } from './upload-gate.js';
 
 /** @typedef {import('./scene-paint.js').FrameRecord} FrameRecord */
-/** @typedef {Awaited<ReturnType<typeof import('../src/reader/store.js').openStore>>} Store */
+/** @typedef {Awaited<ReturnType<typeof import('../src/reader/dataset.js').openDataset>>} Store */
 /** @typedef {import('./typedefs.js').CanvasSize} CanvasSize */
 /** @typedef {{ x0: number, x1: number }} Clip the columns of the canvas a scene paints (a split view), CSS px */
 /** @typedef {import('./typedefs.js').Look} Look */

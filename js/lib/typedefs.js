@@ -5,8 +5,8 @@
  * @module
  */
 
-/** @typedef {import('../src/reader/store.js').Store} Store an open store (openStore's result) */
-/** @typedef {import('../src/reader/store.js').Cell} Cell a cell as getCell returns it */
+/** @typedef {import('../src/reader/dataset.js').Store} Store an open store (openStore's result) */
+/** @typedef {import('../src/reader/dataset.js').Cell} Cell a cell as getCell returns it */
 /** @typedef {import('../src/reader/attributes.js').Band} Band one band of a store */
 /** @typedef {import('./camera.js').Camera} Camera */
 /** @typedef {ReturnType<typeof import('./scene.js').createScene>} Scene */

@@ -10,7 +10,7 @@
  */
 import { fromLonLat } from '../lib/geo.js';
 import { productList } from '../lib/products.js';
-import { openStore, projectGeometry } from '../src/index.js';
+import { openDataset, projectGeometry } from '../src/index.js';
 import { createDrawing } from './drawing.js';
 import { createEmitter } from './events.js';
 import { createFrameLog, layerStats } from './frames.js';
@@ -70,7 +70,7 @@ export class ChronozarrLayer {
     /** @type {any} */
     let store = null;
     try {
-      store = await openStore(this.#opts.url, { ...this.#opts.storeOptions, signal });
+      store = await openDataset(this.#opts.url, { ...this.#opts.storeOptions, signal });
       if (this.#removed) throw new Error('the layer was removed while its store opened');
       const place = placement(store);
       this.#place = place;

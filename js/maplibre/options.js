@@ -21,7 +21,7 @@ import { TONE_WHITE } from '../lib/ramps.js';
  * @property {number} [stretchLo] reflectance shown black by the tone-mapped looks (0; white is TONE_WHITE)
  * @property {number} [meshDivisions] quads per cell side (8)
  * @property {number} [gpuBudgetBytes] texture budget (256 MiB)
- * @property {import('../src/reader/store.js').StoreOptions} [storeOptions] passed to openStore
+ * @property {import('../src/reader/dataset.js').StoreOptions} [storeOptions] passed to openStore
  */
 
 /** @typedef {Pick<import('../lib/typedefs.js').Store, 'times' | 'attrs' | 'bandNames'>} StoreFacts */

@@ -45,7 +45,7 @@ test('every shipped module imports only its own layer and the layers below it', 
 });
 
 test('the layer rule refuses an upward or sideways import and allows the ones below', () => {
-  assert.deepEqual(refused('src/reader/store.js', ['src/reader/limiter.js', 'lib/scene.js']), ['lib/scene.js']);
+  assert.deepEqual(refused('src/reader/dataset.js', ['src/reader/limiter.js', 'lib/scene.js']), ['lib/scene.js']);
   assert.deepEqual(refused('lib/scene.js', ['src/reader/limiter.js', 'lib/camera.js', 'viewer/clock.js']), ['viewer/clock.js']);
   assert.deepEqual(refused('maplibre/layer.js', ['viewer/clock.js', 'lib/scene.js', 'src/index.js']), ['viewer/clock.js']);
   assert.deepEqual(refused('viewer/app.js', ['maplibre/layer.js', 'lib/scene.js']), ['maplibre/layer.js']);
@@ -53,7 +53,7 @@ test('the layer rule refuses an upward or sideways import and allows the ones be
 
 test('the import reader sees an export-from and a lib module importing the reader', () => {
   const index = staticImports(join(root, 'src', 'index.js')).map((dep) => relative(root, dep));
-  assert.ok(index.includes(join('src', 'reader', 'store.js')), 'export ... from is an import');
+  assert.ok(index.includes(join('src', 'reader', 'dataset.js')), 'export ... from is an import');
   const loads = staticImports(join(root, 'lib', 'scene-loads.js')).map((dep) => relative(root, dep));
   assert.ok(loads.includes(join('src', 'reader', 'limiter.js')), 'lib builds on the reader');
 });

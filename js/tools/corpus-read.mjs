@@ -17,7 +17,7 @@ const truth = meta.shapes.map((/** @type {number[]} */ _, /** @type {number} */ 
 });
 
 /** The cell's values that disagree with the truth of its level, where both have values. */
-function differs(/** @type {Readonly<import('../src/reader/store.js').Cell>} */ cell, /** @type {number} */ lod, /** @type {number} */ t, /** @type {number} */ row, /** @type {number} */ col, /** @type {number} */ nBand, /** @type {number} */ cs) {
+function differs(/** @type {Readonly<import('../src/reader/dataset.js').Cell>} */ cell, /** @type {number} */ lod, /** @type {number} */ t, /** @type {number} */ row, /** @type {number} */ col, /** @type {number} */ nBand, /** @type {number} */ cs) {
   const [, tb, th, tw] = meta.shapes[lod];
   const plane = cell.chunkWidth * cell.chunkHeight;
   for (let b = 0; b < Math.min(nBand, tb); b++) {

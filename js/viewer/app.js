@@ -6,7 +6,7 @@
 import { idLookup } from '../lib/dom.js';
 import { productList } from '../lib/products.js';
 import { createScene } from '../lib/scene.js';
-import { openStore } from '../src/index.js';
+import { openDataset } from '../src/index.js';
 import { createAddress } from './address.js';
 import { readCatalog, showPicker } from './catalog.js';
 import { createChrome } from './chrome.js';
@@ -99,7 +99,7 @@ export function runViewer(root, params, env) {
       // and their masks plus the coarsest level's), so none waits for a slot the busy main thread holds.
       // The standalone page asked for the root zarr.json before this script loaded (index.html).
       const early = env.page ? earlyFetch(/** @type {any} */ (window).__chronozarrEarly) : undefined;
-      store = await openStore(current, { maxRequests: 24, fetch: early });
+      store = await openDataset(current, { maxRequests: 24, fetch: early });
       hook.openedAt = performance.now();
     } catch (err) {
       fatal('store_open_failed', `Could not open the store ${url}: ${err instanceof Error ? err.message : err}`);

@@ -4,6 +4,9 @@
  * @module
  */
 
+/** @typedef {'decoded' | 'compressed'} Tier */
+/** @typedef {{ value: unknown, bytes: number, tier: Tier }} Entry */
+
 /**
  * Values are of the type their key's tier holds (see context.js tierKey): callers that put one
  * kind under a prefix read that kind back.
@@ -11,7 +14,7 @@
  * @param {number} [decodedBudget] bytes the decoded tier may hold of that (all of it by default)
  */
 export function createCache(budget, decodedBudget = Infinity) {
-  /** @type {Map<string, { value: unknown, bytes: number, tier: 'decoded' | 'compressed' }>} */
+  /** @type {Map<string, Entry>} */
   const items = new Map();
   const size = { decoded: 0, compressed: 0 };
   let evictions = 0;
@@ -58,15 +61,7 @@ export function createCache(budget, decodedBudget = Infinity) {
     remove(key);
     const tierBudget = tier === 'decoded' ? Math.min(budget, decodedBudget) : budget;
     if (bytes > tierBudget) return false;
-    for (const [oldKey, old] of items) {
-      const overTotal = size.decoded + size.compressed + bytes > budget;
-      const overTier = tier === 'decoded' && size.decoded + bytes > tierBudget;
-      if (!overTotal && !overTier) break;
-      // Over the decoded ceiling alone, only decoded entries make room.
-      if (!overTotal && old.tier !== 'decoded') continue;
-      remove(oldKey);
-      evictions++;
-    }
+    evictions += makeRoom(items, size, { bytes, tier, budget, tierBudget }, remove);
     items.set(key, { value, bytes, tier });
     size[tier] += bytes;
     peak = Math.max(peak, size.decoded + size.compressed);
@@ -87,18 +82,31 @@ export function createCache(budget, decodedBudget = Infinity) {
     size.compressed = 0;
   }
 
-  const stats = () => ({
-    budget,
-    decodedBudget,
-    bytes: size.decoded + size.compressed,
-    decodedBytes: size.decoded,
-    compressedBytes: size.compressed,
-    peakBytes: peak,
-    entries: items.size,
-    hits,
-    misses,
-    evictions,
-  });
+  const stats = () => ({ budget, decodedBudget, ...sizes(size), peakBytes: peak, entries: items.size, hits, misses, evictions });
 
   return { get, has, peek, replace, set, remove, clear, stats };
 }
+
+/**
+ * Evict the least recently used entries until `bytes` more of `tier` fit both the whole budget
+ * and the tier's; over the decoded ceiling alone, only decoded entries make room.
+ * @param {Map<string, Entry>} items oldest first @param {Record<Tier, number>} size
+ * @param {{ bytes: number, tier: Tier, budget: number, tierBudget: number }} room
+ * @param {(key: string) => void} remove
+ * @returns {number} entries evicted
+ */
+function makeRoom(items, size, { bytes, tier, budget, tierBudget }, remove) {
+  let evicted = 0;
+  for (const [oldKey, old] of items) {
+    const overTotal = size.decoded + size.compressed + bytes > budget;
+    const overTier = tier === 'decoded' && size.decoded + bytes > tierBudget;
+    if (!overTotal && !overTier) break;
+    if (!overTotal && old.tier !== 'decoded') continue;
+    remove(oldKey);
+    evicted++;
+  }
+  return evicted;
+}
+
+/** The bytes held, in all and by tier. @param {Record<Tier, number>} size */
+const sizes = (size) => ({ bytes: size.decoded + size.compressed, decodedBytes: size.decoded, compressedBytes: size.compressed });

@@ -13,10 +13,13 @@ import { shared } from './signals.js';
 /** @typedef {import('./arrays.js').DataArrayInfo} ArrayInfo */
 
 /**
+ * The chunk reads (`compressed`) and the shard indexes they go through (`shardIndex`, which the
+ * history reads use too).
  * @param {import('./context.js').StoreContext} ctx
  */
 export function createChunkBytes(ctx) {
-  const { meta, transport, cache, inflight, lent, indexes, state } = ctx;
+  const { meta, transport, cache, inflight, lent, state } = ctx;
+  const shardIndex = createShardIndexes(ctx);
 
   /**
    * Compressed bytes of one stored chunk, or null when it is not stored (fill).
@@ -32,20 +35,10 @@ export function createChunkBytes(ctx) {
     if (hit !== undefined) return Promise.resolve(hit === FILL ? null : hit);
     return shared(inflight, key, signal, priority, async (s) => {
       const shardTime = info.shardShape?.[0];
-      const bytes = shardTime ? await fromShard(info, shardTime, t, row, col, s, priority) : await whole(info, t, row, col, s, priority);
+      const bytes = shardTime ? await fromShard(info, shardTime, t, row, col, s, priority) : await whole(transport, info, t, row, col, s, priority);
       if (!state.closed) cache.set(key, bytes ?? FILL, bytes ? bytes.length : 64, 'compressed');
       return bytes;
     });
-  }
-
-  /**
-   * An unsharded chunk, read whole within a little more than its decoded size.
-   * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col
-   * @param {AbortSignal | undefined} signal @param {import('./limiter.js').Ticket} priority
-   */
-  function whole(info, t, row, col, signal, priority) {
-    const limit = Math.ceil(info.chunkBytes * 1.1) + 65536;
-    return transport.get(chunkKey(info.path, t, row, col, { banded: info.banded }), { signal, priority, limit });
   }
 
   /**
@@ -55,7 +48,7 @@ export function createChunkBytes(ctx) {
    */
   async function fromShard(info, shardTime, t, row, col, signal, priority) {
     const shardKey = chunkKey(info.path, t, row, col, { banded: info.banded, shardTime });
-    const index = await shardIndex(info, shardKey, listedLength(info, t, row, col, shardTime), signal, priority);
+    const index = await shardIndex(info, shardKey, listedLength(meta, info, t, row, col, shardTime), signal, priority);
     const position = t % shardTime;
     if (!index || index.offsets[position] < 0) return null;
     const bytes = await transport.range(shardKey, index.offsets[position], index.lengths[position], { signal, priority });
@@ -63,16 +56,15 @@ export function createChunkBytes(ctx) {
     return bytes;
   }
 
-  /**
-   * The shard's length from chronozarr.shard_bytes (data arrays only), else null.
-   * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col @param {number} shardTime
-   */
-  function listedLength(info, t, row, col, shardTime) {
-    const levelPath = info.path.split('/')[0];
-    if (info.path !== `${levelPath}/${meta.variable}`) return null;
-    const listed = meta.shardBytes[levelPath]?.[shardBytesId(t, row, col, shardTime)];
-    return Number.isInteger(listed) ? listed : null;
-  }
+  return { compressed, shardIndex };
+}
+
+/**
+ * The shard indexes, read once (concurrent reads joined) and kept in `ctx.indexes`.
+ * @param {import('./context.js').StoreContext} ctx
+ */
+function createShardIndexes(ctx) {
+  const { meta, transport, inflight, indexes, state } = ctx;
 
   /**
    * The shard's index from cache or store; null when the shard does not exist (all fill).
@@ -117,5 +109,28 @@ export function createChunkBytes(ctx) {
     return index;
   }
 
-  return { compressed, shardIndex };
+  return shardIndex;
+}
+
+/**
+ * An unsharded chunk, read whole within a little more than its decoded size.
+ * @param {import('./context.js').StoreContext['transport']} transport
+ * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col
+ * @param {AbortSignal | undefined} signal @param {import('./limiter.js').Ticket} priority
+ */
+function whole(transport, info, t, row, col, signal, priority) {
+  const limit = Math.ceil(info.chunkBytes * 1.1) + 65536;
+  return transport.get(chunkKey(info.path, t, row, col, { banded: info.banded }), { signal, priority, limit });
+}
+
+/**
+ * The shard's length from chronozarr.shard_bytes (data arrays only), else null.
+ * @param {import('./metadata.js').StoreMetadata} meta
+ * @param {ArrayInfo} info @param {number} t @param {number} row @param {number} col @param {number} shardTime
+ */
+function listedLength(meta, info, t, row, col, shardTime) {
+  const levelPath = info.path.split('/')[0];
+  if (info.path !== `${levelPath}/${meta.variable}`) return null;
+  const listed = meta.shardBytes[levelPath]?.[shardBytesId(t, row, col, shardTime)];
+  return Number.isInteger(listed) ? listed : null;
 }

@@ -39,42 +39,10 @@ export function createDecoding(ctx, compressed) {
     state.decodes++;
     let raw;
     if (!info.codec) raw = bytes.slice();
-    else if (pool) raw = await decodeInPool({ pool, codec: info.codec, expected: info.chunkBytes }, key, bytes, where, signal, priority);
+    else if (pool) raw = await decodeInPool(ctx, { pool, codec: info.codec, expected: info.chunkBytes }, key, bytes, where, signal, priority);
     else raw = await decodeBytes(info.codec, bytes, info.chunkBytes, where);
     if (raw.length !== info.chunkBytes) throw new StoreError(`${where}: chunk decodes to ${raw.length} bytes, expected ${info.chunkBytes}`);
     return typedView(info.dtype, raw);
-  }
-
-  /**
-   * Decode in a worker, transferring the compressed bytes instead of copying them. While they are
-   * away their cache entry is marked lent (a reader of it waits); the worker sends them back and
-   * they go back into the entry, or the entry is dropped if they are lost (a failed worker).
-   * @param {{ pool: NonNullable<typeof pool>, codec: import('./codecs.js').CodecSpec, expected: number }} job
-   * @param {string} key @param {Uint8Array} bytes @param {string} where
-   * @param {AbortSignal | undefined} signal @param {import('./limiter.js').Ticket} priority
-   */
-  async function decodeInPool({ pool, codec, expected }, key, bytes, where, signal, priority) {
-    /** @type {() => void} */
-    let settle = () => {};
-    const away = new Promise((resolve) => (settle = () => resolve(undefined)));
-    lent.set(key, away);
-    let handled = false;
-    /** @param {Uint8Array | null} input */
-    const returned = (input) => {
-      if (handled) return;
-      handled = true;
-      if (input !== bytes && cache.peek(key) === bytes) {
-        if (input && !state.closed) cache.replace(key, input);
-        else cache.remove(key);
-      }
-      if (lent.get(key) === away) lent.delete(key);
-      settle();
-    };
-    try {
-      return await pool.decode(codec, bytes, expected, where, signal, returned, decodesFirst(priority) ? 0 : 1);
-    } finally {
-      if (!handled) returned(bytes.byteLength ? bytes : null); // empty: it left and did not come back
-    }
   }
 
   /**
@@ -120,4 +88,37 @@ export function createDecoding(ctx, compressed) {
   }
 
   return { values, storedValues };
+}
+
+/**
+ * Decode in a worker, transferring the compressed bytes instead of copying them. While they are
+ * away their cache entry is marked lent (a reader of it waits); the worker sends them back and
+ * they go back into the entry, or the entry is dropped if they are lost (a failed worker).
+ * @param {Pick<import('./context.js').StoreContext, 'cache' | 'lent' | 'state'>} ctx
+ * @param {{ pool: NonNullable<import('./context.js').StoreContext['pool']>, codec: import('./codecs.js').CodecSpec, expected: number }} job
+ * @param {string} key @param {Uint8Array} bytes @param {string} where
+ * @param {AbortSignal | undefined} signal @param {import('./limiter.js').Ticket} priority
+ */
+async function decodeInPool({ cache, lent, state }, { pool, codec, expected }, key, bytes, where, signal, priority) {
+  /** @type {() => void} */
+  let settle = () => {};
+  const away = new Promise((resolve) => (settle = () => resolve(undefined)));
+  lent.set(key, away);
+  let handled = false;
+  /** @param {Uint8Array | null} input */
+  const returned = (input) => {
+    if (handled) return;
+    handled = true;
+    if (input !== bytes && cache.peek(key) === bytes) {
+      if (input && !state.closed) cache.replace(key, input);
+      else cache.remove(key);
+    }
+    if (lent.get(key) === away) lent.delete(key);
+    settle();
+  };
+  try {
+    return await pool.decode(codec, bytes, expected, where, signal, returned, decodesFirst(priority) ? 0 : 1);
+  } finally {
+    if (!handled) returned(bytes.byteLength ? bytes : null); // empty: it left and did not come back
+  }
 }

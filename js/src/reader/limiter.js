@@ -60,13 +60,14 @@ export const isForeground = (t) => t.rank <= RANKS.frame;
 /** A decode that goes before the reader's background ones: anything up to the next frame's. @param {Ticket} t */
 export const decodesFirst = (t) => t.rank <= RANKS.ahead;
 
+/** A request waiting for a slot. @typedef {{ ticket: Ticket, resolve: (rank: number) => void, cleanup: () => void }} Waiter */
+
 /**
  * @param {number} max requests in flight at once
  * @param {{ ahead?: number, background?: number }} [readAhead] read-ahead requests in flight at
  *   once: of any kind while an `ahead` one waits (4), while only `background` ones do (2)
  */
 export function createLimiter(max, { ahead = 4, background = 2 } = {}) {
-  /** @typedef {{ ticket: Ticket, resolve: (rank: number) => void, cleanup: () => void }} Waiter */
   /** @type {Waiter[]} */
   const waiting = [];
   /** Requests in flight by the rank they went out with. @type {number[]} */
@@ -75,21 +76,13 @@ export function createLimiter(max, { ahead = 4, background = 2 } = {}) {
   /** Foreground reads between two dependent requests (hold): read-ahead waits for them too. */
   let holding = 0;
 
-  /** Whether a request of `rank`, the best waiting, may go now. @param {number} rank */
-  function admissible(rank) {
-    if (rank === RANKS.frame) return active[RANKS.picture] === 0;
-    if (rank < RANKS.ahead) return true;
-    const foreground = active[RANKS.metadata] + active[RANKS.picture] + active[RANKS.frame] + holding;
-    return foreground === 0 && active[RANKS.ahead] + active[RANKS.background] < (rank === RANKS.ahead ? ahead : background);
-  }
-
   function next() {
     while (waiting.length && total() < max) {
       let best = 0;
       const ranks = waiting.map((w) => w.ticket.rank);
       for (let i = 1; i < waiting.length; i++) if (ranks[i] < ranks[best]) best = i; // first come first at equal rank
       const rank = Math.min(ranks[best], RANKS.background);
-      if (!admissible(rank)) return; // the rules only get stricter down the ranks
+      if (!admissible(rank, active, holding, { ahead, background })) return; // the rules only get stricter down the ranks
       const [waiter] = waiting.splice(best, 1);
       waiter.cleanup();
       active[rank]++;
@@ -105,28 +98,11 @@ export function createLimiter(max, { ahead = 4, background = 2 } = {}) {
    */
   async function acquire(t, signal) {
     if (signal?.aborted) throw abortError(signal);
-    const rank = /** @type {number} */ (
-      await new Promise((resolve, reject) => {
-        const onAbort = () => {
-          const i = waiting.indexOf(waiter);
-          if (i >= 0) waiting.splice(i, 1);
-          reject(abortError(signal));
-          next(); // what it held back may go now
-        };
-        /** @type {Waiter} */
-        const waiter = { ticket: t, resolve, cleanup: () => signal?.removeEventListener('abort', onAbort) };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        waiting.push(waiter);
-        next();
-      })
-    );
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
+    const rank = await wait(waiting, t, signal, next);
+    return once(() => {
       active[rank]--;
       next();
-    };
+    });
   }
 
   /**
@@ -139,13 +115,10 @@ export function createLimiter(max, { ahead = 4, background = 2 } = {}) {
   function hold(t) {
     if (!isForeground(t)) return () => {};
     holding++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
+    return once(() => {
       holding--;
       next();
-    };
+    });
   }
 
   return {
@@ -159,5 +132,50 @@ export function createLimiter(max, { ahead = 4, background = 2 } = {}) {
     get queued() {
       return waiting.length;
     },
+  };
+}
+
+/**
+ * Whether a request of `rank`, the best waiting, may go now: a frame's once no picture is loading,
+ * read-ahead once nothing better is in flight or held, and within its few connections.
+ * @param {number} rank @param {number[]} active in flight by rank @param {number} holding foreground reads between requests
+ * @param {{ ahead: number, background: number }} readAhead
+ */
+function admissible(rank, active, holding, { ahead, background }) {
+  if (rank === RANKS.frame) return active[RANKS.picture] === 0;
+  if (rank < RANKS.ahead) return true;
+  const foreground = active[RANKS.metadata] + active[RANKS.picture] + active[RANKS.frame] + holding;
+  return foreground === 0 && active[RANKS.ahead] + active[RANKS.background] < (rank === RANKS.ahead ? ahead : background);
+}
+
+/**
+ * Queue `t` until `next` lets it go; resolves with the rank it goes out with. An abort takes it
+ * out of the line, and what it held back may go.
+ * @param {Waiter[]} waiting @param {Ticket} t @param {AbortSignal | undefined} signal @param {() => void} next
+ * @returns {Promise<number>}
+ */
+function wait(waiting, t, signal, next) {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      const i = waiting.indexOf(waiter);
+      if (i >= 0) waiting.splice(i, 1);
+      reject(abortError(signal));
+      next(); // what it held back may go now
+    };
+    /** @type {Waiter} */
+    const waiter = { ticket: t, resolve, cleanup: () => signal?.removeEventListener('abort', onAbort) };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    waiting.push(waiter);
+    next();
+  });
+}
+
+/** A release that counts once, however often it is called. @param {() => void} release */
+function once(release) {
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    release();
   };
 }

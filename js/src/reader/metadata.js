@@ -116,18 +116,7 @@ function jsonDepth(doc) {
  * @returns {Promise<StoreMetadata>}
  */
 async function parseRoot(transport, root, block, signal) {
-  const specVersion = block.spec_version;
-  if (typeof specVersion !== 'string' || !/^0\.[12]\.\d+$/.test(specVersion)) {
-    throw new StoreError(`unsupported chronozarr spec_version ${JSON.stringify(specVersion)}: this reader reads 0.1.x and 0.2.x`);
-  }
-  const legacy = specVersion.startsWith('0.1');
-  const temporal = block.temporal ?? {};
-  const encoding = temporal.encoding ?? (legacy ? 'star-delta' : undefined);
-  if (encoding !== 'none' && encoding !== 'star-delta') {
-    throw new StoreError(`unsupported temporal encoding ${JSON.stringify(encoding)}: expected "none" or "star-delta" (spec 4.1)`);
-  }
-  const variable = block.variable ?? 'data';
-  if (typeof variable !== 'string' || !variable || variable.includes('/')) throw new StoreError(`chronozarr.variable must be an array name, got ${JSON.stringify(variable)}`);
+  const { specVersion, legacy, temporal, encoding, variable } = parseHeader(block);
   const consolidated = isObject(root.consolidated_metadata?.metadata) ? root.consolidated_metadata.metadata : null;
   const mirrors = Array.isArray(block.levels) ? block.levels : null;
   const datasets = root.attributes.multiscales?.[0]?.datasets;
@@ -137,50 +126,9 @@ async function parseRoot(transport, root, block, signal) {
   if (!paths.length) throw new StoreError('the store lists no levels');
   const maskVariable = parsePlaneName(block, 'mask_variable');
   const coverageVariable = parsePlaneName(block, 'coverage_variable');
-
-  // A consolidated copy that is absent or not an object defers to the node's own document.
-  /** @type {NodeReader} */
-  const node = async (key) => {
-    const doc = isObject(consolidated?.[key]) ? consolidated[key] : await readJson(transport, `${key}/zarr.json`, signal);
-    if (doc == null) throw new StoreError(`${transport.url(`${key}/zarr.json`)} is missing`);
-    return doc;
-  };
-
-  const levels = await Promise.all(
-    paths.map(async (path, index) => {
-      if (path !== String(index)) throw new StoreError(`levels must be named 0, 1, ... in order; level ${index} is ${JSON.stringify(path)}`);
-      const [group, dataDoc, maskDoc, coverageDoc] = await Promise.all([
-        mirrors ? null : node(path),
-        node(`${path}/${variable}`),
-        maskVariable ? node(`${path}/${maskVariable}`) : null,
-        coverageVariable ? node(`${path}/${coverageVariable}`) : null,
-      ]);
-      const source = mirrors ? mirrors[index] : group.attributes;
-      const transform = Array.isArray(source?.transform) ? source.transform.map(Number) : [];
-      const resolution = Number(source?.resolution);
-      if (transform.length !== 6 || transform.some((/** @type {number} */ v) => !Number.isFinite(v))) throw new StoreError(`level ${path} transform must have 6 numbers, got ${JSON.stringify(source?.transform)}`);
-      if (!(resolution > 0 && Number.isFinite(resolution))) throw new StoreError(`level ${path} resolution must be a positive number, got ${JSON.stringify(source?.resolution)}`);
-      const data = parseArray(`${path}/${variable}`, dataDoc);
-      if (!isDataArray(data) || data.shape.length !== 4) {
-        throw new StoreError(`${path}/${variable}: unsupported data array (data_type ${data.dtype}, ${data.shape.length} dims)`);
-      }
-      const chunkSize = data.chunkShape[2];
-      const [, , height, width] = data.shape;
-      return {
-        index,
-        path,
-        resolution,
-        transform,
-        width,
-        height,
-        ...cellGrid(width, height, chunkSize),
-        chunkSize,
-        data,
-        mask: maskDoc ? parseArray(`${path}/${maskVariable}`, maskDoc) : null,
-        coverage: coverageDoc ? parseArray(`${path}/${coverageVariable}`, coverageDoc) : null,
-      };
-    }),
-  );
+  const node = nodeReader(transport, consolidated, signal);
+  const names = { variable, maskVariable, coverageVariable };
+  const levels = await Promise.all(paths.map((path, index) => parseLevel(node, mirrors, names, path, index)));
   const checked = levels.map((level) => checkLevelLayout(level, levels[0].data));
   checkLevelShapes(checked, mirrors);
   const [nTime, nBand] = levels[0].data.shape;
@@ -229,4 +177,78 @@ async function timeMirror(transport, node, levelPath, signal) {
   const times = [];
   for (const ms of values.subarray(0, info.shape[0])) times.push(new Date(Number(ms)).toISOString().replace('.000Z', 'Z'));
   return times;
+}
+
+/**
+ * The root's version, temporal encoding and data variable, checked.
+ * @param {any} block the chronozarr attribute block (untrusted JSON)
+ */
+function parseHeader(block) {
+  const specVersion = block.spec_version;
+  if (typeof specVersion !== 'string' || !/^0\.[12]\.\d+$/.test(specVersion)) {
+    throw new StoreError(`unsupported chronozarr spec_version ${JSON.stringify(specVersion)}: this reader reads 0.1.x and 0.2.x`);
+  }
+  const legacy = specVersion.startsWith('0.1');
+  const temporal = block.temporal ?? {};
+  const encoding = temporal.encoding ?? (legacy ? 'star-delta' : undefined);
+  if (encoding !== 'none' && encoding !== 'star-delta') {
+    throw new StoreError(`unsupported temporal encoding ${JSON.stringify(encoding)}: expected "none" or "star-delta" (spec 4.1)`);
+  }
+  const variable = block.variable ?? 'data';
+  if (typeof variable !== 'string' || !variable || variable.includes('/')) throw new StoreError(`chronozarr.variable must be an array name, got ${JSON.stringify(variable)}`);
+  return { specVersion, legacy, temporal, encoding, variable };
+}
+
+/**
+ * A node's zarr.json: its consolidated copy, or (absent or not an object) its own document.
+ * @param {MetadataSource} transport @param {Record<string, any> | null} consolidated @param {AbortSignal | undefined} signal
+ * @returns {NodeReader}
+ */
+function nodeReader(transport, consolidated, signal) {
+  return async (key) => {
+    const doc = isObject(consolidated?.[key]) ? consolidated[key] : await readJson(transport, `${key}/zarr.json`, signal);
+    if (doc == null) throw new StoreError(`${transport.url(`${key}/zarr.json`)} is missing`);
+    return doc;
+  };
+}
+
+/**
+ * One level: its placement (from the root's mirror or its group) and its arrays, before the
+ * checks across levels.
+ * @param {NodeReader} node @param {any[] | null} mirrors the root's chronozarr.levels (untrusted JSON)
+ * @param {{ variable: string, maskVariable: string | null, coverageVariable: string | null }} names
+ * @param {string} path @param {number} index
+ */
+async function parseLevel(node, mirrors, { variable, maskVariable, coverageVariable }, path, index) {
+  if (path !== String(index)) throw new StoreError(`levels must be named 0, 1, ... in order; level ${index} is ${JSON.stringify(path)}`);
+  const [group, dataDoc, maskDoc, coverageDoc] = await Promise.all([
+    mirrors ? null : node(path),
+    node(`${path}/${variable}`),
+    maskVariable ? node(`${path}/${maskVariable}`) : null,
+    coverageVariable ? node(`${path}/${coverageVariable}`) : null,
+  ]);
+  const source = mirrors ? mirrors[index] : group.attributes;
+  const transform = Array.isArray(source?.transform) ? source.transform.map(Number) : [];
+  const resolution = Number(source?.resolution);
+  if (transform.length !== 6 || transform.some((/** @type {number} */ v) => !Number.isFinite(v))) throw new StoreError(`level ${path} transform must have 6 numbers, got ${JSON.stringify(source?.transform)}`);
+  if (!(resolution > 0 && Number.isFinite(resolution))) throw new StoreError(`level ${path} resolution must be a positive number, got ${JSON.stringify(source?.resolution)}`);
+  const data = parseArray(`${path}/${variable}`, dataDoc);
+  if (!isDataArray(data) || data.shape.length !== 4) {
+    throw new StoreError(`${path}/${variable}: unsupported data array (data_type ${data.dtype}, ${data.shape.length} dims)`);
+  }
+  const chunkSize = data.chunkShape[2];
+  const [, , height, width] = data.shape;
+  return {
+    index,
+    path,
+    resolution,
+    transform,
+    width,
+    height,
+    ...cellGrid(width, height, chunkSize),
+    chunkSize,
+    data,
+    mask: maskDoc ? parseArray(`${path}/${maskVariable}`, maskDoc) : null,
+    coverage: coverageDoc ? parseArray(`${path}/${coverageVariable}`, coverageDoc) : null,
+  };
 }

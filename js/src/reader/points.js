@@ -17,17 +17,17 @@ import { ticketFor } from './limiter.js';
 /**
  * @param {object} o
  * @param {(lod: number) => import('./metadata.js').Level} o.level the level, or a RangeError
- * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal, mask: false, priority?: import('./limiter.js').Priority }) => Promise<Readonly<import('./store.js').Cell>>} o.getCell
- * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal }) => Promise<Readonly<import('./store.js').Cell> | null>} o.getMask
+ * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal, mask: false, priority?: import('./limiter.js').Priority }) => Promise<Readonly<import('./dataset.js').Cell>>} o.getCell
+ * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal }) => Promise<Readonly<import('./dataset.js').Cell> | null>} o.getMask
  * @param {number} o.nBand
  * @param {number} o.nTime
  * @param {ReturnType<typeof import('./history.js').createHistoryReads> | null} o.history
- * @param {import('./store.js').Bounded} o.bounded
+ * @param {import('./dataset.js').Bounded} o.bounded
  * @param {string} o.where the store's URL, for the warning
  * @param {() => boolean} o.closed the store is closed (its reads fail for that, not for damage)
  */
 export function createPointReads({ level, getCell, getMask, nBand, nTime, history, bounded, where, closed }) {
-  let historyUsable = history != null;
+  const fromHistory = createHistoryFallback({ history, bounded, where, closed });
   /** The level and the cell position of pixel (x, y), or a RangeError. @param {number} lod @param {number} x @param {number} y */
   function locate(lod, x, y) {
     const lvl = level(lod);
@@ -97,6 +97,16 @@ export function createPointReads({ level, getCell, getMask, nBand, nTime, histor
     return Uint8Array.from(masks, (m) => (m ? m.data[at.y * m.chunkWidth + at.x] : 1));
   }
 
+  return { readPixel, samplePixel, readPoint, readPointMask };
+}
+
+/**
+ * Reads from the history arrays until they turn out damaged: then the damage is named once and
+ * every later read answers null, for level 0 to answer instead.
+ * @param {{ history: unknown, bounded: import('./dataset.js').Bounded, where: string, closed: () => boolean }} o
+ */
+function createHistoryFallback({ history, bounded, where, closed }) {
+  let historyUsable = history != null;
   /**
    * A read from the history arrays, or null once they turned out damaged (named once; level 0 answers).
    * @template R
@@ -117,8 +127,7 @@ export function createPointReads({ level, getCell, getMask, nBand, nTime, histor
       return null;
     }
   }
-
-  return { readPixel, samplePixel, readPoint, readPointMask };
+  return fromHistory;
 }
 
 /** @type {Set<string>} */

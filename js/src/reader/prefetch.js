@@ -13,53 +13,24 @@ import { linkSignals } from './signals.js';
 /** @typedef {import('./arrays.js').ArrayInfo} ArrayInfo */
 /** @typedef {{ info: ArrayInfo, step: number, row: number, col: number, decode: boolean }} Task */
 /** @typedef {{ state: 'done' | 'budget' | 'aborted', order: number[], chunks: number, bytes: number, failed: number }} PrefetchResult */
+/** @typedef {{ compressed: Function, values: Function, storedValues: Function }} PrefetchReads the chunk reads a run fills the caches with */
 /** @typedef {{ link: ReturnType<typeof linkSignals>, reading: Map<string, AbortController>, stopped: boolean, priority: import('./limiter.js').Priority }} Run */
 
 /**
  * @param {import('./context.js').StoreContext} ctx
  * @param {import('./settings.js').Settings} settings
- * @param {{ compressed: Function, values: Function, storedValues: Function }} reads
+ * @param {PrefetchReads} reads
  * @param {AbortSignal} rootSignal aborted when the store closes
  */
 export function createPrefetcher(ctx, settings, reads, rootSignal) {
-  const { meta, cache, star } = ctx;
+  const { meta, star } = ctx;
   const nTime = meta.times.length;
   /** @type {Run | null} */
   let current = null;
   let errors = 0;
-
-  /**
-   * The tasks of one run: every cell at every step of the order; near t (and every anchor of a
-   * star-delta store) decoded, the rest only fetched.
-   * @param {import('./metadata.js').Level} lvl @param {number[][]} pairs @param {number[]} order
-   * @param {number} t @param {boolean} masks
-   * @returns {Task[]}
-   */
-  function plan(lvl, pairs, order, t, masks) {
-    const tasks = [];
-    for (const step of order) {
-      const near = Math.abs(step - t) <= 1;
-      for (const [row, col] of pairs) {
-        const anchorStep = star && meta.references[step] < 0;
-        tasks.push({ info: lvl.data, step, row, col, decode: star ? anchorStep || near : near });
-        if (masks && lvl.mask) tasks.push({ info: lvl.mask, step, row, col, decode: near });
-      }
-    }
-    return tasks;
-  }
-
-  /**
-   * Stop the older run: it takes no new task, and of its requests on the wire those this run would
-   * send first go on (this run joins them); the others are aborted, since on a slow link they would
-   * hold bandwidth the steps near t need.
-   * @param {Run} previous @param {Task[]} tasks
-   */
-  function supersede(previous, tasks) {
-    previous.stopped = true;
-    const first = tasks.slice(0, Math.max(1, settings.maxRequests));
-    const wanted = new Set(first.map((task) => chunkId(task.info, task.step, task.row, task.col)));
-    for (const [id, controller] of previous.reading) if (!wanted.has(id)) controller.abort(abortError(undefined));
-  }
+  const onFail = () => {
+    errors++;
+  };
 
   /**
    * @param {import('./metadata.js').Level} lvl the level, checked by the caller
@@ -80,8 +51,8 @@ export function createPrefetcher(ctx, settings, reads, rootSignal) {
       playing,
       reference: (s) => (star && meta.references[s] >= 0 ? meta.references[s] : null),
     });
-    const tasks = plan(lvl, pairs, order, t, masks);
-    if (previous) supersede(previous, tasks);
+    const tasks = plan(meta, star, lvl, pairs, order, t, masks);
+    if (previous) supersede(previous, tasks, settings.maxRequests);
     const budgetBytes = playing ? settings.totalBytes / 2 : settings.idleBytes;
     const deadline = playing ? Infinity : Date.now() + settings.idleMs;
     /** @type {PrefetchResult} */
@@ -97,7 +68,7 @@ export function createPrefetcher(ctx, settings, reads, rootSignal) {
           result.state = 'budget';
           return;
         }
-        if (!(await fill(tasks[next++], run, result, raw))) return;
+        if (!(await fill(ctx, reads, tasks[next++], run, result, raw, onFail))) return;
         onProgress?.(result.chunks + result.failed, tasks.length);
       }
     };
@@ -109,43 +80,6 @@ export function createPrefetcher(ctx, settings, reads, rootSignal) {
     });
   }
 
-  /**
-   * Fetch (and decode, if the task says so) one chunk, counting it in the result; false when the
-   * run was aborted.
-   * @param {Task} task @param {Run} run @param {PrefetchResult} result @param {boolean} raw
-   */
-  async function fill(task, run, result, raw) {
-    const residual = raw && anchorOf(ctx, task.info, task.step) >= 0;
-    if (cache.has(tierKey(residual ? 's' : 'v', task.info, task.step, task.row, task.col))) {
-      result.chunks++;
-      return true;
-    }
-    const id = chunkId(task.info, task.step, task.row, task.col);
-    const own = linkSignals(run.link.signal, undefined);
-    run.reading.set(id, own.controller);
-    try {
-      const before = cache.has(`z|${id}`);
-      // A ticket per chunk: a frame that joins this read moves up this chunk, not the whole run.
-      const place = ticketFor(run.priority);
-      const bytes = await reads.compressed(task.info, task.step, task.row, task.col, own.signal, place);
-      const length = bytes ? bytes.length : 0; // read before a decode worker borrows them
-      if (task.decode) await (residual ? reads.storedValues : reads.values)(task.info, task.step, task.row, task.col, own.signal, place);
-      result.chunks++;
-      if (!before) result.bytes += length;
-    } catch (err) {
-      if (isAbort(err) || own.signal.aborted) {
-        result.state = 'aborted';
-        return false;
-      }
-      result.failed++;
-      errors++;
-    } finally {
-      run.reading.delete(id);
-      own.dispose();
-    }
-    return true;
-  }
-
   return {
     prefetch,
     get errors() {
@@ -155,4 +89,77 @@ export function createPrefetcher(ctx, settings, reads, rootSignal) {
       return current != null;
     },
   };
+}
+
+/**
+ * The tasks of one run: every cell at every step of the order; near t (and every anchor of a
+ * star-delta store) decoded, the rest only fetched.
+ * @param {import('./metadata.js').StoreMetadata} meta @param {boolean} star
+ * @param {import('./metadata.js').Level} lvl @param {number[][]} pairs @param {number[]} order
+ * @param {number} t @param {boolean} masks
+ * @returns {Task[]}
+ */
+function plan(meta, star, lvl, pairs, order, t, masks) {
+  const tasks = [];
+  for (const step of order) {
+    const near = Math.abs(step - t) <= 1;
+    for (const [row, col] of pairs) {
+      const anchorStep = star && meta.references[step] < 0;
+      tasks.push({ info: lvl.data, step, row, col, decode: star ? anchorStep || near : near });
+      if (masks && lvl.mask) tasks.push({ info: lvl.mask, step, row, col, decode: near });
+    }
+  }
+  return tasks;
+}
+
+/**
+ * Stop the older run: it takes no new task, and of its requests on the wire those this run would
+ * send first go on (this run joins them); the others are aborted, since on a slow link they would
+ * hold bandwidth the steps near t need.
+ * @param {Run} previous @param {Task[]} tasks @param {number} maxRequests
+ */
+function supersede(previous, tasks, maxRequests) {
+  previous.stopped = true;
+  const first = tasks.slice(0, Math.max(1, maxRequests));
+  const wanted = new Set(first.map((task) => chunkId(task.info, task.step, task.row, task.col)));
+  for (const [id, controller] of previous.reading) if (!wanted.has(id)) controller.abort(abortError(undefined));
+}
+
+/**
+ * Fetch (and decode, if the task says so) one chunk, counting it in the result; false when the
+ * run was aborted.
+ * @param {import('./context.js').StoreContext} ctx @param {PrefetchReads} reads
+ * @param {Task} task @param {Run} run @param {PrefetchResult} result @param {boolean} raw
+ * @param {() => void} onFail a chunk failed (counted in the store's stats too)
+ */
+async function fill(ctx, reads, task, run, result, raw, onFail) {
+  const residual = raw && anchorOf(ctx, task.info, task.step) >= 0;
+  if (ctx.cache.has(tierKey(residual ? 's' : 'v', task.info, task.step, task.row, task.col))) {
+    result.chunks++;
+    return true;
+  }
+  const id = chunkId(task.info, task.step, task.row, task.col);
+  const own = linkSignals(run.link.signal, undefined);
+  run.reading.set(id, own.controller);
+  try {
+    const before = ctx.cache.has(`z|${id}`);
+    // A ticket per chunk: a frame that joins this read moves up this chunk, not the whole run.
+    const place = ticketFor(run.priority);
+    const bytes = await reads.compressed(task.info, task.step, task.row, task.col, own.signal, place);
+    const length = bytes ? bytes.length : 0; // read before a decode worker borrows them
+    if (task.decode) await (residual ? reads.storedValues : reads.values)(task.info, task.step, task.row, task.col, own.signal, place);
+    result.chunks++;
+    if (!before) result.bytes += length;
+  } catch (err) {
+    if (isAbort(err) || own.signal.aborted) {
+      result.state = 'aborted';
+      return false;
+    }
+    result.failed++;
+    onFail();
+  } finally {
+    run.reading.delete(id);
+    own.dispose();
+  }
+  return true;
 }

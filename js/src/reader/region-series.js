@@ -54,15 +54,15 @@ function summary(n) {
 /**
  * @param {object} o
  * @param {import('./metadata.js').StoreMetadata} o.meta
- * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal, priority?: import('./limiter.js').Priority }) => Promise<Readonly<import('./store.js').Cell>>} o.getCell
+ * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal, priority?: import('./limiter.js').Priority }) => Promise<Readonly<import('./dataset.js').Cell>>} o.getCell
  * @param {ReturnType<typeof import('./history.js').createHistoryReads> | null} o.history
- * @param {import('./store.js').Bounded} o.bounded
+ * @param {import('./dataset.js').Bounded} o.bounded
  */
 export function createRegionSeries({ meta, getCell, history, bounded }) {
   /** @param {number | undefined} mask @param {number} stored */
   const validity = (mask, stored) => (mask !== undefined ? mask !== 0 : meta.nodata == null || stored !== meta.nodata);
 
-  /** @param {Readonly<import('./store.js').Cell>} cell @param {number} top @param {number} left @returns {Access} */
+  /** @param {Readonly<import('./dataset.js').Cell>} cell @param {number} top @param {number} left @returns {Access} */
   function cellAccess(cell, top, left) {
     const { data, mask, chunkWidth: cw, chunkHeight: ch } = cell;
     const at = (/** @type {number} */ y, /** @type {number} */ x) => (y - top) * cw + (x - left);

@@ -9,15 +9,14 @@
  * between any two reads of its body. A wait that runs out is a failed attempt and is retried like
  * a network error, so with the defaults (10 s, retries after 0.25, 1 and 3 s) a server that never
  * answers is given up on after about 4 x 10 + 4.25 = 44 seconds.
+ * The request and its retries are request.js's; this module makes the store's URLs and the kinds
+ * of request on them, and checks that a range came back as asked.
  * @module
  */
-import { checkPartial, contentRangeTotal, refuseTransformed } from './answers.js';
-import { FetchError, StoreError, abortError, isAbort } from './errors.js';
-import { METADATA, isForeground } from './limiter.js';
+import { checkPartial, contentRangeTotal } from './answers.js';
+import { FetchError } from './errors.js';
 import { REQUEST_TIMEOUT_MS } from './limits.js';
-import { discard, readBody } from './response-body.js';
-import { sleep } from './signals.js';
-import { watchdog } from './watchdog.js';
+import { createRequester } from './request.js';
 
 /** Default bound on each wait of a request, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = REQUEST_TIMEOUT_MS;
@@ -64,71 +63,7 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
   /** @param {string} key */
   const url = (key) => `${root}/${key.split('/').map(encodeURIComponent).join('/')}${query}`;
 
-  /**
-   * One request with retries. Resolves null for a missing key, else { status, headers, body }.
-   * @param {string} key
-   * @param {Record<string, string>} headers
-   * @param {'gets' | 'ranges' | 'suffixes' | 'heads'} kind
-   * @param {number} limit largest acceptable body
-   * @param {{ signal?: AbortSignal, priority?: import('./limiter.js').Ticket, method?: 'GET' | 'HEAD' }} options
-   * @returns {Promise<import('./answers.js').Answer | null>}
-   */
-  async function request(key, headers, kind, limit, { signal, priority = METADATA, method = 'GET' }) {
-    const where = url(key);
-    for (let attempt = 0; ; attempt++) {
-      if (signal?.aborted) throw abortError(signal);
-      let status = null;
-      let reason;
-      let cause;
-      const release = await limiter.acquire(priority, signal);
-      const watch = watchdog(timeoutMs, signal);
-      try {
-        stats.requests++;
-        stats[kind]++;
-        // The browser is told the rank too: of the requests handed over, read-ahead goes behind the
-        // rest (a host allows a browser a few connections; the limiter only orders what waits).
-        const init = { method, headers, signal: watch.signal };
-        const response = await fetch(where, isForeground(priority) ? init : { ...init, priority: 'low' });
-        watch.arm(); // from here the clock runs between reads of the body
-        status = response.status;
-        if (status === 404 || status === 410 || (status === 403 && forbiddenIsNotFound)) {
-          await discard(response);
-          stats.missing++;
-          return null;
-        }
-        if (status === 403) {
-          await discard(response);
-          throw new FetchError(where, status, 'access forbidden; the host refuses this key (a private bucket, or one that answers 403 for absent keys: pass forbiddenIsNotFound: true for that)');
-        }
-        if (status < 500) {
-          refuseTransformed(response, where);
-          const body = method === 'HEAD' ? new Uint8Array(0) : await readBody(response, limit, where, watch);
-          stats.bytes += body.length;
-          return { status, headers: response.headers, body };
-        }
-        await discard(response);
-        reason = 'server error';
-      } catch (err) {
-        if (err instanceof FetchError || err instanceof StoreError) throw err;
-        if (signal?.aborted || (isAbort(err) && !watch.expired)) {
-          stats.aborted++;
-          throw signal?.aborted ? named(abortError(signal), where, status) : err;
-        }
-        reason = failure(err, status, watch, timeoutMs);
-        cause = err;
-      } finally {
-        watch.dispose();
-        release();
-      }
-      if (attempt >= retryDelaysMs.length) {
-        throw new FetchError(where, status, `${reason}, gave up after ${attempt + 1} attempts`, { cause });
-      }
-      stats.retries++;
-      await sleep(retryDelaysMs[attempt], signal).catch((err) => {
-        throw named(err, where, status);
-      });
-    }
-  }
+  const request = createRequester({ fetch, retryDelaysMs, limiter, stats, timeoutMs, forbiddenIsNotFound });
 
   /**
    * The whole object, or null when it is not there.
@@ -137,7 +72,7 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
    * @returns {Promise<Uint8Array | null>}
    */
   async function get(key, options = {}) {
-    const answer = await request(key, {}, 'gets', options.limit ?? maxObjectBytes, options);
+    const answer = await request(url(key), {}, 'gets', options.limit ?? maxObjectBytes, options);
     if (!answer) return null;
     if (answer.status !== 200) throw new FetchError(url(key), answer.status, 'unexpected status for a GET');
     return answer.body;
@@ -152,17 +87,9 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
    * @returns {Promise<Uint8Array | null>}
    */
   async function range(key, start, length, options = {}) {
-    const end = start + length - 1;
-    const answer = await request(key, { Range: `bytes=${start}-${end}` }, 'ranges', Math.max(length, maxObjectBytes), options);
+    const answer = await request(url(key), { Range: `bytes=${start}-${start + length - 1}` }, 'ranges', Math.max(length, maxObjectBytes), options);
     if (!answer) return null;
-    const where = url(key);
-    if (answer.status === 200) {
-      stats.rangeAnsweredWhole++;
-      if (answer.body.length < end + 1) throw new FetchError(where, 200, `object shorter than the byte range ${start}-${end}`);
-      return answer.body.subarray(start, end + 1);
-    }
-    checkPartial(answer, where, start, end, length);
-    return answer.body;
+    return rangeBody(answer, url(key), start, length, stats);
   }
 
   /**
@@ -173,20 +100,9 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
    * @returns {Promise<Uint8Array | null>}
    */
   async function suffix(key, length, options = {}) {
-    const answer = await request(key, { Range: `bytes=-${length}` }, 'suffixes', maxObjectBytes, options);
+    const answer = await request(url(key), { Range: `bytes=-${length}` }, 'suffixes', maxObjectBytes, options);
     if (!answer) return null;
-    const where = url(key);
-    if (answer.status === 200) {
-      stats.rangeAnsweredWhole++;
-      if (answer.body.length < length) throw new FetchError(where, 200, `object shorter than the ${length} bytes asked for`);
-      return answer.body.subarray(answer.body.length - length);
-    }
-    const total = contentRangeTotal(answer.headers.get('content-range'));
-    // A server answers a suffix longer than the object with all of it (RFC 9110 14.1.2).
-    if (total != null && total < length) throw new FetchError(where, answer.status, `the object is ${total} bytes, shorter than the last ${length} bytes asked for`);
-    if (total != null) checkPartial(answer, where, total - length, total - 1, length);
-    else checkPartial(answer, where, null, null, length);
-    return answer.body;
+    return suffixBody(answer, url(key), length, stats);
   }
 
   /**
@@ -197,7 +113,7 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
    * @returns {Promise<number | null>}
    */
   async function size(key, options = {}) {
-    const answer = await request(key, {}, 'heads', 0, { ...options, method: 'HEAD' });
+    const answer = await request(url(key), {}, 'heads', 0, { ...options, method: 'HEAD' });
     if (!answer) return null;
     const length = Number(answer.headers.get('content-length'));
     if (answer.status !== 200 || !Number.isInteger(length) || answer.headers.get('content-length') == null) {
@@ -210,26 +126,36 @@ export function createTransport({ base, fetch, retryDelaysMs, limiter, maxObject
 }
 
 /**
- * A call's deadline error, naming the object whose request it ended (the rest as they are).
- * @param {Error} err @param {string} where @param {number | null} status
+ * The bytes of a range answer: a 206 with the Content-Range asked for, or a 200 (the whole object)
+ * cut here.
+ * @param {import('./answers.js').Answer} answer @param {string} where @param {number} start @param {number} length
+ * @param {TransportStats} stats
  */
-function named(err, where, status) {
-  return err instanceof FetchError && err.url !== where ? new FetchError(where, status, err.reason, { cause: err }) : err;
+function rangeBody(answer, where, start, length, stats) {
+  const end = start + length - 1;
+  if (answer.status === 200) {
+    stats.rangeAnsweredWhole++;
+    if (answer.body.length < end + 1) throw new FetchError(where, 200, `object shorter than the byte range ${start}-${end}`);
+    return answer.body.subarray(start, end + 1);
+  }
+  checkPartial(answer, where, start, end, length);
+  return answer.body;
 }
 
 /**
- * Why an attempt failed, for the error that gives up: no answer in time, a body that stalled or
- * broke off, or a request that never got an answer.
- * @param {unknown} err
- * @param {number | null} status the answer's, null when none came
- * @param {import('./watchdog.js').Watchdog} watch
- * @param {number} timeoutMs
+ * The bytes of a suffix answer: a 206 of the last `length` bytes, or a 200 (the whole object) cut here.
+ * @param {import('./answers.js').Answer} answer @param {string} where @param {number} length @param {TransportStats} stats
  */
-function failure(err, status, watch, timeoutMs) {
-  if (watch.expired) {
-    return status == null ? `no answer within the ${timeoutMs / 1000} s timeout` : `the body stalled for the ${timeoutMs / 1000} s timeout after ${watch.received} bytes`;
+function suffixBody(answer, where, length, stats) {
+  if (answer.status === 200) {
+    stats.rangeAnsweredWhole++;
+    if (answer.body.length < length) throw new FetchError(where, 200, `object shorter than the ${length} bytes asked for`);
+    return answer.body.subarray(answer.body.length - length);
   }
-  const message = err instanceof Error ? err.message : String(err);
-  if (status != null) return `the body broke off after ${watch.received} bytes (${message}), shorter than the server announced`;
-  return `request failed (${message})`;
+  const total = contentRangeTotal(answer.headers.get('content-range'));
+  // A server answers a suffix longer than the object with all of it (RFC 9110 14.1.2).
+  if (total != null && total < length) throw new FetchError(where, answer.status, `the object is ${total} bytes, shorter than the last ${length} bytes asked for`);
+  if (total != null) checkPartial(answer, where, total - length, total - 1, length);
+  else checkPartial(answer, where, null, null, length);
+  return answer.body;
 }
