@@ -66,7 +66,7 @@ describe('viewer regions', { skip, timeout: 300_000 }, () => {
   }
   /** @param {import('playwright-core').Page} page */
   const complete = (page) => page.waitForFunction(() => document.getElementById('regions')?.dataset.complete === 'true', null, { timeout: 60_000 });
-  /** @param {import('playwright-core').Page} page */
+  /** The regions the viewer holds, with their series (any: the tests read their fields). @param {import('playwright-core').Page} page @returns {Promise<any[]>} */
   const held = (page) => page.evaluate(() => {
     const r = window.__chronozarrViewer.api.regions;
     return r.regions.map((x) => ({ id: x.id, shape: x.shape, series: r.panel.series(x.id) }));
@@ -120,7 +120,7 @@ describe('viewer regions', { skip, timeout: 300_000 }, () => {
       assert.deepEqual([...png.subarray(1, 4)], [...Buffer.from('PNG')]);
 
       // The permalink reopens the same region, with the same numbers.
-      await page.waitForFunction(() => /[?&]region=bbox%3A/.test(window.__chronozarrViewer.permalink ?? ''));
+      await page.waitForFunction(() => /[?&]region=bbox:/.test(window.__chronozarrViewer.permalink ?? ''));
       const link = await page.evaluate(() => window.__chronozarrViewer.permalink ?? '');
       const again = await pages.openViewer(link.slice(link.indexOf('?') + 1));
       await complete(again);

@@ -114,10 +114,14 @@ export function storeUrl(href, store) {
   return url.href;
 }
 
-/** Keep the URLs in "store" and "catalog" readable: URLSearchParams would percent-encode their slashes and colon. @param {URLSearchParams} q */
+/**
+ * Keep the URLs in "store" and "catalog" and the regions in "region" readable: URLSearchParams
+ * would percent-encode their slashes, colons, commas and semicolons.
+ * @param {URLSearchParams} q
+ */
 function readableQuery(q) {
   const parts = [];
-  for (const [k, v] of q) parts.push(`${k}=${k === 'store' || k === 'catalog' ? encodeUrl(v) : encodeURIComponent(v)}`);
+  for (const [k, v] of q) parts.push(`${k}=${k === 'store' || k === 'catalog' ? encodeUrl(v) : k === 'region' ? encodeURIComponent(v).replace(/%3A/gi, ':').replace(/%2C/gi, ',').replace(/%3B/gi, ';') : encodeURIComponent(v)}`);
   return parts.join('&');
 }
 

@@ -51,7 +51,7 @@ export function regionChartMarkup(d) {
   const share = (/** @type {number} */ f) => pad.t + (1 - f) * h;
   const out = [`<title>${esc(d.title)}</title>`, `<rect x="${pad.l}" y="${pad.t}" width="${W - pad.l - pad.r}" height="${h}" class="chart-bg"/>`];
   for (const v of [lo, (lo + hi) / 2, hi]) out.push(`<text x="${pad.l - 3}" y="${y(v) + 3}" class="chart-label" text-anchor="end">${formatTick(v, 3)}</text>`);
-  for (const f of [0, 1]) out.push(`<text x="${W - pad.r + 3}" y="${share(f) + 3}" class="chart-label">${f * 100}%</text>`);
+  for (const f of [0, 1]) out.push(`<text x="${W - 1}" y="${share(f) + 3}" class="chart-label" text-anchor="end">${f * 100}%</text>`);
   out.push(...timeAxis([a, b], xOf, pad.t, pad.t + h));
   if (d.times[d.t] != null) out.push(`<line x1="${xs[d.t]}" x2="${xs[d.t]}" y1="${pad.t}" y2="${pad.t + h}" class="chart-now"/>`);
   for (const r of d.regions) {

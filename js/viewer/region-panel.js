@@ -2,7 +2,8 @@
  * The regions panel: a chip per region (its colour, ×), the statistic picked, the chart of every
  * region's series of the product or band on screen (region-chart.js) with its hover readout, and
  * the CSV and PNG exports. Each region's series is one `readRegionSeries` call of the reader, so
- * its reads go through the reader's cache and limiter (background rank) like the map's read-ahead;
+ * its reads go through the reader's cache and limiter (the `ahead` rank, as the map's read-ahead of
+ * the next dates);
  * the reader answers once the whole series is in, so the chart shows a region when its series is
  * complete. A complete series goes to the host as `chronozarr:region`.
  * @module
@@ -16,6 +17,12 @@ import { createRegionChart, readoutText } from './region-chart.js';
 import { encodeShape, readerGeometry, regionCsv } from './region-shapes.js';
 
 const INDEXES = ['ndvi', 'ndwi', 'water'];
+/**
+ * The limiter's rank of a region's reads: asked for by the user, so ahead of the map's read-ahead
+ * of far dates, but behind the frame on screen (a series without the history array is a read per
+ * date and cell, which must not hold the connections a frame waits for).
+ */
+const PRIORITY = 'ahead';
 
 /**
  * What a region's series reads for the product on screen: the index for NDVI, NDWI and water,
@@ -49,7 +56,7 @@ function createLoads(store, done) {
       /** @type {Load} */
       const load = { key, ctrl: new AbortController(), series: null, error: null };
       loads.set(r.id, load);
-      store.readRegionSeries(readerGeometry(r.shape), { bands, signal: load.ctrl.signal }).then(
+      store.readRegionSeries(readerGeometry(r.shape), { bands, signal: load.ctrl.signal, priority: PRIORITY }).then(
         (s) => (load.series = /** @type {Load['series']} */ (s)),
         (err) => (load.error = err instanceof Error ? err.message : String(err)),
       ).then(() => !load.ctrl.signal.aborted && done(r, load));
