@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { py, skip, startBrowserStores } from './browser-stores.mjs';
-import { downloadOf, settled, viewerPages } from './viewer-page.mjs';
+import { axeViolations, downloadOf, settled, viewerPages } from './viewer-page.mjs';
 
 /** @typedef {{ region_pixels: number, valid_pixels: number[], mean: (number | null)[], std: (number | null)[], min: (number | null)[], max: (number | null)[] }} Oracle */
 /** @typedef {{ regionPixels: number, validPixels: number[][], mean: (number | null)[][], std: (number | null)[][], min: (number | null)[][], max: (number | null)[][], level: number, bands: string[] }} Series */
@@ -106,6 +106,7 @@ describe('viewer regions', { skip, timeout: 300_000 }, () => {
       await page.mouse.down();
       await page.mouse.up();
       await page.waitForFunction((t) => window.__chronozarrViewer.api.state().t === t, t);
+      if (name === 'reg.zarr') assert.deepEqual(await axeViolations(page), [], 'the regions on the map and their panel');
 
       // CSV: one row per date, the oracle's numbers; an empty cell where nothing is valid.
       const csv = readFileSync(String(await (await downloadOf(page, () => page.click('.region-csv'))).path()), 'utf8').trim().split('\n');
@@ -135,8 +136,11 @@ describe('viewer regions', { skip, timeout: 300_000 }, () => {
     });
   }
 
-  test('Shift+drag draws a box, clicks draw a polygon; arrows move and Delete removes a region', async () => {
-    const page = await pages.openViewer(`store=${s.stores}/reg.zarr${view}`);
+  test('Shift+drag draws a box, clicks draw a polygon; arrows move and Delete removes a region; a finger draws a box', async () => {
+    const page = await s.browser.newPage({ viewport: { width: 800, height: 600 }, hasTouch: true });
+    pages.watch(page);
+    await page.goto(`${s.base}/viewer/?store=${s.stores}/reg.zarr${view}`);
+    await page.waitForFunction(() => window.__chronozarrViewer?.ready, null, { timeout: 20_000 });
     await settled(page);
     await page.keyboard.down('Shift');
     await drag(page, await at(page, 500105, 8999895), await at(page, 500305, 8999705));
@@ -169,6 +173,20 @@ describe('viewer regions', { skip, timeout: 300_000 }, () => {
     await page.keyboard.press('Delete');
     const left = await held(page);
     assert.deepEqual(left.map((r) => r.shape.kind), ['polygon']);
+
+    // Touch: the Box tool, then a finger's drag (touch events become pointer events of type touch),
+    // below the polygon and clear of the panel at the top left.
+    await page.click('#region-box');
+    const [a, b] = [await at(page, 501010, 8999160), await at(page, 501210, 8999050)];
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: a.x, y: a.y }] });
+    for (let i = 1; i <= 5; i++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x: a.x + ((b.x - a.x) * i) / 5, y: a.y + ((b.y - a.y) * i) / 5 }] });
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    await complete(page);
+    const touched = (await held(page)).at(-1);
+    assert.equal(touched.shape.kind, 'box');
+    assert.ok(Math.abs(touched.shape.box[0] - 501010) < 3 && Math.abs(touched.shape.box[2] - 501210) < 3, JSON.stringify(touched.shape));
+    assert.equal(touched.series.regionPixels, 20 * 11, 'centres 501015 to 501205 east, 8999055 to 8999155 north');
     assert.deepEqual(consoleErrors, []);
     await page.close();
   });

@@ -76,7 +76,7 @@ function createLoads(store, done) {
  * @param {string} o.fileStem
  */
 export function createRegionPanel({ store, host, look, setT, remove, embed, fileStem }) {
-  host.innerHTML = `<h2 class="regions-title">Regions</h2><ul class="region-list" aria-label="Regions"></ul>
+  host.innerHTML = `<h2 class="regions-title">Regions <button type="button" class="region-fold" aria-expanded="true" aria-label="Fold the regions panel" title="Fold or unfold the panel, to see the map under it">–</button></h2><ul class="region-list" aria-label="Regions"></ul>
     <label class="region-stat-field">Statistic <select class="region-stat"><option value="mean">mean</option><option value="min">min</option><option value="max">max</option></select></label>
     <div class="region-chart-host"></div><p class="region-readout" aria-live="polite"></p><p class="chart-caption region-caption"></p>
     <div class="hist-tools"><button type="button" class="region-csv">CSV</button><button type="button" class="region-png">PNG</button></div>`;
@@ -121,6 +121,7 @@ export function createRegionPanel({ store, host, look, setT, remove, embed, file
     const el = /** @type {HTMLElement} */ (e.target);
     if (el.classList.contains('region-remove')) remove(Number(el.dataset.id));
     else if (el.classList.contains('region-csv')) exportCsv();
+    else if (el.classList.contains('region-fold')) el.setAttribute('aria-expanded', String(!host.classList.toggle('folded')));
     else if (el.classList.contains('region-png')) chartPng(/** @type {SVGSVGElement} */ (chart.element)).then((blob) => saveBlob(blob, `${fileStem}_regions_chart.png`));
   });
   stat.addEventListener('change', draw);
