@@ -32,7 +32,7 @@ def inside(shape: list, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return (x >= w) & (x <= e) & (y >= s) & (y <= n)
     pts = np.array(shape, dtype=float)
     nxt = np.roll(pts, -1, axis=0)
-    cross = np.stack([(b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]) for a, b in zip(pts, nxt)])
+    cross = np.stack([(b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]) for a, b in zip(pts, nxt, strict=True)])
     return np.all(cross >= 0, axis=0) | np.all(cross <= 0, axis=0)
 
 

@@ -97,3 +97,21 @@ test('the CSV: one row per region, date and band; empty statistics where no pixe
     '',
   ].join('\n'));
 });
+
+test('the chart: a point per date with a valid pixel, as opaque as the valid share; the readout names every statistic', async () => {
+  const { readoutText, regionChartMarkup } = await import('../viewer/region-chart.js');
+  const series = {
+    level: 0, pixelSize: 10, regionPixels: 8, bands: ['B04'],
+    validPixels: [[8], [0], [2]],
+    mean: [[0.5], [null], [0.25]], std: [[0.1], [null], [0]], min: [[0.25], [null], [0.25]], max: [[0.75], [null], [0.25]],
+  };
+  const d = { title: 'mean of B04 per date', times: ['2020-01-01T00:00:00Z', '2020-02-01T00:00:00Z', '2020-03-01T00:00:00Z'], t: 0, stat: /** @type {const} */ ('mean'), regions: [{ id: 1, color: '#ff6b6b', series }] };
+  const { html, xs } = regionChartMarkup(d);
+  const points = [...html.matchAll(/<circle class="region-point" data-t="(\d+)"[^>]* fill-opacity="([\d.]+)"/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  assert.deepEqual(points, [[0, 1], [2, 0.25]]);
+  assert.equal(xs.length, 3);
+  assert.ok(xs[0] < xs[1] && xs[1] < xs[2]);
+  assert.equal(readoutText(d, 2), '2020-03-01: #1 B04: mean 0.25 · std 0 · min 0.25 · max 0.25 · 2 of 8 valid pixels');
+  assert.equal(readoutText(d, 1), '2020-02-01: #1 B04: mean – · std – · min – · max – · 0 of 8 valid pixels');
+  assert.equal(readoutText({ ...d, regions: [{ id: 3, color: '#fff', series: null }] }, 0), '2020-01-01: #3 reading…');
+});

@@ -2,7 +2,8 @@
  * The region chart: per region (its colour) and band (its dash), the statistic picked (mean, min
  * or max) at every date, x by date like the pixel chart; each point as opaque as the share of the
  * region's pixels valid that date, and that share as a thin line on the right axis (0 to 100 %), so
- * a date with few valid pixels is visibly weak. Hovering reads out a date, a click jumps to it.
+ * a date with few valid pixels is visibly weak. Hovering (or the arrow keys on the focused chart)
+ * reads out a date, a click (or Enter) jumps to it.
  * @module
  */
 import { escapeHtml as esc } from '../lib/html.js';
@@ -116,9 +117,11 @@ export function createRegionChart(host, { onPick, onHover }) {
   svg.setAttribute('role', 'img');
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
   svg.setAttribute('preserveAspectRatio', 'none');
+  svg.setAttribute('tabindex', '0');
   host.append(svg);
   /** @type {number[]} */
   let xs = [];
+  let shown = -1; // the date read out
   /** @type {{ x: number } | null} */
   let press = null;
   const at = (/** @type {PointerEvent} */ e) => {
@@ -129,8 +132,19 @@ export function createRegionChart(host, { onPick, onHover }) {
     const line = svg.querySelector('.region-hover');
     if (line && t >= 0) ['x1', 'x2'].forEach((k) => line.setAttribute(k, String(xs[t])));
     line?.setAttribute('visibility', t >= 0 ? 'visible' : 'hidden');
+    shown = t;
     onHover(t >= 0 ? t : null);
   };
+  // With the focus on the chart, the arrows read out the dates one by one and Enter jumps to it.
+  svg.addEventListener('keydown', (e) => {
+    const step = { ArrowLeft: -1, ArrowRight: 1, ArrowDown: -1, ArrowUp: 1 }[e.key];
+    if (step) hover(Math.max(0, Math.min(xs.length - 1, (shown < 0 ? 0 : shown + step))));
+    else if (e.key === 'Enter' && shown >= 0) onPick(shown);
+    else return;
+    e.preventDefault();
+    e.stopPropagation();
+  });
+  svg.addEventListener('blur', () => hover(-1));
   svg.addEventListener('pointerdown', (e) => (press = { x: e.clientX }));
   svg.addEventListener('pointermove', (e) => hover(at(e)));
   svg.addEventListener('pointerleave', () => hover(-1));
