@@ -166,7 +166,10 @@ export function attachLayer(L, act, stage) {
     if (!onMap || !e.isPrimary || e.button > 0) return;
     if (L.mode === 'box' || (L.mode === 'none' && e.shiftKey && !region)) boxGesture(L, act, e, L.mode === 'none');
     else if (L.mode === 'polygon') polygonGesture(L, act, e);
-    else if (region) regionGesture(L, act, e, Number(region.dataset.region));
+    else if (region) {
+      regionGesture(L, act, e, Number(region.dataset.region));
+      /** @type {SVGElement | null} */ (L.svg.querySelector(`[data-region="${region.dataset.region}"]`))?.focus({ preventScroll: true }); // the arrows and Delete act on it
+    }
     else return L.selected.size && (L.selected.clear(), act.render()); // a press elsewhere on the map lets go of the selection
     e.preventDefault();
     e.stopPropagation();
