@@ -26,6 +26,8 @@ import { createNotices } from './notices.js';
 import { storeUrl } from './params.js';
 import { STORE_BUTTONS } from './markup.js';
 import { createPick } from './pick.js';
+import { createRegions } from './regions.js';
+import { decodeRegions } from './region-shapes.js';
 import { createRenderer, cssSize } from './renderer.js';
 import { centreOf } from './reports.js';
 import { createShowing } from './showing.js';
@@ -195,7 +197,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
 
   const parts = wire({ store, params, $, hook, embed, env, root, canvas, label, storeName, products, notices, state });
   for (const id of STORE_BUTTONS) $(id, HTMLButtonElement).disabled = false;
-  show({ store, state, params, $, ...parts });
+  show({ store, state, params, $, notices, ...parts });
   // The scene now reads the cells it needs (joining the early reads); drop the early ones it does not.
   warm.abort();
   parts.views.mark();
@@ -210,7 +212,7 @@ async function start(store, { params, $, hook, embed, env, root }) {
     parts.compare.set(null);
     parts.scene.destroy();
     store.close();
-    for (const part of [parts.loading, parts.address, parts.views, notices]) part.stop();
+    for (const part of [parts.loading, parts.address, parts.views, parts.regions, notices]) part.stop();
   }
   return { validate, applySet, readyPayload, destroy };
 }
@@ -245,13 +247,16 @@ function wire({ store, params, $, hook, embed, env, root, canvas, label, storeNa
   const historyWarm = createHistoryWarm({ store, view: () => ({ cam: state.cam, ...nav.size }), playing, onReport: (r) => (hook.historyWarm = r) });
   const fileStem = storeName.replace(/\.zarr$/, '');
   const { inspector, clickAt } = createPick({ store, state, $, inspect: params.controls, hook, size, compare, embed, setT, fileStem });
+  const keys = env.page ? document : root;
+  const regions = createRegions({ store, state, $, size, setT, shiftClick: (px, py) => clickAt(px, py, { shift: true }), embed, keys, fileStem, onChange: () => address.schedule() }); // later
+  clock.on(() => regions.time());
   const wordmark = $('wordmark', HTMLAnchorElement);
-  const address = createAddress({ store, params, env, state, clock, compare, wordmark, hook });
+  const address = createAddress({ store, params, env, state, clock, compare, regions, wordmark, hook });
   const controls = createControls({ $, playback, onProduct: (id) => shown.setProduct(id), onBand: (i) => shown.setBand(i, true) }); // later
-  const shown = createShowing({ store, state, $, canvas, scene, compare, size, label, controls, inspector, playing, onChange: address.schedule });
+  const shown = createShowing({ store, state, $, canvas, scene, compare, size, label, controls, inspector, playing, onChange: () => (address.schedule(), regions.look()) });
   const { overlays } = shown;
   const embedded = params.embed || !env.page;
-  const { tools, compareChanged } = createChrome({ store, state, $, embedded, page: env.page, root, canvas, wordmark, storeName, label, nav, scene, compare, overlays, inspector, playback, clickAt, setT, address, embed });
+  const { tools, compareChanged } = createChrome({ store, state, $, embedded, page: env.page, root, canvas, wordmark, storeName, label, nav, scene, compare, overlays, inspector, playback, clickAt, setT, address, embed, regions });
 
   /** A frame was painted. @param {import('../lib/scene.js').FrameRecord} frame */
   function painted(frame) {
@@ -266,20 +271,21 @@ function wire({ store, params, $, hook, embed, env, root, canvas, label, storeNa
     compare.setView(cam, canvasSize, lod);
     overlays.view();
     inspector.place();
+    regions.view();
     loading.watch();
     address.schedule();
     if (!quiet) views.schedule();
   }
 
   nav.watch();
-  return { clock, renderer, scene, loading, nav, compare, views, setT, playback, historyWarm, inspector, clickAt, address, controls, shown, tools, compareChanged };
+  return { clock, renderer, scene, loading, nav, compare, views, setT, playback, historyWarm, inspector, clickAt, regions, address, controls, shown, tools, compareChanged };
 }
 
 /**
  * The first view: the state the address asked for, shown at once.
- * @param {Pick<Opened, 'store' | 'state' | 'params' | '$'> & Pick<ReturnType<typeof wire>, 'shown' | 'controls' | 'clock' | 'compare' | 'tools' | 'nav'>} o
+ * @param {Pick<Opened, 'store' | 'state' | 'params' | '$' | 'notices'> & Pick<ReturnType<typeof wire>, 'shown' | 'controls' | 'clock' | 'compare' | 'tools' | 'nav' | 'regions'>} o
  */
-function show({ store, state, params, $, shown, controls, clock, compare, tools, nav }) {
+function show({ store, state, params, $, notices, shown, controls, clock, compare, tools, nav, regions }) {
   $('status').textContent = '';
   shown.setProduct(state.product);
   controls.band(state.band);
@@ -287,4 +293,7 @@ function show({ store, state, params, $, shown, controls, clock, compare, tools,
   if (params.compare != null && params.compare < store.times.length) compare.set({ t: params.compare, split: params.split ?? 0.5 });
   tools.compareChanged();
   nav.update({ quiet: true });
+  const asked = decodeRegions(params.region);
+  if (asked.shapes.length) regions.set(asked.shapes);
+  if (asked.bad.length) notices.toast(`The address's region was left out: ${asked.bad[0]}`);
 }

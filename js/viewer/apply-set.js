@@ -1,6 +1,6 @@
 /**
  * A `chronozarr:set` applied, once validated whole (setfields.js): band and product first, then the
- * timestep, the view, the speed, the split view and playback, in the order that makes it one change.
+ * timestep, the view, the speed, the split view, the regions and playback, in the order that makes it one change.
  * @module
  */
 import { storeToPixel } from '../lib/camera.js';
@@ -15,6 +15,7 @@ import { fromLonLat } from '../lib/geo.js';
  * @property {(speed: number) => void} setSpeed
  * @property {(compare: import('./compare.js').CompareState | null) => void} setCompare
  * @property {(playing: boolean) => void} setPlaying
+ * @property {(shapes: import('./region-shapes.js').RegionShape[]) => void} setRegions
  * @property {() => void} viewMoved the view was set: report it now
  */
 
@@ -42,6 +43,7 @@ export function applySetFields(f, store, cam, actions) {
   }
   if (f.speed != null) actions.setSpeed(f.speed);
   if (f.compare !== undefined) actions.setCompare(f.compare);
+  if (f.regions) actions.setRegions(f.regions);
   if (f.playing === true || f.playing === false) actions.setPlaying(f.playing);
   if (moved) actions.viewMoved();
 }

@@ -54,7 +54,7 @@ function showSelection(svg, x0, x1) {
  * The index of the x nearest `x` (the first of equals), skipping nulls; -1 when all are null.
  * @param {(number | null)[]} xs @param {number} x
  */
-function nearest(xs, x) {
+export function nearest(xs, x) {
   let best = -1;
   xs.forEach((xi, i) => {
     if (xi != null && (best < 0 || Math.abs(xi - x) < Math.abs(/** @type {number} */ (xs[best]) - x))) best = i;
@@ -161,12 +161,12 @@ export function createChart(host, { onPick, onWindow = () => {} }) {
 }
 
 /**
- * Year (or month) labels and grid lines across the shown dates.
+ * Year (or month) labels and grid lines across the shown dates (the region chart's too).
  * @param {[number, number]} span
  * @param {(m: number) => number} xOf
  * @param {number} top @param {number} bottom
  */
-function timeAxis([a, b], xOf, top, bottom) {
+export function timeAxis([a, b], xOf, top, bottom) {
   const out = [];
   const years = (b - a) / (365.25 * 864e5);
   const d0 = new Date(a);

@@ -28,11 +28,12 @@ import { createTools } from './tools.js';
  * @property {(px: number, py: number, how?: { shift?: boolean }) => unknown} clickAt
  * @property {(t: number) => void} setT
  * @property {{ schedule: () => void }} address
+ * @property {Pick<ReturnType<typeof import('./regions.js').createRegions>, 'draw' | 'addCentreBox' | 'removeSelected'>} regions the region tools' keys
  * @property {Pick<ReturnType<typeof import('./embed.js').createEmbed>, 'send'>} embed
  */
 
 /** @param {ChromeParts} o */
-export function createChrome({ store, state, $, embedded, page, root, canvas, wordmark, storeName, label, nav, scene, compare, overlays, inspector, playback, clickAt, setT, address, embed }) {
+export function createChrome({ store, state, $, embedded, page, root, canvas, wordmark, storeName, label, nav, scene, compare, overlays, inspector, playback, clickAt, setT, address, embed, regions }) {
   $('inspector-close').addEventListener('click', () => inspector.close());
   if (embedded) {
     wordmark.target = '_blank';
@@ -68,6 +69,9 @@ export function createChrome({ store, state, $, embedded, page, root, canvas, wo
       play: () => playback.toggle(),
       stopPlayback: () => playback.stop(),
       inspect: (add) => clickAt(nav.size.w / 2, nav.size.h / 2, { shift: add }),
+      draw: (kind) => regions.draw(kind),
+      centreBox: () => regions.addCentreBox(),
+      deleteRegions: () => regions.removeSelected(),
       closePanels: () => inspector.open && (inspector.close(), true),
     },
   });

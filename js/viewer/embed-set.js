@@ -23,10 +23,11 @@ import { validateSet } from './setfields.js';
  * @property {{ readonly state: import('./compare.js').CompareState | null }} compare
  * @property {(c: import('./compare.js').CompareState | null, set: boolean) => void} compareChanged
  * @property {{ sendNow: () => void }} views
+ * @property {{ set: (shapes: import('./region-shapes.js').RegionShape[]) => void }} regions
  */
 
 /** @param {EmbedSetParts} o */
-export function createEmbedSet({ store, state, params, storeName, products, shown, clock, nav, playback, controls, compare, compareChanged, views }) {
+export function createEmbedSet({ store, state, params, storeName, products, shown, clock, nav, playback, controls, compare, compareChanged, views, regions }) {
   const geoOk = store.crs != null && parseCrs(store.crs) != null;
 
   /** @param {Record<string, unknown>} fields a set's fields as the host sent them */
@@ -49,6 +50,7 @@ export function createEmbedSet({ store, state, params, storeName, products, show
       },
       setCompare: (c) => compareChanged(c, true),
       setPlaying: (playing) => (playing ? playback.play() : playback.stop()),
+      setRegions: (shapes) => regions.set(shapes),
       viewMoved: () => views.sendNow(),
     });
   }

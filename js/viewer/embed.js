@@ -1,15 +1,16 @@
 /**
  * The embedding contract (v: 1): the origin rule, the host's `chronozarr:set` and `chronozarr:get`,
- * and the viewer's `ready`, `time`, `click`, `view`, `compare` and `error` messages. `compare` (the
- * split view) is an optional addition within v: 1: a host that does not know it never sends it
- * and ignores the message. Validation of a `set`
+ * and the viewer's `ready`, `time`, `click`, `view`, `compare`, `region` and `error` messages.
+ * `compare` (the split view) and `region` (the regions drawn, set.region and the `chronozarr:region`
+ * series) are optional additions within v: 1: a host that does not know them never sends them and
+ * ignores their messages. Validation of a `set`
  * against the store is the app's (`validate`), so that a set is applied whole or not at all.
  * @module
  */
 
 export const VERSION = 1;
-const SENT = new Set(['chronozarr:ready', 'chronozarr:time', 'chronozarr:click', 'chronozarr:view', 'chronozarr:compare', 'chronozarr:error']);
-const SET_FIELDS = ['t', 'product', 'band', 'zoom', 'center', 'playing', 'speed', 'compare'];
+const SENT = new Set(['chronozarr:ready', 'chronozarr:time', 'chronozarr:click', 'chronozarr:view', 'chronozarr:compare', 'chronozarr:region', 'chronozarr:error']);
+const SET_FIELDS = ['t', 'product', 'band', 'zoom', 'center', 'playing', 'speed', 'compare', 'region'];
 
 /**
  * The only origin the API talks to: `origin=` when present (exactly an http(s) origin, no fallback

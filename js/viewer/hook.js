@@ -54,10 +54,11 @@ export function createHook(page) {
  * @property {ReturnType<typeof import('./compare.js').createCompare>} compare
  * @property {ReturnType<typeof import('./tools.js').createTools>} tools
  * @property {ReturnType<typeof import('./pick.js').createPick>['inspector']} inspector
+ * @property {ReturnType<typeof import('./regions.js').createRegions>} regions
  */
 
 /** The calls tests and benchmarks make of a wired viewer (`hook.api`). @param {ApiParts} o */
-export function viewerApi({ store, state, scene, renderer, nav, clock, playback, clickAt, embed, shown, compare, tools, inspector }) {
+export function viewerApi({ store, state, scene, renderer, nav, clock, playback, clickAt, embed, shown, compare, tools, inspector, regions }) {
   return {
     store,
     scene,
@@ -77,6 +78,7 @@ export function viewerApi({ store, state, scene, renderer, nav, clock, playback,
     tools,
     overlays: shown.overlays,
     inspector,
+    regions,
   };
 }
 

@@ -2,14 +2,14 @@
  * The viewer's markup: the bar, the stage (canvas, status, inspector, overlays), the transport and
  * a place for dialogs. Element ids carry a prefix, so a page can hold more than one viewer (the
  * standalone page uses none: its ids are the ones its tests and links know).
- * The buttons that need a store (Compare, PNG, Video) start disabled; the app enables them once the
+ * The buttons that need a store (Compare, the region tools, PNG, Video) start disabled; the app enables them once the
  * store is open. The speed list is filled here, so it is whole even when no store opens.
  * @module
  */
 import { DEFAULT_SPEED, SPEEDS } from './playback.js';
 
 /** The ids of the bar's buttons that act on an open store. */
-export const STORE_BUTTONS = /** @type {const} */ (['compare-toggle', 'export', 'video']);
+export const STORE_BUTTONS = /** @type {const} */ (['compare-toggle', 'region-box', 'region-polygon', 'export', 'video']);
 
 const speedOptions = () => SPEEDS.map((s) => `<option value="${s}"${s === DEFAULT_SPEED ? ' selected' : ''}>${s}/s</option>`).join('');
 
@@ -31,6 +31,8 @@ export const viewerMarkup = (p, page) => {
       <label id="${p}band-field" class="field" hidden>Band <select id="${p}band-select" aria-label="Band"></select></label>
       <span class="tools">
         <button id="${p}compare-toggle" type="button" aria-pressed="false" disabled title="Compare two dates side by side (c)">Compare</button>
+        <button id="${p}region-box" type="button" aria-pressed="false" disabled aria-label="Draw a box region" title="Draw a box region: drag on the map (r; Shift+drag works without the tool; Shift+R puts one at the centre)">Box</button>
+        <button id="${p}region-polygon" type="button" aria-pressed="false" disabled aria-label="Draw a polygon region" title="Draw a polygon region: click its corners, double-click, Enter or a click on the first corner closes it, Esc cancels (g)">Polygon</button>
         <button id="${p}export" class="export" type="button" disabled aria-label="Export the view as PNG with its date, legend and scale" title="PNG of the view (p)">PNG</button>
         <button id="${p}video" class="export" type="button" disabled aria-label="Record a time-lapse video" title="Time-lapse video (v)">Video</button>
         <button id="${p}help" type="button" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">?</button>
@@ -44,6 +46,7 @@ export const viewerMarkup = (p, page) => {
       <div id="${p}readout" class="readout" aria-live="off"></div>
       <div id="${p}markers" class="markers"></div>
       <div id="${p}overlays" class="overlays"></div>
+      <aside id="${p}regions" class="regions-panel" aria-label="Regions and their chart" hidden></aside>
       <aside id="${p}inspector" class="inspector" aria-label="Pixel inspector" hidden>
         <button id="${p}inspector-close" class="close" type="button" aria-label="Close the inspector">×</button>
         <div id="${p}inspect-body"></div>

@@ -20,6 +20,7 @@ import { readParams } from './params.js';
  * @property {[number, number]} [range] fixed stretch in physical units
  * @property {number} [compare] timestep B of the split view
  * @property {number} [split] the divider, 0 to 1
+ * @property {string} [region] regions, as the address's `region` (`bbox:w,s,e,n;poly:x1,y1,...` in the store's CRS)
  * @property {boolean} [controls] false: the map and the date only
  * @property {'dark' | 'light'} [theme]
  */
@@ -28,7 +29,7 @@ import { readParams } from './params.js';
  * @typedef {object} MountedViewer
  * @property {HTMLElement} element the viewer's root element
  * @property {Promise<void>} ready resolves once the store is open and the view set up; rejects with the reason it could not be
- * @property {(type: string, fn: (fields: Record<string, unknown>) => void) => () => void} on events `ready`, `time`, `view`, `click`, `compare`, `error` (the embed API's messages); returns the unsubscribe
+ * @property {(type: string, fn: (fields: Record<string, unknown>) => void) => () => void} on events `ready`, `time`, `view`, `click`, `compare`, `region`, `error` (the embed API's messages); returns the unsubscribe
  * @property {(fields: Record<string, unknown>) => { ok: true } | { ok: false, field: string, message: string }} set the embed API's set fields, validated and applied whole or not at all
  * @property {() => ReturnType<typeof import('./reports.js').readyReport>['state'] | null} state the state the ready message reports
  * @property {() => string | null} permalink the standalone viewer's URL showing this view
@@ -52,7 +53,7 @@ function addStyles() {
 function paramsOf(o) {
   if (!o || typeof o.store !== 'string' || !o.store) throw new TypeError(`mountViewer needs options.store, the store's URL; got ${JSON.stringify(o?.store)}`);
   const q = new URLSearchParams();
-  for (const key of /** @type {const} */ (['store', 't', 'p', 'b', 'z', 'c', 'range', 'compare', 'split'])) {
+  for (const key of /** @type {const} */ (['store', 't', 'p', 'b', 'z', 'c', 'range', 'compare', 'split', 'region'])) {
     const v = o[key];
     if (v != null) q.set(key, Array.isArray(v) ? v.join(',') : String(v));
   }

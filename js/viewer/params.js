@@ -20,6 +20,7 @@
  * @property {[number, number] | null} range fixed stretch range (physical units)
  * @property {number | null} compare timestep B of the split view (right of the divider)
  * @property {number | null} split the divider, 0 (left edge) to 1 (right edge)
+ * @property {string | null} region the regions drawn, `bbox:w,s,e,n` or `poly:x1,y1,...` in the store's CRS, `;` between them (region-shapes.js)
  */
 
 /**
@@ -63,15 +64,16 @@ export function readParams(search) {
     range: pair('range'),
     compare: cmp != null && Number.isInteger(cmp) && cmp >= 0 ? cmp : null,
     split: split != null && split >= 0 && split <= 1 ? split : null,
+    region: q.get('region') || null,
   };
 }
 
 /**
- * The URL of the current state: `t`, `p`, `b`, `z`, `c`, `range`, `compare` and `split` replaced
- * (the last three dropped when unset), every other parameter (store, embed, controls, theme,
+ * The URL of the current state: `t`, `p`, `b`, `z`, `c`, `range`, `compare`, `split` and `region`
+ * replaced (the last four dropped when unset), every other parameter (store, embed, controls, theme,
  * origin) kept as it was.
  * @param {string} href current location
- * @param {{ t: number, product: string, band: string, zoom: number, center: [number, number], range?: [number, number] | null, compare?: { t: number, split: number } | null }} state
+ * @param {{ t: number, product: string, band: string, zoom: number, center: [number, number], range?: [number, number] | null, compare?: { t: number, split: number } | null, region?: string | null }} state
  */
 export function stateUrl(href, state) {
   const url = new URL(href);
@@ -90,12 +92,14 @@ export function stateUrl(href, state) {
     q.delete('compare');
     q.delete('split');
   }
+  if (state.region) q.set('region', state.region);
+  else q.delete('region');
   url.search = readableQuery(q);
   return url.href;
 }
 
 /** The view's parameters: they belong to one store, so another store starts without them. */
-const VIEW_KEYS = ['t', 'p', 'b', 'z', 'c', 'range', 'compare', 'split'];
+const VIEW_KEYS = ['t', 'p', 'b', 'z', 'c', 'range', 'compare', 'split', 'region'];
 
 /**
  * The URL of the page on another store (a catalog's pick): `store` set, the view's parameters
@@ -110,10 +114,14 @@ export function storeUrl(href, store) {
   return url.href;
 }
 
-/** Keep the URLs in "store" and "catalog" readable: URLSearchParams would percent-encode their slashes and colon. @param {URLSearchParams} q */
+/**
+ * Keep the URLs in "store" and "catalog" and the regions in "region" readable: URLSearchParams
+ * would percent-encode their slashes, colons, commas and semicolons.
+ * @param {URLSearchParams} q
+ */
 function readableQuery(q) {
   const parts = [];
-  for (const [k, v] of q) parts.push(`${k}=${k === 'store' || k === 'catalog' ? encodeUrl(v) : encodeURIComponent(v)}`);
+  for (const [k, v] of q) parts.push(`${k}=${k === 'store' || k === 'catalog' ? encodeUrl(v) : k === 'region' ? encodeURIComponent(v).replace(/%3A/gi, ':').replace(/%2C/gi, ',').replace(/%3B/gi, ';') : encodeURIComponent(v)}`);
   return parts.join('&');
 }
 

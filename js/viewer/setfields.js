@@ -4,6 +4,7 @@
  * @module
  */
 import { snapSpeed } from './playback.js';
+import { regionsOfSet } from './region-shapes.js';
 
 /**
  * The timestep nearest a date (the earlier on a tie; first or last outside the series).
@@ -45,6 +46,7 @@ export function parseIsoDate(s) {
  * @property {number} [speed] an offered speed
  * @property {import('./compare.js').CompareState | null} [compare] null: the split view off
  * @property {boolean} [playing]
+ * @property {import('./region-shapes.js').RegionShape[]} [regions] the regions to hold (none: clear them)
  */
 
 /**
@@ -112,6 +114,11 @@ export function validateSet(f, { store, products, geoOk }) {
     const c = checkCompare(f.compare, store.times);
     if (typeof c === 'string') return bad('compare', c);
     values.compare = c;
+  }
+  if ('region' in f) {
+    const r = regionsOfSet(f.region);
+    if (typeof r === 'string') return bad('region', `${r}.`);
+    values.regions = r;
   }
   if ('playing' in f) {
     if (typeof f.playing !== 'boolean') return bad('playing', `must be true or false, got ${show(f.playing)}.`);

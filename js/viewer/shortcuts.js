@@ -29,6 +29,9 @@ import { escapeHtml as esc } from '../lib/html.js';
  * @property {() => void} png
  * @property {() => void} video
  * @property {() => void} help
+ * @property {(kind: 'box' | 'polygon') => void} draw the region tool on or off
+ * @property {() => void} centreBox a box region at the centre of the view
+ * @property {() => void} deleteRegions the selected regions
  */
 
 /** @param {Actions} a @returns {Shortcut[]} */
@@ -52,6 +55,9 @@ export function shortcutTable(a) {
     { keys: ['c'], label: 'Compare two dates (split view) on / off', run: () => a.compare() },
     { keys: ['[', ']'], label: 'Move the compare divider', run: (k) => a.divider(k === '[' ? -0.05 : 0.05) },
     { keys: [',', '.'], label: 'Date B (right of the divider) back / forward', run: (k) => a.stepB(k === ',' ? -1 : 1) },
+    { keys: ['r', 'g'], label: 'Draw a box / polygon region (Esc cancels, Enter closes a polygon)', run: (k) => a.draw(k === 'r' ? 'box' : 'polygon') },
+    { keys: ['R'], label: 'Add a box region at the centre (Tab to a region, arrows move it)', run: () => a.centreBox() },
+    { keys: ['Delete', 'Backspace'], label: 'Delete the selected regions', run: () => a.deleteRegions() },
     { keys: ['p'], label: 'Export the view as PNG', run: () => a.png() },
     { keys: ['v'], label: 'Record a time-lapse video', run: () => a.video() },
     { keys: ['?'], label: 'Show or hide this list', run: () => a.help() },
