@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 SOURCES = (REPO / "bench" / "results", REPO / "js" / "bench" / "results")
 SCHEMA = "chronozarr-bench/1"
 FLOOR_TARGET = 1.2
-ORDER = ("encode", "read", "browser", "reader", "append", "scale", "composite")
+ORDER = ("encode", "read", "browser", "reader", "append", "scale", "composite", "region", "browser-region")
 
 
 # ---------------------------------------------------------------- the numbers

@@ -10,6 +10,10 @@
 // --ops: the operations to measure (default all); e.g. `--ops history --profile 10 --json
 // bench/results/history.json` measures only the pixel history at 10 Mbit/s.
 //
+// --ops region: only the area benchmark (compare-region.mjs: readRegionSeries with and without the
+// history array against zarr-layer's queryData, on the demo series; results/browser-region.json),
+// unthrottled and at 10 Mbit/s unless --profile names one; --region-runs N cold runs (default 3).
+//
 // --history-runs N: the pixel history measured N times (each on its own cold open; default 1),
 // the rows giving the median.
 //
@@ -83,6 +87,14 @@ const WORK = {
   maplibre: "chronozarr's MapLibre layer (js/maplibre) on the same map and view as zarr-layer's: B04 stretched over the same range, decode workers; esbuild bundle, codecs by import map",
 };
 const CATEGORIES = ['toplevel', 'blink.user_timing', 'devtools.timeline', 'gpu', 'viz', 'loading'];
+
+if (OPS.join() === 'region') {
+  const { runRegionBench } = await import('./compare-region.mjs');
+  const only = option('--profile');
+  const profiles = PROFILES.filter((p) => (only ? p.name.startsWith(only) : p.name === 'unthrottled' || p.name.startsWith('10 ')));
+  await runRegionBench({ quick: QUICK, profiles, runs: Number(option('--region-runs') ?? (QUICK ? 1 : 3)), out: option('--json') });
+  process.exit(0);
+}
 
 // ---------------------------------------------------------------- setup: store, bundles, server
 
