@@ -3,7 +3,7 @@
 // MapLibre (same `none` store) and a COG-per-date page on geotiff.js (the store's export), in
 // Debian's Chromium, served by `chronozarr serve`, under CDP network profiles.
 //
-//   node bench/compare.mjs [--quick] [--json OUT] [--profile unthrottled|50|10] [--tools viewer,cog] [--ops open,scrub,history]
+//   node bench/compare.mjs [--quick] [--json OUT] [--profile unthrottled|50|10|phone] [--tools viewer,cog] [--ops open,scrub,history]
 //
 // --tools: the pages to measure (default all: viewer, viewer-history, zarr-layer, cog, maplibre);
 // viewer-history is the viewer on the same series written with the history array (--history).
@@ -57,8 +57,9 @@ const FLOOR_OPENS = QUICK ? 1 : 2;
 // Paced steps whose requests are replayed for the floor (each replay waits out the profile).
 const FLOOR_STEPS = 6;
 const HISTORY_RUNS = Math.max(1, Number(option('--history-runs') ?? 1));
-// The quick run leaves out the slowest profile (10 Mbit/s), where one opening takes seconds.
-const RUN_PROFILES = QUICK ? PROFILES.slice(0, 2) : PROFILES;
+// The quick run leaves out the slowest profiles (10 Mbit/s and the phone), where one opening takes seconds.
+// --profile NAME (e.g. phone) runs that profile alone, quick or not.
+const RUN_PROFILES = QUICK && !option('--profile') ? PROFILES.slice(0, 2) : PROFILES;
 /** @typedef {import('./compare-pages.mjs').Kind} Kind */
 /** @typedef {import('./compare-net.mjs').Profile} Profile */
 /** @typedef {Awaited<ReturnType<typeof runTool>>} Measured */
