@@ -12,7 +12,8 @@
 //
 // --ops region: only the area benchmark (compare-region.mjs: readRegionSeries with and without the
 // history array against zarr-layer's queryData, on the demo series; results/browser-region.json),
-// unthrottled and at 10 Mbit/s unless --profile names one; --region-runs N cold runs (default 3).
+// unthrottled and at 10 Mbit/s unless --profile names one; --region-runs N cold runs (default 3);
+// --region-lod K: chronozarr reads the area at level K (zarr-layer left out; results/browser-region-lodK.json).
 //
 // --history-runs N: the pixel history measured N times (each on its own cold open; default 1),
 // the rows giving the median.
@@ -93,7 +94,8 @@ if (OPS.join() === 'region') {
   const { runRegionBench } = await import('./compare-region.mjs');
   const only = option('--profile');
   const profiles = PROFILES.filter((p) => (only ? p.name.startsWith(only) : p.name === 'unthrottled' || p.name.startsWith('10 ')));
-  await runRegionBench({ quick: QUICK, profiles, runs: Number(option('--region-runs') ?? (QUICK ? 1 : 3)), out: option('--json') });
+  const lod = option('--region-lod');
+  await runRegionBench({ quick: QUICK, profiles, runs: Number(option('--region-runs') ?? (QUICK ? 1 : 3)), out: option('--json'), lod: lod == null ? null : Number(lod) });
   process.exit(0);
 }
 
