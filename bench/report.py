@@ -3,7 +3,9 @@
     python bench/report.py                 # bench/results/*.json and js/bench/results/*.json
     python bench/report.py --out docs/benchmarks.md --images docs/benchmarks
 
-Only documents in the format of bench/record.py are read; others are listed as skipped. For
+Only documents in the format of bench/record.py are read; others are listed as skipped. A
+benchmark's reading of its figures, written by hand, goes in docs/benchmarks/<name>-notes.md and
+follows its chart. For
 every block of rows (one setting, one operation) the subject's (chronozarr's) primary metric is
 divided by each peer's and by each floor's, side by side. The targets: ahead of every peer that
 does the same work (ratio below 1), and within 1.2x of every floor that carries a target. A miss
@@ -23,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 SOURCES = (REPO / "bench" / "results", REPO / "js" / "bench" / "results")
 SCHEMA = "chronozarr-bench/1"
 FLOOR_TARGET = 1.2
-ORDER = ("encode", "read", "browser", "reader", "append", "scale", "composite")
+ORDER = ("encode", "read", "browser", "reader", "append", "scale", "composite", "region", "browser-region")
 
 
 # ---------------------------------------------------------------- the numbers
@@ -243,6 +245,9 @@ def write_report(docs: list[dict[str, Any]], out: Path, images: Path, skipped: l
         png = images / f"{doc['benchmark']}.png"
         chart(doc, png)
         parts.append(section(doc, str(png.relative_to(out.parent))))
+        notes = images / f"{doc['benchmark']}-notes.md"  # what the figures mean, written by hand
+        if notes.exists():
+            parts += [notes.read_text().strip(), ""]
     if skipped:
         parts += [f"Files not in the results format, left out: {', '.join(skipped)}.", ""]
     out.write_text("\n".join(parts))

@@ -35,14 +35,16 @@ def steps(quick: bool) -> list[tuple[str, list[str], Path]]:
         ("append", [PY, str(bench / "append.py"), *(["--small"] if quick else [])], REPO),
         ("composite", [PY, str(bench / "composite.py"), *(["--small"] if quick else [])], REPO),
         ("scale", [PY, str(bench / "scale.py"), "--sizes", "2048,4096" if quick else "4096,8192"], REPO),
+        ("region", [PY, str(bench / "region.py"), *(["--small"] if quick else [])], REPO),
         ("reader", ["node", "bench/run.mjs"], js),
         ("browser", ["node", "bench/compare.mjs", *(["--quick"] if quick else [])], js),
+        ("browser-region", ["node", "bench/compare.mjs", "--ops", "region", *(["--quick"] if quick else [])], js),
     ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", help="comma-separated names: encode, read, append, composite, scale, reader, browser")
+    parser.add_argument("--only", help="comma-separated names: encode, read, append, composite, scale, region, reader, browser, browser-region")
     args = parser.parse_args()
     quick = record.quick()
     env = {**os.environ, **({"BENCH_QUICK": "1", "BENCH_REPS": "3"} if quick else {})}

@@ -5,16 +5,26 @@
 // origin, bodies read, nothing decoded or drawn.
 import { VIEWPORT } from './viewer-harness.mjs';
 
+/**
+ * A network profile: download Mbit/s (0: unthrottled), round trip ms, upload Mbit/s when it
+ * differs from the download's, and a CPU slowdown factor (CDP Emulation.setCPUThrottlingRate,
+ * which slows the page's own threads; its workers run at full speed).
+ * @typedef {{ name: string, mbit: number, rtt: number, upMbit?: number, cpu?: number }} Profile
+ */
+
+/** @type {Profile[]} */
 export const PROFILES = [
   { name: 'unthrottled', mbit: 0, rtt: 0 },
   { name: '50 Mbit/s, 40 ms', mbit: 50, rtt: 40 },
   { name: '10 Mbit/s, 100 ms', mbit: 10, rtt: 100 },
+  // Lighthouse's mobile throttling, where people open shared links: 150 ms, 1.6 Mbit/s down,
+  // 750 kbit/s up, the CPU slowed 4x.
+  { name: 'phone: 1.6 Mbit/s, 150 ms, CPU 4x slower', mbit: 1.6, upMbit: 0.75, rtt: 150, cpu: 4 },
 ];
 
 /**
  * @typedef {{ url: string, range: string | null, bytes: number, done: boolean, canceled: boolean, sentAt: number }} Logged sentAt: epoch ms
  * @typedef {{ log: Logged[], pending: Set<string> }} Net
- * @typedef {typeof PROFILES[number]} Profile
  * @typedef {{ index: number, inFlight: Logged[] }} Mark
  */
 
@@ -28,9 +38,10 @@ export async function newTab(browser, profile) {
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
   if (profile.mbit) {
-    const bps = (profile.mbit * 1e6) / 8;
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: profile.rtt, downloadThroughput: bps, uploadThroughput: bps });
+    const bps = (/** @type {number} */ mbit) => (mbit * 1e6) / 8;
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: profile.rtt, downloadThroughput: bps(profile.mbit), uploadThroughput: bps(profile.upMbit ?? profile.mbit) });
   }
+  if (profile.cpu) await cdp.send('Emulation.setCPUThrottlingRate', { rate: profile.cpu });
   /** @type {Net} */
   const net = { log: [], pending: new Set() };
   /** @type {Map<string, Logged>} */

@@ -3,12 +3,17 @@
 // MapLibre (same `none` store) and a COG-per-date page on geotiff.js (the store's export), in
 // Debian's Chromium, served by `chronozarr serve`, under CDP network profiles.
 //
-//   node bench/compare.mjs [--quick] [--json OUT] [--profile unthrottled|50|10] [--tools viewer,cog] [--ops open,scrub,history]
+//   node bench/compare.mjs [--quick] [--json OUT] [--profile unthrottled|50|10|phone] [--tools viewer,cog] [--ops open,scrub,history]
 //
 // --tools: the pages to measure (default all: viewer, viewer-history, zarr-layer, cog, maplibre);
 // viewer-history is the viewer on the same series written with the history array (--history).
 // --ops: the operations to measure (default all); e.g. `--ops history --profile 10 --json
 // bench/results/history.json` measures only the pixel history at 10 Mbit/s.
+//
+// --ops region: only the area benchmark (compare-region.mjs: readRegionSeries with and without the
+// history array against zarr-layer's queryData, on the demo series; results/browser-region.json),
+// unthrottled and at 10 Mbit/s unless --profile names one; --region-runs N cold runs (default 3);
+// --region-lod K: chronozarr reads the area at level K (zarr-layer left out; results/browser-region-lodK.json).
 //
 // --history-runs N: the pixel history measured N times (each on its own cold open; default 1),
 // the rows giving the median.
@@ -53,8 +58,9 @@ const FLOOR_OPENS = QUICK ? 1 : 2;
 // Paced steps whose requests are replayed for the floor (each replay waits out the profile).
 const FLOOR_STEPS = 6;
 const HISTORY_RUNS = Math.max(1, Number(option('--history-runs') ?? 1));
-// The quick run leaves out the slowest profile (10 Mbit/s), where one opening takes seconds.
-const RUN_PROFILES = QUICK ? PROFILES.slice(0, 2) : PROFILES;
+// The quick run leaves out the slowest profiles (10 Mbit/s and the phone), where one opening takes seconds.
+// --profile NAME (e.g. phone) runs that profile alone, quick or not.
+const RUN_PROFILES = QUICK && !option('--profile') ? PROFILES.slice(0, 2) : PROFILES;
 /** @typedef {import('./compare-pages.mjs').Kind} Kind */
 /** @typedef {import('./compare-net.mjs').Profile} Profile */
 /** @typedef {Awaited<ReturnType<typeof runTool>>} Measured */
@@ -83,6 +89,15 @@ const WORK = {
   maplibre: "chronozarr's MapLibre layer (js/maplibre) on the same map and view as zarr-layer's: B04 stretched over the same range, decode workers; esbuild bundle, codecs by import map",
 };
 const CATEGORIES = ['toplevel', 'blink.user_timing', 'devtools.timeline', 'gpu', 'viz', 'loading'];
+
+if (OPS.join() === 'region') {
+  const { runRegionBench } = await import('./compare-region.mjs');
+  const only = option('--profile');
+  const profiles = PROFILES.filter((p) => (only ? p.name.startsWith(only) : p.name === 'unthrottled' || p.name.startsWith('10 ')));
+  const lod = option('--region-lod');
+  await runRegionBench({ quick: QUICK, profiles, runs: Number(option('--region-runs') ?? (QUICK ? 1 : 3)), out: option('--json'), lod: lod == null ? null : Number(lod) });
+  process.exit(0);
+}
 
 // ---------------------------------------------------------------- setup: store, bundles, server
 

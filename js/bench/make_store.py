@@ -3,13 +3,15 @@
 
     python make_store.py OUT_DIR                  # none.zarr, none-sharded.zarr (run.mjs)
     python make_store.py OUT_DIR --browser [--small] [--history]   # browser-*.zarr and its COGs (compare.mjs)
+    python make_store.py OUT_DIR --demo [--small]   # bench/region.py's demo stores (compare-region.mjs)
 
 run.mjs: 24 x 4 x 2765 x 2759 uint16, zstd 5, chunk 512, encoding none, unsharded and sharded
 (whole time axis per shard, with shard_bytes). compare.mjs: the same series (or 12 x 4 x 1100 x
 1000 with --small) with 256 px chunks, encoding none, and `chronozarr export-cog` of its level 0
 (one COG per date), both written once; with --history also the same store written with the
 time-major history array (`encode(history=True)`, browser-*-history.zarr). Prints the browser
-store's directory name, then the history store's.
+store's directory name, then the history store's. --demo: the demo series as bench/region.py writes
+it (encoding none, without and with the history array); prints both names.
 """
 
 from __future__ import annotations
@@ -67,7 +69,12 @@ def browser_history(out: str, shape: tuple[int, int, int, int]) -> Path:
 
 
 if __name__ == "__main__":
-    if "--browser" in sys.argv:
+    if "--demo" in sys.argv:
+        import region
+
+        for made in region.write_stores(Path(sys.argv[1]), region.SMALL if "--small" in sys.argv else region.FULL):
+            print(made.name)
+    elif "--browser" in sys.argv:
         chosen = BROWSER_SMALL if "--small" in sys.argv else SHAPE
         print(browser(sys.argv[1], chosen).name)
         if "--history" in sys.argv:

@@ -47,6 +47,8 @@ declare global {
     __chronozarrMap: { map: MapLibreMap; layer: ChronozarrLayer };
     /** bench/pages/page-hook.js on the comparison pages. */
     __bench: ReturnType<typeof createHook> & { setT(t: number): unknown; history(a: number, b: number): Promise<number> };
+    /** bench/pages/region-page.js and region-zarr-layer-page.js: an area's whole series. */
+    __region: { ready: boolean; error: string | null; series?: (area: any, lod?: number) => Promise<unknown> };
     /** Pages that load a module set it once the module has run. */
     ready: boolean;
 

@@ -87,3 +87,14 @@ def test_stats_reject_an_empty_list_and_row_rejects_an_unknown_kind():
         record.stats([])
     with pytest.raises(ValueError, match="kind"):
         record.row("g", "op", "t", "winner", "w", {})
+
+
+def test_a_benchmarks_notes_follow_its_section_and_only_its_own(tmp_path):
+    images = tmp_path / "benchmarks"
+    images.mkdir()
+    (images / "read-notes.md").write_text("The frame row is ahead because ...\n")
+    (images / "encode-notes.md").write_text("not this one\n")
+    out = report.write_report([_doc([_row("chronozarr", "subject", [0.1]), _row("zarr", "peer", [0.2])])], tmp_path / "benchmarks.md", images)
+    text = out.read_text()
+    assert "The frame row is ahead because ..." in text and "not this one" not in text
+    assert text.index("## Reads") < text.index("The frame row is ahead")
