@@ -55,6 +55,7 @@ class Source:
     resampling: str | None = None
     gap_fill: str = "none"
     report: Any = None  # a composite's (plan, reads): the periods planned and, once written, what each held
+    step_counts: Any = None  # a composite's StepCounts (scenes per period) for the writer's bar
 
     def pixel_sentence(self) -> str:
         """What became of the source pixels, for the summary: a NetCDF or Zarr input is read whole."""
@@ -82,6 +83,8 @@ class Source:
             args["nodata"] = self.nodata
         if self.bands is not None:
             args["bands"] = list(self.bands)
+        if self.step_counts is not None:
+            args["step_counts"] = self.step_counts
         return args
 
     def close(self) -> None:

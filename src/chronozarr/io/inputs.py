@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import InputError, Unreadable
 from ..format.geometry import size_text
+from ..progress import StepCounts
 from .casting import cast_counted, check_lossy
 from .composites import CompositePlan, acquisitions_of, composite_arrays, plain_hints, plan_periods, sources_of
 from .datasets import SERIES_DIMS, Source, open_input_dataset
@@ -197,7 +198,7 @@ def _source(series: RasterSeries, location: str, cast: str | None, skipped: list
         data, grid.crs, mask, coverage, nodata=series.nodata, bands=series.bands, notes=tuple(notes),
         origin=origin, composite=plan.options.name if plan else composite, resources=(*resources, ReadCache()),
         pixels=series.pixels, resampling=series.resampling, gap_fill=plan.options.gap_fill if plan else "none",
-        report=(plan, report) if plan else None,
+        report=(plan, report) if plan else None, step_counts=StepCounts(tuple(len(t.scenes) for t in series.timesteps)) if plan else None,
     )
 
 
