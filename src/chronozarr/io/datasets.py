@@ -54,7 +54,7 @@ class Source:
     pixels: PixelCounts | None = None  # raster files: what became of their pixels (None: all read as they are)
     resampling: str | None = None
     gap_fill: str = "none"
-    report: Any = None  # a composite's (plan, reads): the periods planned and, once written, what each held
+    report: Any = None  # a composite's CompositePlan: the periods and the scenes of each
     step_counts: Any = None  # a composite's StepCounts (scenes per period) for the writer's bar
 
     def pixel_sentence(self) -> str:

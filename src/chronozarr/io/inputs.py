@@ -174,10 +174,10 @@ def _source(series: RasterSeries, location: str, cast: str | None, skipped: list
         "y": north + (np.arange(grid.height) + 0.5) * e,
         "x": west + (np.arange(grid.width) + 0.5) * a,
     }
-    coverage, report = None, None
+    coverage = None
     origin: tuple[str, ...] = (os.path.basename(location.rstrip("/")) or location,)
     if plan is not None:
-        series, data, mask, coverage, report, resources, said = composite_arrays(series, plan, coords, SERIES_DIMS)
+        series, data, mask, coverage, _, resources, said = composite_arrays(series, plan, coords, SERIES_DIMS)
         notes = list(series.notes) + list(plan.notes) + said + _warp_notes(series)
         origin = sources_of(plan) or origin
     else:
@@ -198,7 +198,7 @@ def _source(series: RasterSeries, location: str, cast: str | None, skipped: list
         data, grid.crs, mask, coverage, nodata=series.nodata, bands=series.bands, notes=tuple(notes),
         origin=origin, composite=plan.options.name if plan else composite, resources=(*resources, ReadCache()),
         pixels=series.pixels, resampling=series.resampling, gap_fill=plan.options.gap_fill if plan else "none",
-        report=(plan, report) if plan else None, step_counts=StepCounts(tuple(len(t.scenes) for t in series.timesteps)) if plan else None,
+        report=plan, step_counts=StepCounts(tuple(len(t.scenes) for t in series.timesteps)) if plan else None,
     )
 
 
