@@ -92,22 +92,23 @@ def _listed(location: str, found: InputFormat | None, rasters: RasterOptions) ->
     """(timesteps, band names, extent, composite plan) of the raster files `location` names, None for a dataset."""
     if rasters.date_format is not None and found is not DATED_FILES:
         raise InputError("--date-format reads dates from file names matched by a glob such as 'scenes/*.tif'")
+    masks = tuple(r.asset for r in rasters.composite.rules) if rasters.composite is not None else ()
     if found is DATED_FILES:
-        return _composited(dated_timesteps(location, rasters.date_format), None, None, rasters)
+        return _composited(dated_timesteps(location, rasters.date_format, masks), None, None, rasters)
     if found is not LISTING:
         return None
     text = fetch_text(location, "manifest")
     if suffix(location) == ".json" and is_item_collection(text) and rasters.composite is not None:
         if rasters.group_by is not None:
             raise InputError("--group-by day mosaics the items of a day; --composite groups them into periods itself, give one of them")
-        masks = [r.asset for r in rasters.composite.rules]
         return _planned(stac_acquisitions(text, location, rasters.assets, masks), rasters.composite, None, None)
     if suffix(location) == ".json" and is_item_collection(text):
         return stac_timesteps(text, location, rasters.assets, rasters.group_by), None, None, None
     if rasters.assets is not None or rasters.group_by is not None:
         raise InputError(f"--assets and --group-by choose from STAC items; {location} is a manifest of files")
     manifest = manifest_of(text, location)
-    steps = [Timestep(item.datetime, (Scene((Asset(item.uri),), f"{item.row} ({item.uri})"),)) for item in manifest.items]
+    steps = [Timestep(item.datetime, (Scene((Asset(item.uri),), f"{item.row} ({item.uri})", tuple(Asset(m) for m in found)),))
+             for item, found in zip(manifest.items, manifest.mask_uris(masks), strict=True)]
     return _composited(steps, manifest.bands, manifest.bounds, rasters)
 
 
@@ -115,8 +116,6 @@ def _composited(steps: list[Timestep], names: Any, extent: Any, rasters: RasterO
     """Dated files or manifest rows as they are, or, with --composite, grouped into periods."""
     if rasters.composite is None:
         return steps, names, extent, None
-    if rasters.composite.rules:
-        raise InputError("--valid and --mask-bits name mask assets of STAC items; dated files and manifest rows are judged by their nodata and alpha")
     return _planned(acquisitions_of(steps), rasters.composite, names, extent)
 
 
