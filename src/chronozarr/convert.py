@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .format.geometry import grid_text
 from .io.casting import require_stored_dtype
 from .io.composite_summary import period_lines
 from .io.composites import BAND_OFFSET, BAND_SCALE, CompositePlan, composite_options
@@ -121,6 +122,8 @@ def append_composite(
     planned = composite_options(composite, reducer, valid, mask_bits, gap_fill, period_start, harmonize)
     assert planned is not None
     with open_store(os.fspath(store), **(storage_options or {})) as stored:
+        level = stored.level(0)
+        grid = f"on the store's grid: {grid_text(level.width, level.height, stored.level_attrs(0)['transform'], stored.crs or 'no CRS')}"
         if planned.period.kind == "days" and planned.period_start is None:
             planned = replace(planned, period_start=np.datetime64(stored.times[0], "D").astype("datetime64[ns]"))
         on_04 = all(math.isclose(b.scale, BAND_SCALE) and math.isclose(b.offset, BAND_OFFSET) for b in stored.bands)
@@ -134,7 +137,7 @@ def append_composite(
                 require_stored_dtype(str(opened.data.dtype))
             summary = append(store, opened.data, **opened.encode_arguments(), storage_options=storage_options, dry_run=dry_run, **options)
             lines = composite_lines(opened.report, None if dry_run else store, storage_options, summary.n_time - summary.added)
-            return Converted(summary, opened.notes, lines)
+            return Converted(summary, opened.notes, (*lines, grid) if dry_run else lines)
 
 
 def _last_timestep(stored: ChronoStore) -> Any:
