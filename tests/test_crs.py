@@ -38,9 +38,8 @@ def test_a_wkt_carrying_its_epsg_code_is_that_code_without_a_note():
 
 def test_an_esri_utm_wkt_with_an_unnamed_datum_is_matched_and_the_match_is_said():
     found = resolve(ESRI_UTM_25S, "the CRS of dem.tif")
-    # Independent: the EPSG CRSs that use this zone's Transverse Mercator on GRS80.
-    expected = {c for c in (32000, 31985) if pyproj.CRS.from_epsg(c).ellipsoid.name == "GRS 1980"}
-    assert int(found.code.split(":")[1]) in expected
+    # SIRGAS 2000 and SIRGAS 1995 / UTM 25S both fit an unnamed GRS80 datum: the later datum is recorded
+    assert found.code == "EPSG:31985"
     for text in ("the CRS of dem.tif (UTM Zone 25, Southern Hemisphere) has no EPSG code", f"recorded as {found.code}",
                  "Transverse Mercator", "GRS80", "unnamed", "also equivalent: EPSG:"):
         assert text in found.note
@@ -130,7 +129,7 @@ def test_a_bound_crs_with_a_null_towgs84_is_matched_as_its_source_crs():
     wkt = _gdal_wkt(NULL_TOWGS84_UTM_25S)
     assert pyproj.CRS.from_wkt(wkt).is_bound  # the input really is a BoundCRS
     found = resolve(wkt, "the CRS of dem.tif")
-    assert _same_projection_and_ellipsoid(pyproj.CRS.from_user_input(found.code), pyproj.CRS.from_epsg(31985))
+    assert found.code == "EPSG:31985"
     assert "null Position Vector transformation" in found.note and "all 7 parameters 0" in found.note
     against = against_target(Declared(wkt, "the CRS of dem.tif"), "EPSG:31985")
     assert against.equivalent and "relabelled as EPSG:31985, not warped" in against.note
@@ -148,3 +147,32 @@ def test_a_bound_crs_with_a_real_shift_is_not_equated():
 def test_a_null_three_parameter_shift_is_the_identity_too():
     wkt = _gdal_wkt(NULL_TOWGS84_UTM_25S.replace("0,0,0,0,0,0,0", "0,0,0"))
     assert against_target(Declared(wkt, "x"), "EPSG:31985").equivalent
+
+
+def _null_towgs84_wkts() -> dict[str, str]:
+    """The WKT such a GeoTIFF declares, as GDAL writes it and as pyproj builds it (WKT2 and GDAL's WKT1)."""
+    bound = pyproj.CRS.from_proj4(NULL_TOWGS84_UTM_25S)
+    return {"gdal": _gdal_wkt(NULL_TOWGS84_UTM_25S), "wkt2": bound.to_wkt(), "wkt1": bound.to_wkt("WKT1_GDAL")}
+
+
+@pytest.mark.parametrize("form", ["gdal", "wkt2", "wkt1"])
+@pytest.mark.parametrize("listing", ["as PROJ lists", "reversed"])
+def test_a_null_towgs84_grs80_utm_25s_is_sirgas_2000_whatever_order_proj_lists_the_ties(form, listing, monkeypatch):
+    """SIRGAS 1995 and SIRGAS 2000 / UTM 25S tie (same projection, GRS80, both without a shift to
+    WGS 84); the datum a GRS80 ellipsoid with a null TOWGS84 means today is SIRGAS 2000 (EPSG:31985),
+    with or without an extent, in any order pyproj's identify() gives them."""
+    from chronozarr import crs_match
+
+    wkt = _null_towgs84_wkts()[form]
+    assert pyproj.CRS.from_wkt(wkt).is_bound
+    if listing == "reversed":
+        original = pyproj.CRS.list_authority
+        monkeypatch.setattr(pyproj.CRS, "list_authority", lambda self, *a, **k: list(reversed(original(self, *a, **k))))
+    crs_match._candidates.cache_clear()
+    try:
+        for extent in (None, (210_000, 9_090_000, 213_000, 9_100_000)):
+            found = resolve(wkt, "the CRS of dem.tif", extent)
+            assert found.code == "EPSG:31985", found.note
+            assert "also equivalent: EPSG:32000" in found.note and "latest datum (published 2000-" in found.note
+    finally:
+        crs_match._candidates.cache_clear()

@@ -14,8 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from .format.geometry import grid_text
 from .inputs.casting import require_stored_dtype
-from .inputs.composites import BAND_OFFSET, BAND_SCALE, composite_options
+from .inputs.composite_summary import period_lines
+from .inputs.composites import BAND_OFFSET, BAND_SCALE, CompositePlan, composite_options
 from .inputs.open import open_series, raster_options
 from .read.dataset import ChronoDataset, open_dataset
 from .write.append import AppendSummary, append
@@ -91,7 +93,7 @@ def convert(
         said = opened.pixel_sentence()
         notes = opened.notes if said in opened.notes else (*opened.notes, said)  # said always, recorded when lossy
         result = encode(opened.data, out, **arguments, dry_run=dry_run)
-        return Converted(result, notes, composite_lines(opened.report, dry_run))
+        return Converted(result, notes, composite_lines(opened.report, None if dry_run else out, options.get("storage_options")))
 
 
 def append_composite(
@@ -120,6 +122,8 @@ def append_composite(
     planned = composite_options(composite, reducer, valid, mask_bits, gap_fill, period_start, harmonize)
     assert planned is not None
     with open_dataset(os.fspath(store), **(storage_options or {})) as stored:
+        level = stored.level(0)
+        grid = f"on the store's grid: {grid_text(level.width, level.height, stored.level_attrs(0)['transform'], stored.crs or 'no CRS')}"
         if planned.period.kind == "days" and planned.period_start is None:
             planned = replace(planned, period_start=np.datetime64(stored.times[0], "D").astype("datetime64[ns]"))
         on_04 = all(math.isclose(b.scale, BAND_SCALE) and math.isclose(b.offset, BAND_OFFSET) for b in stored.bands)
@@ -132,7 +136,8 @@ def append_composite(
             if cast is None:
                 require_stored_dtype(str(opened.data.dtype))
             summary = append(store, opened.data, **opened.encode_arguments(), storage_options=storage_options, dry_run=dry_run, **options)
-            return Converted(summary, opened.notes, composite_lines(opened.report, dry_run))
+            lines = composite_lines(opened.report, None if dry_run else store, storage_options, summary.n_time - summary.added)
+            return Converted(summary, opened.notes, (*lines, grid) if dry_run else lines)
 
 
 def _last_timestep(stored: ChronoDataset) -> Any:
@@ -148,11 +153,15 @@ def _last_timestep(stored: ChronoDataset) -> Any:
     return window
 
 
-def composite_lines(report: Any, dry_run: bool) -> tuple[str, ...]:
-    """A composite's periods and scenes (dry run), or per period what was written."""
-    if report is None:
+def composite_lines(plan: CompositePlan | None, written: str | os.PathLike[str] | None, storage_options: dict[str, Any] | None = None,
+                    first: int = 0) -> tuple[str, ...]:
+    """A composite's periods and scenes (a dry run: `written` None), or per period what the store
+    `written` holds from timestep `first` on, counted from its mask and coverage (so a resumed or
+    cluster run says what a local one says)."""
+    if plan is None:
         return ()
-    plan, reads = report
-    if dry_run:
+    if written is None:
         return tuple(plan.lines())
-    return ("periods written (scenes, valid pixels, gap-filled pixels):", *reads.period_lines())
+    with open_dataset(os.fspath(written), **(storage_options or {})) as stored:
+        lines = period_lines(stored, [len(p) for p in plan.periods], first)
+    return ("periods written (scenes, valid pixels, gap-filled pixels):", *lines)

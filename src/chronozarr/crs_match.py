@@ -33,6 +33,16 @@ class Candidate:
     confidence: int
     differences: tuple[str, ...]
     unnamed_datum: bool = False
+    deprecated: bool = False
+    outside: bool = False  # its area of use does not hold the input's centre (known only with an extent)
+    published: str = ""  # its datum's publication date in PROJ's database (ISO, "" when unknown)
+
+    def rank(self) -> tuple[Any, ...]:
+        """Closest first, and among equivalent CRSs one order whatever PROJ lists them in: in use (not
+        deprecated), pyproj's confidence, used where the input is, the latest datum realisation (a
+        GRS80 datum declared with a null shift to WGS 84 is today's, e.g. SIRGAS 2000 rather than
+        SIRGAS 1995), then the lowest code."""
+        return (len(self.differences), self.deprecated, -self.confidence, self.outside, _descending(self.published), self.code)
 
     @property
     def label(self) -> str:
@@ -64,21 +74,50 @@ def _candidates(wkt: str, extent: tuple[float, float, float, float] | None) -> t
     from pyproj import CRS
 
     crs = CRS.from_wkt(wkt)
+    centre = centre_lonlat(crs, extent) if extent is not None else None
     found: dict[int, Candidate] = {}
     for info in _base(crs).list_authority(auth_name="EPSG", min_confidence=0):
         code = int(info.code)
-        found[code] = _candidate(crs, CRS.from_epsg(code), info.confidence)
+        found[code] = _candidate(crs, CRS.from_epsg(code), info.confidence, centre)
     for code in _nearby_codes(crs, extent):
         if code not in found:
-            found[code] = _candidate(crs, CRS.from_epsg(code), 0)
-    return tuple(sorted(found.values(), key=lambda c: (len(c.differences), -c.confidence)))
+            found[code] = _candidate(crs, CRS.from_epsg(code), 0, centre)
+    return tuple(sorted(found.values(), key=Candidate.rank))
 
 
-def _candidate(crs: Any, other: Any, confidence: int) -> Candidate:
+def _candidate(crs: Any, other: Any, confidence: int, centre: tuple[float, float] | None) -> Candidate:
     diffs, unnamed = differences(crs, other)
     if confidence >= PYPROJ_EQUIVALENT:
         diffs = [d for d in diffs if not d.startswith("datum")]
-    return Candidate(int(other.to_epsg() or 0), other.name, confidence, tuple(diffs), unnamed)
+    area = other.area_of_use
+    outside = centre is not None and area is not None and not (area.west <= centre[0] <= area.east and area.south <= centre[1] <= area.north)
+    datum_id = (other.datum.to_json_dict().get("id") or {}) if other.datum is not None else {}
+    published = _datum_published(str(datum_id.get("code", ""))) if datum_id.get("authority") == "EPSG" else ""
+    return Candidate(int(other.to_epsg() or 0), other.name, confidence, tuple(diffs), unnamed, other.is_deprecated, outside, published)
+
+
+@lru_cache(maxsize=256)
+def _datum_published(code: str) -> str:
+    """The publication date PROJ's database gives EPSG datum `code`, "" when it gives none (or
+    the database cannot be read: the order then falls to the code)."""
+    import os
+    import sqlite3
+    from contextlib import closing
+
+    from pyproj.datadir import get_data_dir
+
+    path = os.path.join(get_data_dir().split(os.pathsep)[0], "proj.db")
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            row = db.execute("SELECT publication_date FROM geodetic_datum WHERE auth_name = 'EPSG' AND code = ?", (code,)).fetchone()
+    except sqlite3.Error:
+        return ""
+    return str(row[0]) if row and row[0] else ""
+
+
+def _descending(date: str) -> tuple[int, ...]:
+    """A sort key putting later ISO dates first and unknown ones last."""
+    return tuple(-int(part) for part in date.split("-") if part.isdigit()) or (1,)
 
 
 def differences(a: Any, b: Any) -> tuple[list[str], bool]:
@@ -223,9 +262,10 @@ def _match_note(crs: Any, where: str, equivalent: list[Candidate]) -> str:
     best = equivalent[0]
     datum = f"; its datum ({_name(crs.datum)}) is unnamed, so any datum on that ellipsoid fits" if best.unnamed_datum else ""
     others = ", ".join(c.label for c in equivalent[1:CANDIDATES_SHOWN + 1])
+    latest = f", of the equivalent CRSs the one with the latest datum (published {best.published})" if others and best.published else ""
     also = f"; also equivalent: {others} (give --crs to record one of them)" if others else ""
     what = _describe(crs)
-    return f"{where} ({crs.name}) has no EPSG code; recorded as {best.label}, equivalent: {what}{datum}{also}"
+    return f"{where} ({crs.name}) has no EPSG code; recorded as {best.label}{latest}, equivalent: {what}{datum}{also}"
 
 
 def _describe(crs: Any) -> str:

@@ -69,3 +69,26 @@ def test_append_composite_adds_new_months_carrying_the_store_last_values_forward
                np.stack([store.read_coverage(t) for t in range(3)]))
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
+
+
+def test_append_help_shows_a_composite_example() -> None:
+    result = runner.invoke(app, ["append", "--help"], terminal_width=200)
+    assert result.exit_code == 0
+    assert "--composite month" in result.output and "--valid scl:4,5,6,7,11" in result.output
+
+
+def test_dry_runs_print_the_periods_the_scenes_of_each_and_the_grid(tmp_path: Path) -> None:
+    scenes = make_scenes(DATES + ["2024-07-04T10:00:00Z"], seed=14)
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    options = ["--assets", "B04,B08", "--composite", "month", "--valid", "scl:4,5,6,7,11"]
+    grid = "18 x 20 px (width x height), pixels of 10 x 10 in EPSG:32631, north-west corner (500000, 5000200)"  # raster_inputs' grid
+    dry = runner.invoke(app, ["convert", str(write_items(tmp_path / "old", scenes[:4])), str(tmp_path / "out"), *options, *FAST, "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "monthly median composite of 4 scene(s) in 2 period(s)" in dry.output and grid in dry.output
+    assert "2024-05-01  2 scene(s): item S00" in dry.output and "2024-06-01  2 scene(s): item S02" in dry.output
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    assert runner.invoke(app, ["convert", str(tmp_path / "old" / "items.json"), str(tmp_path / "out"), *options, *FAST]).exit_code == 0
+    added = runner.invoke(app, ["append", str(tmp_path / "out"), str(write_items(tmp_path / "new", scenes[4:])), *options, "--dry-run"])
+    assert added.exit_code == 0, added.output
+    assert "2024-07-01  1 scene(s): item S04" in added.output and f"on the store's grid: {grid}" in added.output

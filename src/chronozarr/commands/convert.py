@@ -31,7 +31,8 @@ each file by the ISO date or YYYYMMDD in its name (--date-format when a name hol
 timestep labelled with its start, each pixel reduced by --reducer over the period's valid
 observations: a scene covers it, no band is nodata there, and its mask assets allow it (--valid
 scl:4,5,6,7,11 keeps SCL classes, --mask-bits qa_pixel:cloud,shadow refuses Landsat QA bits; a mask
-at another resolution is read by nearest neighbour and not stored). coverage counts the valid
+at another resolution is read by nearest neighbour and not stored; a dated file's mask is its sibling
+<name>_scl.tif, a manifest row's the column named after the asset). coverage counts the valid
 observations, mask is 1 where there was one; --gap-fill carry-forward keeps the last valid value
 there (coverage 0). Integer medians of an even count and means round half to even. A Sentinel-2
 series spanning processing baseline 04.00 (2022-01-25) is stored on its -1000 DN convention: older
@@ -72,6 +73,7 @@ Examples:
   chronozarr convert landsat.json yearly --assets red,nir08 --composite year --reducer medoid \\
       --mask-bits qa_pixel:fill,dilated,cirrus,cloud,shadow,snow
   chronozarr convert 'scenes/*.tif' fortnights --composite 16D --period-start 2024-01-01 --reducer mean
+  chronozarr convert 'scenes/S2_*.tif' monthly --composite month --valid scl:4,5,6,7,11 --dry-run
   chronozarr convert shifted.csv my_store --grid union
   chronozarr convert dem.csv dem_store --crs EPSG:31985
   chronozarr convert frames/manifest.json frames_store --crs EPSG:32718 --bounds 498450,9151960,508690,9162200

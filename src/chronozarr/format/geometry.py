@@ -147,6 +147,12 @@ def size_text(width: int, height: int, unit: str = "px") -> str:
     return f"{width} x {height} {unit} (width x height)"
 
 
+def grid_text(width: int, height: int, transform: Sequence[float], crs: str) -> str:
+    """A north-up grid as the dry runs print it: size, pixel size, CRS and north-west corner."""
+    a, _, west, _, e, north = transform
+    return f"{size_text(width, height)}, pixels of {a:g} x {-e:g} in {crs}, north-west corner ({west:.12g}, {north:.12g})"
+
+
 def chunk_grid(shape: Sequence[int], chunks: Sequence[int]) -> tuple[int, ...]:
     """Chunks along each axis: ceil(extent / chunk), 0 for an empty axis (spec 2.1)."""
     return tuple(-(-s // c) if s else 0 for s, c in zip(shape, chunks, strict=False))

@@ -64,7 +64,8 @@ class MaskReader:
 
 class CompositeReads:
     """Composited windows of the periods, in the FrameReads form RasterFrames reads (values,
-    validity), with `coverage` beside them; `stats` counts per period what was written."""
+    validity), with `coverage` beside them (what each period holds is counted from the store
+    once written: inputs/composite_summary.py)."""
 
     def __init__(self, series: RasterSeries, frames: FrameReads, reducer: str, gap_fill: str,
                  shifts: Sequence[Sequence[int]], masks: MaskReader | None = None, carried_in: CarriedIn | None = None):
@@ -76,7 +77,6 @@ class CompositeReads:
         self.masks = masks
         self.carried_in = carried_in
         self.fill = np.asarray(0 if series.nodata is None else series.nodata, dtype=series.dtype)
-        self.stats: dict[tuple[int, range, range], tuple[int, int, int]] = {}  # (period, rows, cols) -> valid, filled, pixels
         self._last: OrderedDict[tuple[int, range, range], Composited] = OrderedDict()
         self._carried: OrderedDict[tuple[range, range], tuple[int, Composited]] = OrderedDict()
         self._lock = threading.Lock()
@@ -114,8 +114,6 @@ class CompositeReads:
                 self._carried.move_to_end((rows, cols))
                 while len(self._carried) > CARRIED_AT_LEAST and sum(c.values.nbytes + c.has.nbytes for _, c in self._carried.values()) > CARRIED_BYTES:
                     self._carried.popitem(last=False)
-            valid = int(np.count_nonzero(own.count))
-            self.stats[key] = (valid, int(np.count_nonzero(result.has)) - valid, len(rows) * len(cols))
         return result
 
     def own(self, t: int, rows: range, cols: range) -> Composited:
@@ -169,34 +167,12 @@ class CompositeReads:
             values, has = carry_forward(values, has, *self.carried_in(rows, cols))
         return Composited(values, has, own.count)
 
-    def period_lines(self) -> list[str]:
-        """Per period written here: scenes, share of valid pixels, gap-filled pixels."""
-        totals: dict[int, list[int]] = {}
-        with self._lock:
-            stats = dict(self.stats)
-        for (t, rows, cols), (valid, filled, pixels) in stats.items():
-            if any(_inside(rows, cols, r, c) for (u, r, c) in stats if u == t and (r, c) != (rows, cols)):
-                continue  # a sample read inside a block (the resume digest) is counted with the block
-            total = totals.setdefault(t, [0, 0, 0])
-            total[0] += valid
-            total[1] += filled
-            total[2] += pixels
-        lines = []
-        for t, (valid, filled, pixels) in sorted(totals.items()):
-            stamp = str(self.series.timesteps[t].datetime.astype("datetime64[D]"))
-            lines.append(f"  {stamp}  {len(self.series.timesteps[t].scenes)} scene(s), {100 * valid / pixels:.1f} % valid, {filled} gap-filled")
-        return lines
-
 
 def tiles(index: range) -> list[range]:
     """A contiguous range of rows or columns cut at the multiples of TILE (on the grid, so a tile
     meets as few of a COG's internal tiles as it can); an empty range is its own one tile."""
     edges = [index.start, *range((index.start // TILE + 1) * TILE, index.stop, TILE), index.stop]
     return [range(a, b) for a, b in zip(edges, edges[1:], strict=False) if b > a] or [index]
-
-
-def _inside(rows: range, cols: range, outer_rows: range, outer_cols: range) -> bool:
-    return outer_rows.start <= rows.start and rows.stop <= outer_rows.stop and outer_cols.start <= cols.start and cols.stop <= outer_cols.stop
 
 
 def shifted(values: np.ndarray, valid: np.ndarray, shift: int, label: str) -> np.ndarray:

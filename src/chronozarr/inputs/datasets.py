@@ -54,7 +54,8 @@ class Source:
     pixels: PixelCounts | None = None  # raster files: what became of their pixels (None: all read as they are)
     resampling: str | None = None
     gap_fill: str = "none"
-    report: Any = None  # a composite's (plan, reads): the periods planned and, once written, what each held
+    report: Any = None  # a composite's CompositePlan: the periods and the scenes of each
+    step_counts: Any = None  # a composite's StepCounts (scenes per period) for the writer's bar
 
     def pixel_sentence(self) -> str:
         """What became of the source pixels, for the summary: a NetCDF or Zarr input is read whole."""
@@ -82,6 +83,8 @@ class Source:
             args["nodata"] = self.nodata
         if self.bands is not None:
             args["bands"] = list(self.bands)
+        if self.step_counts is not None:
+            args["step_counts"] = self.step_counts
         return args
 
     def close(self) -> None:

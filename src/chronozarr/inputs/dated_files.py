@@ -13,6 +13,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -31,20 +32,44 @@ def is_glob(location: str) -> bool:
     return any(c in location for c in GLOB_CHARACTERS) and not os.path.exists(location)
 
 
-def dated_timesteps(pattern: str, date_format: str | None = None) -> list[Timestep]:
-    """The files `pattern` matches, one timestep each, dated by their names, in date order."""
+def dated_timesteps(pattern: str, date_format: str | None = None, masks: Sequence[str] = ()) -> list[Timestep]:
+    """The files `pattern` matches, one timestep each, dated by their names, in date order; with
+    `masks` (a composite's mask asset keys) each file's mask is its sibling `<name>_<key><ext>`."""
     paths = sorted(glob.glob(os.path.expanduser(pattern)))
     paths = [p for p in paths if os.path.isfile(p)]
     if not paths:
         raise InputError(f"no file matches {pattern!r}; check the pattern (quote it so the shell leaves it to chronozarr)")
+    folders: dict[str, dict[str, str]] = {}
+    siblings = {path: tuple(mask_sibling(path, key, folders) for key in masks) for path in paths}
+    paths = [p for p in paths if not any(p in found for found in siblings.values())]  # a mask the glob matched too
     matcher = _format_pattern(date_format) if date_format else None
     steps = []
     for path in paths:
         stamp = _date_in(os.path.basename(path), path, matcher, date_format)
-        steps.append(Timestep(stamp, (Scene((Asset(path),), path),)))
+        found = siblings[path]
+        for key, sibling in zip(masks, found, strict=True):
+            if not os.path.isfile(sibling):
+                raise InputError(f"{path} has no mask file {os.path.basename(sibling)} beside it; --valid and --mask-bits read a dated "
+                                 f"file's {key} mask from the sibling named <name>_{key}<ext>: add it, or list the scenes in a manifest")
+        steps.append(Timestep(stamp, (Scene((Asset(path),), path, tuple(Asset(m) for m in found)),)))
     steps.sort(key=lambda step: step.datetime)
     one_per_date(steps, "give each date one file, or point --date-format at the date that differs")
     return steps
+
+
+def mask_sibling(path: str, key: str, folders: dict[str, dict[str, str]]) -> str:
+    """The file beside `path` named as it is plus `_<key>` before the extension, found whatever
+    the case of the name (Landsat writes _QA_PIXEL.TIF); the expected path when there is none.
+    `folders` keeps each folder's names by their lower-case form, listed once."""
+    folder, name = os.path.split(path)
+    stem, ext = os.path.splitext(name)
+    wanted = f"{stem}_{key}{ext}"
+    if folder not in folders:
+        try:
+            folders[folder] = {n.lower(): n for n in sorted(os.listdir(folder or "."), reverse=True)}
+        except OSError:
+            folders[folder] = {}
+    return os.path.join(folder, folders[folder].get(wanted.lower(), wanted))
 
 
 def _date_in(name: str, path: str, matcher: re.Pattern[str] | None, date_format: str | None) -> np.datetime64:

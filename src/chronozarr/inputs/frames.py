@@ -151,6 +151,8 @@ def _warped(dataset: Any, placement: Placement, series: RasterSeries) -> Any:
     if series.nodata is not None:
         options["src_nodata"] = series.nodata
         options["nodata"] = series.nodata
+    if not has_alpha:  # rasterio drops the nodata of a VRT it adds an alpha to: start from 0 (GDAL warns at NO_DATA), the alpha tells
+        options |= {"init_dest_nodata": False, "INIT_DEST": "0"}
     return WarpedVRT(
         dataset, crs=grid.crs, transform=Affine(*grid.transform), width=grid.width, height=grid.height,
         resampling=resampling_enum(series.resampling or "nearest"), add_alpha=not has_alpha, **options,

@@ -2,6 +2,7 @@
 
 CSV has a header with `uri` and `datetime` columns and an optional `bands` column. JSON is a list
 of {uri, datetime, bands?} objects, or an object {items: [...], bounds?: [west, south, east, north]}.
+A composite's mask files are further columns (keys) named after their assets, e.g. `scl`.
 Rows are sorted by date here, so a manifest may list them in any order; two rows with one date are
 an error, because a store has one timestep per date.
 """
@@ -34,6 +35,7 @@ class Item:
     datetime: np.datetime64
     bands: tuple[str, ...] | None
     row: str  # how the manifest's author finds it again: "row 3" (CSV) or "item 2" (JSON)
+    others: tuple[tuple[str, str], ...] = ()  # the other columns (lower-case names): a composite's masks among them
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,24 @@ class Manifest:
                     "names on every row (or on none)"
                 )
         return named[0].bands if named else None
+
+    def mask_uris(self, keys: Sequence[str]) -> list[tuple[str, ...]]:
+        """Each item's mask files for a composite's mask asset `keys` (--valid scl:..., --mask-bits
+        qa_pixel:...): the column named after each key, read as `uri` is (relative to the manifest)."""
+        out = []
+        for item in self.items:
+            columns = dict(item.others)
+            found = []
+            for key in keys:
+                value = columns.get(key.lower(), "").strip()
+                if not value:
+                    raise InputError(
+                        f"manifest {self.path}: {item.row} names no {key} mask; a composite reads each scene's mask from the "
+                        f"column named after its asset (a header such as uri,datetime,{key.lower()}), so give every row one"
+                    )
+                found.append(gdal_path(value, self.path))
+            out.append(tuple(found))
+        return out
 
 
 def is_manifest(path: str | os.PathLike[str]) -> bool:
@@ -130,7 +150,8 @@ def _item(row: Mapping[str, Any], label: str, where: str) -> Item:
     if not uri:
         raise InputError(f"manifest {where}: {label} has no uri")
     stamp = row.get("datetime")
-    return Item(gdal_path(uri, where), _date(stamp, label, where), _band_names(row.get("bands"), label, where), label)
+    others = tuple((str(k).strip().lower(), str(v)) for k, v in row.items() if str(k).strip().lower() not in ("uri", "datetime", "bands") and v is not None)
+    return Item(gdal_path(uri, where), _date(stamp, label, where), _band_names(row.get("bands"), label, where), label, others)
 
 
 def _date(value: Any, label: str, where: str) -> np.datetime64:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import InputError, Unreadable
 from ..format.geometry import size_text
+from ..progress import StepCounts
 from .casting import cast_counted, check_lossy
 from .composites import CompositePlan, acquisitions_of, composite_arrays, plain_hints, plan_periods, sources_of
 from .datasets import SERIES_DIMS, Source, open_input_dataset
@@ -91,22 +92,23 @@ def _listed(location: str, found: InputFormat | None, rasters: RasterOptions) ->
     """(timesteps, band names, extent, composite plan) of the raster files `location` names, None for a dataset."""
     if rasters.date_format is not None and found is not DATED_FILES:
         raise InputError("--date-format reads dates from file names matched by a glob such as 'scenes/*.tif'")
+    masks = tuple(r.asset for r in rasters.composite.rules) if rasters.composite is not None else ()
     if found is DATED_FILES:
-        return _composited(dated_timesteps(location, rasters.date_format), None, None, rasters)
+        return _composited(dated_timesteps(location, rasters.date_format, masks), None, None, rasters)
     if found is not LISTING:
         return None
     text = fetch_text(location, "manifest")
     if suffix(location) == ".json" and is_item_collection(text) and rasters.composite is not None:
         if rasters.group_by is not None:
             raise InputError("--group-by day mosaics the items of a day; --composite groups them into periods itself, give one of them")
-        masks = [r.asset for r in rasters.composite.rules]
         return _planned(stac_acquisitions(text, location, rasters.assets, masks), rasters.composite, None, None)
     if suffix(location) == ".json" and is_item_collection(text):
         return stac_timesteps(text, location, rasters.assets, rasters.group_by), None, None, None
     if rasters.assets is not None or rasters.group_by is not None:
         raise InputError(f"--assets and --group-by choose from STAC items; {location} is a manifest of files")
     manifest = manifest_of(text, location)
-    steps = [Timestep(item.datetime, (Scene((Asset(item.uri),), f"{item.row} ({item.uri})"),)) for item in manifest.items]
+    steps = [Timestep(item.datetime, (Scene((Asset(item.uri),), f"{item.row} ({item.uri})", tuple(Asset(m) for m in found)),))
+             for item, found in zip(manifest.items, manifest.mask_uris(masks), strict=True)]
     return _composited(steps, manifest.bands, manifest.bounds, rasters)
 
 
@@ -114,8 +116,6 @@ def _composited(steps: list[Timestep], names: Any, extent: Any, rasters: RasterO
     """Dated files or manifest rows as they are, or, with --composite, grouped into periods."""
     if rasters.composite is None:
         return steps, names, extent, None
-    if rasters.composite.rules:
-        raise InputError("--valid and --mask-bits name mask assets of STAC items; dated files and manifest rows are judged by their nodata and alpha")
     return _planned(acquisitions_of(steps), rasters.composite, names, extent)
 
 
@@ -173,10 +173,10 @@ def _source(series: RasterSeries, location: str, cast: str | None, skipped: list
         "y": north + (np.arange(grid.height) + 0.5) * e,
         "x": west + (np.arange(grid.width) + 0.5) * a,
     }
-    coverage, report = None, None
+    coverage = None
     origin: tuple[str, ...] = (os.path.basename(location.rstrip("/")) or location,)
     if plan is not None:
-        series, data, mask, coverage, report, resources, said = composite_arrays(series, plan, coords, SERIES_DIMS)
+        series, data, mask, coverage, _, resources, said = composite_arrays(series, plan, coords, SERIES_DIMS)
         notes = list(series.notes) + list(plan.notes) + said + _warp_notes(series)
         origin = sources_of(plan) or origin
     else:
@@ -197,7 +197,7 @@ def _source(series: RasterSeries, location: str, cast: str | None, skipped: list
         data, grid.crs, mask, coverage, nodata=series.nodata, bands=series.bands, notes=tuple(notes),
         origin=origin, composite=plan.options.name if plan else composite, resources=(*resources, ReadCache()),
         pixels=series.pixels, resampling=series.resampling, gap_fill=plan.options.gap_fill if plan else "none",
-        report=(plan, report) if plan else None,
+        report=plan, step_counts=StepCounts(tuple(len(t.scenes) for t in series.timesteps)) if plan else None,
     )
 
 

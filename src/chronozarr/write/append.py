@@ -32,13 +32,14 @@ from ..format.metadata import Band
 from ..format.root_block import VOLATILITY_PATH
 from ..format.temporal import STAR_DELTA, anchor_indices, nearest_references, volatility_value
 from ..format.times import iso_list
-from ..progress import work_bar
+from ..progress import StepCounts, work_bar
 from . import journal as jr
 from .existing import ExistingDataset, open_existing, prepare_batch
 from .history import history_keys, stage_history
 from .layout import coordinate_chunk, volatility_chunk
 from .objects import ObjectCounter, ObjectWriter, ShardBase, ShardBuilder
 from .output import Output, open_output
+from .phases import CountedSteps
 from .plan import Plan, Schedule
 from .pyramid_planes import Planes
 from .readback import StoredLevels
@@ -109,6 +110,7 @@ def append(
     dry_run: bool = False,
     fsync: bool = True,
     storage_options: Mapping[str, Any] | None = None,
+    step_counts: StepCounts | None = None,
 ) -> AppendSummary:
     """Append the timesteps of `da` (time, band, y, x) to the end of the store at `store_path`.
 
@@ -121,7 +123,7 @@ def append(
     `dry_run` lists the objects it would write, by class, and writes nothing. `fsync=False`
     skips the flushes that guard against power loss (a killed process does not need them).
     `store_path` is a directory or an s3://, gs://, az:// store; `storage_options` (endpoint,
-    region, anonymous) open the latter.
+    region, anonymous) open the latter. `step_counts` are counts per new timestep the bar shows (progress.py).
     """
     started = time.perf_counter()
     root = open_output(store_path, storage_options)
@@ -143,7 +145,7 @@ def append(
         plan = _plan(store, series, workers)
         if dry_run:
             return _dry_run(store, plan, series, started)
-        moves = _stage(store, plan, series, progress, fsync)
+        moves = _stage(store, plan, series, progress, fsync, step_counts)
         entry = jr.Journal(tuple(iso_list(series.times_ms)), store.n_time, moves)
         jr.commit(root, entry, fsync)
         jr.apply(root, entry, fsync)
@@ -160,9 +162,8 @@ def _same_times(da: xr.DataArray, pending: jr.Journal) -> bool:
 
 
 def _summary_of(root: Output, entry: jr.Journal, started: float, dry_run: bool = False, resumed: bool = False) -> AppendSummary:
-    objects = tuple(entry.moves)
     n_time = entry.old_n_time + len(entry.times)
-    return AppendSummary(root.location, len(entry.times), n_time, objects, time.perf_counter() - started, dry_run, resumed)
+    return AppendSummary(root.location, len(entry.times), n_time, tuple(entry.moves), time.perf_counter() - started, dry_run, resumed)
 
 
 def _plan(store: ExistingDataset, series: Series, workers: int | None) -> Plan:
@@ -221,8 +222,8 @@ def _windows(plan: Plan, old_n: int) -> list[tuple[int, int]]:
     return [(max(start, old_n), stop) for start, stop in plan.time_shards() if stop > old_n]
 
 
-def _stage(store: ExistingDataset, plan: Plan, series: Series, progress: bool | None, fsync: bool) -> tuple[jr.Move, ...]:
-    """Write every object of the append below the staging area; returns them in landing order."""
+def _stage(store: ExistingDataset, plan: Plan, series: Series, progress: bool | None, fsync: bool, counts: StepCounts | None) -> tuple[jr.Move, ...]:
+    """Write every object of the append below the staging area (`counts` beside the bar's bytes); returns them in landing order."""
     writer = jr.StagingWriter(store.output, ObjectCounter())
     existing = store.output
     pyramids = _AppendPyramids(plan, series, store.n_time, StoredLevels(plan, (existing,)), StoredLevels(plan, (writer.output, existing)))
@@ -234,11 +235,13 @@ def _stage(store: ExistingDataset, plan: Plan, series: Series, progress: bool | 
     per_phase = [units(plan, phase, span, _windows(plan, store.n_time)) for phase in phases(len(plan.levels), span)]
     total = sum(step_bytes(plan, u) * (u.stop - u.start) for phase_units in per_phase for u in phase_units)
     result = WriteResult()
-    with work_bar("appending", total, sum(map(len, per_phase)), enabled=progress) as bar:
+    area = plan.levels[0].height * plan.levels[0].width
+    with work_bar("appending", total, sum(map(len, per_phase)), enabled=progress, counts=counts, area=area) as bar:
+        counted = CountedSteps(plan, bar, offset=store.n_time)
         for phase_units in per_phase:
             done = write_units(
-                plan, phase_units, pyramids, writer, progress=bar.advance, open_shard=open_shard,
-                on_done=lambda unit, _: bar.unit_done(),
+                plan, phase_units, counted.pyramids(pyramids), writer, progress=bar.advance, open_shard=open_shard,
+                on_done=lambda unit, _: bar.unit_done(), on_step=counted.wrote,
             )
             result.merge(done)
     history = store.block.history

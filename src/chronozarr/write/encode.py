@@ -18,6 +18,7 @@ from ..format.geometry import pyramid_levels
 from ..format.history import HistoryLayout
 from ..format.metadata import Band, LevelMirror, Provenance, Selection, Temporal
 from ..format.temporal import NONE, STAR_DELTA, star_delta_allowed, volatility_value
+from ..progress import StepCounts
 from . import selection
 from .claim import claim, discard_claim, sample_scratch
 from .crashpoints import crash_points
@@ -91,6 +92,7 @@ def encode(
     history: bool = False,
     history_time: int | None = None,
     history_inner: int | None = None,
+    step_counts: StepCounts | None = None,
 ) -> EncodeSummary | EncodePreview:
     """Write `da` (time, band, y, x) as a chronozarr 0.2 store at `path`, which must be new or empty.
 
@@ -105,6 +107,7 @@ def encode(
     object-store `path` (credentials come from the environment). `dry_run=True` checks everything and returns what would be
     written, writing nothing. `checksum=True` ends every chunk with its crc32c (docs/reliability.md). `history=True` adds the
     history array (docs/history.md) of `history_time` timesteps per block (default: n_time up to a power of two, at most 1024).
+    `step_counts` are counts per timestep the bar shows (a composite's scenes read and periods written, progress.py).
     """
     started = time.perf_counter()
     output = open_output(path, storage_options)
@@ -125,7 +128,7 @@ def encode(
     try:
         record = _start(journal, record) if claimed.started else journal.resume(record)
         plan = _select(plan, series, journal, record)
-        result = write_phases(plan, series, span, journal, progress=progress, read_ahead=read_ahead, step=crash_points.step)
+        result = write_phases(plan, series, span, journal, progress=progress, read_ahead=read_ahead, step=crash_points.step, counts=step_counts)
         written = _write_history(plan, layout, series, journal, progress)
         writer = ObjectWriter(output, ObjectCounter(), step=crash_points.step)
         _write_layout(plan, series, band_objects, prov, result, writer, (layout, written) if layout and written else None)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from ..progress import work_bar
+from ..progress import StepCounts, WorkBar, work_bar
 from .distributed import active_client, run_on_cluster
 from .objects import ObjectWriter
 from .plan import Plan
@@ -23,7 +23,7 @@ from .readback import StoredLevels, WindowPlanes
 from .resume import ResumeLog
 from .series import Series
 from .units import Unit, phases, step_bytes, time_windows, units
-from .walk import WriteResult, write_units
+from .walk import PyramidOf, WriteResult, write_units
 
 
 @dataclass
@@ -51,6 +51,43 @@ class EncodePyramids:
         return {"plan": self.plan, "series": self.series, "_stored": None}
 
 
+@dataclass(frozen=True)
+class CountedSteps:
+    """A bar's StepCounts from the steps of phase 0 (the phases above read the store back): a
+    block of input timestep t - `offset` read and written, or a whole unit done elsewhere."""
+
+    plan: Plan
+    bar: WorkBar
+    offset: int = 0  # an append's timesteps follow the store's
+
+    def _pixels(self, unit: Unit, t: int) -> int:
+        if unit.phase.first != 0 or not unit.start <= t < unit.stop or t < self.offset:
+            return 0
+        rows, cols = unit.block.window(self.plan.levels[0])
+        return (rows.stop - rows.start) * (cols.stop - cols.start)
+
+    def pyramids(self, pyramid_of: PyramidOf) -> PyramidOf:
+        """`pyramid_of` counting what it read."""
+        def counted(unit: Unit, t: int) -> list[Planes]:
+            got = pyramid_of(unit, t)
+            if pixels := self._pixels(unit, t):
+                self.bar.read(t - self.offset, pixels)
+            return got
+
+        return counted
+
+    def wrote(self, unit: Unit, t: int) -> None:
+        if pixels := self._pixels(unit, t):
+            self.bar.wrote(t - self.offset, pixels)
+
+    def unit(self, unit: Unit) -> None:
+        """A unit done by a cluster task or an earlier run: every step read and written."""
+        for t in range(unit.start, unit.stop):
+            if pixels := self._pixels(unit, t):
+                self.bar.read(t - self.offset, pixels)
+                self.bar.wrote(t - self.offset, pixels)
+
+
 def all_units(plan: Plan, span: int, window: int | None = None) -> list[list[Unit]]:
     """Every unit of the encode, phase by phase."""
     windows = time_windows(plan, window)
@@ -66,20 +103,25 @@ def write_phases(
     progress: bool | None,
     read_ahead: int = 2,
     step: Callable[[], None] | None = None,
+    counts: StepCounts | None = None,
 ) -> WriteResult:
     """Write every unit not yet recorded as done; returns what all units (earlier runs' included)
-    wrote. `step` runs after every object written here (the crash-test hook)."""
+    wrote. `step` runs after every object written here (the crash-test hook); `counts` are shown
+    beside the bytes (a composite's scenes read and periods written)."""
     client = active_client(series.data)
     per_phase = all_units(plan, span, window=_cluster_window(plan, client))
     done = journal.done_units() if journal is not None else {}
     flat = [u for phase_units in per_phase for u in phase_units]
     total = sum(step_bytes(plan, u) * (u.stop - u.start) for u in flat)
     pyramids = EncodePyramids(plan, series)
-    with work_bar("encoding", total, len(flat), enabled=progress) as bar:
+    level0 = plan.levels[0]
+    with work_bar("encoding", total, len(flat), enabled=progress, counts=counts, area=level0.height * level0.width) as bar:
+        counted = CountedSteps(plan, bar)
         for unit in flat:
             if unit.name in done:
                 bar.advance(step_bytes(plan, unit) * (unit.stop - unit.start))
                 bar.unit_done()
+                counted.unit(unit)
 
         def finished(unit: Unit, result: WriteResult) -> None:
             if journal is not None:
@@ -90,6 +132,7 @@ def write_phases(
         def finished_on_cluster(unit: Unit, result: WriteResult) -> None:
             finished(unit, result)
             bar.advance(step_bytes(plan, unit) * (unit.stop - unit.start))
+            counted.unit(unit)
 
         for phase_units in per_phase:
             todo = [u for u in phase_units if u.name not in done]
@@ -99,7 +142,8 @@ def write_phases(
                 run_on_cluster(client, partial(unit_task, plan, pyramids), todo, finished_on_cluster)
             else:
                 writer = ObjectWriter(plan.output, step=step)
-                write_units(plan, todo, pyramids, writer, progress=bar.advance, on_done=finished, read_ahead=read_ahead)
+                write_units(plan, todo, counted.pyramids(pyramids), writer, progress=bar.advance, on_done=finished,
+                            read_ahead=read_ahead, on_step=counted.wrote)
     merged = WriteResult()
     for unit in flat:
         merged.merge(done[unit.name])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..format.geometry import Transform, size_text
+from ..format.geometry import Transform, grid_text
 from ..format.metadata import Band
 from ..format.times import cadence, from_iso, iso_list
 from .plan import Plan
@@ -53,11 +53,10 @@ class EncodePreview:
 
     def __str__(self) -> str:
         n_time, _, height, width = self.shape
-        a, _, west, _, e, north = self.transform
         lines = [
             f"dry run: nothing written; {self.path} would hold",
             f"  dates     {n_time} ({cadence(from_iso(list(self.times)))}): {_dates(self.times)}",
-            f"  grid      {size_text(width, height)}, pixels of {a:g} x {-e:g} in {self.crs}, north-west corner ({west:.12g}, {north:.12g})",
+            f"  grid      {grid_text(width, height, self.transform, self.crs)}",
             f"  dtype     {self.dtype}, nodata {'none' if self.nodata is None else self.nodata}",
             f"  bands     {', '.join(_band(b) for b in self.bands)}",
             f"  planes    {', '.join(self.planes) or 'none (no mask, no coverage)'}",

@@ -243,6 +243,7 @@ def write_units(
     open_shard: OpenShard | None = None,
     on_done: Callable[[Unit, WriteResult], None] | None = None,
     read_ahead: int = 2,
+    on_step: Callable[[Unit, int], None] | None = None,
 ) -> WriteResult:
     """Write every object of `units`, in order; returns what they wrote.
 
@@ -251,8 +252,8 @@ def write_units(
     anchors from the store at every level). It runs on the read-ahead thread; the levels it does
     not read are built here when the step starts, so the reads ahead hold only what was read.
     `open_shard` replaces a fresh shard (append extends the trailing one); `on_done(unit, result)`
-    runs once a unit's every object is stored; `progress(n)` counts the input bytes of each step; `should_stop` is asked
-    between steps.
+    runs once a unit's every object is stored; `progress(n)` counts the input bytes of each step and `on_step(unit, t)`
+    names it; `should_stop` is asked between steps.
     """
     def reader(i: int) -> Callable[[int], list[Planes]]:
         return lambda t: build_pyramid(ahead.get((i, t)), units[i].phase.local_levels, plan.nodata)
@@ -278,6 +279,8 @@ def write_units(
         settler.settle(unit, t, jobs)
         if progress is not None:
             progress(step_bytes(plan, unit))
+        if on_step is not None:
+            on_step(unit, t)
 
     steps = ((p, t) for p in pyramids for t in range(p.unit.start, p.unit.stop))
     try:
