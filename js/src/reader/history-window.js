@@ -41,18 +41,7 @@ export function createWindowReads({ ctx, layout, shardIndex, decodedBytes, dataP
   async function windowHistory(rows, cols, signal, priority) {
     const T = layout.timeCap;
     const read = async (/** @type {Part} */ part) => {
-      /** @type {Map<string, { tb: number, r: number, c: number, inner: number[] }>} */
-      const shards = new Map();
-      for (let tb = 0; tb < timeBlocks(layout, nTime); tb++) {
-        for (let y = Math.floor(rows[0] / p) * p; y < rows[1]; y += p) {
-          for (let x = Math.floor(cols[0] / p) * p; x < cols[1]; x += p) {
-            const at = historyPlace(layout, y, x);
-            const id = `${tb}|${at.r}|${at.c}`;
-            if (!shards.has(id)) shards.set(id, { tb, r: at.r, c: at.c, inner: [] });
-            /** @type {{ inner: number[] }} */ (shards.get(id)).inner.push(at.inner);
-          }
-        }
-      }
+      const shards = shardsUnder(layout, nTime, rows, cols);
       /** @type {Map<string, Values>} */
       const chunks = new Map();
       await Promise.all([...shards.values()].map(async ({ tb, r, c, inner }) => {
@@ -106,15 +95,7 @@ export function createWindowReads({ ctx, layout, shardIndex, decodedBytes, dataP
     const stored = missing.filter((i) => index && index.offsets[i] >= 0).sort((a, b) => /** @type {any} */ (index).offsets[a] - /** @type {any} */ (index).offsets[b]);
     for (const i of missing) if (!stored.includes(i)) out.set(i, fillChunk(part.info));
     const ix = /** @type {import('./shards.js').ShardIndex} */ (index);
-    /** @type {number[][]} */
-    const runs = [];
-    for (const i of stored) {
-      const last = runs[runs.length - 1];
-      const end = last && ix.offsets[last[last.length - 1]] + ix.lengths[last[last.length - 1]];
-      if (last && end === ix.offsets[i] && ix.offsets[i] + ix.lengths[i] - ix.offsets[last[0]] <= RUN_BYTES) last.push(i);
-      else runs.push([i]);
-    }
-    await Promise.all(runs.map(async (run) => {
+    await Promise.all(runsOf(stored, ix).map(async (run) => {
       const start = ix.offsets[run[0]];
       const bytes = await transport.range(shardKey, start, ix.offsets[run[run.length - 1]] + ix.lengths[run[run.length - 1]] - start, { signal, priority });
       if (bytes == null) throw new StoreError(`${transport.url(shardKey)} disappeared while it was being read`);
@@ -129,4 +110,44 @@ export function createWindowReads({ ctx, layout, shardIndex, decodedBytes, dataP
   }
 
   return { windowHistory };
+}
+
+/**
+ * The shards of every time block under a box of level-0 pixels, each with the inner chunks the
+ * box needs from it.
+ * @param {import('./history-format.js').HistoryLayout} layout @param {number} nTime
+ * @param {[number, number]} rows @param {[number, number]} cols
+ */
+function shardsUnder(layout, nTime, rows, cols) {
+  const p = layout.array.chunkShape[2];
+  /** @type {Map<string, { tb: number, r: number, c: number, inner: number[] }>} */
+  const shards = new Map();
+  for (let tb = 0; tb < timeBlocks(layout, nTime); tb++) {
+    for (let y = Math.floor(rows[0] / p) * p; y < rows[1]; y += p) {
+      for (let x = Math.floor(cols[0] / p) * p; x < cols[1]; x += p) {
+        const at = historyPlace(layout, y, x);
+        const id = `${tb}|${at.r}|${at.c}`;
+        if (!shards.has(id)) shards.set(id, { tb, r: at.r, c: at.c, inner: [] });
+        /** @type {{ inner: number[] }} */ (shards.get(id)).inner.push(at.inner);
+      }
+    }
+  }
+  return shards;
+}
+
+/**
+ * Stored inner chunks (sorted by offset) grouped in runs stored back to back, each run at most
+ * RUN_BYTES, so that a run is one range request.
+ * @param {number[]} stored @param {import('./shards.js').ShardIndex} ix @returns {number[][]}
+ */
+function runsOf(stored, ix) {
+  /** @type {number[][]} */
+  const runs = [];
+  for (const i of stored) {
+    const last = runs[runs.length - 1];
+    const end = last && ix.offsets[last[last.length - 1]] + ix.lengths[last[last.length - 1]];
+    if (last && end === ix.offsets[i] && ix.offsets[i] + ix.lengths[i] - ix.offsets[last[0]] <= RUN_BYTES) last.push(i);
+    else runs.push([i]);
+  }
+  return runs;
 }

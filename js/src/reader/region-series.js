@@ -59,18 +59,9 @@ function summary(n) {
  * @param {import('./dataset.js').Bounded} o.bounded
  */
 export function createRegionSeries({ meta, getCell, history, bounded }) {
-  /** @param {number | undefined} mask @param {number} stored */
-  const validity = (mask, stored) => (mask !== undefined ? mask !== 0 : meta.nodata == null || stored !== meta.nodata);
-
-  /** @param {Readonly<import('./dataset.js').Cell>} cell @param {number} top @param {number} left @returns {Access} */
-  function cellAccess(cell, top, left) {
-    const { data, mask, chunkWidth: cw, chunkHeight: ch } = cell;
-    const at = (/** @type {number} */ y, /** @type {number} */ x) => (y - top) * cw + (x - left);
-    return {
-      stored: (b, y, x) => data[b * cw * ch + at(y, x)],
-      valid: (b, y, x) => validity(mask ? mask[at(y, x)] : undefined, data[b * cw * ch + at(y, x)]),
-    };
-  }
+  const validity = validityOf(meta.nodata);
+  /** @param {Readonly<import('./dataset.js').Cell>} cell @param {number} top @param {number} left */
+  const cellAccess = (cell, top, left) => accessOf(validity, cell, top, left);
 
   /**
    * @param {any} geometry [west, south, east, north] or a GeoJSON Polygon, MultiPolygon or Point, in the store's CRS
@@ -91,7 +82,7 @@ export function createRegionSeries({ meta, getCell, history, bounded }) {
       for (let t0 = 0; t0 < nT; t0 += BATCH) {
         const steps = Array.from({ length: Math.min(BATCH, nT - t0) }, (_, i) => t0 + i);
         const cells = await Promise.all(steps.map((t) => Promise.all(pieces.map((p) => getCell(level.index, p.row, p.col, t, { signal, priority })))));
-        steps.forEach((t, i) => pieces.forEach((p, k) => addPiece(s, t * nQ, cellAccess(cells[i][k], p.top, p.left), p, wanted)));
+        steps.forEach((t, i) => pieces.forEach((p, k) => addPiece(meta.bands, s, t * nQ, cellAccess(cells[i][k], p.top, p.left), p, wanted)));
       }
     }
     return { ...result(s, wanted, level, pieces, !GEOGRAPHIC.has(String(meta.crs ?? '')) && meta.crs != null), source: fromHistory ? 'history' : 'chunks' };
@@ -121,44 +112,67 @@ export function createRegionSeries({ meta, getCell, history, bounded }) {
     for (let t = 0; t < meta.times.length; t++) {
       /** @type {Access} */
       const access = { stored: (b, y, x) => value(t, b, y, x), valid: (b, y, x) => validity(mask ? mask(t, y, x) : undefined, value(t, b, y, x)) };
-      for (const p of pieces) addPiece(s, t * wanted.length, access, p, wanted);
+      for (const p of pieces) addPiece(meta.bands, s, t * wanted.length, access, p, wanted);
     }
     return true;
   }
 
-  /**
-   * Merge one cell's piece of one timestep into the summary rows at `at`.
-   * @param {ReturnType<typeof summary>} s @param {number} at @param {Access} access
-   * @param {ReturnType<typeof cellPieces>[number]} p @param {Quantity[]} wanted
-   */
-  function addPiece(s, at, access, p, wanted) {
-    const h = p.rows[1] - p.rows[0], w = p.cols[1] - p.cols[0];
-    // Plain loops and one typed buffer: this runs per pixel, date and quantity (31 M times for a
-    // 256 x 256 area of 120 dates and 4 bands), where a closure per pixel cost seconds.
-    const values = new Float64Array(h * w);
-    wanted.forEach((q, qi) => {
-      const [a, b = a] = q.inputs;
-      const scaleA = meta.bands[a].scale, offsetA = meta.bands[a].offset, scaleB = meta.bands[b].scale, offsetB = meta.bands[b].offset;
-      let n = 0;
-      for (let j = 0; j < h; j++) {
-        const y = p.rows[0] + j;
-        for (let i = 0; i < w; i++) {
-          if (!p.held[j * w + i]) continue;
-          const x = p.cols[0] + i;
-          if (!access.valid(a, y, x) || (b !== a && !access.valid(b, y, x))) continue;
-          const first = access.stored(a, y, x) * scaleA + offsetA;
-          if (q.product == null) values[n++] = first;
-          else {
-            const index = nd(first, access.stored(b, y, x) * scaleB + offsetB);
-            values[n++] = q.product === 'water' ? +(index > WATER_THRESHOLD) : index;
-          }
+  return { readRegionSeries };
+}
+
+/**
+ * Whether a stored value is valid: the mask's word where there is a mask, else not nodata.
+ * @param {number | null | undefined} nodata
+ */
+function validityOf(nodata) {
+  return (/** @type {number | undefined} */ mask, /** @type {number} */ stored) => (mask !== undefined ? mask !== 0 : nodata == null || stored !== nodata);
+}
+
+/**
+ * A decoded cell seen at level pixel positions.
+ * @param {ReturnType<typeof validityOf>} validity @param {Readonly<import('./dataset.js').Cell>} cell
+ * @param {number} top @param {number} left @returns {Access}
+ */
+function accessOf(validity, cell, top, left) {
+  const { data, mask, chunkWidth: cw, chunkHeight: ch } = cell;
+  const at = (/** @type {number} */ y, /** @type {number} */ x) => (y - top) * cw + (x - left);
+  return {
+    stored: (b, y, x) => data[b * cw * ch + at(y, x)],
+    valid: (b, y, x) => validity(mask ? mask[at(y, x)] : undefined, data[b * cw * ch + at(y, x)]),
+  };
+}
+
+/**
+ * Merge one cell's piece of one timestep into the summary rows at `at`.
+ * @param {readonly import('./attributes.js').Band[]} bands @param {ReturnType<typeof summary>} s
+ * @param {number} at @param {Access} access
+ * @param {ReturnType<typeof cellPieces>[number]} p @param {Quantity[]} wanted
+ */
+function addPiece(bands, s, at, access, p, wanted) {
+  const h = p.rows[1] - p.rows[0], w = p.cols[1] - p.cols[0];
+  // Plain loops and one typed buffer: this runs per pixel, date and quantity (31 M times for a
+  // 256 x 256 area of 120 dates and 4 bands), where a closure per pixel cost seconds.
+  const values = new Float64Array(h * w);
+  wanted.forEach((q, qi) => {
+    const [a, b = a] = q.inputs;
+    const scaleA = bands[a].scale, offsetA = bands[a].offset, scaleB = bands[b].scale, offsetB = bands[b].offset;
+    let n = 0;
+    for (let j = 0; j < h; j++) {
+      const y = p.rows[0] + j;
+      for (let i = 0; i < w; i++) {
+        if (!p.held[j * w + i]) continue;
+        const x = p.cols[0] + i;
+        if (!access.valid(a, y, x) || (b !== a && !access.valid(b, y, x))) continue;
+        const first = access.stored(a, y, x) * scaleA + offsetA;
+        if (q.product == null) values[n++] = first;
+        else {
+          const index = nd(first, access.stored(b, y, x) * scaleB + offsetB);
+          values[n++] = q.product === 'water' ? +(index > WATER_THRESHOLD) : index;
         }
       }
-      merge(s, at + qi, values.subarray(0, n));
-    });
-  }
-
-  return { readRegionSeries };
+    }
+    merge(s, at + qi, values.subarray(0, n));
+  });
 }
 
 /** Chan's merge of one piece's values into row j. @param {ReturnType<typeof summary>} s @param {number} j @param {ArrayLike<number> & Iterable<number>} values */
