@@ -6,7 +6,8 @@
  * one step either side, the direction of play first. The scene loads these onto the GPU; everything
  * past them is read ahead into the reader's cache (readAheadRequest), in the order windowOrder
  * gives (the reader's prefetch visits timesteps in it). The viewer's first reads and the MapLibre
- * layer follow the same plan, and the viewer's history warm-up asks for what historyPlan lists.
+ * layer follow the same plan, the viewer's history warm-up asks for what historyPlan lists, and a
+ * picked pixel's history is read as pixelHistoryPlan says.
  * Nothing here fetches: the scene, the viewer's first view and its warm-up run what it says. The
  * order of timesteps (windowOrder, scrubCost) is the reader's, since its own prefetch visits them
  * so (src/reader/order.js); the plan applies it and re-exports it.
@@ -132,4 +133,23 @@ export function historyPlan({ hasHistory, playing, complete, box, level0, centre
   if (!centreAsked) needs.push({ centre: true, box, maxShards: 1, priority: 'frame' });
   if (complete && key !== asked) needs.push({ centre: false, box, key, priority: 'background' });
   return needs;
+}
+
+/** Reads in flight for one pixel whose history is read date by date. */
+const PIXEL_READS = 6;
+
+/**
+ * How a picked pixel's history is read. With the store's history array, the level-0 pixel whatever
+ * level is drawn, its whole series at once (`whole`: a request or two) and, on a masked store whose
+ * history has a mask copy, the validity of every date from that copy beside it (`maskCopy`);
+ * else the pixel of the level drawn, date by date, `inFlight` reads at a time (and, over a history
+ * without a mask copy, each date's mask so). The reader's cache keeps what a date read brings.
+ * @param {{ hasHistory: boolean, hasMask: boolean, hasHistoryMask: boolean }} store
+ * @param {{ lod: number, x: number, y: number, x0: number, y0: number }} hit
+ *   the level and pixel drawn, the level-0 pixel picked
+ * @returns {{ lod: number, x: number, y: number, whole: boolean, maskCopy: boolean, inFlight: number }}
+ */
+export function pixelHistoryPlan({ hasHistory, hasMask, hasHistoryMask }, hit) {
+  const at = hasHistory ? { lod: 0, x: hit.x0, y: hit.y0 } : { lod: hit.lod, x: hit.x, y: hit.y };
+  return { ...at, whole: hasHistory, maskCopy: hasHistory && hasMask && hasHistoryMask, inFlight: PIXEL_READS };
 }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PICTURE_PX, pictureLevel } from '../lib/camera.js';
-import { directionOf, historyPlan, loadPlan, readAheadRequest, stepsAhead, windowOrder } from '../lib/load-plan.js';
+import { directionOf, historyPlan, loadPlan, pixelHistoryPlan, readAheadRequest, stepsAhead, windowOrder } from '../lib/load-plan.js';
 import { windowOrder as readerOrder } from '../src/index.js';
 
 test('the picture is the coarsest level whose pixels span at most 4 device pixels', () => {
@@ -85,4 +85,14 @@ test('the history warm-up: the centre shard once, at the frame rank; the view on
   assert.deepEqual(historyPlan({ ...base, complete: true, playing: true }), [], 'never while playing');
   assert.deepEqual(historyPlan({ ...base, complete: true, hasHistory: false }), [], 'nothing without the array');
   assert.deepEqual(historyPlan({ ...base, complete: true, box: { x0: 95, y0: 0, x1: 120, y1: 10 } }), [], 'a view off level 0');
+});
+
+test("a picked pixel's history: level 0 and the whole series with the history array, else the level drawn date by date", () => {
+  const hit = { lod: 2, x: 3, y: 4, x0: 13, y0: 17 };
+  const store = { hasHistory: true, hasMask: true, hasHistoryMask: true };
+  assert.deepEqual(pixelHistoryPlan(store, hit), { lod: 0, x: 13, y: 17, whole: true, maskCopy: true, inFlight: 6 });
+  assert.equal(pixelHistoryPlan({ ...store, hasHistoryMask: false }, hit).maskCopy, false, 'no mask copy: each date\'s mask');
+  assert.equal(pixelHistoryPlan({ ...store, hasMask: false }, hit).maskCopy, false, 'no mask to read');
+  const dates = pixelHistoryPlan({ hasHistory: false, hasMask: true, hasHistoryMask: false }, hit);
+  assert.deepEqual(dates, { lod: 2, x: 3, y: 4, whole: false, maskCopy: false, inFlight: 6 });
 });

@@ -9,7 +9,7 @@ import { lookFor } from '../lib/products.js';
 import { RAMPS, rampColor } from '../lib/ramps.js';
 import { scaleFor } from '../viewer/scalebar.js';
 import { validateSet } from '../viewer/setfields.js';
-import { historyCsv, historySeries } from '../viewer/history-series.js';
+import { historyCaption, historyCsv, historySeries } from '../viewer/history-series.js';
 import { keyName, shortcutTable } from '../viewer/shortcuts.js';
 import { niceCeil, niceFloor, ticks } from '../lib/ticks.js';
 import { withDuration } from '../viewer/webm-duration.js';
@@ -94,6 +94,12 @@ test('the history CSV: one row per pixel, date and band, physical empty where in
   const [nir, red] = [4 * 1e-4, 3 * 1e-4];
   const ndvi = (nir - red) / (nir + red);
   assert.deepEqual(series.series.map((s) => [s.label, s.color, s.values]), [['#1 NDVI', '#fff', [ndvi, null, null]], ['#2 NDVI', '#000', [ndvi, null, null]]]);
+  const how = 'Click the chart to jump to a date, drag across it to zoom in time.';
+  assert.equal(historyCaption(3, [pixel, { ...pixel, id: 2 }], series), `NDVI (index) over time · 2 pixels. ${how}`);
+  const one = historySeries(s2, [pixel], { product: 'ndvi', band: 0 });
+  assert.equal(historyCaption(3, [pixel], one), `NDVI (index) over time · level 1 · 2 gaps. ${how}`);
+  const reading = { ...pixel, lod: 0, got: [pixel.got[0], undefined, undefined] };
+  assert.equal(historyCaption(3, [reading], historySeries(s2, [reading], { product: 'ndvi', band: 0 })), `NDVI (index) over time · level 0 · 1 of 3 dates read. ${how}`);
 });
 
 test('compare in the URL and in a set: B and the divider, validated, written back, dropped when off', () => {

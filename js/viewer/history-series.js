@@ -1,6 +1,7 @@
 /**
- * The pixel history as data: the chart's series for the pixels held (one to four) and the CSV of
- * their values. Pure functions of the store and what was read, so they are tested without a page.
+ * The pixel history as data: the chart's series and caption for the pixels held (one to four) and
+ * the CSV of their values. Pure functions of the store and what was read, so they are tested
+ * without a page.
  * @module
  */
 import { pixelToStore } from '../lib/camera.js';
@@ -61,6 +62,22 @@ export function historySeries(store, pixels, { product, band }) {
   const units = used.length ? bandUnits(bands[used[0]]) : '';
   const what = index ? `${index} (index)` : `${used.map((i) => bands[i].name).join(', ')}${units ? ` (${units})` : ''}`;
   return { title: `${what} over time`, series };
+}
+
+/**
+ * The chart's caption: what is charted, then for one pixel its level and the dates read so far (all
+ * read: its gaps), for several how many; and how to use the chart.
+ * @param {number} nTime the store's timesteps
+ * @param {HeldPixel[]} pixels at least one
+ * @param {{ title: string, series: import('./chart.js').Series[] }} charted historySeries' result
+ */
+export function historyCaption(nTime, pixels, { title, series }) {
+  const gaps = series.map((s) => s.values.filter((v) => v === null).length);
+  // Dates still being read are no gaps: until the last arrives the caption counts what is in.
+  const read = pixels[0].got.filter((v) => v !== undefined).length;
+  const count = read < nTime ? `${read} of ${nTime} dates read` : `${gaps[0]} gap${gaps[0] === 1 ? '' : 's'}`;
+  const where = pixels.length === 1 ? `${pixels[0].lod ? `level ${pixels[0].lod}` : 'level 0'} · ${count}` : `${pixels.length} pixels`;
+  return `${title} · ${where}. Click the chart to jump to a date, drag across it to zoom in time.`;
 }
 
 const CSV_HEADER = ['pixel', 'x', 'y', 'level', 'level_x', 'level_y', 'lon', 'lat', 'time', 'band', 'stored', 'physical', 'valid', 'coverage'];
