@@ -129,23 +129,7 @@ def widget_class() -> type:
 
         def receive(self, msg: Any) -> None:
             """One message from the viewer (the front end relays every `chronozarr:*` one)."""
-            kind = msg.get("type") if isinstance(msg, dict) else None
-            if kind == "chronozarr:ready":
-                self.ready = msg
-                state = msg.get("state") or {}
-                self.t, self.time = int(state.get("t", self.t)), str(state.get("time", self.time))
-                self.product, self.band = str(state.get("product", "")), str(state.get("band", ""))
-            elif kind == "chronozarr:time":
-                self.t, self.time = int(msg["t"]), str(msg["time"])
-            elif kind == "chronozarr:view":
-                self.view = {"zoom": msg.get("zoom"), "center": msg.get("center")}
-            elif kind == "chronozarr:error":
-                self.errors = [*self.errors, {"code": msg.get("code"), "message": msg.get("message")}]
-            elif kind == "chronozarr:click":
-                click = Click.from_message(msg)
-                self.clicks.append(click)
-                for callback in self._on_click:
-                    callback(click)
+            _receive(self, msg)
 
         def pixel_history(self, click: Click | None = None, *, x: int | None = None, y: int | None = None) -> Any:
             """The whole series of a level-0 pixel (the last click's, or column x, row y) as an
@@ -157,6 +141,28 @@ def widget_class() -> type:
 
 
 _CLASS: type | None = None
+
+
+def _receive(widget: Any, msg: Any) -> None:
+    """What one message from the viewer changes: the traits it reports, the errors, the clicks
+    (each handed to the widget's callbacks)."""
+    kind = msg.get("type") if isinstance(msg, dict) else None
+    if kind == "chronozarr:ready":
+        widget.ready = msg
+        state = msg.get("state") or {}
+        widget.t, widget.time = int(state.get("t", widget.t)), str(state.get("time", widget.time))
+        widget.product, widget.band = str(state.get("product", "")), str(state.get("band", ""))
+    elif kind == "chronozarr:time":
+        widget.t, widget.time = int(msg["t"]), str(msg["time"])
+    elif kind == "chronozarr:view":
+        widget.view = {"zoom": msg.get("zoom"), "center": msg.get("center")}
+    elif kind == "chronozarr:error":
+        widget.errors = [*widget.errors, {"code": msg.get("code"), "message": msg.get("message")}]
+    elif kind == "chronozarr:click":
+        click = Click.from_message(msg)
+        widget.clicks.append(click)
+        for callback in widget._on_click:
+            callback(click)
 
 
 def _iso(t: np.datetime64) -> str:
