@@ -40,7 +40,7 @@ describe('viewer pixel history from the history array', { skip, timeout: 300_000
         const from = log.length;
         const click = await clickPixel(page, px.x, px.y);
         assert.ok(click, `pixel (${px.x}, ${px.y}) is on the map`);
-        await page.waitForFunction(() => /· 0 gaps/.test(document.querySelector('.chart-caption')?.textContent ?? ''), null, { timeout: 60_000 });
+        await page.waitForFunction(() => /· 0 gaps/.test(document.querySelector('.hist-chart + .chart-caption')?.textContent ?? ''), null, { timeout: 60_000 });
         const history = log.slice(from).filter((r) => r.url.includes('/history/'));
         assert.equal(history.length, 1, `history requests: ${JSON.stringify(history)}`);
         assert.ok(history.every((r) => /^bytes=\d+-\d+$/.test(String(r.range))), 'bounded ranges');
@@ -98,7 +98,7 @@ describe('viewer pixel history from the history array', { skip, timeout: 300_000
     page.on('request', (r) => log.push({ url: r.url(), range: r.headers().range }));
     const px = made.pixels[0];
     assert.ok(await clickPixel(page, px.x, px.y));
-    await page.waitForFunction(() => /· 0 gaps/.test(document.querySelector('.chart-caption')?.textContent ?? ''), null, { timeout: 60_000 });
+    await page.waitForFunction(() => /· 0 gaps/.test(document.querySelector('.hist-chart + .chart-caption')?.textContent ?? ''), null, { timeout: 60_000 });
     assert.equal(log.length, 1, `the click's requests: ${JSON.stringify(log)}`);
     assert.match(log[0].url, /\/hist\.zarr\/history\/c\/0\/0\/\d+\/\d+$/);
     assert.match(String(log[0].range), /^bytes=\d+-\d+$/);
@@ -131,7 +131,7 @@ describe('viewer pixel history from the history array', { skip, timeout: 300_000
     for (const px of made.pixels) {
       const from = log.length;
       assert.ok(await clickPixel(page, px.x, px.y), `pixel (${px.x}, ${px.y}) is on the map`);
-      await page.waitForFunction(() => /· \d+ gaps?\./.test(document.querySelector('.chart-caption')?.textContent ?? ''), null, { timeout: 120_000 });
+      await page.waitForFunction(() => /· \d+ gaps?\./.test(document.querySelector('.hist-chart + .chart-caption')?.textContent ?? ''), null, { timeout: 120_000 });
       const [row, col] = [Math.floor(px.y / 32), Math.floor(px.x / 32)];
       const own = new RegExp(`/(history(_mask)?/c/.*|0/data/c/\\d+/0/${row}/${col}|0/mask/c/\\d+/${row}/${col})$`);
       const requests = log.slice(from).filter((r) => own.test(r.url));
