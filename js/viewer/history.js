@@ -31,7 +31,8 @@ import { MAX_PIXELS, PIXEL_COLORS, historyCaption, historyCsv, historySeries } f
 export function createHistory({ store, host, markers, screenOf, onJump, look, fileStem }) {
   const onCsv = () => saveCsv(store, [...pixels], fileStem);
   const onPng = () => chartPng(chart.element).then((blob) => saveBlob(blob, `${fileStem}_chart.png`));
-  const panel = createHistoryPanel({ host, markers, times: store.times, screenOf, onJump, onRemove: remove, onCsv, onPng });
+  const actions = { onJump, onRemove: remove, onCsv, onPng };
+  const panel = createHistoryPanel({ host, markers, times: store.times, screenOf, ...actions });
   const { chart } = panel;
   /** @type {Held[]} */
   let pixels = [];
