@@ -50,7 +50,7 @@ describe('viewer pixel history from the history array', { skip, timeout: 300_000
         });
         assert.deepEqual(got, [{ lod: 0, x: px.x, y: px.y, stored: px.history }]);
         // The chart: a point per date and band of the true colour product's three bands.
-        assert.equal(await page.$$eval('.chart circle', (c) => c.length), made.times * 3);
+        assert.equal(await page.$$eval('.hist-chart .chart circle', (c) => c.length), made.times * 3);
       }
       const download = await downloadOf(page, () => page.click('.hist-csv'));
       const rows = readFileSync(String(await download.path()), 'utf8').trim().split('\n').slice(1).map((line) => line.split(','));

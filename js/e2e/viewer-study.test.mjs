@@ -203,17 +203,17 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
     await click(123, 77);
     await click(160, 110, true);
     await page.waitForFunction(() => document.querySelectorAll('.hist-list li').length === 2);
-    await page.waitForFunction(() => document.querySelectorAll('.chart circle').length === 19);
-    assert.deepEqual(await page.$$eval('.chart-gap', (g) => g.map((x) => x.dataset.t)), ['3']);
-    assert.deepEqual(await page.$$eval('.chart path', (p) => p.map((x) => x.dataset.label)), ['#1 NDVI', '#2 NDVI']);
+    await page.waitForFunction(() => document.querySelectorAll('.hist-chart .chart circle').length === 19);
+    assert.deepEqual(await page.$$eval('.hist-chart .chart-gap', (g) => g.map((x) => x.dataset.t)), ['3']);
+    assert.deepEqual(await page.$$eval('.hist-chart .chart path', (p) => p.map((x) => x.dataset.label)), ['#1 NDVI', '#2 NDVI']);
     // The time window: 2020-03 to 2020-09 holds 4 dates (03, 04, 05, 08, 09 less the gap at 04 for #2).
     await page.fill('.hist-from', '2020-03-01');
     await page.fill('.hist-to', '2020-09-01');
     await page.dispatchEvent('.hist-to', 'change');
-    await page.waitForFunction(() => /** @type {HTMLElement} */ (document.querySelector('.chart')).dataset.window?.startsWith('2020-03-01'));
-    assert.equal(await page.$$eval('.chart circle', (c) => c.length), 5 + 4);
+    await page.waitForFunction(() => /** @type {HTMLElement} */ (document.querySelector('.hist-chart .chart')).dataset.window?.startsWith('2020-03-01'));
+    assert.equal(await page.$$eval('.hist-chart .chart circle', (c) => c.length), 5 + 4);
     await page.click('.hist-all');
-    await page.waitForFunction(() => /** @type {HTMLElement} */ (document.querySelector('.chart')).dataset.window === '');
+    await page.waitForFunction(() => /** @type {HTMLElement} */ (document.querySelector('.hist-chart .chart')).dataset.window === '');
 
     const csv = await downloadOf(page, () => page.click('.hist-csv'));
     assert.match(csv.suggestedFilename(), /_pixels\.csv$/);
@@ -238,7 +238,7 @@ describe('viewer study tools', { skip, timeout: 300_000 }, () => {
     const png = await downloadOf(page, () => page.click('.hist-png'));
     const bytes = readFileSync(await png.path());
     assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
-    const cssWidth = await page.evaluate(() => Math.round(/** @type {HTMLElement} */ (document.querySelector('.chart')).getBoundingClientRect().width));
+    const cssWidth = await page.evaluate(() => Math.round(/** @type {HTMLElement} */ (document.querySelector('.hist-chart .chart')).getBoundingClientRect().width));
     assert.equal(bytes.readUInt32BE(16), cssWidth * 3);
 
     // Four at most; each removable.

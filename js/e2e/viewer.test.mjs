@@ -157,8 +157,8 @@ describe('viewer', { skip, timeout: 300_000 }, () => {
       assert.equal(await page.textContent('.insp-level'), 'Level 0 (full resolution)');
     }
     // The chart: one point per valid date, the masked pixel's history drawn with breaks.
-    await page.waitForFunction(() => document.querySelector('.chart-caption'));
-    const circles = await page.$$eval('.chart circle', (c) => c.length);
+    await page.waitForFunction(() => document.querySelector('.hist-chart + .chart-caption'));
+    const circles = await page.$$eval('.hist-chart .chart circle', (c) => c.length);
     const historyMask = exp.pixels[1].history_mask;
     assert.ok(historyMask, 'the store has a mask');
     assert.equal(circles, historyMask.filter((m) => m === 1).length * 3);
