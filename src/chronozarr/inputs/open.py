@@ -20,7 +20,7 @@ from ..errors import InputError, Unreadable
 from ..format.geometry import size_text
 from ..progress import StepCounts
 from .casting import cast_counted, check_lossy
-from .composites import CompositePlan, acquisitions_of, composite_arrays, plain_hints, plan_periods, sources_of
+from .composites import CompositePlan, acquisitions_of, check_as_delivered, composite_arrays, plain_hints, plan_periods, sources_of
 from .datasets import SERIES_DIMS, Source, open_input_dataset
 from .dated_files import dated_timesteps
 from .frames import FrameReads, OpenFiles, RasterFrames, ReadCache, lazy_array
@@ -121,6 +121,7 @@ def _composited(steps: list[Timestep], names: Any, extent: Any, rasters: RasterO
 
 def _planned(acquisitions: Any, options: Any, names: Any, extent: Any) -> tuple[list[Timestep], Any, Any, CompositePlan]:
     plan = plan_periods(acquisitions, options)
+    check_as_delivered(acquisitions, options)
     if plan.offset_bands:  # the listing's scale and offset differ by baseline; the store takes one for all
         plan = plan_periods(plain_hints(acquisitions), options)
     return plan.timesteps, names, extent, plan
