@@ -156,10 +156,14 @@ def open_rasters(
 
 
 def _headers(timesteps: list[Timestep], skip: bool) -> tuple[dict[str, Raster], list[str]]:
+    """The headers of the scenes' band files, and the files (bands' or a composite's masks') that
+    cannot be read; those are an error unless `skip`."""
     found = dict(zip(uris(timesteps), read_headers(uris(timesteps)), strict=False))
-    unreadable = [uri for uri, header in found.items() if isinstance(header, Unreadable)]
+    masks = uris(timesteps, masks=True)
+    judged = found | dict(zip(masks, read_headers(masks), strict=False)) if masks else found
+    unreadable = [uri for uri, header in judged.items() if isinstance(header, Unreadable)]
     if unreadable and not skip:
-        error = found[unreadable[0]]
+        error = judged[unreadable[0]]
         assert isinstance(error, Unreadable)
         raise error
     return {u: h for u, h in found.items() if isinstance(h, Raster)}, unreadable
