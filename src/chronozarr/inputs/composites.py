@@ -69,6 +69,8 @@ def composite_options(
     if harmonize is not None and harmonize not in HARMONIZE:
         raise InputError(f"--harmonize {harmonize!r}: choose offset (one baseline convention, older scenes shifted) or none (values as delivered)")
     start = None
+    if period_start is not None and parse_period(composite).kind != "days":
+        raise InputError(f"--period-start counts fixed periods such as 16D; a {composite} starts on the calendar, give no --period-start")
     if period_start is not None:
         try:
             start = np.datetime64(period_start.rstrip("Z"), "D").astype("datetime64[ns]")

@@ -76,6 +76,9 @@ def open_series(
     found = input_format(location)
     listed = _listed(location, found, rasters)
     if listed is None:
+        if rasters.composite is not None:
+            raise InputError(f"--composite reduces scenes (STAC items, a manifest or a glob of dated rasters) per period; {location} is a "
+                             "series already: reduce it with xarray (e.g. .resample(time='1MS').median()) and encode that")
         chosen = _raster_choices(rasters)
         if chosen:
             raise InputError(f"{chosen[0]} applies to raster files (a manifest, STAC items or a glob); a NetCDF file or Zarr store has its own grid")
