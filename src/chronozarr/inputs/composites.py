@@ -85,10 +85,10 @@ def follow_store(options: CompositeOptions, provenance: Any, reducer_given: bool
     `gap_fill` and mask-rule notes): a reducer or gap fill not given is the store's, and a period,
     reducer, gap fill or mask rule other than the store's is refused rather than mixed into one series."""
     made = provenance.get("composite") if isinstance(provenance, Mapping) else None
-    if not isinstance(made, str) or made == "none" or " " not in made:
-        return options  # not a composite store: append's own checks judge it
+    if not isinstance(made, str) or made.rsplit(" ", 1)[-1] not in REDUCERS:
+        return options  # not a composite store ("none", a day's mosaic): append's own checks judge it
     stored_reducer, stored_gap = made.rsplit(" ", 1)[1], provenance.get("gap_fill")
-    if not reducer_given and stored_reducer in REDUCERS:
+    if not reducer_given:
         options = replace(options, reducer=stored_reducer)
     if not gap_fill_given and stored_gap in GAP_FILLS:
         options = replace(options, gap_fill=stored_gap)
