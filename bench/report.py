@@ -186,11 +186,12 @@ def misses_text(doc: dict[str, Any]) -> list[str]:
 def section(doc: dict[str, Any], image: str | None) -> str:
     """The markdown section of one benchmark."""
     machine = doc.get("machine", {})
-    load = machine.get("load_average") or machine.get("load_average_at_start")
+    start, end = machine.get("load_average_at_start") or doc.get("load_average_at_start"), machine.get("load_average")
+    load = f"load average at start {start}, at the end {end}" if start and end else f"load average at start {start or end}"
     facts = [
         f"- date: {doc['date']}, mode: {doc['mode']}" + (" (quick: indicative only)" if doc["mode"] == "quick" else ""),
         f"- machine: {machine.get('cpu_count', machine.get('cpus', '?'))} cores, {machine.get('platform', '?')}, "
-        f"{_gib(machine.get('memory_bytes'))}, load average at start {load}",
+        f"{_gib(machine.get('memory_bytes'))}, {load}",
         "- versions: " + ", ".join(f"{k} {v}" for k, v in sorted(doc.get("versions", {}).items())),
         *[f"- {k}: {v}" for k, v in doc.get("setup", {}).items()],
     ]

@@ -25,6 +25,7 @@ class Scene:
     bands: np.ndarray  # (band, y, x) as stored in the files
     mask: np.ndarray  # (y/2, x/2) at 20 m
     properties: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)  # more 20 m mask assets by key (a QA_PIXEL beside the SCL)
 
 
 def make_scenes(dates: list[str], seed: int = 0, cloudy: float = 0.5, high: int = 250, qa: bool = False) -> list[Scene]:
@@ -44,42 +45,53 @@ def make_scenes(dates: list[str], seed: int = 0, cloudy: float = 0.5, high: int 
 
 
 def write_items(folder: Path, scenes: list[Scene], mask_key: str = "scl", collection: str = "sentinel-2-l2a",
-                platform: str = "sentinel-2a") -> Path:
-    """The scenes' COGs and a FeatureCollection of items with their assets."""
+                platform: str = "sentinel-2a", name: str = "items.json", files: bool = True) -> Path:
+    """The scenes' COGs (unless `files` is False: written already) and a FeatureCollection `name` of
+    items with their assets."""
     features = []
     for scene in scenes:
         assets = {}
         for k, key in enumerate(BANDS):
-            geotiff(folder / f"{scene.name}_{key}.tif", scene.bands[k : k + 1], driver="COG", nodata=0)
+            if files:
+                geotiff(folder / f"{scene.name}_{key}.tif", scene.bands[k : k + 1], driver="COG", nodata=0)
             assets[key] = {"href": f"{scene.name}_{key}.tif", "type": "image/tiff; application=geotiff", "roles": ["data"]}
-        geotiff(folder / f"{scene.name}_{mask_key}.tif", scene.mask[None], driver="COG", transform=MASK_TRANSFORM)
-        assets[mask_key] = {"href": f"{scene.name}_{mask_key}.tif", "type": "image/tiff; application=geotiff", "roles": ["data"]}
+        for key, mask in {mask_key: scene.mask, **scene.extra}.items():
+            if files:
+                geotiff(folder / f"{scene.name}_{key}.tif", mask[None], driver="COG", transform=MASK_TRANSFORM)
+            assets[key] = {"href": f"{scene.name}_{key}.tif", "type": "image/tiff; application=geotiff", "roles": ["data"]}
         features.append({
             "type": "Feature", "stac_version": "1.0.0", "id": scene.name, "collection": collection,
             "geometry": {"type": "Polygon", "coordinates": [[[3, 45], [3.1, 45], [3.1, 45.1], [3, 45.1], [3, 45]]]},
             "bbox": [3, 45, 3.1, 45.1], "links": [], "assets": assets,
             "properties": {"datetime": scene.when, "platform": platform, "proj:epsg": 32631, **scene.properties},
         })
-    path = folder / "items.json"
+    path = folder / name
     path.write_text(json.dumps({"type": "FeatureCollection", "features": features}))
     return path
 
 
+def on_10m(mask: np.ndarray) -> np.ndarray:
+    """A 20 m mask with each pixel repeated onto the 2 x 2 pixels of 10 m inside it."""
+    return np.repeat(np.repeat(mask, 2, axis=0), 2, axis=1)[:HEIGHT, :WIDTH]
+
+
 def valid_of(scene: Scene, qa_bits: tuple[int, ...] | None = None) -> np.ndarray:
-    """Valid where the 20 m mask (each pixel repeated onto the 2 x 2 pixels of 10 m inside it) allows
-    it and no band is nodata."""
-    up = np.repeat(np.repeat(scene.mask, 2, axis=0), 2, axis=1)[:HEIGHT, :WIDTH]
+    """Valid where the 20 m mask (SCL classes kept, or none of the QA bits set) allows it and no
+    band is nodata."""
+    up = on_10m(scene.mask)
     allowed = np.isin(up, KEPT_SCL) if qa_bits is None else (up.astype(int) & sum(1 << b for b in qa_bits)) == 0
     return allowed & (scene.bands != 0).all(axis=0)
 
 
-def expected_composite(groups: list[list[Scene]], reducer: str, carry: bool = False, qa_bits=None, shifts=None):
-    """(data (t, band, y, x), mask (t, y, x), coverage (t, y, x)) of the periods `groups`."""
+def expected_composite(groups: list[list[Scene]], reducer: str, carry: bool = False, qa_bits=None, shifts=None, judge=None):
+    """(data (t, band, y, x), mask (t, y, x), coverage (t, y, x)) of the periods `groups`; `judge`
+    (scene -> valid (y, x)) replaces valid_of."""
     data, masks, covers = [], [], []
     previous, previous_has = None, None
+    judge = judge or (lambda s: valid_of(s, qa_bits))
     for group in groups:
-        values = np.stack([s.bands.astype(np.int64) + (shifts or {}).get(s.name, 0) * valid_of(s, qa_bits)[None] for s in group])
-        valid = np.stack([valid_of(s, qa_bits) for s in group])
+        values = np.stack([s.bands.astype(np.int64) + (shifts or {}).get(s.name, 0) * judge(s)[None] for s in group])
+        valid = np.stack([judge(s) for s in group])
         count = valid.sum(axis=0)
         out = np.zeros(values.shape[1:], dtype=np.uint16)
         floats = np.where(valid[:, None], values.astype(np.float64), np.nan)
@@ -117,4 +129,4 @@ def expected_composite(groups: list[list[Scene]], reducer: str, carry: bool = Fa
     return np.stack(data), np.stack(masks), np.stack(covers)
 
 
-__all__ = ["UTM", "make_scenes", "write_items", "expected_composite", "valid_of"]
+__all__ = ["UTM", "make_scenes", "write_items", "expected_composite", "valid_of", "on_10m"]

@@ -25,6 +25,12 @@ def _script(path: Path, *args: str | Path) -> str:
     return run.stdout
 
 
+def _readme_lines(example: str) -> list[str]:
+    """The period and note lines the example's README shows `convert` printing."""
+    text = (EXAMPLES / example / "README.md").read_text()
+    return [line for line in text.splitlines() if line.startswith(("  20", "note: ", "periods written"))]
+
+
 def _cli(capsys, *args: str | Path) -> str:
     try:
         app([str(a) for a in args], prog_name="chronozarr", standalone_mode=False)
@@ -39,6 +45,7 @@ def test_sentinel2_monthly_median_equals_numpy_on_the_scenes(tmp_path: Path, cap
                "--valid", "scl:4,5,6,7,11", "--composite", "month", "--reducer", "median", "--gap-fill", "carry-forward",
                "--chunk-size", "64", "--no-progress")
     assert "2022-02-01  5 scene(s)" in out and "1536 gap-filled" in out
+    assert _readme_lines("sentinel2_monthly") == [line for line in out.splitlines() if line.startswith(("  20", "note: ", "periods"))]
     assert "16 scene(s) before baseline 04.00 shifted by +1000 DN" in out and "nearest neighbour" in out
     assert chronozarr.validate(tmp_path / "store").ok
     checked = _script(EXAMPLES / "sentinel2_monthly" / "check_store.py", tmp_path / "items.json", tmp_path / "store")
@@ -93,6 +100,7 @@ def test_landsat_c2_monthly_medoid_equals_numpy_on_the_scenes(tmp_path: Path, ca
                "--mask-bits", "qa_pixel:fill,dilated,cirrus,cloud,shadow,snow", "--composite", "month", "--reducer", "medoid",
                "--chunk-size", "64", "--no-progress")
     assert "qa_pixel bits fill,dilated,cirrus,cloud,shadow,snow refused" in out
+    assert _readme_lines("landsat_c2") == [line for line in out.splitlines() if line.startswith(("  20", "note: ", "periods"))]
     labels, composites, counts = _medoids(tmp_path / "items.json", bands)
     with chronozarr.open_dataset(tmp_path / "store") as store:
         assert [str(t)[:7] for t in store.times] == labels

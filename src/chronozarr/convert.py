@@ -17,7 +17,7 @@ import numpy as np
 from .format.geometry import grid_text
 from .inputs.casting import require_stored_dtype
 from .inputs.composite_summary import period_lines
-from .inputs.composites import BAND_OFFSET, BAND_SCALE, CompositePlan, composite_options
+from .inputs.composites import BAND_OFFSET, BAND_SCALE, CompositePlan, composite_options, follow_store
 from .inputs.open import open_series, raster_options
 from .read.dataset import ChronoDataset, open_dataset
 from .write.append import AppendSummary, append
@@ -117,13 +117,16 @@ def append_composite(
     """Append the periods of `source`'s scenes as new timesteps of `store` (a monthly job adding
     its months): composited as convert composites them, on the store's CRS, fixed periods counted
     from the store's first date unless `period_start` says otherwise, and a carry-forward gap fill
-    carrying the store's last timestep into the first new period. `rasters` are convert's raster
-    options (grid, resolution, resampling, assets, ...); `options` are append's."""
+    carrying the store's last timestep into the first new period. A reducer or gap fill not given
+    is the store's (its provenance), and a definition other than the store's is refused. `rasters`
+    are convert's raster options (grid, resolution, resampling, assets, ...); `options` are append's."""
     planned = composite_options(composite, reducer, valid, mask_bits, gap_fill, period_start, harmonize)
     assert planned is not None
     with open_dataset(os.fspath(store), **(storage_options or {})) as stored:
         level = stored.level(0)
         grid = f"on the store's grid: {grid_text(level.width, level.height, stored.level_attrs(0)['transform'], stored.crs or 'no CRS')}"
+        provenance = stored.root_attrs.get("chronozarr", {}).get("provenance")
+        planned = follow_store(planned, provenance, reducer is not None, gap_fill is not None)
         if planned.period.kind == "days" and planned.period_start is None:
             planned = replace(planned, period_start=np.datetime64(stored.times[0], "D").astype("datetime64[ns]"))
         on_04 = all(math.isclose(b.scale, BAND_SCALE) and math.isclose(b.offset, BAND_OFFSET) for b in stored.bands)

@@ -37,10 +37,25 @@ def test_convert_composite_mistakes_exit_2_naming_the_fix(tmp_path: Path) -> Non
     items = write_items(tmp_path, make_scenes(DATES[:1], seed=12))
     base = ["convert", str(items), str(tmp_path / "out"), "--assets", "B04", *FAST]
     for extra, said in ((["--composite", "month", "--reducer", "mode"], "medoid"), (["--composite", "fortnight"], "16D"),
-                        (["--composite", "month", "--mask-bits", "scl:clouds"], "QA_PIXEL"), (["--gap-fill", "carry-forward"], "--composite")):
+                        (["--composite", "month", "--mask-bits", "scl:clouds"], "QA_PIXEL"), (["--gap-fill", "carry-forward"], "--composite"),
+                        (["--composite", "month", "--period-start", "2024-05-01"], "give no --period-start"),
+                        (["--composite", "month", "--valid", "cloud:1"], "name the item's mask asset"),
+                        (["--composite", "month", "--valid", "scl:4,x"], "must be integers"),
+                        (["--composite", "month", "--valid", "scl:4", "--mask-bits", "scl:cloud"], "one --valid or --mask-bits per asset")):
         result = runner.invoke(app, base + extra)
         assert result.exit_code == 2, result.output
         assert said in result.output and "Traceback" not in result.output
+
+
+def test_a_netcdf_series_is_refused_for_composites_in_one_line(tmp_path: Path) -> None:
+    from conftest import make_series
+
+    make_series().to_netcdf(tmp_path / "series.nc")
+    result = runner.invoke(app, ["convert", str(tmp_path / "series.nc"), str(tmp_path / "out"), "--crs", "EPSG:32631",
+                                 "--composite", "month", *FAST])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "--composite reduces scenes" in result.output and "resample(time='1MS')" in result.output
+    assert not (tmp_path / "out").exists()
 
 
 def test_convert_help_shows_composite_examples() -> None:

@@ -92,3 +92,19 @@ def test_a_missing_mask_is_named_with_where_it_is_looked_for(tmp_path: Path) -> 
     (tmp_path / "list.csv").write_text("uri,datetime\n" + "".join(f"scenes/{d},{day}\n" for (d, _), day in zip(files, DAYS, strict=True)))
     with pytest.raises(InputError, match=r"line 2 names no scl mask.*uri,datetime,scl"):
         convert(str(tmp_path / "list.csv"), tmp_path / "b", composite="month", valid=["scl:4,5,6,7,11"], **FAST)
+
+
+def test_an_unreadable_mask_is_named_or_its_scene_left_out_with_skip_unreadable(tmp_path: Path) -> None:
+    from composite_scenes import write_items
+
+    scenes = make_scenes([d + "T10:00:00Z" for d in DAYS], seed=76)
+    items = write_items(tmp_path, scenes)
+    (tmp_path / "S01_scl.tif").write_bytes(b"not a tiff")  # a truncated download of the second scene's SCL
+    options = {"assets": ["B04", "B08"], "composite": "month", "valid": ["scl:4,5,6,7,11"], **FAST}
+    with pytest.raises(InputError, match="S01_scl.tif"):
+        convert(items, tmp_path / "refused", **options)
+    result = convert(items, tmp_path / "out", skip_unreadable=True, **options)
+    want = expected_composite([[scenes[0], scenes[2]], scenes[3:5], scenes[5:]], "median")
+    for got, expected_array in zip(_read_back(tmp_path / "out"), want, strict=True):
+        np.testing.assert_array_equal(got, expected_array)
+    assert "2024-01-01  2 scene(s)" in str(result) and "skipped 1 unreadable file(s) (--skip-unreadable): " in str(result)

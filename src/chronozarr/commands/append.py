@@ -21,8 +21,10 @@ granules, one timestep each) to the end of STORE, in place.
 With --composite, INPUT is scenes (STAC items, a glob of dated files, a manifest) composited as
 `convert --composite` does, each new period one new timestep: a monthly job appends its months.
 Fixed NND periods count from the store's first date (or --period-start); --gap-fill carry-forward
-carries the store's last timestep into the first new period. The raster options (--grid,
---resolution, --resampling, --assets, ...) put the scenes on the store's grid.
+carries the store's last timestep into the first new period. --reducer and --gap-fill default to
+the store's (its provenance); another period, reducer, gap fill or mask rule is refused, so one
+series keeps one definition. The raster options (--grid, --resolution, --resampling, --assets,
+...) put the scenes on the store's grid.
 
 INPUT is read like encode's input and must match the store: grid, bands, dtype, CRS, nodata,
 mask and coverage exactly when the store has them, and times strictly after the store's last.
@@ -39,6 +41,7 @@ Examples:
   chronozarr append s3://my-bucket/store.zarr new_month.nc --endpoint https://r2.example.com
   chronozarr append monthly april_items.json --assets B02,B03,B04,B08 --composite month \\
       --reducer median --valid scl:4,5,6,7,11 --gap-fill carry-forward
+  chronozarr append monthly 'scenes/S2_202405*.tif' --composite month --valid scl:4,5,6,7,11 --dry-run
 """
 
 

@@ -22,7 +22,7 @@ COMPOSITE_OPTIONS = (
     )),
     _option("reducer", str | None, typer.Option(
         None, metavar="|".join(REDUCERS),
-        help="Per-pixel reducer over a period's valid observations (default median); integer median/mean round half to even.",
+        help="Per-pixel reducer over a period's valid observations (default median; append: the store's); integer median/mean round half to even.",
     )),
     _option("valid", list[str] | None, typer.Option(
         None, metavar="ASSET:V1,V2,...", help="A mask asset's classes kept, e.g. scl:4,5,6,7,11 (repeatable; read by nearest neighbour).",
@@ -31,7 +31,8 @@ COMPOSITE_OPTIONS = (
         None, metavar="ASSET:BITS", help="QA_PIXEL bits that make an observation invalid, e.g. qa_pixel:fill,dilated,cirrus,cloud,shadow,snow.",
     )),
     _option("gap_fill", str | None, typer.Option(
-        None, metavar="|".join(GAP_FILLS), help="A pixel with no valid observation: invalid (none, default), or the last valid value (coverage 0).",
+        None, metavar="|".join(GAP_FILLS),
+        help="A pixel with no valid observation: invalid (none, default; append: the store's), or the last valid value (coverage 0).",
     )),
     _option("period_start", str | None, typer.Option(None, metavar="DATE", help="The first day of fixed NND periods (default: the first date).")),
     _option("harmonize", str | None, typer.Option(

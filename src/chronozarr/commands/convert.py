@@ -74,6 +74,8 @@ Examples:
       --mask-bits qa_pixel:fill,dilated,cirrus,cloud,shadow,snow
   chronozarr convert 'scenes/*.tif' fortnights --composite 16D --period-start 2024-01-01 --reducer mean
   chronozarr convert 'scenes/S2_*.tif' monthly --composite month --valid scl:4,5,6,7,11 --dry-run
+  chronozarr convert scenes.csv quarterly --composite quarter --reducer mean --valid scl:4,5,6,7,11 \\
+      --skip-unreadable
   chronozarr convert shifted.csv my_store --grid union
   chronozarr convert dem.csv dem_store --crs EPSG:31985
   chronozarr convert frames/manifest.json frames_store --crs EPSG:32718 --bounds 498450,9151960,508690,9162200

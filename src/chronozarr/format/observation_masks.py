@@ -7,6 +7,7 @@ is set. Classes and bits are judged on the mask's stored integers, never rescale
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ import numpy as np
 from ..errors import InputError
 
 QA_BITS = {"fill": 0, "dilated": 1, "cirrus": 2, "cloud": 3, "shadow": 4, "snow": 5, "clear": 6, "water": 7}
+_RULE_NOTE = re.compile(r"^\S+ (classes [\d,]+ kept|bits [a-z,]+ refused \(invalid where any is set\))$")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,11 @@ class MaskRule:
             return f"{self.asset} classes {','.join(str(c) for c in self.classes)} kept"
         names = [n for n, b in QA_BITS.items() if b in self.bits]
         return f"{self.asset} bits {','.join(names)} refused (invalid where any is set)"
+
+
+def rule_notes(notes: str) -> tuple[str, ...]:
+    """The notes of mask rules (MaskRule.note) among a store's provenance notes ("; "-joined)."""
+    return tuple(n for n in notes.split("; ") if _RULE_NOTE.match(n))
 
 
 def _split(text: str, option: str, example: str) -> tuple[str, list[str]]:

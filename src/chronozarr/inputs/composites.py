@@ -9,7 +9,7 @@ writer takes like any series. What was decided is said in notes for the summary 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -17,9 +17,9 @@ import numpy as np
 
 from ..crs import Declared, against_target
 from ..errors import InputError, Unreadable
-from ..format.observation_masks import MaskRule, mask_rules
+from ..format.observation_masks import MaskRule, mask_rules, rule_notes
 from ..format.periods import Period, composite_name, parse_period, period_starts
-from ..format.reducers import check_reducer
+from ..format.reducers import REDUCERS, check_reducer
 from .composite_reads import BOA_SHIFT, CompositeReads, MaskReader
 from .frames import TIMESTEPS_OPEN, FrameReads, OpenFiles, RasterFrames, lazy_array
 from .grid import Placement, place, scaled
@@ -69,6 +69,8 @@ def composite_options(
     if harmonize is not None and harmonize not in HARMONIZE:
         raise InputError(f"--harmonize {harmonize!r}: choose offset (one baseline convention, older scenes shifted) or none (values as delivered)")
     start = None
+    if period_start is not None and parse_period(composite).kind != "days":
+        raise InputError(f"--period-start counts fixed periods such as 16D; a {composite} starts on the calendar, give no --period-start")
     if period_start is not None:
         try:
             start = np.datetime64(period_start.rstrip("Z"), "D").astype("datetime64[ns]")
@@ -76,6 +78,31 @@ def composite_options(
             raise InputError(f"--period-start {period_start!r} is no date; give one such as 2024-01-01") from None
     return CompositeOptions(parse_period(composite), check_reducer(reducer or "median"), mask_rules(valid, mask_bits),
                             gap_fill or "none", start, harmonize)
+
+
+def follow_store(options: CompositeOptions, provenance: Any, reducer_given: bool, gap_fill_given: bool) -> CompositeOptions:
+    """An append's composite options held to the store's definition (its provenance's `composite`,
+    `gap_fill` and mask-rule notes): a reducer or gap fill not given is the store's, and a period,
+    reducer, gap fill or mask rule other than the store's is refused rather than mixed into one series."""
+    made = provenance.get("composite") if isinstance(provenance, Mapping) else None
+    if not isinstance(made, str) or made.rsplit(" ", 1)[-1] not in REDUCERS:
+        return options  # not a composite store ("none", a day's mosaic): append's own checks judge it
+    stored_reducer, stored_gap = made.rsplit(" ", 1)[1], provenance.get("gap_fill")
+    if not reducer_given:
+        options = replace(options, reducer=stored_reducer)
+    if not gap_fill_given and stored_gap in GAP_FILLS:
+        options = replace(options, gap_fill=stored_gap)
+    if options.name != made:
+        raise InputError(f"the store is a {made} composite (provenance.composite) and these options make a {options.name} one; "
+                         f"give the store's --composite and --reducer ({made}) so one series keeps one definition")
+    if stored_gap in GAP_FILLS and options.gap_fill != stored_gap:
+        raise InputError(f"the store's gap fill is {stored_gap} (provenance.gap_fill); give --gap-fill {stored_gap} to append to it")
+    stored_rules, rules = set(rule_notes(str(provenance.get("notes") or ""))), {r.note for r in options.rules}
+    if stored_rules != rules:
+        said = "; ".join(sorted(stored_rules)) or "nodata alone (no --valid or --mask-bits)"
+        raise InputError(f"the store's observations were judged by {said}, these by {'; '.join(sorted(rules)) or 'nodata alone'}; "
+                         "give the store's --valid and --mask-bits so every period is masked alike")
+    return options
 
 
 @dataclass(frozen=True)
@@ -171,6 +198,24 @@ def _baselines(ordered: Sequence[Acquisition], harmonize: str | None, store_offs
 def acquisitions_of(timesteps: Sequence[Timestep]) -> list[Acquisition]:
     """Dated files or manifest rows as acquisitions (their masks, if any, are none)."""
     return [Acquisition(t.datetime, s) for t in timesteps for s in t.scenes]
+
+
+def check_as_delivered(acquisitions: Sequence[Acquisition], options: CompositeOptions) -> None:
+    """--harmonize none on Sentinel-2 items whose listing declares one band offset before baseline
+    04.00 and another from it (Earth Search: 0 and -0.1): one store cannot hold both as delivered."""
+    if options.harmonize != "none":
+        return
+    offsets: dict[float | None, Acquisition] = {}
+    for acq in (a for a in acquisitions if a.sentinel2):
+        for asset in acq.scene.assets:
+            offsets.setdefault(asset.hints.offset if asset.hints is not None else None, acq)
+    if len(offsets) > 1:
+        (one, a), (other, b) = sorted(offsets.items(), key=lambda pair: pair[1].datetime)[:2]
+        raise InputError(
+            f"--harmonize none keeps each scene as delivered, but {a.scene.label} declares band offset {one} and {b.scene.label} "
+            f"{other} (Sentinel-2 processing baseline 04.00 from 2022-01-25); a store has one offset per band: leave out "
+            "--harmonize none (--harmonize offset shifts the older scenes by +1000 DN, losslessly), or composite each side on its own"
+        )
 
 
 def plain_hints(acquisitions: Sequence[Acquisition]) -> list[Acquisition]:

@@ -20,7 +20,7 @@ from ..errors import InputError, Unreadable
 from ..format.geometry import size_text
 from ..progress import StepCounts
 from .casting import cast_counted, check_lossy
-from .composites import CompositePlan, acquisitions_of, composite_arrays, plain_hints, plan_periods, sources_of
+from .composites import CompositePlan, acquisitions_of, check_as_delivered, composite_arrays, plain_hints, plan_periods, sources_of
 from .datasets import SERIES_DIMS, Source, open_input_dataset
 from .dated_files import dated_timesteps
 from .frames import FrameReads, OpenFiles, RasterFrames, ReadCache, lazy_array
@@ -76,6 +76,9 @@ def open_series(
     found = input_format(location)
     listed = _listed(location, found, rasters)
     if listed is None:
+        if rasters.composite is not None:
+            raise InputError(f"--composite reduces scenes (STAC items, a manifest or a glob of dated rasters) per period; {location} is a "
+                             "series already: reduce it with xarray (e.g. .resample(time='1MS').median()) and encode that")
         chosen = _raster_choices(rasters)
         if chosen:
             raise InputError(f"{chosen[0]} applies to raster files (a manifest, STAC items or a glob); a NetCDF file or Zarr store has its own grid")
@@ -121,6 +124,7 @@ def _composited(steps: list[Timestep], names: Any, extent: Any, rasters: RasterO
 
 def _planned(acquisitions: Any, options: Any, names: Any, extent: Any) -> tuple[list[Timestep], Any, Any, CompositePlan]:
     plan = plan_periods(acquisitions, options)
+    check_as_delivered(acquisitions, options)
     if plan.offset_bands:  # the listing's scale and offset differ by baseline; the store takes one for all
         plan = plan_periods(plain_hints(acquisitions), options)
     return plan.timesteps, names, extent, plan
@@ -155,10 +159,14 @@ def open_rasters(
 
 
 def _headers(timesteps: list[Timestep], skip: bool) -> tuple[dict[str, Raster], list[str]]:
+    """The headers of the scenes' band files, and the files (bands' or a composite's masks') that
+    cannot be read; those are an error unless `skip`."""
     found = dict(zip(uris(timesteps), read_headers(uris(timesteps)), strict=False))
-    unreadable = [uri for uri, header in found.items() if isinstance(header, Unreadable)]
+    masks = uris(timesteps, masks=True)
+    judged = found | dict(zip(masks, read_headers(masks), strict=False)) if masks else found
+    unreadable = [uri for uri, header in judged.items() if isinstance(header, Unreadable)]
     if unreadable and not skip:
-        error = found[unreadable[0]]
+        error = judged[unreadable[0]]
         assert isinstance(error, Unreadable)
         raise error
     return {u: h for u, h in found.items() if isinstance(h, Raster)}, unreadable

@@ -67,16 +67,17 @@ class Acquisition:
     boa_offset: bool | None = None
 
 
-def uris(timesteps: Sequence[Timestep]) -> list[str]:
-    """Every file once, in order of first use."""
-    return list(dict.fromkeys(a.uri for t in timesteps for s in t.scenes for a in s.assets))
+def uris(timesteps: Sequence[Timestep], masks: bool = False) -> list[str]:
+    """Every file once, in order of first use; with `masks`, the scenes' mask files instead."""
+    return list(dict.fromkeys(a.uri for t in timesteps for s in t.scenes for a in (s.masks if masks else s.assets)))
 
 
 def without(timesteps: Sequence[Timestep], skipped: set[str]) -> list[Timestep]:
-    """The timesteps without the scenes that use a skipped file; a timestep left empty is dropped."""
+    """The timesteps without the scenes that use a skipped file (a band's or a mask's); a timestep
+    left empty is dropped."""
     kept = []
     for step in timesteps:
-        scenes = tuple(s for s in step.scenes if not any(a.uri in skipped for a in s.assets))
+        scenes = tuple(s for s in step.scenes if not any(a.uri in skipped for a in (*s.assets, *s.masks)))
         if scenes:
             kept.append(replace(step, scenes=scenes))
     if not kept:

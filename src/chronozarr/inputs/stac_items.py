@@ -75,7 +75,7 @@ def stac_acquisitions(text: str, where: str, assets: Sequence[str] | None, masks
     found = []
     for item in items:
         scene = _scene(item, assets, where)
-        mask_assets = _scene(item, masks, where).assets if masks else ()
+        mask_assets = _scene(item, masks, where, masks=True).assets if masks else ()
         found.append(Acquisition(
             _datetime(item, where), Scene(scene.assets, scene.label, tuple(Asset(a.uri) for a in mask_assets)),
             collection=item.collection_id, platform=item.common_metadata.platform, **_sentinel2(item),
@@ -125,15 +125,19 @@ def _datetime(item: Any, where: str) -> np.datetime64:
     return np.datetime64(stamp, "ns")
 
 
-def _scene(item: Any, keys: Sequence[str], where: str) -> Scene:
+def _scene(item: Any, keys: Sequence[str], where: str, masks: bool = False) -> Scene:
+    """The item's assets `keys`; mask assets (`masks`) are matched in any case when the key is not
+    there as written (Earth Search's `scl` is Planetary Computer's `SCL`)."""
     chosen = []
     for key in keys:
         asset = item.assets.get(key)
+        if asset is None and masks:
+            folded = [k for k in item.assets if k.lower() == key.lower()]
+            asset = item.assets[folded[0]] if len(folded) == 1 else None
         if asset is None:
-            raise InputError(
-                f"{where}: item {item.id} has no asset {key!r} (its assets are {', '.join(sorted(item.assets))}); "
-                "drop it from --assets, or remove the item from the collection"
-            )
+            fix = ("name the item's mask asset in --valid or --mask-bits" if masks
+                   else "drop it from --assets, or remove the item from the collection")
+            raise InputError(f"{where}: item {item.id} has no asset {key!r} (its assets are {', '.join(sorted(item.assets))}); {fix}")
         chosen.append(Asset(gdal_path(asset.href, where), _hints(key, asset.extra_fields)))
     return Scene(tuple(chosen), f"item {item.id}")
 
