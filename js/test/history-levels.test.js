@@ -18,7 +18,7 @@ const run = spawnSync(python, [join(repo, 'js/test/history_levels.py'), work], {
 if (run.status !== 0) throw new Error(run.stderr);
 const want = JSON.parse(run.stdout);
 
-/** @param {Awaited<ReturnType<Awaited<ReturnType<typeof openStore>>['readRegionSeries']>>} got */
+/** @param {import('../src/reader/region-series.js').SeriesResult} got */
 function matchesNumpy(got) {
   assert.equal(got.level, want.lod);
   assert.deepEqual(got.validPixels, want.validPixels);

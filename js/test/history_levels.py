@@ -18,10 +18,11 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 
-import chronozarr  # noqa: E402
 from conftest import make_series  # noqa: E402
 from expected import pyramid  # noqa: E402
 from history_stores import as_version_1_2, damage_shards  # noqa: E402
+
+import chronozarr  # noqa: E402
 
 X0, Y0 = 500_000.0, 5_000_000.0
 N_TIME, H, W, CS = 40, 128, 128, 32
