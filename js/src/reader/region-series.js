@@ -88,7 +88,9 @@ export function createRegionSeries({ meta, getCell, historyAt, bounded }) {
     /** @returns {SeriesResult} */
     const partial = (/** @type {number} */ dates) => ({ ...result(s, wanted, level, pieces, metres), source, dates });
     if (!fromHistory) {
-      const cell = (/** @type {typeof pieces[number]} */ p, /** @type {number} */ t) => getCell(level.index, p.row, p.col, t, { signal, priority });
+      // One read per date and cell: the background rank, whatever the call's, so it never holds
+      // the connections a frame on screen waits for (the history path's few reads keep the call's).
+      const cell = (/** @type {typeof pieces[number]} */ p, /** @type {number} */ t) => getCell(level.index, p.row, p.col, t, { signal, priority: 'background' });
       await readChunks(meta.bands, s, pieces, wanted, nT, cell, validity, (dates) => onProgress?.(partial(dates)));
     } else onProgress?.(partial(nT));
     return partial(nT);
