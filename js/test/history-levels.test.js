@@ -79,6 +79,21 @@ describe('a coarse level over HTTP', () => {
     }
   });
 
+  test("a pixel's history at level 1 is its block means, in two requests from the level's history", async () => {
+    for (const [name, cost] of [['with', 2], ['without', want.nTime]]) {
+      const { fetch, log } = countingFetch();
+      const store = await openStore(`${server.url}/${name}`, { fetch, workers: 0 });
+      try {
+        const opened = log.length;
+        const got = await store.readPoint(want.pixel.y, want.pixel.x, { lod: 1 });
+        assert.deepEqual(got.map((bands) => Array.from(bands)), want.pixel.values, name);
+        assert.equal(log.length - opened, cost, `${name} requests`);
+      } finally {
+        store.close();
+      }
+    }
+  });
+
   test('a damaged coarse history is named once and the chunks answer', async () => {
     const { got, said } = await series('damaged');
     assert.equal(got.source, 'chunks');

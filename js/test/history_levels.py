@@ -41,11 +41,13 @@ def main(out: Path) -> None:
         shutil.copytree(out / "with", out / name)
     as_version_1_2(out / "old")
     damage_shards(out / "damaged", "history_1")
-    level1 = pyramid(values, None, None, 0, 2)[1][0][:, :, 5:59, 5:59].astype(np.float64)
+    whole = pyramid(values, None, None, 0, 2)[1][0]
+    pixel = {"y": 40, "x": 21, "values": whole[:, :, 40, 21].tolist()}
+    level1 = whole[:, :, 5:59, 5:59].astype(np.float64)
     valid = level1 != 0
     count = valid.sum(axis=(2, 3))
     mean = np.where(valid, level1, 0).sum(axis=(2, 3)) / np.maximum(count, 1)
-    print(json.dumps({"box": BOX, "lod": 1, "nTime": N_TIME, "validPixels": count.tolist(), "mean": mean.tolist()}))
+    print(json.dumps({"box": BOX, "lod": 1, "nTime": N_TIME, "validPixels": count.tolist(), "mean": mean.tolist(), "pixel": pixel}))
 
 
 if __name__ == "__main__":

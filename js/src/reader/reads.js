@@ -27,7 +27,7 @@ export function createReads(ctx, { values, storedValues, prefetch: prefetchCells
   const { prefetch, prefetchHistory } = createReadAhead(meta, checks, prefetchCells, history);
   const where = ctx.transport.url('zarr.json');
   const closed = () => ctx.state.closed;
-  const points = createPointReads({ level: checks.level, getCell, getMask, nBand: meta.bands.length, nTime: meta.times.length, history, bounded, where, closed });
+  const points = createPointReads({ level: checks.level, getCell, getMask, nBand: meta.bands.length, nTime: meta.times.length, historyAt, bounded, where, closed });
   const { readPixel, samplePixel, readPoint, readPointMask } = points;
   const { readRegionSeries } = createRegionSeries({ meta, getCell, historyAt, bounded });
   return { getCell, getMask, getCoverage, readPixel, samplePixel, readPoint, readPointMask, readRegionSeries, prefetch, prefetchHistory };
