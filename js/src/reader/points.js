@@ -27,15 +27,7 @@ import { ticketFor } from './limiter.js';
  * @param {() => boolean} o.closed the store is closed (its reads fail for that, not for damage)
  */
 export function createPointReads({ level, getCell, getMask, nBand, nTime, historyAt, bounded, where, closed }) {
-  /** @type {Map<number, ReturnType<typeof createHistoryFallback>>} */
-  const fallbacks = new Map();
-  /** The level's history reads and its fallback, or null when the level has no history. @param {number} lod */
-  const historyOf = (lod) => {
-    const history = historyAt(lod);
-    if (!history) return null;
-    if (!fallbacks.has(lod)) fallbacks.set(lod, createHistoryFallback({ history, bounded, where, closed, lod }));
-    return { history, fromHistory: /** @type {ReturnType<typeof createHistoryFallback>} */ (fallbacks.get(lod)) };
-  };
+  const historyOf = historyLookup({ historyAt, bounded, where, closed });
   /** The level and the cell position of pixel (x, y), or a RangeError. @param {number} lod @param {number} x @param {number} y */
   function locate(lod, x, y) {
     const lvl = level(lod);
@@ -108,6 +100,22 @@ export function createPointReads({ level, getCell, getMask, nBand, nTime, histor
   }
 
   return { readPixel, samplePixel, readPoint, readPointMask };
+}
+
+/**
+ * A level's history reads with their fallback (one per level, made when first asked), or null
+ * when the level has no history.
+ * @param {{ historyAt: (level: number) => ReturnType<typeof import('./history.js').createHistoryReads> | null, bounded: import('./dataset.js').Bounded, where: string, closed: () => boolean }} o
+ */
+function historyLookup({ historyAt, bounded, where, closed }) {
+  /** @type {Map<number, ReturnType<typeof createHistoryFallback>>} */
+  const fallbacks = new Map();
+  return (/** @type {number} */ lod) => {
+    const history = historyAt(lod);
+    if (!history) return null;
+    if (!fallbacks.has(lod)) fallbacks.set(lod, createHistoryFallback({ history, bounded, where, closed, lod }));
+    return { history, fromHistory: /** @type {ReturnType<typeof createHistoryFallback>} */ (fallbacks.get(lod)) };
+  };
 }
 
 /**
