@@ -159,9 +159,9 @@ TOOLS = {  # name: (store with the history array?, reader, kind, work)
     "chronozarr, store with the history array": (True, chronozarr_series, "subject",
         "open_store(url).read_region_series(box): every date from the time-major history array and its mask copy"),
     "chronozarr, no history array": (False, chronozarr_series, "peer",
-        "the same call on the store without the array: the box's level-0 data and mask chunks, every date"),
+        "the same call on the store without the array: the box's data and mask chunks of the level read, every date"),
     "xarray + dask": (False, xarray_series, "peer",
-        "xr.open_zarr(url, group='0').sel(y=, x=) of the box, * scale + offset, .where(mask == 1), mean/std/min/max/count over (y, x), one dask compute"),
+        "xr.open_zarr(url, group=level).sel(y=, x=) of the box, * scale + offset, .where(mask == 1), mean/std/min/max/count over (y, x), one dask compute"),
 }
 
 
