@@ -3,6 +3,7 @@ the history array, next to the xarray selection and masked reduction a user writ
 
     python bench/region.py            # the demo series: 120 dates x 4 bands x 768 x 1024, cells of 256
     python bench/region.py --small    # 24 dates x 96 x 128, cells of 32, a box of 32 px
+    python bench/region.py --lod 2    # the same box read at level 2 (results/region-lod2.json)
 
 The demo series (chronozarr.demo: a masked river scene, reflectance x 10^4) is encoded twice as
 `chronozarr demo` encodes it but with encoding `none` (what xarray reads as values), once more
@@ -85,12 +86,15 @@ def region_box(store: Path, shape: dict[str, int]) -> tuple[tuple[float, float, 
     return (west, south, east, north), (slice(top, top + size), slice(left, left + size))
 
 
+LOD: int | None = None  # --lod: the level every tool reads (None: chronozarr's default, level 0 for the box)
+
+
 def chronozarr_series(url: str, box: tuple[float, float, float, float]) -> dict[str, Any]:
     """read_region_series on a fresh handle: the statistics as (time, band) arrays, and the level."""
     import chronozarr
 
     with chronozarr.open_store(url) as store:
-        ds = store.read_region_series(box)
+        ds = store.read_region_series(box, lod=LOD)
     out: dict[str, Any] = {k: ds[k].values for k in STATS}
     out["valid_pixels"] = ds["valid_pixels"].values
     out["level"] = int(ds.attrs["level"])
@@ -102,7 +106,7 @@ def xarray_series(url: str, box: tuple[float, float, float, float]) -> dict[str,
     import xarray as xr
 
     west, south, east, north = box
-    ds = xr.open_zarr(url, group="0", consolidated=True)  # HTTP lists no directory: the root's consolidated metadata
+    ds = xr.open_zarr(url, group=str(LOD or 0), consolidated=True)  # HTTP lists no directory: the root's consolidated metadata
     part = ds.sel(y=slice(north, south), x=slice(west, east))
     scale = xr.DataArray([b.scale for b in _bands(url)], dims="band")
     offset = xr.DataArray([b.offset for b in _bands(url)], dims="band")
@@ -112,7 +116,7 @@ def xarray_series(url: str, box: tuple[float, float, float, float]) -> dict[str,
         "max": values.max(("y", "x")), "valid_pixels": values.count(("y", "x")),
     }).transpose("time", "band").compute()
     out: dict[str, Any] = {k: reduced[k].values for k in (*STATS, "valid_pixels")}
-    out["level"] = 0
+    out["level"] = LOD or 0
     return out
 
 
@@ -155,9 +159,9 @@ TOOLS = {  # name: (store with the history array?, reader, kind, work)
     "chronozarr, store with the history array": (True, chronozarr_series, "subject",
         "open_store(url).read_region_series(box): every date from the time-major history array and its mask copy"),
     "chronozarr, no history array": (False, chronozarr_series, "peer",
-        "the same call on the store without the array: the box's level-0 data and mask chunks, every date"),
+        "the same call on the store without the array: the box's data and mask chunks of the level read, every date"),
     "xarray + dask": (False, xarray_series, "peer",
-        "xr.open_zarr(url, group='0').sel(y=, x=) of the box, * scale + offset, .where(mask == 1), mean/std/min/max/count over (y, x), one dask compute"),
+        "xr.open_zarr(url, group=level).sel(y=, x=) of the box, * scale + offset, .where(mask == 1), mean/std/min/max/count over (y, x), one dask compute"),
 }
 
 
@@ -177,7 +181,7 @@ def run(shape: dict[str, int], runs: int, work: Path = WORK) -> dict[str, Any]:
                 import chronozarr
 
                 with chronozarr.open_store(url[hist]) as store:
-                    sources[name] = store.read_region_series(box).attrs["source"]
+                    sources[name] = store.read_region_series(box, lod=LOD).attrs["source"]
         measured: dict[str, list[tuple[float, int, int]]] = {name: [] for name in TOOLS}
         for _ in range(runs):
             for name, (hist, reader, _, _) in TOOLS.items():
@@ -191,7 +195,8 @@ def run(shape: dict[str, int], runs: int, work: Path = WORK) -> dict[str, Any]:
 def document(out: dict[str, Any]) -> dict[str, Any]:
     shape, rows, cols = out["shape"], out["rows"], out["cols"]
     group = f"HTTP on 127.0.0.1, {LATENCY * 1000:.0f} ms per request"
-    op = f"region series: {shape['region']} x {shape['region']} px, {shape['n_time']} dates, 4 bands"
+    at = "px" if LOD is None else f"level-0 px read at level {LOD}"
+    op = f"region series: {shape['region']} x {shape['region']} {at}, {shape['n_time']} dates, 4 bands"
     table = []
     for name, (_, _, kind, work) in TOOLS.items():
         runs_of = out["measured"][name]
@@ -204,14 +209,17 @@ def document(out: dict[str, Any]) -> dict[str, Any]:
     med = lambda rs, i: float(np.median([r[i] for r in rs]))  # noqa: E731
     ratios = {name: {"seconds": med(subject, 0) / med(rs, 0), "requests": med(subject, 1) / med(rs, 1)} for name, rs in peers.items()}
     cells = f"level-0 rows {rows.start}-{rows.stop}, columns {cols.start}-{cols.stop} (cells of {shape['chunk']} px)"
+    name, title = "region", "Region series: an area's every date over HTTP, chronozarr and xarray"
+    if LOD is not None:
+        name, title = f"region-lod{LOD}", f"Region series read at level {LOD}: an area's every date over HTTP, chronozarr and xarray"
     return record.document(
-        "region", "Region series: an area's every date over HTTP, chronozarr and xarray",
+        name, title,
         machine={**_common.machine(), "load_average_at_start": [round(v, 2) for v in out["load"]]}, date=out["started"],
         setup={
             "series": f"the demo series (chronozarr.demo): {shape['n_time']} dates x 4 bands x {shape['height']} x {shape['width']} uint16 with a mask, "
                       f"encoded as `chronozarr demo` does but with encoding none ({out['stores'][0]}) and with --history ({out['stores'][1]})",
             "region": f"the centred box of {shape['region']} x {shape['region']} level-0 pixels, edges on pixel edges: {cells}; "
-                      f"read at level {out['level']} (the finest within the pixel budget)",
+                      f"read at level {out['level']} ({'the finest within the pixel budget' if LOD is None else 'asked for with --lod'})",
             "http": f"chronozarr's static server (its own process) on 127.0.0.1, {LATENCY * 1000:.0f} ms slept before every response; requests and bytes counted there",
             "runs": f"{len(subject)} cold runs per tool (a fresh handle each: open, then the whole series), round-robin",
             "values": f"{out['compared']} statistics equal between every tool (valid pixels exactly, the rest to 1e-9), checked before timing",
@@ -229,14 +237,18 @@ def main() -> None:
     parser.add_argument("--small", action="store_true")
     parser.add_argument("--shape", metavar="N_TIME,HEIGHT,WIDTH,CHUNK,REGION", help="another size (the tests use a tiny one)")
     parser.add_argument("--runs", type=int, default=None, help=f"timed runs per tool (default {RUNS}, 2 quick)")
-    parser.add_argument("--output", type=Path, default=record.RESULTS / "region.json")
+    parser.add_argument("--lod", type=int, default=None, help="the level every tool reads (default: chronozarr's choice, level 0)")
+    parser.add_argument("--output", type=Path, default=None, help="default results/region.json, or region-lodK.json with --lod")
     parser.add_argument("--work", type=Path, default=WORK, help="where the stores are written (once) and kept")
     args = parser.parse_args()
     shape = SMALL if args.small or record.quick() else FULL
     if args.shape:
         shape = dict(zip(("n_time", "height", "width", "chunk", "region"), (int(v) for v in args.shape.split(",")), strict=True))
+    global LOD
+    LOD = args.lod
     out = run(shape, args.runs or (2 if record.quick() else RUNS), args.work)
-    print(f"wrote {record.write(document(out), args.output)}")
+    output = args.output or record.RESULTS / ("region.json" if LOD is None else f"region-lod{LOD}.json")
+    print(f"wrote {record.write(document(out), output)}")
 
 
 if __name__ == "__main__":

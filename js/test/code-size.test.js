@@ -18,7 +18,6 @@ const FUNCTION_LINES = 80;
 
 /** The functions over the rule, each to be split by job, with their lines now: a ceiling, not an allowance. @type {Record<string, number>} */
 const LONG = {
-  'src/reader/history.js:createHistoryReads': 178,
   // the area series (issue 39), counted with their closures once the branches met
   'src/reader/history-window.js:createWindowReads': 85,
 };

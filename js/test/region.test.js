@@ -39,6 +39,7 @@ for (const [name, { path, series }] of Object.entries(cases).filter(([k]) => k !
         // Cold, the first area from the history array costs what it costs Python: an index and a
         // range per shard (the chunk path's counts differ: Python does not count a missing key).
         if (i === 0 && want.source === 'history') assert.equal(store.stats().requests - before, want.requests, `${what} requests`);
+        if (i === 0 && name.endsWith('coarse-first')) assert.deepEqual([want.level, want.source, want.requests], [1, 'history', 2], 'level 1 from its history');
         assert.equal(got.level, want.level, what);
         assert.equal(got.source, want.source, what);
         assert.equal(got.regionPixels, want.regionPixels, what);

@@ -24,6 +24,8 @@ STORES = {
     "null-nodata": {"nodata": None, "encoding": "none"},
     "mask-history": {"encoding": "star-delta", "anchor_interval": 2, "history": True},
     "nodata-history": {"nodata": 0, "encoding": "none", "history": True},
+    # the level-1 area first on a fresh handle: a coarse level's history (format 1.3), cold
+    "nodata-history-coarse-first": {"nodata": 0, "encoding": "star-delta", "anchor_interval": 2, "history": True, "coarse_first": True},
 }
 AREAS = [
     ("box-on-centres", [X0 + 35, Y0 - 305, X0 + 205, Y0 - 45], None),
@@ -44,6 +46,7 @@ def main(out: Path) -> None:
     for name, options in STORES.items():
         v = values.copy()
         opts = dict(options)
+        areas = sorted(AREAS, key=lambda area: area[2] is None) if opts.pop("coarse_first", False) else AREAS
         if name.startswith("nodata"):
             v[rng.random(v.shape) < 0.2] = 0
             v[2] = 0
@@ -58,7 +61,7 @@ def main(out: Path) -> None:
         chronozarr.encode(da, path, crs="EPSG:32631", chunk_size=16, bands=BANDS, progress=False, **opts)
         series = []
         with chronozarr.open_dataset(path) as store:
-            for label, geometry, lod in AREAS:
+            for label, geometry, lod in areas:
                 for bands in (None, ["ndvi", "water"]):
                     before = store.stats.requests  # the first area on a fresh handle: what a cold read costs
                     ds = store.read_region_series(tuple(geometry) if isinstance(geometry, list) else geometry, lod=lod, bands=bands)

@@ -115,3 +115,45 @@ test('the chart: a point per date with a valid pixel, as opaque as the valid sha
   assert.equal(readoutText(d, 1), '2020-02-01: #1 B04: mean – · std – · min – · max – · 0 of 8 valid pixels');
   assert.equal(readoutText({ ...d, regions: [{ id: 3, color: '#fff', series: null }] }, 0), '2020-01-01: #3 reading…');
 });
+
+test('a series still filling in: the chart draws the dates read, the valid line stops there, the readout waits for the rest', async () => {
+  const { readoutText, regionChartMarkup } = await import('../viewer/region-chart.js');
+  const series = {
+    level: 1, pixelSize: 20, regionPixels: 4, bands: ['B04'], dates: 2,
+    validPixels: [[4], [2], [0]],
+    mean: [[0.5], [0.25], [null]], std: [[0], [0], [null]], min: [[0.5], [0.25], [null]], max: [[0.5], [0.25], [null]],
+  };
+  const d = { title: 't', times: ['2020-01-01T00:00:00Z', '2020-02-01T00:00:00Z', '2020-03-01T00:00:00Z'], t: 0, stat: /** @type {const} */ ('mean'), regions: [{ id: 2, color: '#0f0', series }] };
+  const { html } = regionChartMarkup(d);
+  assert.deepEqual([...html.matchAll(/data-t="(\d+)"/g)].map((m) => Number(m[1])), [0, 1]);
+  const valid = /class="region-valid" d="([^"]*)"/.exec(html)?.[1] ?? '';
+  assert.equal((valid.match(/[ML]/g) ?? []).length, 2, `the valid share is drawn for the two dates read only: ${valid}`);
+  assert.equal(readoutText(d, 2), '2020-03-01: #2 reading…');
+  assert.match(readoutText(d, 1), /^2020-02-01: #2 B04: mean 0.25 /);
+});
+
+test('a region read from the per-date chunks: each batch of dates reaches the panel, then the complete series', async () => {
+  const { createLoads, shown } = await import('../viewer/region-panel.js');
+  const full = { level: 0, pixelSize: 10, regionPixels: 1, bands: ['B04'], validPixels: [[1], [1]], mean: [[1], [2]], std: [[0], [0]], min: [[1], [2]], max: [[1], [2]], source: 'chunks', dates: 2 };
+  /** @type {(v: unknown) => void} */
+  let finish = () => {};
+  /** @type {any} */
+  let asked;
+  const store = { readRegionSeries: (/** @type {unknown} */ _g, /** @type {any} */ o) => ((asked = o), new Promise((resolve) => (finish = resolve))) };
+  const events = /** @type {string[]} */ ([]);
+  const loads = createLoads(/** @type {any} */ (store), (_r, load) => void events.push(`done ${load.series?.dates}`), () => void events.push('progress'));
+  loads.sync([/** @type {any} */ ({ id: 1, color: '#f00', shape: { kind: 'box', box: [0, 0, 10, 10] } })], ['B04']);
+  assert.equal(asked.priority, 'ahead');
+  assert.equal(shown(loads.get(1)), null);
+  asked.onProgress({ ...full, dates: 1, validPixels: [[1], [0]], mean: [[1], [null]] });
+  assert.deepEqual(events, ['progress']);
+  assert.equal(shown(loads.get(1))?.dates, 1);
+  assert.equal(loads.get(1)?.series, null);
+  finish(full);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(events, ['progress', 'done 2']);
+  assert.equal(shown(loads.get(1))?.dates, 2);
+  asked.onProgress({ ...full, dates: 1 }); // a late call after the end changes nothing
+  assert.deepEqual(events, ['progress', 'done 2']);
+  loads.stop();
+});

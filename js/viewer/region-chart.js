@@ -58,10 +58,11 @@ export function regionChartMarkup(d) {
   for (const r of d.regions) {
     if (!r.series) continue;
     const s = r.series;
+    const arrived = (/** @type {number} */ t) => s.dates == null || t < s.dates; // a series filling in: later dates not read yet
     s.bands.forEach((band, k) => {
       const dash = DASHES[k % DASHES.length] ? ` stroke-dasharray="${DASHES[k % DASHES.length]}"` : '';
       out.push(`<path class="region-line" data-region="${r.id}" data-band="${esc(band)}" d="${path(s[d.stat].map((v) => v?.[k] ?? null), xs, y)}" fill="none" stroke="${r.color}"${dash} stroke-width="1.4" vector-effect="non-scaling-stroke"/>`);
-      if (k === 0) out.push(`<path class="region-valid" d="${path(s.validPixels.map((v) => v[0] / Math.max(1, s.regionPixels)), xs, share)}" fill="none" stroke="${r.color}" stroke-opacity="0.5" stroke-width="0.8" stroke-dasharray="1 2" vector-effect="non-scaling-stroke"/>`);
+      if (k === 0) out.push(`<path class="region-valid" d="${path(s.validPixels.map((v, t) => (arrived(t) ? v[0] / Math.max(1, s.regionPixels) : null)), xs, share)}" fill="none" stroke="${r.color}" stroke-opacity="0.5" stroke-width="0.8" stroke-dasharray="1 2" vector-effect="non-scaling-stroke"/>`);
       s[d.stat].forEach((v, t) => {
         const value = v[k];
         const f = s.validPixels[t][k] / Math.max(1, s.regionPixels);
@@ -99,7 +100,7 @@ export function readoutText(d, t) {
   const f = (/** @type {number | null} */ v) => (v == null ? '–' : formatTick(v, 4));
   const parts = d.regions.flatMap((r) => {
     const s = r.series;
-    if (!s) return [`#${r.id} reading…`];
+    if (!s || (s.dates != null && t >= s.dates)) return [`#${r.id} reading…`];
     return s.bands.map((band, k) => `#${r.id} ${band}: mean ${f(s.mean[t][k])} · std ${f(s.std[t][k])} · min ${f(s.min[t][k])} · max ${f(s.max[t][k])} · ${s.validPixels[t][k]} of ${s.regionPixels} valid pixels`);
   });
   return `${d.times[t].slice(0, 10)}: ${parts.join('; ')}`;

@@ -3,9 +3,10 @@
  * region's series of the product or band on screen (region-chart.js) with its hover readout, and
  * the CSV and PNG exports. Each region's series is one `readRegionSeries` call of the reader, so
  * its reads go through the reader's cache and limiter (the `ahead` rank, as the map's read-ahead of
- * the next dates);
- * the reader answers once the whole series is in, so the chart shows a region when its series is
- * complete. A complete series goes to the host as `chronozarr:region`.
+ * the next dates, for a level with a history array; the per-date fallback runs in the `background`
+ * rank). From a history array a series arrives whole; from the per-date chunks the chart fills in
+ * as each batch of dates arrives (the reader's `onProgress`), the caption counting them. Only a
+ * complete series goes to the host as `chronozarr:region` and into the CSV.
  * @module
  */
 import { findElement } from '../lib/dom.js';
@@ -34,15 +35,23 @@ export function regionQuantities(store, { product, band }) {
   return productBands(product, store.attrs.bands, band).filter((i) => i >= 0).map((i) => store.attrs.bands[i].name);
 }
 
-/** @typedef {{ key: string, ctrl: AbortController, series: (import('./region-shapes.js').RegionSeries & Record<string, unknown>) | null, error: string | null }} Load */
+/**
+ * One region's read: its complete series, or the part read so far, or why it failed.
+ * @typedef {{ key: string, ctrl: AbortController, series: (import('./region-shapes.js').RegionSeries & Record<string, unknown>) | null,
+ *   partial: import('./region-shapes.js').RegionSeries | null, error: string | null }} Load
+ */
+
+/** What the chart shows of a read: the complete series, else the dates read so far. @param {Load | null} load */
+export const shown = (load) => load?.series ?? load?.partial ?? null;
 
 /**
  * The series of the regions held, one read per region and quantity (a region moved, or another
  * product, is read again; the one before is aborted).
  * @param {Pick<import('../lib/typedefs.js').Store, 'readRegionSeries'>} store
  * @param {(r: import('./region-layer.js').Region, load: Load) => void} done a read ended (series or error)
+ * @param {() => void} progress more dates of a read arrived
  */
-function createLoads(store, done) {
+export function createLoads(store, done, progress) {
   /** @type {Map<number, Load>} */
   const loads = new Map();
   /** @param {import('./region-layer.js').Region[]} regions @param {string[]} bands */
@@ -54,9 +63,14 @@ function createLoads(store, done) {
       if (loads.get(r.id)?.key === key) continue;
       loads.get(r.id)?.ctrl.abort();
       /** @type {Load} */
-      const load = { key, ctrl: new AbortController(), series: null, error: null };
+      const load = { key, ctrl: new AbortController(), series: null, partial: null, error: null };
       loads.set(r.id, load);
-      store.readRegionSeries(readerGeometry(r.shape), { bands, signal: load.ctrl.signal, priority: PRIORITY }).then(
+      const onProgress = (/** @type {unknown} */ partial) => {
+        if (load.ctrl.signal.aborted || load.series) return;
+        load.partial = /** @type {Load['partial']} */ (partial);
+        progress();
+      };
+      store.readRegionSeries(readerGeometry(r.shape), { bands, signal: load.ctrl.signal, priority: PRIORITY, onProgress }).then(
         (s) => (load.series = /** @type {Load['series']} */ (s)),
         (err) => (load.error = err instanceof Error ? err.message : String(err)),
       ).then(() => !load.ctrl.signal.aborted && done(r, load));
@@ -87,7 +101,7 @@ export function createRegionPanel({ store, host, look, setT, remove, embed, file
   const loads = createLoads(store, (r, load) => {
     draw();
     if (load.series) embed.send('chronozarr:region', { id: r.id, color: r.color, region: encodeShape(r.shape), geometry: readerGeometry(r.shape), times: store.times, ...load.series });
-  });
+  }, () => draw());
   const chart = createRegionChart(q('.region-chart-host'), {
     onPick: (t) => setT(t),
     onHover: (t) => (q('.region-readout').textContent = t == null ? '' : readoutText(data(), t)),
@@ -95,8 +109,11 @@ export function createRegionPanel({ store, host, look, setT, remove, embed, file
   const data = () => {
     const l = look();
     const what = regionQuantities(store, l).join(', ');
-    return { title: `${stat.value} of ${what} per date`, times: store.times, t: l.t, stat: /** @type {import('./region-chart.js').Stat} */ (stat.value), regions: held.map((r) => ({ id: r.id, color: r.color, series: loads.get(r.id)?.series ?? null })) };
+    return { title: `${stat.value} of ${what} per date`, times: store.times, t: l.t, stat: /** @type {import('./region-chart.js').Stat} */ (stat.value), regions: held.map((r) => ({ id: r.id, color: r.color, series: shown(loads.get(r.id)) })) };
   };
+
+  /** A read under way: how many of the dates have arrived, when it reads them date by date. @param {Load | null | undefined} l */
+  const reading = (l) => (l?.partial?.dates != null ? `reading… ${l.partial.dates} of ${store.times.length} dates` : 'reading…');
 
   function draw() {
     host.hidden = held.length === 0;
@@ -104,7 +121,7 @@ export function createRegionPanel({ store, host, look, setT, remove, embed, file
     const d = data();
     chart.render(d);
     const states = held.map((r) => ({ r, l: loads.get(r.id) }));
-    q('.region-caption').textContent = states.map(({ r, l }) => `#${r.id}: ${l?.error ? `could not be read: ${l.error}` : l?.series ? `level ${l.series.level} (${l.series.pixelSize} per pixel), ${l.series.regionPixels} pixels` : 'reading…'}`).join(' · ')
+    q('.region-caption').textContent = states.map(({ r, l }) => `#${r.id}: ${l?.error ? `could not be read: ${l.error}` : l?.series ? `level ${l.series.level} (${l.series.pixelSize} per pixel), ${l.series.regionPixels} pixels` : reading(l)}`).join(' · ')
       + '. Points fade with the share of valid pixels (dotted line, right axis). Click the chart to jump to a date.';
     host.dataset.complete = String(states.every(({ l }) => l?.series || l?.error));
   }

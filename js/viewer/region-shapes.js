@@ -161,6 +161,7 @@ export function mapShape(shape, f) {
  * @property {(number | null)[][]} std
  * @property {(number | null)[][]} min
  * @property {(number | null)[][]} max
+ * @property {number} [dates] of a series still being read: how many dates have arrived (the first ones)
  */
 
 export const CSV_HEADER = ['region', 'time', 'band', 'level', 'valid_pixels', 'mean', 'std', 'min', 'max'];

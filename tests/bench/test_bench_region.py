@@ -35,6 +35,18 @@ def test_a_tiny_run_records_every_tool_with_the_values_they_agree_on(tmp_path: P
     assert set(doc["raw"]["ratios_to_peers"]) == {"chronozarr, no history array", "xarray + dask"}
 
 
+def test_a_run_at_a_coarser_level_reads_that_levels_history(tmp_path: Path) -> None:
+    """--lod 1: every tool reads level 1; chronozarr's store with history answers from history_1 (format 1.3)."""
+    out = tmp_path / "region-lod1.json"
+    shape = ",".join(str(TINY[k]) for k in ("n_time", "height", "width", "chunk", "region"))
+    run = subprocess.run([sys.executable, str(BENCH / "region.py"), "--shape", shape, "--runs", "1", "--work", str(tmp_path), "--lod", "1",
+                          "--output", str(out)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(out.read_text())
+    assert doc["benchmark"] == "region-lod1" and "read at level 1" in doc["rows"][0]["op"]
+    assert [r["facts"]["source"] for r in doc["rows"][:2]] == ["history", "chunks"]
+
+
 def test_the_box_holds_exactly_the_centred_pixels(tmp_path: Path) -> None:
     plain, _ = region.write_stores(tmp_path, TINY)
     box, (rows, cols) = region.region_box(plain, TINY)

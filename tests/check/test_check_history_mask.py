@@ -71,7 +71,12 @@ def test_a_malformed_mask_declaration_fails_naming_the_field(pair, tmp_path, fie
 
 def test_a_mask_copy_declared_on_a_store_without_a_mask_fails(tmp_path):
     chronozarr.encode(make_series(n_time=12, n_band=2, height=48, width=40, seed=6), tmp_path / "s", **OPTIONS)
-    _edit_declaration(tmp_path / "s", lambda h: h.update(mask_path="history_mask", mask_shard_bytes={}))
+    def declare_copies(h):
+        h.update(mask_path="history_mask", mask_shard_bytes={})
+        for k, entry in h["levels"].items():
+            entry.update(mask_path=f"history_mask_{k}", mask_shard_bytes={})
+
+    _edit_declaration(tmp_path / "s", declare_copies)
     fails = validate(tmp_path / "s").fails
     assert [f.key for f in fails] == ["chronozarr.history"] and "the store has no mask" in fails[0].message
 
@@ -79,10 +84,15 @@ def test_a_mask_copy_declared_on_a_store_without_a_mask_fails(tmp_path):
 def test_a_declaration_without_the_mask_copy_on_a_masked_store_is_valid_and_said_to_lack_the_copy(pair, tmp_path):
     """A 1.0 declaration never has the copy; a later one SHOULD (a 1.0 one would also need level 0's codec)."""
     store = _copy(pair, tmp_path)
-    _edit_declaration(store, lambda h: (h.pop("mask_path"), h.pop("mask_shard_bytes")))
-    shutil.rmtree(store / "history_mask")
+    def drop_copies(h):
+        for entry in (h, *h["levels"].values()):
+            entry.pop("mask_path"), entry.pop("mask_shard_bytes")
+
+    _edit_declaration(store, drop_copies)
     doc = json.loads((store / "zarr.json").read_text())
-    del doc["consolidated_metadata"]["metadata"]["history_mask"]
+    for path in [p for p in doc["consolidated_metadata"]["metadata"] if p.startswith("history_mask")]:
+        shutil.rmtree(store / path)
+        del doc["consolidated_metadata"]["metadata"][path]
     (store / "zarr.json").write_text(json.dumps(doc))
     report = validate(store)
     assert report.ok, report.fails

@@ -38,8 +38,8 @@ def test_a_layout_round_trips_through_its_json():
     layout = HistoryLayout.create(n_time=40, n_band=3, chunk_size=32, inner=8).grown({"1/0/0": 10, "0/0/0": 7})
     doc = layout.to_dict()
     assert doc == {
-        "version": "1.2", "path": "history", "time_cap": 64, "chunk_shape": [64, 3, 8, 8], "shard_shape": [64, 3, 32, 32],
-        "shard_bytes": {"0/0/0": 7, "1/0/0": 10},
+        "version": "1.3", "path": "history", "time_cap": 64, "chunk_shape": [64, 3, 8, 8], "shard_shape": [64, 3, 32, 32],
+        "shard_bytes": {"0/0/0": 7, "1/0/0": 10}, "levels": {},
     }
     assert HistoryLayout.from_dict(doc) == layout
 
@@ -59,6 +59,7 @@ def test_the_mask_copy_has_no_band_axis_its_own_keys_and_round_trips_with_its_sh
 
 def test_a_version_1_0_declaration_without_a_mask_copy_is_read_by_this_reader():
     doc = HistoryLayout.create(n_time=40, n_band=3, chunk_size=32, inner=8).to_dict() | {"version": "1.0"}
+    del doc["levels"]
     layout = HistoryLayout.from_dict(doc)
     assert layout.mask is None and layout.version == "1.0" and layout.to_dict() == doc
 

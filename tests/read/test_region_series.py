@@ -130,6 +130,7 @@ def test_a_coarser_level_gives_the_statistics_of_the_block_means(store):
     with chronozarr.open_dataset(path) as s:
         ds = s.read_region_series((X0 + 35, Y0 - 300, X0 + 250, Y0 - 15), lod=1)
     _check(ds, values, mask, nodata, held, level=1)
+    assert ds.attrs["source"] == ("history" if kind.endswith("history") else "chunks")  # level 1's own history (format 1.3)
 
 
 def test_products_are_computed_per_pixel_then_summarised(store):

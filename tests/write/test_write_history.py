@@ -66,10 +66,12 @@ def test_the_history_array_holds_the_source_values_chunked_along_time(tmp_path, 
     shards = hashes(tmp_path / "s", "history/c/")
     sizes = {key.removeprefix("history/c/"): (tmp_path / "s" / key).stat().st_size for key in shards}
     listed = {f"{k.split('/')[0]}/{k.split('/')[2]}/{k.split('/')[3]}": v for k, v in sizes.items()}
-    assert declaration(tmp_path / "s") == {
-        "version": "1.2", "path": "history", "time_cap": 8, "chunk_shape": [8, 2, 16, 16],
+    declared = declaration(tmp_path / "s")
+    assert {k: v for k, v in declared.items() if k != "levels"} == {
+        "version": "1.3", "path": "history", "time_cap": 8, "chunk_shape": [8, 2, 16, 16],
         "shard_shape": [8, 2, 32, 32], "shard_bytes": listed,
     }
+    assert list(declared["levels"]) == ["1"]  # level 1 (20 x 23) is the last: its grid is 1 x 1
     assert len(listed) == 3 * 2 * 2  # ceil(20 / 8) time blocks x the level-0 grid
 
 
@@ -111,7 +113,9 @@ def test_a_store_with_history_differs_from_one_without_only_by_it(tmp_path, sour
     }
     root_without = json.loads((tmp_path / "without" / "zarr.json").read_text())
     root_with = json.loads((tmp_path / "with" / "zarr.json").read_text())
-    del root_with["attributes"]["chronozarr"]["history"], root_with["consolidated_metadata"]["metadata"]["history"]
+    del root_with["attributes"]["chronozarr"]["history"]
+    for key in [k for k in root_with["consolidated_metadata"]["metadata"] if k.startswith("history")]:
+        del root_with["consolidated_metadata"]["metadata"][key]
     assert root_with == root_without
 
 
@@ -144,8 +148,8 @@ def test_an_encode_killed_in_the_history_phase_is_completed_by_resume(tmp_path, 
     expected = hashes(tmp_path / "reference")
     # After the history phase come the metadata: every zarr.json, coordinate and volatility chunk.
     metadata = sum(1 for k in expected if k.endswith("zarr.json") or k.split("/c/")[0].rpartition("/")[2] in ("time", "band", "y", "x", "volatility"))
-    history_steps = 2 * 12  # each shard, then its record
-    assert total - without == history_steps + 1  # and the history array's zarr.json
+    history_steps = 2 * (12 + 3)  # each shard of level 0 and of level 1, then its record
+    assert total - without == history_steps + 2  # and the history arrays' zarr.json
     start = total - metadata - history_steps
     points = [start + 1, start + 2, start + 13, start + history_steps]
     for kill_after in points:
@@ -178,7 +182,7 @@ def test_a_dask_distributed_encode_writes_the_same_bytes(tmp_path, source):
         chronozarr.encode(source.chunk({"time": 5, "y": 32, "x": 32}), tmp_path / "cluster", **options)
     assert hashes(tmp_path / "cluster") == hashes(tmp_path / "local")
     shards = [t for t in stream.data if str(t["key"]).startswith("chronozarr-H")]
-    assert len(shards) == 12, "every history shard ran as a cluster task"
+    assert len(shards) == 12 + 3, "every history shard of both levels ran as a cluster task"
 
 
 def test_history_options_alone_are_refused(tmp_path, source):

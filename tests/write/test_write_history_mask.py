@@ -51,7 +51,8 @@ def test_the_mask_copy_holds_the_source_mask_chunked_along_time(tmp_path, source
     assert list(copy.metadata.dimension_names) == ["time", "y", "x"] and copy.attrs["_ARRAY_DIMENSIONS"] == ["time", "y", "x"]
     assert "history_mask" in json.loads((tmp_path / "s" / "zarr.json").read_text())["consolidated_metadata"]["metadata"]
     declared = declaration(tmp_path / "s")
-    assert declared["version"] == "1.2" and declared["mask_path"] == "history_mask"
+    assert declared["version"] == "1.3" and declared["mask_path"] == "history_mask"
+    assert declared["levels"]["1"]["mask_path"] == "history_mask_1"
     assert declared["mask_shard_bytes"] == _listed(tmp_path / "s", "history_mask/c") and len(declared["mask_shard_bytes"]) == 12
 
 
@@ -101,11 +102,12 @@ def test_an_encode_killed_in_the_history_phase_is_completed_by_resume(tmp_path, 
     without = count_steps(lambda: chronozarr.encode(da, tmp_path / "plain", mask=mask, **plain))
     total = count_steps(lambda: chronozarr.encode(da, tmp_path / "reference", mask=mask, **options))
     expected = hashes(tmp_path / "reference")
-    shards = len(hashes(tmp_path / "reference", "history/c/")) + len(hashes(tmp_path / "reference", "history_mask/c/"))
-    assert total - without == shards + 12 + 2  # each shard, each task's record, the two zarr.json
+    shards = sum(len(hashes(tmp_path / "reference", f"{path}/c/")) for path in ("history", "history_mask", "history_1", "history_mask_1"))
+    tasks = 12 + 3  # level 0's 3 time blocks x 2 x 2 shards, level 1's 3 x 1 x 1
+    assert total - without == shards + tasks + 4  # each shard, each task's record, the four zarr.json
     metadata = sum(1 for k in expected if k.endswith("zarr.json") or k.split("/c/")[0].rpartition("/")[2] in ("time", "band", "y", "x", "volatility"))
-    start = total - metadata - (shards + 12)
-    for kill_after in (start + 1, start + 2, start + 3, start + 17, start + shards + 11):
+    start = total - metadata - (shards + tasks)
+    for kill_after in (start + 1, start + 2, start + 3, start + 17, start + shards + tasks - 1):
         out = tmp_path / f"killed-{kill_after}"
         assert killed(lambda out=out: chronozarr.encode(da, out, mask=mask, **options), kill_after)
         assert not (out / "zarr.json").exists()

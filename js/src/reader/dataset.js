@@ -13,6 +13,7 @@ import { createChunkBytes } from './chunk-bytes.js';
 import { createDecoding } from './decoding.js';
 import { describe } from './description.js';
 import { StoreError, abortError } from './errors.js';
+import { historyAt as layoutAt } from './history-format.js';
 import { createHistoryReads } from './history.js';
 import { createLimiter } from './limiter.js';
 import { loadMetadata } from './metadata.js';
@@ -134,8 +135,8 @@ export async function openDataset(location, options = {}) {
       call.dispose();
     }
   };
-  const history = meta.history ? createHistoryReads(ctx, meta.history, shardIndex) : null;
-  const reads = createReads(ctx, { values, storedValues, prefetch: prefetcher.prefetch, bounded, history });
+  const { history, historyAt } = historyReads(ctx, shardIndex);
+  const reads = createReads(ctx, { values, storedValues, prefetch: prefetcher.prefetch, bounded, history, historyAt });
   const members = {
     url: base,
     ...describe(meta),
@@ -144,6 +145,28 @@ export async function openDataset(location, options = {}) {
     close,
   };
   return Object.freeze(/** @type {typeof members & ChronoStore} */ (Object.setPrototypeOf(members, ChronoStore.prototype)));
+}
+
+/**
+ * The history reads of every level that has a history array: level 0's made with the store,
+ * a coarser level's (format 1.3) when a call first asks for it; null for a level without one.
+ * @param {import('./context.js').StoreContext} ctx @param {import('./history.js').ShardIndexRead} shardIndex
+ */
+function historyReads(ctx, shardIndex) {
+  const { meta } = ctx;
+  const history = meta.history ? createHistoryReads(ctx, meta.history, shardIndex) : null;
+  /** @type {Map<number, import('./reads.js').History>} */
+  const coarse = new Map();
+  /** @param {number} level @returns {import('./reads.js').History} */
+  const historyAt = (level) => {
+    if (level === 0) return history;
+    if (!coarse.has(level)) {
+      const layout = layoutAt(meta.history, level);
+      coarse.set(level, layout ? createHistoryReads(ctx, layout, shardIndex) : null);
+    }
+    return coarse.get(level) ?? null;
+  };
+  return { history, historyAt };
 }
 
 /**

@@ -141,7 +141,7 @@ async function parseRoot(transport, root, block, signal) {
   if (times.length !== nTime) throw new StoreError(`chronozarr.times lists ${times.length} timesteps but the data array has ${nTime}`);
   if (bands.length !== nBand) throw new StoreError(`chronozarr.bands lists ${bands.length} bands but the data array has ${nBand}`);
   const { anchorIndices, references } = encoding === 'star-delta' ? parseSchedule(temporal, nTime) : { anchorIndices: [], references: new Int32Array(nTime).fill(-1) };
-  const history = await historyLayout(block.history, node, checked[0], transport.url('zarr.json'), signal);
+  const history = await historyLayout(block.history, node, checked, transport.url('zarr.json'), signal);
   return {
     specVersion,
     variable,

@@ -21,13 +21,13 @@ import { ticketFor } from './limiter.js';
  * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal }) => Promise<Readonly<import('./dataset.js').Cell> | null>} o.getMask
  * @param {number} o.nBand
  * @param {number} o.nTime
- * @param {ReturnType<typeof import('./history.js').createHistoryReads> | null} o.history
+ * @param {(level: number) => ReturnType<typeof import('./history.js').createHistoryReads> | null} o.historyAt a level's history reads (level 0's, or a coarser level's from format 1.3), null without one
  * @param {import('./dataset.js').Bounded} o.bounded
  * @param {string} o.where the store's URL, for the warning
  * @param {() => boolean} o.closed the store is closed (its reads fail for that, not for damage)
  */
-export function createPointReads({ level, getCell, getMask, nBand, nTime, history, bounded, where, closed }) {
-  const fromHistory = createHistoryFallback({ history, bounded, where, closed });
+export function createPointReads({ level, getCell, getMask, nBand, nTime, historyAt, bounded, where, closed }) {
+  const historyOf = historyLookup({ historyAt, bounded, where, closed });
   /** The level and the cell position of pixel (x, y), or a RangeError. @param {number} lod @param {number} x @param {number} y */
   function locate(lod, x, y) {
     const lvl = level(lod);
@@ -75,7 +75,8 @@ export function createPointReads({ level, getCell, getMask, nBand, nTime, histor
   async function readPoint(row, col, { lod = 0, times, signal, priority = 'frame' } = {}) {
     const at = locate(lod, col, row);
     const steps = times ?? Array.from({ length: nTime }, (_, t) => t);
-    const found = lod === 0 && history ? await fromHistory(history.pixelHistory, row, col, steps, signal, priority) : null;
+    const h = historyOf(lod);
+    const found = h ? await h.fromHistory(h.history.pixelHistory, row, col, steps, signal, priority) : null;
     return found ?? Promise.all(steps.map((t) => bandsAt(lod, at, t, signal, priority)));
   }
 
@@ -91,7 +92,8 @@ export function createPointReads({ level, getCell, getMask, nBand, nTime, histor
     const at = locate(lod, col, row);
     if (!level(lod).mask) return null;
     const steps = times ?? Array.from({ length: nTime }, (_, t) => t);
-    const found = lod === 0 && history?.hasMask ? await fromHistory(history.pixelMaskHistory, row, col, steps, signal, priority) : null;
+    const h = historyOf(lod);
+    const found = h?.history.hasMask ? await h.fromHistory(h.history.pixelMaskHistory, row, col, steps, signal, priority) : null;
     if (found) return found;
     const masks = await Promise.all(steps.map((t) => getMask(lod, at.row, at.col, t, { signal })));
     return Uint8Array.from(masks, (m) => (m ? m.data[at.y * m.chunkWidth + at.x] : 1));
@@ -101,11 +103,27 @@ export function createPointReads({ level, getCell, getMask, nBand, nTime, histor
 }
 
 /**
+ * A level's history reads with their fallback (one per level, made when first asked), or null
+ * when the level has no history.
+ * @param {{ historyAt: (level: number) => ReturnType<typeof import('./history.js').createHistoryReads> | null, bounded: import('./dataset.js').Bounded, where: string, closed: () => boolean }} o
+ */
+function historyLookup({ historyAt, bounded, where, closed }) {
+  /** @type {Map<number, ReturnType<typeof createHistoryFallback>>} */
+  const fallbacks = new Map();
+  return (/** @type {number} */ lod) => {
+    const history = historyAt(lod);
+    if (!history) return null;
+    if (!fallbacks.has(lod)) fallbacks.set(lod, createHistoryFallback({ history, bounded, where, closed, lod }));
+    return { history, fromHistory: /** @type {ReturnType<typeof createHistoryFallback>} */ (fallbacks.get(lod)) };
+  };
+}
+
+/**
  * Reads from the history arrays until they turn out damaged: then the damage is named once and
  * every later read answers null, for level 0 to answer instead.
- * @param {{ history: unknown, bounded: import('./dataset.js').Bounded, where: string, closed: () => boolean }} o
+ * @param {{ history: unknown, bounded: import('./dataset.js').Bounded, where: string, closed: () => boolean, lod: number }} o
  */
-function createHistoryFallback({ history, bounded, where, closed }) {
+function createHistoryFallback({ history, bounded, where, closed, lod }) {
   let historyUsable = history != null;
   /**
    * A read from the history arrays, or null once they turned out damaged (named once; level 0 answers).
@@ -122,7 +140,8 @@ function createHistoryFallback({ history, bounded, where, closed }) {
       return await bounded(signal, (call) => read(row, col, steps, call, ticket));
     } catch (err) {
       if (!(err instanceof StoreError) || signal?.aborted || closed()) throw err;
-      if (historyUsable) console.warn(`chronozarr: ${where}: the history array cannot be read (${err.message}); pixel histories are read from level 0`);
+      const whose = lod === 0 ? 'the history array' : `level ${lod}'s history array`;
+      if (historyUsable) console.warn(`chronozarr: ${where}: ${whose} cannot be read (${err.message}); pixel histories are read from level ${lod}'s chunks`);
       historyUsable = false;
       return null;
     }

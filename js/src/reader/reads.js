@@ -18,18 +18,18 @@ import { createRegionSeries } from './region-series.js';
 /**
  * The calls that read: cells, planes, pixels and prefetch, with their arguments checked.
  * @param {import('./context.js').StoreContext} ctx
- * @param {{ values: import('./decoding.js').ChunkRead, storedValues: import('./decoding.js').ChunkRead, prefetch: ReturnType<typeof import('./prefetch.js').createPrefetcher>['prefetch'], bounded: Bounded, history: History }} parts
+ * @param {{ values: import('./decoding.js').ChunkRead, storedValues: import('./decoding.js').ChunkRead, prefetch: ReturnType<typeof import('./prefetch.js').createPrefetcher>['prefetch'], bounded: Bounded, history: History, historyAt: (level: number) => History }} parts
  */
-export function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bounded, history }) {
+export function createReads(ctx, { values, storedValues, prefetch: prefetchCells, bounded, history, historyAt }) {
   const { meta } = ctx;
   const checks = createChecks(ctx);
   const { getCell, getMask, getCoverage } = createCellReads(ctx, checks, { values, storedValues, bounded });
   const { prefetch, prefetchHistory } = createReadAhead(meta, checks, prefetchCells, history);
   const where = ctx.transport.url('zarr.json');
   const closed = () => ctx.state.closed;
-  const points = createPointReads({ level: checks.level, getCell, getMask, nBand: meta.bands.length, nTime: meta.times.length, history, bounded, where, closed });
+  const points = createPointReads({ level: checks.level, getCell, getMask, nBand: meta.bands.length, nTime: meta.times.length, historyAt, bounded, where, closed });
   const { readPixel, samplePixel, readPoint, readPointMask } = points;
-  const { readRegionSeries } = createRegionSeries({ meta, getCell, history, bounded });
+  const { readRegionSeries } = createRegionSeries({ meta, getCell, historyAt, bounded });
   return { getCell, getMask, getCoverage, readPixel, samplePixel, readPoint, readPointMask, readRegionSeries, prefetch, prefetchHistory };
 }
 

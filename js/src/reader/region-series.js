@@ -1,9 +1,11 @@
 /**
- * `readRegionSeries(geometry, { lod, bands, signal, priority })`: an area's statistics per
- * timestep and band, the numbers Python's `ChronoStore.read_region_series` gives. Pixels and
- * level come from region.js; the cells under the area are read through getCell (so through the
- * load plan's cache and the limiter, `background` rank by default), a batch of timesteps at a time,
- * and summarised per cell in row-major order as Python does.
+ * `readRegionSeries(geometry, { lod, bands, signal, priority, onProgress })`: an area's statistics
+ * per timestep and band, the numbers Python's `ChronoStore.read_region_series` gives. Pixels and
+ * level come from region.js. At a level with a history array (level 0's, or a coarser level's
+ * from format 1.3) every date comes from it in a few range reads; otherwise the cells under the
+ * area are read through getCell (so through the load plan's cache and the limiter, `background`
+ * rank by default), a batch of timesteps at a time, `onProgress` seeing the series fill in, and
+ * summarised per cell in row-major order as Python does.
  * @module
  */
 import { StoreError } from './errors.js';
@@ -55,57 +57,62 @@ function summary(n) {
  * @param {object} o
  * @param {import('./metadata.js').StoreMetadata} o.meta
  * @param {(lod: number, row: number, col: number, t: number, options: { signal?: AbortSignal, priority?: import('./limiter.js').Priority }) => Promise<Readonly<import('./dataset.js').Cell>>} o.getCell
- * @param {ReturnType<typeof import('./history.js').createHistoryReads> | null} o.history
+ * @param {(level: number) => History} o.historyAt a level's history reads, null when it has none
  * @param {import('./dataset.js').Bounded} o.bounded
  */
-export function createRegionSeries({ meta, getCell, history, bounded }) {
+export function createRegionSeries({ meta, getCell, historyAt, bounded }) {
   const validity = validityOf(meta.nodata);
-  /** @param {Readonly<import('./dataset.js').Cell>} cell @param {number} top @param {number} left */
-  const cellAccess = (cell, top, left) => accessOf(validity, cell, top, left);
+  const metres = !GEOGRAPHIC.has(String(meta.crs ?? '')) && meta.crs != null;
+  /** The levels whose history turned out damaged: named once, then their chunks answer. @type {Set<number>} */
+  const damaged = new Set();
 
   /**
    * @param {any} geometry [west, south, east, north] or a GeoJSON Polygon, MultiPolygon or Point, in the store's CRS
-   * @param {{ lod?: number, bands?: string[], signal?: AbortSignal, priority?: import('./limiter.js').Priority }} [options]
+   * @param {{ lod?: number, bands?: string[], signal?: AbortSignal, priority?: import('./limiter.js').Priority,
+   *   onProgress?: (partial: SeriesResult) => void }} [options] `onProgress` gets the series so far (`dates` of them
+   *   read, the rest without valid pixels) as each batch of dates arrives from the chunks, and once from a history
    */
-  async function readRegionSeries(geometry, { lod, bands, signal, priority = 'background' } = {}) {
+  async function readRegionSeries(geometry, { lod, bands, signal, priority = 'background', onProgress } = {}) {
     const area = areaOf(geometry);
     const wanted = quantities(meta.bands, bands);
     const level = chooseLevel(area, meta.levels, lod);
     const win = areaWindow(area, level);
     const pieces = win ? cellPieces(area, level, win) : [];
     if (!pieces.length) throw new RangeError(`the area holds no pixel centre at level ${level.index}: enlarge it, give a point, or choose a finer level`);
-    const nT = meta.times.length, nQ = wanted.length;
-    const s = summary(nT * nQ);
-    const tryHistory = level.index === 0 && history != null && historyUsable && (history.hasMask || !level.mask);
-    const fromHistory = tryHistory && (await readHistory(s, pieces, wanted, signal, priority));
+    const nT = meta.times.length;
+    const s = summary(nT * wanted.length);
+    const history = damaged.has(level.index) ? null : historyAt(level.index);
+    const tryHistory = history != null && (history.hasMask || !level.mask);
+    const fromHistory = tryHistory && (await readHistory(history, s, pieces, wanted, signal, priority));
+    const source = /** @type {'history' | 'chunks'} */ (fromHistory ? 'history' : 'chunks');
+    /** @returns {SeriesResult} */
+    const partial = (/** @type {number} */ dates) => ({ ...result(s, wanted, level, pieces, metres), source, dates });
     if (!fromHistory) {
-      for (let t0 = 0; t0 < nT; t0 += BATCH) {
-        const steps = Array.from({ length: Math.min(BATCH, nT - t0) }, (_, i) => t0 + i);
-        const cells = await Promise.all(steps.map((t) => Promise.all(pieces.map((p) => getCell(level.index, p.row, p.col, t, { signal, priority })))));
-        steps.forEach((t, i) => pieces.forEach((p, k) => addPiece(meta.bands, s, t * nQ, cellAccess(cells[i][k], p.top, p.left), p, wanted)));
-      }
-    }
-    return { ...result(s, wanted, level, pieces, !GEOGRAPHIC.has(String(meta.crs ?? '')) && meta.crs != null), source: fromHistory ? 'history' : 'chunks' };
+      // One read per date and cell: the background rank, whatever the call's, so it never holds
+      // the connections a frame on screen waits for (the history path's few reads keep the call's).
+      const cell = (/** @type {typeof pieces[number]} */ p, /** @type {number} */ t) => getCell(level.index, p.row, p.col, t, { signal, priority: 'background' });
+      await readChunks(meta.bands, s, pieces, wanted, nT, cell, validity, (dates) => onProgress?.(partial(dates)));
+    } else onProgress?.(partial(nT));
+    return partial(nT);
   }
 
-  let historyUsable = true;
   /**
-   * Every date at once from the history array (Python's _from_history); false, named once, when
-   * the array turns out damaged, and the chunks answer.
-   * @param {ReturnType<typeof summary>} s @param {ReturnType<typeof cellPieces>} pieces @param {Quantity[]} wanted
+   * Every date at once from a level's history array (Python's _from_history); false, named once,
+   * when the array turns out damaged, and the chunks answer.
+   * @param {NonNullable<History>} history @param {ReturnType<typeof summary>} s @param {ReturnType<typeof cellPieces>} pieces @param {Quantity[]} wanted
    * @param {AbortSignal | undefined} signal @param {import('./limiter.js').Priority} priority
    */
-  async function readHistory(s, pieces, wanted, signal, priority) {
+  async function readHistory(history, s, pieces, wanted, signal, priority) {
     const rows = /** @type {[number, number]} */ ([Math.min(...pieces.map((p) => p.rows[0])), Math.max(...pieces.map((p) => p.rows[1]))]);
     const cols = /** @type {[number, number]} */ ([Math.min(...pieces.map((p) => p.cols[0])), Math.max(...pieces.map((p) => p.cols[1]))]);
     const ticket = ticketFor(priority);
     let h;
     try {
-      h = await bounded(signal, (call) => /** @type {NonNullable<typeof history>} */ (history).windowHistory(rows, cols, call, ticket));
+      h = await bounded(signal, (call) => history.windowHistory(rows, cols, call, ticket));
     } catch (err) {
       if (!(err instanceof StoreError) || signal?.aborted) throw err;
-      console.warn(`chronozarr: the history array cannot be read (${err.message}); area series are read from level 0`);
-      historyUsable = false;
+      console.warn(`chronozarr: level ${history.level}'s history array cannot be read (${err.message}); its area series are read from its chunks`);
+      damaged.add(history.level);
       return false;
     }
     const { value, mask } = h;
@@ -118,6 +125,26 @@ export function createRegionSeries({ meta, getCell, history, bounded }) {
   }
 
   return { readRegionSeries };
+}
+
+/** @typedef {ReturnType<typeof import('./history.js').createHistoryReads> | null} History */
+/** @typedef {ReturnType<typeof result> & { source: 'history' | 'chunks', dates: number }} SeriesResult */
+
+/**
+ * The per-date path: BATCH dates at a time, every cell of a batch in flight at once (through the
+ * limiter at the call's rank), merged in date order; `progress(dates)` after each batch.
+ * @param {readonly import('./attributes.js').Band[]} bands @param {ReturnType<typeof summary>} s
+ * @param {ReturnType<typeof cellPieces>} pieces @param {Quantity[]} wanted @param {number} nT
+ * @param {(p: ReturnType<typeof cellPieces>[number], t: number) => Promise<Readonly<import('./dataset.js').Cell>>} cell
+ * @param {ReturnType<typeof validityOf>} validity @param {(dates: number) => void} progress
+ */
+async function readChunks(bands, s, pieces, wanted, nT, cell, validity, progress) {
+  for (let t0 = 0; t0 < nT; t0 += BATCH) {
+    const steps = Array.from({ length: Math.min(BATCH, nT - t0) }, (_, i) => t0 + i);
+    const cells = await Promise.all(steps.map((t) => Promise.all(pieces.map((p) => cell(p, t)))));
+    steps.forEach((t, i) => pieces.forEach((p, k) => addPiece(bands, s, t * wanted.length, accessOf(validity, cells[i][k], p.top, p.left), p, wanted)));
+    progress(t0 + steps.length);
+  }
 }
 
 /**

@@ -111,8 +111,8 @@ WRITER_OPTIONS = (
     )),
     _option("provenance_json", Path | None, typer.Option(None, help="JSON object: sources, composite, gap_fill, notes.")),
     _option("history", bool, typer.Option(
-        False, "--history", help="Also write the time-major history array: a pixel's whole history in one or two reads "
-        "(docs/history.md); costs about the size of level 0's data.",
+        False, "--history", help="Also write the time-major history array of every level: a pixel's whole history in one "
+        "or two reads, an area's at any level in a few (docs/history.md); all levels' copies cost about the size of level 0's data.",
     )),
     _option("history_time", int | None, typer.Option(
         None, min=1, metavar="T", help="Timesteps per history time block (needs --history); default: the timesteps rounded "

@@ -74,8 +74,11 @@ def _history_mismatch(published: RootBlock, local: RootBlock) -> str | None:
         return "the history array's time_cap, chunk_shape or shard_shape differs"
     if (old.mask_shard_bytes is None) != (new.mask_shard_bytes is None):
         return "the history's mask copy was added or removed"
+    if old.levels != new.levels:
+        return "the levels with a history differ"
     last = max((int(key.split("/")[0]) for key in old.shard_bytes), default=0)
-    for before, after in ((old.shard_bytes, new.shard_bytes), (old.mask_shard_bytes or {}, new.mask_shard_bytes or {})):
-        if any(after.get(key) != n for key, n in before.items() if int(key.split("/")[0]) < last):
-            return "a published history shard of a full time block changed"
+    for mine, theirs in zip(old.every_level, new.every_level, strict=True):
+        for before, after in ((mine.shard_bytes, theirs.shard_bytes), (mine.mask_shard_bytes or {}, theirs.mask_shard_bytes or {})):
+            if any(after.get(key) != n for key, n in before.items() if int(key.split("/")[0]) < last):
+                return "a published history shard of a full time block changed"
     return None

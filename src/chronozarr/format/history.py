@@ -7,7 +7,6 @@ The writer, append, the reader, the validator and doctor all place history objec
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -15,50 +14,43 @@ from typing import Any
 import numpy as np
 
 from ..errors import HistoryError, SettingError
-from .array_doc import ArrayDocument, object_key
-from .codecs import BITSHUFFLE, CodecSpec
+from .array_doc import object_key
+from .codecs import CodecSpec
 from .geometry import chunk_grid, parse_shard_id, shard_id
+from .history_fields import (
+    HISTORY_CODEC,
+    HISTORY_DIMS,
+    HISTORY_MASK_DIMS,
+    HISTORY_MASK_PATH,
+    HISTORY_PATH,
+    HISTORY_VERSION,
+    LEVELS_SINCE,
+    MAJOR,
+    OWN_CODEC_SINCE,
+    default_inner,
+    default_time_cap,
+    history_mask_path,
+    history_path,
+    mask_lengths,
+    ordered,
+    positive,
+    shape4,
+    shard_lengths,
+    version_tuple,
+)
 from .shard_index import index_nbytes
 
-HISTORY_VERSION = "1.2"
-HISTORY_PATH = "history"
-HISTORY_MASK_PATH = "history_mask"
-HISTORY_DIMS = ("time", "band", "y", "x")
-HISTORY_MASK_DIMS = ("time", "y", "x")
-DEFAULT_INNER = 16
-MIN_INNER = 8
-INNER_BUDGET = 256 * 1024  # bytes of one inner chunk before compression, chosen by default
-# The data history's compressor from version 1.2 (docs/format-history.md, "Codecs"): blosc's bit
-# shuffle puts the bit planes of a pixel's slowly changing values side by side, which zstd
-# compresses below star-delta residuals; blosc's clevel 5 is zstd level 9.
-HISTORY_CODEC = CodecSpec("blosc", 5, "zstd", BITSHUFFLE)
-OWN_CODEC_SINCE = (1, 2)
-MAX_TIME_CAP = 1024
-_MAJOR = HISTORY_VERSION.split(".")[0]
-
-
-def default_time_cap(n_time: int) -> int:
-    """n_time rounded up to a power of two, at most MAX_TIME_CAP: a decade of monthly or 5-daily
-    data is one time block, and a short series is not padded to many times its values (every
-    padded timestep is compressed like a real one: 16 for one date cost 3x its encode)."""
-    return min(MAX_TIME_CAP, 1 << max(0, n_time - 1).bit_length())
-
-
-def default_inner(chunk_size: int, time_cap: int, n_band: int, itemsize: int) -> int:
-    """The inner chunk's edge p: 16 when it divides cs (else the largest even divisor of cs below
-    16), halved down to 8 while one inner chunk would hold more than INNER_BUDGET bytes before
-    compression, so a pixel's history stays a small read however many dates and bands a block has."""
-    p = math.gcd(chunk_size, DEFAULT_INNER)
-    while p > MIN_INNER and p % 4 == 0 and time_cap * n_band * p * p * itemsize > INNER_BUDGET:
-        p //= 2
-    return p
-
+__all__ = [  # the extension's facts, importable from here as before
+    "HISTORY_MASK_PATH", "HISTORY_PATH", "HISTORY_VERSION", "HistoryLayout", "HistoryPart", "default_inner", "default_time_cap",
+    "history_mask_path", "history_path",
+]
 
 @dataclass(frozen=True)
 class HistoryPart:
     """One array of the history: the data values (`history`, [T, n_band, p, p] inner chunks) or the
-    mask copy (`history_mask`, [T, p, p], no band axis). Both share the layout's time blocks,
-    shards and inner positions; they differ in path, leading axes, keys and shard lengths."""
+    mask copy (`history_mask`, [T, p, p], no band axis), of one level (`history_{k}` and
+    `history_mask_{k}` at coarser levels). Both share the layout's time blocks, shards and inner
+    positions; they differ in path, leading axes, keys and shard lengths."""
 
     path: str
     lead: tuple[int, ...]  # (n_band,) for the data, () for the mask copy
@@ -66,15 +58,20 @@ class HistoryPart:
     inner: int
     shard: int
     shard_bytes: Mapping[str, int]
+    is_mask: bool = False
+    level: int = 0
 
     @property
-    def is_mask(self) -> bool:
-        return self.path == HISTORY_MASK_PATH
+    def field(self) -> str:
+        """The declaration's field that lists this array's shard lengths, for messages:
+        `shard_bytes`, `mask_shard_bytes`, `levels.{k}.shard_bytes`..."""
+        name = "mask_shard_bytes" if self.is_mask else "shard_bytes"
+        return name if self.level == 0 else f"levels.{self.level}.{name}"
 
     def codec(self, version: str, level0: CodecSpec) -> CodecSpec:
         """The codec inside this array's shards: level 0's for the mask copy and for a data
         history declared before 1.2, else HISTORY_CODEC with level 0's checksum choice."""
-        if self.is_mask or tuple(int(v) for v in version.split(".")) < OWN_CODEC_SINCE:
+        if self.is_mask or version_tuple(version) < OWN_CODEC_SINCE:
             return level0
         return replace(HISTORY_CODEC, checksum=level0.checksum)
 
@@ -111,7 +108,10 @@ class HistoryPart:
 class HistoryLayout:
     """The history's declaration and geometry: inner chunks [T, n_band, p, p] in shards
     [T, n_band, S, S]; time block tb holds timesteps tb*T .. tb*T + T - 1. `mask_shard_bytes` is
-    None when the history has no mask copy (a store without a mask, or a version 1.0 writer)."""
+    None when the history has no mask copy (a store without a mask, or a version 1.0 writer).
+
+    The declaration's own fields describe level 0 (`level` 0); from version 1.3 `coarse` holds a
+    layout per coarser level that has a history (same T, p and S, its own paths and lengths)."""
 
     time_cap: int
     n_band: int
@@ -121,32 +121,66 @@ class HistoryLayout:
     version: str = HISTORY_VERSION
     path: str = HISTORY_PATH
     mask_shard_bytes: Mapping[str, int] | None = None
+    level: int = 0
+    coarse: tuple[HistoryLayout, ...] = ()
 
     @classmethod
     def create(
         cls, n_time: int, n_band: int, chunk_size: int, time_cap: int | None = None, inner: int | None = None, mask: bool = False,
-        dtype: str = "uint16",
+        dtype: str = "uint16", n_levels: int = 1,
     ) -> HistoryLayout:
         """A writer's layout: S = cs, T and p as given or the defaults (p from the values' `dtype`),
-        a mask copy when the store has a mask; ValueError names a bad choice."""
+        a mask copy when the store has a mask, a history for each of the `n_levels` levels (every
+        level shares cs); ValueError names a bad choice."""
         cap = default_time_cap(n_time) if time_cap is None else time_cap
         if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
             raise SettingError(f"history_time must be an integer >= 1, got {cap!r}")
         p = default_inner(chunk_size, cap, n_band, np.dtype(dtype).itemsize) if inner is None else inner
         if isinstance(p, bool) or not isinstance(p, int) or p < 2 or p % 2 or chunk_size % p:
             raise SettingError(f"the history inner chunk must be even and divide the chunk size {chunk_size}, got {p!r}")
-        return cls(cap, n_band, p, chunk_size, mask_shard_bytes={} if mask else None)
+        top = cls(cap, n_band, p, chunk_size, mask_shard_bytes={} if mask else None)
+        return replace(top, coarse=tuple(top.for_level(k) for k in range(1, n_levels)))
+
+    def for_level(self, level: int) -> HistoryLayout:
+        """An empty layout of coarser level `level` with this one's T, p and S."""
+        return replace(
+            self, shard_bytes={}, path=history_path(level), level=level, coarse=(),
+            mask_shard_bytes=None if self.mask_shard_bytes is None else {},
+        )
+
+    @property
+    def every_level(self) -> tuple[HistoryLayout, ...]:
+        """Level 0's layout, then each coarser level's that has a history, finest first."""
+        return (self, *self.coarse)
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        """The levels that have a history."""
+        return tuple(layout.level for layout in self.every_level)
+
+    def at(self, level: int) -> HistoryLayout | None:
+        """The layout of `level`'s history, None when that level has none."""
+        return next((layout for layout in self.every_level if layout.level == level), None)
+
+    @property
+    def every_part(self) -> tuple[HistoryPart, ...]:
+        """Every history array of every level: each level's data, then its mask copy."""
+        return tuple(part for layout in self.every_level for part in layout.parts)
+
+    @property
+    def mask_path(self) -> str:
+        return history_mask_path(self.level)
 
     @property
     def data(self) -> HistoryPart:
-        return HistoryPart(self.path, (self.n_band,), self.time_cap, self.inner, self.shard, self.shard_bytes)
+        return HistoryPart(self.path, (self.n_band,), self.time_cap, self.inner, self.shard, self.shard_bytes, False, self.level)
 
     @property
     def mask(self) -> HistoryPart | None:
         """The mask copy, when declared."""
         if self.mask_shard_bytes is None:
             return None
-        return HistoryPart(HISTORY_MASK_PATH, (), self.time_cap, self.inner, self.shard, self.mask_shard_bytes)
+        return HistoryPart(self.mask_path, (), self.time_cap, self.inner, self.shard, self.mask_shard_bytes, True, self.level)
 
     @property
     def parts(self) -> tuple[HistoryPart, ...]:
@@ -223,21 +257,31 @@ class HistoryLayout:
         return replace(self, shard_bytes={**self.shard_bytes, **shard_bytes}, mask_shard_bytes=mask)
 
     def written(self, by_path: Mapping[str, Mapping[str, int]]) -> HistoryLayout:
-        """`grown` with the lengths of a write keyed by array path (`history`, `history_mask`)."""
-        return self.grown(by_path.get(self.path, {}), by_path.get(HISTORY_MASK_PATH, {}))
+        """`grown` with the lengths of a write keyed by array path (`history`, `history_mask`,
+        `history_1`...), at every level."""
+        mine = self.grown(by_path.get(self.path, {}), by_path.get(self.mask_path, {}))
+        return replace(mine, coarse=tuple(layout.written(by_path) for layout in self.coarse))
 
     def to_dict(self) -> dict[str, Any]:
+        """The root block's `history` object: level 0's fields, then (version 1.3 on) `levels`
+        mapping each coarser level with a history to its paths and shard lengths."""
         out: dict[str, Any] = {
             "version": self.version,
             "path": self.path,
             "time_cap": self.time_cap,
             "chunk_shape": list(self.chunk_shape),
             "shard_shape": list(self.shard_shape),
-            "shard_bytes": _ordered(self.shard_bytes),
+            **self._lengths(),
         }
+        if version_tuple(self.version) >= LEVELS_SINCE:
+            out["levels"] = {str(level.level): {"path": level.path, **level._lengths()} for level in self.coarse}
+        return out
+
+    def _lengths(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"shard_bytes": ordered(self.shard_bytes)}
         if self.mask_shard_bytes is not None:
-            out["mask_path"] = HISTORY_MASK_PATH
-            out["mask_shard_bytes"] = _ordered(self.mask_shard_bytes)
+            out["mask_path"] = self.mask_path
+            out["mask_shard_bytes"] = ordered(self.mask_shard_bytes)
         return out
 
     @classmethod
@@ -246,101 +290,42 @@ class HistoryLayout:
         if not isinstance(value, Mapping):
             raise HistoryError(f"chronozarr.history must be an object, got {type(value).__name__}")
         version = value.get("version")
-        if not isinstance(version, str) or version.split(".")[0] != _MAJOR or len(version.split(".")) != 2 or not version.split(".")[1].isdecimal():
-            raise HistoryError(f"chronozarr.history.version must be \"{_MAJOR}.<minor>\" (this reader knows {HISTORY_VERSION}), got {version!r}")
+        if not isinstance(version, str) or version.split(".")[0] != MAJOR or len(version.split(".")) != 2 or not version.split(".")[1].isdecimal():
+            raise HistoryError(f"chronozarr.history.version must be \"{MAJOR}.<minor>\" (this reader knows {HISTORY_VERSION}), got {version!r}")
         if value.get("path") != HISTORY_PATH:
             raise HistoryError(f"chronozarr.history.path must be {HISTORY_PATH!r}, got {value.get('path')!r}")
-        cap = _positive(value.get("time_cap"), "time_cap")
-        chunk = _shape(value.get("chunk_shape"), "chunk_shape")
-        shard = _shape(value.get("shard_shape"), "shard_shape")
+        cap = positive(value.get("time_cap"), "time_cap")
+        chunk, shard = shape4(value.get("chunk_shape"), "chunk_shape"), shape4(value.get("shard_shape"), "shard_shape")
         if chunk[0] != cap or shard[0] != cap:
             raise HistoryError(f"chronozarr.history.time_cap {cap} must equal chunk_shape[0] and shard_shape[0], got {chunk[0]} and {shard[0]}")
         if chunk[1] != shard[1] or chunk[2] != chunk[3] or shard[2] != shard[3]:
             raise HistoryError(f"chronozarr.history.chunk_shape {list(chunk)} and shard_shape {list(shard)} must be [T, n_band, p, p] and [T, n_band, S, S]")
         if chunk[2] % 2 or shard[2] % chunk[2]:
             raise HistoryError(f"chronozarr.history.chunk_shape: p = {chunk[2]} must be even and divide S = {shard[2]}")
-        return cls(cap, chunk[1], chunk[2], shard[2], _shard_bytes(value.get("shard_bytes"), "shard_bytes"), version, mask_shard_bytes=_mask(value))
+        top = cls(cap, chunk[1], chunk[2], shard[2], shard_lengths(value.get("shard_bytes"), "shard_bytes"), version, mask_shard_bytes=mask_lengths(value, 0))
+        # `levels` is a 1.3 field: an earlier declaration that carries one is read as level 0's only.
+        return replace(top, coarse=top._coarse(value.get("levels")) if version_tuple(version) >= LEVELS_SINCE else ())
 
-    def problems(
-        self, level0: ArrayDocument, array: ArrayDocument, mask0: ArrayDocument | None = None, mask_array: ArrayDocument | None = None
-    ) -> list[tuple[str, str]]:
-        """(field, rule broken) of every disagreement between this declaration, the history arrays'
-        documents (data, and the mask copy when declared) and level 0's data and mask arrays;
-        empty when a reader may use the history."""
-        out: list[tuple[str, str]] = []
-        cs = level0.chunk_shape[-1]
-        if self.n_band != level0.shape[1]:
-            out.append(("chunk_shape", f"declares {self.n_band} bands, level 0 has {level0.shape[1]}"))
-        if self.shard % cs or cs % self.inner:
-            out.append(("shard_shape", f"S = {self.shard} must be a multiple of level 0's chunk size {cs}, which p = {self.inner} must divide"))
-        out += _array_problems(self.data, level0, array, "path")
-        mask = self.mask
-        if mask is not None:
-            if mask0 is None:
-                out.append(("mask_path", "declares a mask copy but the store has no mask"))
-            elif mask_array is None:
-                out.append(("mask_path", f"the mask copy {HISTORY_MASK_PATH!r} has no usable array document"))
-            else:
-                out += [("mask_path", rule) for _, rule in _array_problems(mask, mask0, mask_array, "mask_path")]
-        return out
-
-
-def _array_problems(part: HistoryPart, level0: ArrayDocument, array: ArrayDocument, dtype_field: str) -> list[tuple[str, str]]:
-    """One history array's document against level 0's array it copies and the declaration."""
-    out: list[tuple[str, str]] = []
-    name_of = f"the {part.path} array's"
-    for name, found, expected in (
-        ("shape", tuple(array.shape), tuple(level0.shape)),
-        ("chunk_shape", tuple(array.chunk_shape), part.chunk_shape),
-        ("shard_shape", tuple(array.shard_shape or ()), part.shard_shape),
-    ):
-        if found != expected:
-            where = "level 0's shape" if name == "shape" else "the declaration's"
-            out.append((name, f"{name_of} {name} {list(found)} is not {where} {list(expected)}"))
-    if array.data_type != level0.data_type or not _same_value(array.fill, level0.fill):
-        mine, theirs = f"{array.data_type} with fill {array.fill!r}", f"{level0.data_type} with fill {level0.fill!r}"
-        out.append((dtype_field, f"the {part.path} array is {mine}; level 0 is {theirs}"))
-    if not array.index_at_end:
-        out.append(("shard_shape", f"{name_of} shard index must be at the end"))
-    return out
-
-
-def _same_value(a: Any, b: Any) -> bool:
-    """Equal fill values, NaN equal to NaN."""
-    return bool(a == b) or (a != a and b != b)
-
-
-def _ordered(shard_bytes: Mapping[str, int]) -> dict[str, int]:
-    return dict(sorted(shard_bytes.items(), key=lambda kv: tuple(int(p) for p in kv[0].split("/"))))
-
-
-def _mask(value: Mapping[str, Any]) -> dict[str, int] | None:
-    """The mask copy's shard lengths (version 1.1); None when the declaration has none. Either
-    field without the other is a broken declaration."""
-    if "mask_path" not in value and "mask_shard_bytes" not in value:
-        return None
-    if value.get("mask_path") != HISTORY_MASK_PATH:
-        raise HistoryError(f"chronozarr.history.mask_path must be {HISTORY_MASK_PATH!r} beside mask_shard_bytes, got {value.get('mask_path')!r}")
-    return _shard_bytes(value.get("mask_shard_bytes"), "mask_shard_bytes")
-
-
-def _positive(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise HistoryError(f"chronozarr.history.{name} must be a positive integer, got {value!r}")
-    return value
-
-
-def _shape(value: Any, name: str) -> tuple[int, int, int, int]:
-    if not isinstance(value, list) or len(value) != 4:
-        raise HistoryError(f"chronozarr.history.{name} must be a list of 4 positive integers, got {value!r}")
-    t, b, y, x = (_positive(v, name) for v in value)
-    return (t, b, y, x)
-
-
-def _shard_bytes(value: Any, name: str) -> dict[str, int]:
-    if not isinstance(value, Mapping):
-        raise HistoryError(f"chronozarr.history.{name} must map \"tb/r/c\" to byte lengths, got {type(value).__name__}")
-    for key, n in value.items():
-        if parse_shard_id(str(key)) is None or isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise HistoryError(f"chronozarr.history.{name}[{key!r}] must be a \"tb/r/c\" key with a byte length, got {n!r}")
-    return dict(value)
+    def _coarse(self, value: Any) -> tuple[HistoryLayout, ...]:
+        """The coarser levels' layouts from `levels` (absent before 1.3: none). Each has a mask copy
+        exactly when level 0's history has one: a store has a mask at every level or at none."""
+        if value is None:
+            return ()
+        if not isinstance(value, Mapping):
+            raise HistoryError(f"chronozarr.history.levels must map level numbers to their history, got {type(value).__name__}")
+        out = []
+        for key in sorted(value, key=lambda k: int(k) if str(k).isdecimal() else -1):
+            name = f"levels.{key}"
+            if not str(key).isdecimal() or int(key) < 1:
+                raise HistoryError(f"chronozarr.history.{name}: a coarser level is a number >= 1, got {key!r}")
+            level, entry = int(key), value[key]
+            if not isinstance(entry, Mapping):
+                raise HistoryError(f"chronozarr.history.{name} must be an object, got {type(entry).__name__}")
+            if entry.get("path") != history_path(level):
+                raise HistoryError(f"chronozarr.history.{name}.path must be {history_path(level)!r}, got {entry.get('path')!r}")
+            mask = mask_lengths(entry, level)
+            if (mask is None) != (self.mask_shard_bytes is None):
+                raise HistoryError(f"chronozarr.history.{name}: a mask copy must be declared at every level with a history or at none")
+            layout = self.for_level(level)
+            out.append(replace(layout, shard_bytes=shard_lengths(entry.get("shard_bytes"), f"{name}.shard_bytes"), mask_shard_bytes=mask))
+        return tuple(out)

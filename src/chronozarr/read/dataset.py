@@ -66,8 +66,20 @@ class ChronoDataset:
             warn_unusable(self.meta.history_problem, self.source.describe("zarr.json"))
         self.history: HistoryReader | None = None
         self.history_mask: HistoryReader | None = None
-        if self.meta.history is not None:
-            self.history, self.history_mask = history_readers(self.source, self.meta.history, self.region.pool)
+        self.histories: dict[int, tuple[HistoryReader, HistoryReader | None]] = {}  # by level, level 0's included
+        history = self.meta.history
+        if history is not None:
+            for level, why in history.coarse_problems:
+                warn_unusable(why, self.source.describe("zarr.json"), level=level)
+            for level in history.layout.levels:
+                found = history.at(level)
+                if found is not None:
+                    self.histories[level] = history_readers(self.source, found, self.region.pool)
+            self.history, self.history_mask = self.histories[0]
+
+    def history_at(self, level: int) -> tuple[HistoryReader | None, HistoryReader | None]:
+        """The readers of `level`'s history (data, mask copy); (None, None) when it has none."""
+        return self.histories.get(level, (None, None))
 
     # -- description -------------------------------------------------------------------------
 
@@ -209,14 +221,15 @@ class ChronoDataset:
         return self._gather(level, level.coverage, [self._t(t)], *request_window(level, window))[0]
 
     def read_point(self, row: int, col: int, lod: int = 0, times: Sequence[int] | None = None) -> np.ndarray:
-        """The (time, band) history of one pixel; at level 0 from the history array when the store
-        has one (one index read per time block, cached, and one range read per block)."""
+        """The (time, band) history of one pixel; from the level's history array when the store
+        has one there (one index read per time block, cached, and one range read per block)."""
         level = self.level(lod)
         self._check_pixel(level, row, col)
         steps = self._times(times)
-        if self.history is not None and level.index == 0:
+        history, _ = self.history_at(level.index)
+        if history is not None:
             with call_deadline(self.deadline):
-                return self.history.point(int(row), int(col), steps)
+                return history.point(int(row), int(col), steps)
         return self._gather(level, level.data_array, steps, slice(row, row + 1), slice(col, col + 1))[:, :, 0, 0]
 
     def read_pixel(self, t: int, row: int, col: int, lod: int = 0) -> np.ndarray:
@@ -224,16 +237,17 @@ class ChronoDataset:
         return self.read_point(row, col, lod, times=[t])[0]
 
     def read_point_mask(self, row: int, col: int, lod: int = 0, times: Sequence[int] | None = None) -> np.ndarray | None:
-        """The mask history (time,) of one pixel, or None without a mask; at level 0 from the
-        history's mask copy when the store has one (the same two reads as read_point's)."""
+        """The mask history (time,) of one pixel, or None without a mask; from the level's
+        history mask copy when the store has one (the same two reads as read_point's)."""
         level = self.level(lod)
         if level.mask is None:
             return None
         self._check_pixel(level, row, col)
         steps = self._times(times)
-        if self.history_mask is not None and level.index == 0:
+        _, history_mask = self.history_at(level.index)
+        if history_mask is not None:
             with call_deadline(self.deadline):
-                return self.history_mask.point(int(row), int(col), steps)
+                return history_mask.point(int(row), int(col), steps)
         return self._gather(level, level.mask, steps, slice(row, row + 1), slice(col, col + 1))[:, 0, 0]
 
     def read_region_series(

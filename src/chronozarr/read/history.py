@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -22,6 +22,7 @@ from ..errors import HistoryWarning as HistoryWarning  # lives in errors.py; re-
 from ..errors import StoreError
 from ..format.array_doc import ArrayDocument
 from ..format.history import HistoryLayout, HistoryPart
+from ..format.history_rules import level_problems
 from ..format.root_block import RootBlock
 from ..format.shard_index import EMPTY
 from ..store import ObjectStore
@@ -49,43 +50,79 @@ def runs(chunks: Sequence[tuple[int, int, int]]) -> list[list[tuple[int, int, in
 
 @dataclass(frozen=True)
 class DatasetHistory:
-    """A usable history: its declaration and its parsed documents (the mask copy's when declared)."""
+    """A usable history: its declaration and its parsed documents (the mask copy's when declared),
+    for level 0; `coarse` holds the same per coarser level whose history is usable (version 1.3),
+    `coarse_problems` why a declared one is not."""
 
     layout: HistoryLayout
     array: ArrayDocument
     mask_array: ArrayDocument | None = None
+    coarse: Mapping[int, DatasetHistory] = field(default_factory=dict)
+    coarse_problems: tuple[tuple[int, str], ...] = ()  # (level, why)
+
+    def at(self, level: int) -> DatasetHistory | None:
+        """The history of `level`, None when it has none a reader can use."""
+        return self if level == 0 else self.coarse.get(level)
 
 
 def usable_history(
-    block: RootBlock, node: Callable[[str], Any], level0: ArrayDocument, mask0: ArrayDocument | None = None
+    block: RootBlock, node: Callable[[str], Any], level0: ArrayDocument, mask0: ArrayDocument | None = None,
+    coarser: Sequence[tuple[ArrayDocument, ArrayDocument | None]] = (),
 ) -> tuple[DatasetHistory | None, str | None]:
     """(the history, None) when the store declares one a reader can use; (None, why) when it
-    declares one it cannot, a broken mask copy included; (None, None) when it declares none."""
+    declares one it cannot, a broken mask copy included; (None, None) when it declares none.
+    `coarser`: the data and mask documents of levels 1, 2...; a coarser level whose history is
+    broken is left out (named in coarse_problems), never level 0's."""
     if block.history_problem is not None:
         return None, block.history_problem
     layout = block.history
     if layout is None:
         return None, None
+    top, why = _level_history(layout, node, level0, mask0)
+    if top is None:
+        return None, why
+    coarse: dict[int, DatasetHistory] = {}
+    problems: list[tuple[int, str]] = []
+    for own in layout.coarse:
+        if own.level > len(coarser):
+            problems.append((own.level, f"chronozarr.history.levels.{own.level}: the store has no level {own.level}"))
+            continue
+        found, why = _level_history(own, node, *coarser[own.level - 1])
+        if found is None:
+            problems.append((own.level, str(why)))
+        else:
+            coarse[own.level] = found
+    return DatasetHistory(layout, top.array, top.mask_array, coarse, tuple(problems)), None
+
+
+def _level_history(
+    layout: HistoryLayout, node: Callable[[str], Any], data: ArrayDocument, mask: ArrayDocument | None
+) -> tuple[DatasetHistory | None, str | None]:
+    """One level's history when its documents agree with the declaration and the level's arrays."""
+    field_of = (lambda name: name) if layout.level == 0 else (lambda name: f"levels.{layout.level}.{name}")
     try:
         array = ArrayDocument.from_json(layout.path, node(layout.path))
     except StoreError as exc:
-        return None, f"chronozarr.history.path: the history array's document cannot be used: {exc}"
-    mask = layout.mask
+        return None, f"chronozarr.history.{field_of('path')}: the history array's document cannot be used: {exc}"
+    copy = layout.mask
     mask_array = None
-    if mask is not None and mask0 is not None:
+    if copy is not None and mask is not None:
         try:
-            mask_array = ArrayDocument.from_json(mask.path, node(mask.path))
+            mask_array = ArrayDocument.from_json(copy.path, node(copy.path))
         except StoreError as exc:
-            return None, f"chronozarr.history.mask_path: the mask copy's document cannot be used: {exc}"
-    problems = layout.problems(level0, array, mask0, mask_array)
+            return None, f"chronozarr.history.{field_of('mask_path')}: the mask copy's document cannot be used: {exc}"
+    problems = level_problems(layout, data, array, mask, mask_array)
     if problems:
-        field, rule = problems[0]
-        return None, f"chronozarr.history.{field}: {rule}"
+        name, rule = problems[0]
+        return None, f"chronozarr.history.{name}: {rule}"
     return DatasetHistory(layout, array, mask_array), None
 
 
-def warn_unusable(why: str, where: str) -> None:
-    warnings.warn(f"{where}: the history array is not used ({why}); pixel histories are read from level 0", HistoryWarning, stacklevel=3)
+def warn_unusable(why: str, where: str, level: int = 0) -> None:
+    if level == 0:
+        warnings.warn(f"{where}: the history array is not used ({why}); pixel histories are read from level 0", HistoryWarning, stacklevel=3)
+    else:
+        warnings.warn(f"{where}: level {level}'s history array is not used ({why}); its series are read from its chunks", HistoryWarning, stacklevel=3)
 
 
 def history_readers(source: ObjectStore, history: DatasetHistory, pool: Executor) -> tuple[HistoryReader, HistoryReader | None]:
@@ -195,8 +232,7 @@ class HistoryReader:
         n = self.layout.index_nbytes
         where = self.source.describe(key)
         if length is not None and length < n:
-            name = "mask_shard_bytes" if self.part.is_mask else "shard_bytes"
-            raise StoreError(f"{where}: chronozarr.history.{name} gives {length} bytes, less than its {n}-byte index")
+            raise StoreError(f"{where}: chronozarr.history.{self.part.field} gives {length} bytes, less than its {n}-byte index")
         raw = self.source.get_suffix(key, n) if length is None else self.source.get_range(key, length - n, n)
         if raw is None:
             with self._lock:

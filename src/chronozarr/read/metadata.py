@@ -167,7 +167,8 @@ def _load(source: CountingStore, root: Mapping[str, Any], raw: Mapping[str, Any]
     _check_schedule(temporal, n_time)
     if len(bands) != n_band:
         raise StoreError(f"chronozarr.bands lists {len(bands)} bands but the data array has {n_band}")
-    history, history_problem = usable_history(block, node, levels[0].data_array, levels[0].mask)
+    coarser = [(level.data_array, level.mask) for level in levels[1:]]
+    history, history_problem = usable_history(block, node, levels[0].data_array, levels[0].mask, coarser)
     return DatasetMetadata(
         root=root,
         block=block,

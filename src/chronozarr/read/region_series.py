@@ -1,6 +1,8 @@
 """An area's series from a store (issue 39): the area placed on a level by format/region.py, the
-pixels read a few timesteps at a time by the store's region reader (or, at level 0 of a store
-with the time-major history, from that array), and summarised by format/region_stats.py.
+pixels read a few timesteps at a time by the store's region reader (or, at a level with a
+time-major history, from that array: every date in a few range reads), and summarised by
+format/region_stats.py. A history that cannot be read is named once (HistoryWarning) and the
+level's chunks answer.
 
 Memory is bounded by the work unit: WORK_BYTES of float64 planes per read (the area's window times
 the timesteps of one batch, or one cell at a time when the window alone is larger), or one strip
@@ -9,13 +11,14 @@ of history inner chunks.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 import numpy as np
 import xarray as xr
 
-from ..errors import InputError
+from ..errors import HistoryWarning, InputError, StoreError
 from ..extras import import_extra
 from ..format.geometry import Level
 from ..format.metadata import Band
@@ -27,9 +30,9 @@ from .history import HistoryReader
 class SeriesSource(Protocol):
     """What a series needs of read.dataset.ChronoDataset (which imports this module)."""
 
-    history: HistoryReader | None
-    history_mask: HistoryReader | None
     deadline: float | None
+
+    def history_at(self, level: int) -> tuple[HistoryReader | None, HistoryReader | None]: ...
 
     @property
     def times(self) -> np.ndarray: ...
@@ -133,8 +136,16 @@ def region_series(store: SeriesSource, geometry: Any, *, lod: int | None = None,
             f"the area holds no pixel centre at level {level.index} ({level.resolution:g} per pixel): "
             "enlarge it, give a point, or choose a finer level"
         )
-    from_history = store.history is not None and level.index == 0 and (store.history_mask is not None or level.mask is None)
-    summary = _from_history(store, parts, wanted) if from_history else _summarise(store, level, parts, wanted, _chunk_reader(store, level))
+    history, history_mask = store.history_at(level.index)
+    summary = None
+    if history is not None and (history_mask is not None or level.mask is None):
+        try:
+            summary = _from_history(store, history, history_mask, parts, wanted)
+        except StoreError as exc:
+            warnings.warn(f"level {level.index}'s history array cannot be read ({exc}); the series is read from its chunks", HistoryWarning, stacklevel=3)
+    from_history = summary is not None
+    if summary is None:
+        summary = _summarise(store, level, parts, wanted, _chunk_reader(store, level))
     stats = summary.result()
     held = sum(int(h.sum()) for _, _, h in parts)
     return _dataset(store, level, wanted, stats, held, from_history)
@@ -149,14 +160,14 @@ def _chunk_reader(store: SeriesSource, level: Level) -> Reader:
     return read
 
 
-def _from_history(store: SeriesSource, parts: list[tuple[slice, slice, np.ndarray]], wanted: list[Quantity]) -> Summary:
+def _from_history(
+    store: SeriesSource, history: HistoryReader, history_mask: HistoryReader | None, parts: list[tuple[slice, slice, np.ndarray]], wanted: list[Quantity]
+) -> Summary:
     """Every date at once from the history array, a strip of rows at a time (whole inner chunks
     tall, WORK_BYTES of planes): each inner chunk holds every date of its pixels, so a strip is
     read once, not once per batch of dates."""
     from ..store.deadline import call_deadline
 
-    history = store.history
-    assert history is not None
     steps = list(range(len(store.times)))
     summary = Summary(len(steps), len(wanted))
     top, left = min(r.start for r, _, _ in parts), min(c.start for _, c, _ in parts)
@@ -168,7 +179,7 @@ def _from_history(store: SeriesSource, parts: list[tuple[slice, slice, np.ndarra
         strip = slice(max(y0, top), min(y0 + tall, bottom))
         with call_deadline(store.deadline):
             data = history.window(strip, slice(left, right), steps)
-            mask = None if store.history_mask is None else store.history_mask.window(strip, slice(left, right), steps)
+            mask = None if history_mask is None else history_mask.window(strip, slice(left, right), steps)
         for rows, cols, held in parts:
             a, b = max(rows.start, strip.start), min(rows.stop, strip.stop)
             if a >= b:

@@ -257,7 +257,7 @@ def _stage_metadata(store: ExistingDataset, plan: Plan, series: Series, result: 
     """Array shapes, time/c/0, volatility when it changed, then the root document."""
     times_ms = np.concatenate([store.times_ms, series.times_ms])
     grown: dict[str, ArrayDocument] = {}
-    history = [part.path for part in store.block.history.parts] if store.block.history is not None else []
+    history = [part.path for part in store.block.history.every_part] if store.block.history is not None else []
     for key in [f"{level.path}/{name}" for level in plan.levels for name in [plan.variable, *plan.plane_variables]] + history:
         doc = store.array(key)
         grown[key] = doc.with_shape((plan.n_time, *doc.shape[1:]))
@@ -303,7 +303,7 @@ def _root_document(
     temporal = store.block.temporal
     if plan.encoding == STAR_DELTA:
         temporal = replace(temporal, anchor_indices=tuple(plan.schedule.anchors), delta_reference=dict(plan.schedule.references))
-    history = {part.path for part in store.block.history.parts} if store.block.history is not None else set()
+    history = {part.path for part in store.block.history.every_part} if store.block.history is not None else set()
     levels = {k: v for k, v in result.shard_bytes.items() if k not in history} if plan.sharded else {}
     grown = store.block.appended(iso_list(times_ms), temporal, plan.n_time, levels, {k: result.shard_bytes[k] for k in history & set(result.shard_bytes)})
     doc["attributes"]["chronozarr"] = grown.to_dict()

@@ -162,7 +162,7 @@ def _history_layout(plan: Plan, history: bool, history_time: int | None, history
             raise InputError("history_time and history_inner need history=True (--history)")
         return None
     try:
-        return HistoryLayout.create(plan.n_time, plan.n_band, plan.chunk_size, history_time, history_inner, mask=plan.has_mask, dtype=plan.dtype)
+        return HistoryLayout.create(plan.n_time, plan.n_band, plan.chunk_size, history_time, history_inner, plan.has_mask, plan.dtype, len(plan.levels))
     except ValueError as exc:
         raise InputError(str(exc)) from None
 
@@ -343,7 +343,7 @@ def _write_layout(
     if history is not None:
         layout, written = history
         declared = layout.written(written.shard_bytes)
-        nodes.update(history_nodes(layout, plan.n_time, plan.levels[0], plan.dtype, plan.codec, plan.nodata))
+        nodes.update(history_nodes(layout, plan.n_time, plan.levels, plan.dtype, plan.codec, plan.nodata))
     block = build_root_block(
         variable=plan.variable, times_ms=series.times_ms, bands=bands, nodata=plan.nodata, crs=series.crs,
         temporal=temporal, levels=mirrors, plane_variables=plan.plane_variables, provenance=provenance,

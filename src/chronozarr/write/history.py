@@ -1,7 +1,7 @@
-"""The history arrays (docs/format-history.md) built from level 0 as stored.
+"""The history arrays (docs/format-history.md) built from each level as stored.
 
-A task is one shard: a time block of one square of S x S level-0 pixels. It reads the block's
-finished level-0 chunks back (true values: star-delta residuals added to their anchor; the mask as
+A task is one shard of one level's history: a time block of one square of S x S pixels of that
+level. It reads the block's finished chunks of the level back (true values: star-delta residuals added to their anchor; the mask as
 stored), cuts the (T, band, S, S) block into inner chunks of (T, band, p, p), compresses them on a
 thread pool and stores them as one shard in position order, so its bytes never depend on thread
 timing; the mask copy's (T, S, S) block likewise, as the task's second shard. Memory is one
@@ -36,25 +36,28 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class HistoryTask:
-    """One history shard: time block `tb` of the S x S square at shard (row, col)."""
+    """One history shard: time block `tb` of the S x S square at shard (row, col) of `level`."""
 
     tb: int
     row: int
     col: int
+    level: int = 0
 
     @property
     def name(self) -> str:
-        """Stable id for resume records (never equal to an encode unit's, which start with L)."""
-        return f"H{self.tb}_S{self.row}-{self.col}"
+        """Stable id for resume records (never equal to an encode unit's, which start with L);
+        level 0's are those of the writers before version 1.3."""
+        return f"H{self.tb}_S{self.row}-{self.col}" + (f"_L{self.level}" if self.level else "")
 
 
 def history_tasks(plan: Plan, layout: HistoryLayout, blocks: Iterable[int] | None = None) -> list[HistoryTask]:
-    """The shards of `blocks` (default: every time block), time block first, then row-major."""
-    level0 = plan.levels[0]
+    """The shards of `blocks` (default: every time block) of every level with a history: level by
+    level, finest first, then time block, then row-major."""
     wanted = None if blocks is None else set(blocks)
     return [
-        HistoryTask(tb, r, c)
-        for tb, r, c in layout.shards(plan.n_time, level0.height, level0.width)
+        HistoryTask(tb, r, c, own.level)
+        for own in layout.every_level
+        for tb, r, c in own.shards(plan.n_time, plan.levels[own.level].height, plan.levels[own.level].width)
         if wanted is None or tb in wanted
     ]
 
@@ -79,8 +82,8 @@ def shard_values(
 ) -> list[np.ndarray]:
     """A task's shard values in `blocks` (shard_buffers): the true values, then the mask when the
     history has a mask copy; fill past n_time and past the array. The timesteps are read back on
-    `pool` (decoding releases the GIL), each into its own rows."""
-    level0 = plan.levels[0]
+    `pool` (decoding releases the GIL), each into its own rows. `layout` is the task's level's."""
+    level0 = plan.levels[task.level]
     s, p, n = layout.shard, layout.inner, layout.per_side
     rows = slice(task.row * s, min((task.row + 1) * s, level0.height))
     cols = slice(task.col * s, min((task.col + 1) * s, level0.width))
@@ -128,7 +131,10 @@ def write_history_shard(
 ) -> WriteResult:
     """Read, cut, compress and store one task's shards (data, then mask copy) through `blocks`
     (shard_buffers); returns what it wrote (their lengths in shard_bytes, keyed by array path)."""
-    result = WriteResult(shard_bytes={})
+    own = layout.at(task.level)
+    if own is None:
+        raise StoreError(f"the history declares no array for level {task.level}")
+    layout, result = own, WriteResult(shard_bytes={})
     for part, block in zip(layout.parts, shard_values(plan, layout, task, stored, pool, blocks), strict=True):
         size = _store_shard(plan, layout, part, task, block, writer, pool)
         written = result.shard_bytes.setdefault(part.path, {})
@@ -229,10 +235,14 @@ def stage_history(
     ones) and written under staging; returns their shard_bytes entries keyed by array path."""
     tasks = history_tasks(plan, layout, grown_blocks(layout, old_n, plan.n_time))
     result = write_history(plan, layout, tasks, sources=(writer.output, store), writer=writer, progress=progress)
-    return {part.path: dict(result.shard_bytes.get(part.path, {})) for part in layout.parts}
+    return {part.path: dict(result.shard_bytes.get(part.path, {})) for part in layout.every_part}
 
 
 def history_keys(plan: Plan, layout: HistoryLayout, old_n: int) -> list[str]:
     """Every object an append from old_n timesteps may write for the history arrays (a dry run)."""
     tasks = history_tasks(plan, layout, grown_blocks(layout, old_n, plan.n_time))
-    return [key for part in layout.parts for key in (*(part.shard_key(t.tb, t.row, t.col) for t in tasks), f"{part.path}/zarr.json")]
+    keys = []
+    for own in layout.every_level:
+        mine = [t for t in tasks if t.level == own.level]
+        keys += [key for part in own.parts for key in (*(part.shard_key(t.tb, t.row, t.col) for t in mine), f"{part.path}/zarr.json")]
+    return keys

@@ -214,22 +214,24 @@ def build_root_block(
     )
 
 
-def history_nodes(layout: HistoryLayout, n_time: int, level0: Level, dtype: str, codec: CodecSpec, nodata: float | None) -> dict[str, dict[str, Any]]:
-    """The history arrays' zarr.json by path: the data with level 0's shape, dtype, fill and dims
-    and its own codec (level 0's before version 1.2), the mask copy like level 0's mask; both
-    chunked along time in shards (docs/format-history.md)."""
+def history_nodes(layout: HistoryLayout, n_time: int, levels: Sequence[Level], dtype: str, codec: CodecSpec, nodata: float | None) -> dict[str, dict[str, Any]]:
+    """The history arrays' zarr.json by path, at every level with a history: the data with its
+    level's shape, dtype, fill and dims and its own codec (level 0's before version 1.2), the mask
+    copy like the level's mask; both chunked along time in shards (docs/format-history.md)."""
     nodes = {}
-    for part in layout.parts:
-        nodes[part.path] = ArrayDocument.create(
-            shape=[n_time, *part.lead, level0.height, level0.width],
-            dtype="uint8" if part.is_mask else dtype,
-            chunk_shape=part.chunk_shape,
-            codec=part.codec(layout.version, codec),
-            dimension_names=part.dims,
-            fill_value=0 if part.is_mask or nodata is None else nodata,
-            attributes={"nodata": nodata} if nodata is not None and not part.is_mask else None,
-            shard_shape=part.shard_shape,
-        ).to_json()
+    for own in layout.every_level:
+        level = levels[own.level]
+        for part in own.parts:
+            nodes[part.path] = ArrayDocument.create(
+                shape=[n_time, *part.lead, level.height, level.width],
+                dtype="uint8" if part.is_mask else dtype,
+                chunk_shape=part.chunk_shape,
+                codec=part.codec(layout.version, codec),
+                dimension_names=part.dims,
+                fill_value=0 if part.is_mask or nodata is None else nodata,
+                attributes={"nodata": nodata} if nodata is not None and not part.is_mask else None,
+                shard_shape=part.shard_shape,
+            ).to_json()
     return nodes
 
 

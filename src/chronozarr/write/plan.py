@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..format.codecs import CodecSpec
 from ..format.geometry import Level, cell_key, shard_id, time_shard
-from ..format.history import HISTORY_MASK_PATH, HISTORY_PATH
+from ..format.history import history_mask_path, history_path
 from ..format.root_block import VOLATILITY_PATH
 from ..format.temporal import NONE, STAR_DELTA, anchor_indices, nearest_references
 
@@ -96,7 +96,8 @@ class Plan:
     def root_members(self) -> tuple[str, ...]:
         """The names at the store's root an encode of this plan may write (the writer's own
         scratch entry aside): all a failed run removes again, so nothing else there is touched."""
-        return ("zarr.json", VOLATILITY_PATH, HISTORY_PATH, HISTORY_MASK_PATH, *(level.path for level in self.levels))
+        histories = (path(level.index) for level in self.levels for path in (history_path, history_mask_path))
+        return ("zarr.json", VOLATILITY_PATH, *histories, *(level.path for level in self.levels))
 
     def timestep_key(self, level: Level, variable: str, t: int, row: int, col: int) -> str:
         """Key of the object holding timestep t of a cell: its chunk, or its time shard."""

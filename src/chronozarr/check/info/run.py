@@ -98,6 +98,11 @@ def _history(meta: DatasetMetadata, files: list[tuple[str, int]] | None) -> dict
         # The mask copy (version 1.1): None when the history has none.
         "mask_shards": len(masks) if masks is not None else None,
         "mask_bytes": sum(masks.values()) if masks is not None else None,
+        # Coarser levels with a usable history (version 1.3): their shards and bytes, data and mask copy.
+        "levels": {
+            str(k): {"shards": len(c.layout.shard_bytes), "bytes": sum(c.layout.shard_bytes.values()) + sum((c.layout.mask_shard_bytes or {}).values())}
+            for k, c in sorted(meta.history.coarse.items())
+        },
     }
 
 
@@ -125,6 +130,12 @@ def info_text(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _levels_text(levels: dict[str, Any]) -> str:
+    if not levels:
+        return ""
+    return f"; levels {', '.join(levels)} too ({_bytes(sum(v['bytes'] for v in levels.values()))})"
+
+
 def _history_text(history: dict[str, Any]) -> str:
     if "unusable" in history:
         return f"declared but not used: {history['unusable']}"
@@ -132,7 +143,7 @@ def _history_text(history: dict[str, Any]) -> str:
     mask = f"; mask copy {history['mask_shards']} shards, {_bytes(history['mask_bytes'])}" if history.get("mask_bytes") is not None else ""
     return (
         f"time-major, {history['time_cap']} timesteps per block, inner chunk {history['chunk_shape']}, "
-        f"{history['shards']} shards, {_bytes(history['bytes'])}{ratio}{mask}"
+        f"{history['shards']} shards, {_bytes(history['bytes'])}{ratio}{mask}{_levels_text(history.get('levels') or {})}"
     )
 
 

@@ -4,7 +4,9 @@ The declaration is parsed by the format's model and judged against the arrays' d
 level 0 with the model's rules; `shard_bytes` (and `mask_shard_bytes`) against the shard objects
 that exist (listed in a directory, probed elsewhere); every inner chunk's values (or a seeded
 random sample of them) against level 0's true values, and the mask copy's against level 0's mask,
-read through the reference reader.
+read through the reference reader. From version 1.3 the same checks run for the history of
+every coarser level the declaration lists, against that level (its true values are the stored
+block means, spec 6).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ...errors import HistoryError, StoreError
 from ...format.array_doc import ArrayDocument
 from ...format.history import HistoryLayout, HistoryPart
 from ...read.dataset import ChronoDataset
-from ...read.history import HistoryReader, history_readers
+from ...read.history import DatasetHistory, HistoryReader, history_readers
 from ..context import ArrayFacts, Context
 from ..objects import MAX_PROBES, store_objects
 
@@ -31,7 +33,7 @@ def check_history(ctx: Context) -> None:
     if "history" not in ctx.block:
         return
     try:
-        layout = HistoryLayout.from_dict(ctx.block["history"])
+        HistoryLayout.from_dict(ctx.block["history"])
     except HistoryError as exc:
         ctx.report.fail(SECTION, KEY, str(exc))
         return
@@ -45,25 +47,39 @@ def check_history(ctx: Context) -> None:
         if history is None:
             ctx.report.fail(SECTION, KEY, str(store.meta.history_problem))
             return
-        data, mask = history_readers(store.source, history, store.region.pool)
-        level0 = store.meta.levels[0]
-        if mask is None and level0.mask is not None:
+        if history.mask_array is None and store.meta.levels[0].mask is not None:
             ctx.report.info(SECTION, f"{KEY}.mask_path", "no mask copy (none before version 1.1): readers read each date's mask from level 0")
-        for reader, copied in ((data, level0.data), (mask, level0.mask)):
-            if reader is None or copied is None:
-                continue
-            doc = ctx.doc(reader.part.path) or {}
-            _check_document(ctx, reader, copied, doc)
-            ctx.arrays[reader.part.path] = ArrayFacts(reader.part.path, doc, tuple(reader.array.shape), reader.part.shard_shape, reader.part.chunk_shape)
-            _check_shard_bytes(ctx, layout, reader.part, store)
-            _check_values(ctx, store, reader, ctx.history_sample)
+        for _, why in history.coarse_problems:
+            ctx.report.fail(SECTION, KEY, why)
+        levels = sorted(history.coarse)
+        if len(store.meta.levels) > 1:
+            listed = ", ".join(str(k) for k in levels) or "none"
+            ctx.report.info(SECTION, f"{KEY}.levels", f"coarser levels with a history: {listed} of {len(store.meta.levels) - 1}")
+        for level in (0, *levels):
+            _check_level(ctx, store, history.at(level), level)
     finally:
         store.close()
 
 
+def _check_level(ctx: Context, store: ChronoDataset, history: DatasetHistory | None, level: int) -> None:
+    """One level's history arrays: documents, shard lengths and values against that level."""
+    if history is None:
+        return
+    data, mask = history_readers(store.source, history, store.region.pool)
+    stored = store.meta.levels[level]
+    for reader, copied in ((data, stored.data), (mask, stored.mask)):
+        if reader is None or copied is None:
+            continue
+        doc = ctx.doc(reader.part.path) or {}
+        _check_document(ctx, reader, copied, doc)
+        ctx.arrays[reader.part.path] = ArrayFacts(reader.part.path, doc, tuple(reader.array.shape), reader.part.shard_shape, reader.part.chunk_shape)
+        _check_shard_bytes(ctx, history.layout, reader.part, store)
+        _check_values(ctx, store, reader, ctx.history_sample)
+
+
 def _check_document(ctx: Context, reader: HistoryReader, copied: ArrayDocument, doc: Mapping[str, object]) -> None:
-    """Dims and _ARRAY_DIMENSIONS of the level-0 array it copies (spec 2.2); its codecs: level
-    0's, or from version 1.2 the data history's own (docs/format-history.md)."""
+    """Dims and _ARRAY_DIMENSIONS of the level's array it copies (spec 2.2); its codecs: the
+    level's, or from version 1.2 the data history's own (docs/format-history.md)."""
     key = f"{reader.part.path}/zarr.json"
     dims = list(reader.part.dims)
     attrs = doc.get("attributes")
@@ -73,7 +89,7 @@ def _check_document(ctx: Context, reader: HistoryReader, copied: ArrayDocument, 
         ctx.report.fail(SECTION, key, f"attribute _ARRAY_DIMENSIONS must be {dims} (spec 2.2)")
     expected = None if copied.codec is None else reader.part.codec(reader.layout.version, copied.codec)
     if reader.array.codec != expected:
-        whose = "level 0's" if expected == copied.codec else f"those of version {reader.layout.version}"
+        whose = f"level {reader.part.level}'s" if expected == copied.codec else f"those of version {reader.layout.version}"
         ctx.report.fail(SECTION, key, f"codecs inside the shard must be {whose} ({expected}), got {reader.array.codec}")
 
 
@@ -86,8 +102,8 @@ def _existing_shards(ctx: Context, layout: HistoryLayout, part: HistoryPart, sto
             if where is not None:
                 found[layout.shard_id(*where)] = size
         return found
-    level0 = store.meta.levels[0]
-    shards = layout.shards(level0.shape[0], level0.height, level0.width)
+    level = store.meta.levels[part.level]
+    shards = layout.shards(level.shape[0], level.height, level.width)
     if len(shards) > MAX_PROBES:
         return None
     sizes = {layout.shard_id(*s): ctx.source.size(part.shard_key(*s)) for s in shards}
@@ -96,7 +112,7 @@ def _existing_shards(ctx: Context, layout: HistoryLayout, part: HistoryPart, sto
 
 def _check_shard_bytes(ctx: Context, layout: HistoryLayout, part: HistoryPart, store: ChronoDataset) -> None:
     """shard_bytes (mask_shard_bytes) lists exactly the array's shards that exist, with their lengths."""
-    name = f"{KEY}.{'mask_' if part.is_mask else ''}shard_bytes"
+    name = f"{KEY}.{part.field}"
     existing = _existing_shards(ctx, layout, part, store)
     if existing is None:
         ctx.report.info(SECTION, name, f"more than {MAX_PROBES} possible shards: lengths not probed")
@@ -113,9 +129,9 @@ def _check_shard_bytes(ctx: Context, layout: HistoryLayout, part: HistoryPart, s
 
 
 def _check_values(ctx: Context, store: ChronoDataset, reader: HistoryReader, sample: int | None) -> None:
-    """Each inner chunk equals level 0's true values, or its mask for the mask copy (and fill past
-    n_time); a difference names the shard key and the inner chunk."""
-    layout, level0 = reader.layout, store.meta.levels[0]
+    """Each inner chunk equals its level's true values, or its mask for the mask copy (and fill
+    past n_time); a difference names the shard key and the inner chunk."""
+    layout, level0 = reader.layout, store.meta.levels[reader.part.level]
     chunks = [(s, p) for s in layout.shards(level0.shape[0], level0.height, level0.width) for p in range(layout.inner_per_shard)]
     if sample is not None and sample < len(chunks):
         chunks = sorted(random.Random(0).sample(chunks, sample))
@@ -127,7 +143,7 @@ def _check_values(ctx: Context, store: ChronoDataset, reader: HistoryReader, sam
         top, left = r * layout.shard, c * layout.shard
         # Level 0's chunks under the shard are read whole whatever part of it is compared.
         region = slice(top, min(top + layout.shard, level0.height)), slice(left, min(left + layout.shard, level0.width))
-        truth = store.read_region("mask" if reader.part.is_mask else "data", steps, *region)
+        truth = store.read_region("mask" if reader.part.is_mask else "data", steps, *region, lod=reader.part.level)
         for position in positions:
             rows, cols = layout.inner_window(position)
             expected = truth[..., rows, cols]
@@ -135,10 +151,10 @@ def _check_values(ctx: Context, store: ChronoDataset, reader: HistoryReader, sam
                 continue  # an inner chunk wholly past the array's edge holds nothing of level 0
             got = reader.inner_chunk(tb, r, c, position)
             where = f"{reader.part.shard_key(tb, r, c)} inner chunk {divmod(position, layout.per_side)}"
-            _compare(ctx, where, got, expected, reader.array.fill, len(steps))
+            _compare(ctx, where, got, expected, reader.array.fill, len(steps), reader.part.level)
 
 
-def _compare(ctx: Context, where: str, got: np.ndarray, expected: np.ndarray, fill: object, n: int) -> None:
+def _compare(ctx: Context, where: str, got: np.ndarray, expected: np.ndarray, fill: object, n: int, level: int) -> None:
     h, w = expected.shape[-2:]
     part = got[:n, ..., :h, :w]
     float_kind = got.dtype.kind == "f"
@@ -147,8 +163,8 @@ def _compare(ctx: Context, where: str, got: np.ndarray, expected: np.ndarray, fi
         at = tuple(int(v) for v in differ[0])
         band = f"band {at[1]}, " if len(at) == 4 else ""
         ctx.report.fail(
-            SECTION, where, f"{len(differ)} values differ from level 0's true values; first at time {at[0]} of the block, {band}"
-            f"pixel ({at[-2]}, {at[-1]}) of the chunk: history {part[at]!r}, level 0 {expected[at]!r}",
+            SECTION, where, f"{len(differ)} values differ from level {level}'s true values; first at time {at[0]} of the block, {band}"
+            f"pixel ({at[-2]}, {at[-1]}) of the chunk: history {part[at]!r}, level {level} {expected[at]!r}",
         )
         return
     past = got[n:]
