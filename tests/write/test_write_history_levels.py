@@ -13,17 +13,12 @@ import xarray as xr
 import zarr
 from conftest import make_series
 from expected import pyramid
-from test_write_history import hashes
+from test_write_history import ENCODINGS, hashes
 
 import chronozarr
 
 CS = 16
 OPTIONS = {"crs": "EPSG:32631", "chunk_size": CS, "history": True, "history_time": 4, "progress": False}
-ENCODINGS = {
-    "none": {"encoding": "none"},
-    "star-delta": {"encoding": "star-delta", "anchor_interval": 3},
-    "star-delta-sharded": {"encoding": "star-delta", "anchor_interval": 3, "shard": True, "shard_time": 4},
-}
 
 
 @pytest.fixture(scope="module")
