@@ -119,10 +119,9 @@ def _level_history(
 
 
 def warn_unusable(why: str, where: str, level: int = 0) -> None:
-    if level == 0:
-        warnings.warn(f"{where}: the history array is not used ({why}); pixel histories are read from level 0", HistoryWarning, stacklevel=3)
-    else:
-        warnings.warn(f"{where}: level {level}'s history array is not used ({why}); its series are read from its chunks", HistoryWarning, stacklevel=3)
+    what, instead = (("the history array", "pixel histories are read from level 0") if level == 0
+                     else (f"level {level}'s history array", "its series are read from its chunks"))
+    warnings.warn(f"{where}: {what} is not used ({why}); {instead}", HistoryWarning, stacklevel=3)
 
 
 def history_readers(source: ObjectStore, history: DatasetHistory, pool: Executor) -> tuple[HistoryReader, HistoryReader | None]:
