@@ -3,8 +3,8 @@
  * per timestep and band, the numbers Python's `ChronoStore.read_region_series` gives. Pixels and
  * level come from region.js. At a level with a history array (level 0's, or a coarser level's
  * from format 1.3) every date comes from it in a few range reads; otherwise the cells under the
- * area are read through getCell (so through the load plan's cache and the limiter, `background`
- * rank by default), a batch of timesteps at a time, `onProgress` seeing the series fill in, and
+ * area are read through getCell (so through the load plan's cache and the limiter, always at the
+ * `background` rank), a batch of timesteps at a time, `onProgress` seeing the series fill in, and
  * summarised per cell in row-major order as Python does.
  * @module
  */
@@ -131,8 +131,8 @@ export function createRegionSeries({ meta, getCell, historyAt, bounded }) {
 /** @typedef {ReturnType<typeof result> & { source: 'history' | 'chunks', dates: number }} SeriesResult */
 
 /**
- * The per-date path: BATCH dates at a time, every cell of a batch in flight at once (through the
- * limiter at the call's rank), merged in date order; `progress(dates)` after each batch.
+ * The per-date path: BATCH dates at a time, every cell of a batch in flight at once (through
+ * `cell`, which sets the rank), merged in date order; `progress(dates)` after each batch.
  * @param {readonly import('./attributes.js').Band[]} bands @param {ReturnType<typeof summary>} s
  * @param {ReturnType<typeof cellPieces>} pieces @param {Quantity[]} wanted @param {number} nT
  * @param {(p: ReturnType<typeof cellPieces>[number], t: number) => Promise<Readonly<import('./dataset.js').Cell>>} cell
